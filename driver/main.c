@@ -1,0 +1,247 @@
+/*
+ * main.c — the `tilec` command line.
+ *
+ * Exit codes: 0 success, 1 compile error (diagnostics on stderr), 2 usage
+ * error. The CLI is a thin layer over the library: it reads files, parses
+ * options, calls tilec_compile(), and prints what comes back.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+
+#include "tilec/tilec.h"
+
+#define MAX_SOURCE_BYTES (64u << 20)
+
+static const char *prog = "tilec";
+
+static void usage_main(FILE *f) {
+  fprintf(f,
+          "usage: tilec <command> [options]\n"
+          "\n"
+          "Compiles GPU kernels written in the Triton language.\n"
+          "\n"
+          "commands:\n"
+          "  compile FILE.py -s SIGNATURE   compile one kernel of a Python file\n"
+          "\n"
+          "options:\n"
+          "  -h, --help       show this help (tilec <command> --help for a command)\n"
+          "  --version        show the version\n");
+}
+
+static void usage_compile(FILE *f) {
+  fprintf(f,
+          "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=ast]\n"
+          "                     [-w N] [--num-stages N] [-o OUT]\n"
+          "\n"
+          "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
+          "\n"
+          "options:\n"
+          "  -k, --kernel NAME     the kernel to compile (default: the file's only kernel)\n"
+          "  -s, --signature SIG   parameter types and constexpr values, in Triton's AOT form:\n"
+          "                        \"*fp32:16, *fp32:16, i32, 1024\" (a pointer with a 16-byte\n"
+          "                        alignment hint, an i32 scalar, a constexpr); constexprs may\n"
+          "                        be numbers, quoted strings ('leaky_relu'), True or False\n"
+          "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
+          "  --emit=KIND           what to write: ast (the typed, specialized AST)\n"
+          "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
+          "  --num-stages N        software pipelining stages (default: config, else 3)\n"
+          "  -o, --output OUT      write to OUT instead of standard output\n"
+          "  -h, --help            show this help\n");
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "%s: error: ", prog);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(see '%s --help')\n", prog);
+  return 2;
+}
+
+/* Reads a whole file; NULL with a message on failure. */
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot open '%s': %s\n", prog, path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) break;
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+    if (n == cap) {
+      if (cap >= MAX_SOURCE_BYTES) {
+        fprintf(stderr, "%s: error: '%s' is larger than %u MiB\n", prog, path, MAX_SOURCE_BYTES >> 20);
+        free(buf);
+        fclose(f);
+        return NULL;
+      }
+      cap *= 2;
+      char *b = realloc(buf, cap);
+      if (!b) free(buf);
+      buf = b;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (!buf || err) {
+    fprintf(stderr, "%s: error: cannot read '%s'\n", prog, path);
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+static bool parse_int_opt(const char *s, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi) return false;
+  *out = (int)v;
+  return true;
+}
+
+/* Matches "-x VALUE", "--long VALUE" and "--long=VALUE". */
+static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, bool *bad) {
+  const char *a = argv[*i];
+  size_t ll = strlen(lng);
+  if (!strncmp(a, lng, ll) && a[ll] == '=') return a + ll + 1;
+  if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
+    if (*i + 1 >= argc) {
+      *bad = true;
+      return NULL;
+    }
+    return argv[++*i];
+  }
+  if (shrt && !strncmp(a, shrt, 2) && a[2] && shrt[1] != '-' && strlen(shrt) == 2) return a + 2;
+  return NULL;
+}
+
+static int cmd_compile(int argc, char **argv) {
+  const char *file = NULL, *out_path = NULL, *emit = "ast";
+  tilec_compile_options opt = {0};
+  const char **defines = calloc((size_t)argc + 1, sizeof(char *));
+  int ndefines = 0;
+  if (!defines) return 2;
+  int rc = 2;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v;
+    bool bad = false;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_compile(stdout);
+      free(defines);
+      return 0;
+    }
+    if ((v = opt_value(argc, argv, &i, "-k", "--kernel", &bad))) opt.kernel = v;
+    else if ((v = opt_value(argc, argv, &i, "-s", "--signature", &bad))) opt.signature = v;
+    else if ((v = opt_value(argc, argv, &i, "-D", "--define", &bad))) {
+      if (!strchr(v, '=')) {
+        rc = usage_error("-D expects NAME=VALUE, got '%s'", v);
+        goto done;
+      }
+      defines[ndefines++] = v;
+    } else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
+    else if ((v = opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
+    else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
+      if (!parse_int_opt(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {
+        rc = usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
+        goto done;
+      }
+    } else if ((v = opt_value(argc, argv, &i, NULL, "--num-stages", &bad))) {
+      if (!parse_int_opt(v, 1, 8, &opt.num_stages)) {
+        rc = usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
+        goto done;
+      }
+    } else if (bad) {
+      rc = usage_error("option '%s' needs a value", a);
+      goto done;
+    } else if (a[0] == '-' && a[1]) {
+      rc = usage_error("unknown option '%s' for 'compile'", a);
+      goto done;
+    } else if (!file) {
+      file = a;
+    } else {
+      rc = usage_error("unexpected argument '%s' (one input file is compiled at a time)", a);
+      goto done;
+    }
+    if (bad) {
+      rc = usage_error("option '%s' needs a value", a);
+      goto done;
+    }
+  }
+  if (!file) {
+    rc = usage_error("%s", "compile needs an input file");
+    goto done;
+  }
+  if (!opt.signature) {
+    rc = usage_error("%s", "compile needs a signature (-s \"*fp32:16, i32, 1024\")");
+    goto done;
+  }
+  if (strcmp(emit, "ast")) {
+    rc = usage_error("--emit=%s is not available yet (this build supports --emit=ast)", emit);
+    goto done;
+  }
+  opt.emit = TILEC_EMIT_AST;
+  opt.defines = defines;
+  opt.num_defines = ndefines;
+
+  size_t len;
+  char *src = read_file(file, &len);
+  if (!src) {
+    rc = 1;
+    goto done;
+  }
+  tilec_result *r = NULL;
+  tilec_status st = tilec_compile(file, src, len, &opt, &r);
+  free(src);
+  fputs(tilec_result_diagnostics(r), stderr);
+  if (st == TILEC_OK) {
+    size_t n;
+    const char *text = tilec_result_output(r, &n);
+    FILE *f = out_path ? fopen(out_path, "wb") : stdout;
+    if (!f) {
+      fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, out_path, strerror(errno));
+      rc = 1;
+    } else {
+      bool ok = fwrite(text, 1, n, f) == n;
+      if (out_path) ok &= fclose(f) == 0;
+      else ok &= fflush(f) == 0;
+      if (!ok) fprintf(stderr, "%s: error: writing '%s' failed\n", prog, out_path ? out_path : "<stdout>");
+      rc = ok ? 0 : 1;
+    }
+  } else {
+    rc = st == TILEC_ERROR_USAGE ? 2 : 1;
+  }
+  tilec_result_destroy(r);
+done:
+  free(defines);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage_main(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    usage_main(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+    unsigned maj, min, patch;
+    LLVMGetVersion(&maj, &min, &patch);
+    printf("tilec %s (LLVM %u.%u.%u)\n", tilec_version(), maj, min, patch);
+    return 0;
+  }
+  if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
+  if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
+  return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,513 @@
+/*
+ * frontend.h — the frontend's one internal header: memory arena, source
+ * files and diagnostics, tokens, the AST, types, constexpr values, and the
+ * entry points of the stages (lex_, parse_, sema_, ast_).
+ *
+ * Ownership: everything a compilation allocates (tokens, nodes, strings,
+ * types) lives in one Arena and dies with it. User errors are reported into a
+ * Diags sink and unwind with longjmp to the stage's entry point, so no stage
+ * has to thread error codes through hundreds of recursive calls; the arena
+ * makes the unwinding leak-free.
+ */
+#ifndef TILEC_FRONTEND_H
+#define TILEC_FRONTEND_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define unreachable() fe_internal_error(__FILE__, __LINE__, "unreachable")
+_Noreturn void fe_internal_error(const char *file, int line, const char *what);
+
+/* ---- arena ------------------------------------------------------------ */
+
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+  ArenaChunk *head;
+  size_t total; /* bytes handed out, for the memory cap */
+  size_t cap;   /* 0: no cap */
+  jmp_buf *oom; /* where to unwind when the cap is hit */
+} Arena;
+
+Arena *arena_create(void);
+void arena_destroy(Arena *a);
+void *arena_alloc(Arena *a, size_t n); /* zeroed */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growable array of pointers, reallocated in the arena. */
+typedef struct PtrVec {
+  void **v;
+  int n, cap;
+} PtrVec;
+void vec_push(Arena *a, PtrVec *vec, void *p);
+
+/* A growable text buffer on the heap (used for diagnostics and dumps). */
+typedef struct StrBuf {
+  char *s;
+  size_t len, cap;
+} StrBuf;
+void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
+void sb_putc(StrBuf *sb, char c);
+void sb_free(StrBuf *sb);
+
+/* ---- sources and diagnostics -------------------------------------------- */
+
+typedef struct Source {
+  const char *name; /* as the user named it */
+  const char *text; /* NUL-terminated copy */
+  size_t len;
+} Source;
+
+typedef struct Loc {
+  const Source *src;
+  int line, col; /* 1-based; col counts bytes */
+} Loc;
+
+/* A chain of call sites, for "in 'f' inlined from here" notes. */
+typedef struct InlineSite {
+  const char *callee;
+  Loc call;
+  const struct InlineSite *parent;
+} InlineSite;
+
+typedef struct Diags {
+  StrBuf out;       /* rendered diagnostics */
+  int errors, warnings;
+  jmp_buf *unwind;  /* where an error jumps to */
+  const InlineSite *site; /* notes appended to every error while set */
+} Diags;
+
+_Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_error_noreturnless(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_note(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_plain_error(Diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void diag_unwind(Diags *d);
+
+/* ---- tokens ------------------------------------------------------------- */
+
+#define TOKEN_KINDS(X) \
+  X(EOF, "end of file") X(NEWLINE, "newline") X(INDENT, "indent") X(DEDENT, "dedent") \
+  X(NAME, "name") X(INT, "integer") X(FLOAT, "number") X(STRING, "string") \
+  X(LPAREN, "'('") X(RPAREN, "')'") X(LBRACKET, "'['") X(RBRACKET, "']'") \
+  X(LBRACE, "'{'") X(RBRACE, "'}'") X(COMMA, "','") X(COLON, "':'") X(SEMI, "';'") \
+  X(DOT, "'.'") X(ELLIPSIS, "'...'") X(ARROW, "'->'") X(AT, "'@'") X(WALRUS, "':='") \
+  X(ASSIGN, "'='") X(PLUS, "'+'") X(MINUS, "'-'") X(STAR, "'*'") X(SLASH, "'/'") \
+  X(DSLASH, "'//'") X(PERCENT, "'%'") X(POW, "'**'") X(TILDE, "'~'") X(AMP, "'&'") \
+  X(PIPE, "'|'") X(CARET, "'^'") X(SHL, "'<<'") X(SHR, "'>>'") \
+  X(LT, "'<'") X(GT, "'>'") X(LE, "'<='") X(GE, "'>='") X(EQ, "'=='") X(NE, "'!='") \
+  X(PLUSEQ, "'+='") X(MINUSEQ, "'-='") X(STAREQ, "'*='") X(SLASHEQ, "'/='") \
+  X(DSLASHEQ, "'//='") X(PERCENTEQ, "'%='") X(POWEQ, "'**='") X(AMPEQ, "'&='") \
+  X(PIPEEQ, "'|='") X(CARETEQ, "'^='") X(SHLEQ, "'<<='") X(SHREQ, "'>>='") X(ATEQ, "'@='") \
+  X(KW_and, "'and'") X(KW_as, "'as'") X(KW_assert, "'assert'") X(KW_async, "'async'") \
+  X(KW_await, "'await'") X(KW_break, "'break'") X(KW_class, "'class'") \
+  X(KW_continue, "'continue'") X(KW_def, "'def'") X(KW_del, "'del'") X(KW_elif, "'elif'") \
+  X(KW_else, "'else'") X(KW_except, "'except'") X(KW_False, "'False'") \
+  X(KW_finally, "'finally'") X(KW_for, "'for'") X(KW_from, "'from'") \
+  X(KW_global, "'global'") X(KW_if, "'if'") X(KW_import, "'import'") X(KW_in, "'in'") \
+  X(KW_is, "'is'") X(KW_lambda, "'lambda'") X(KW_None, "'None'") \
+  X(KW_nonlocal, "'nonlocal'") X(KW_not, "'not'") X(KW_or, "'or'") X(KW_pass, "'pass'") \
+  X(KW_raise, "'raise'") X(KW_return, "'return'") X(KW_True, "'True'") X(KW_try, "'try'") \
+  X(KW_while, "'while'") X(KW_with, "'with'") X(KW_yield, "'yield'")
+
+typedef enum TokKind {
+#define X(k, s) TK_##k,
+  TOKEN_KINDS(X)
+#undef X
+  TK_COUNT
+} TokKind;
+
+const char *tok_kind_name(TokKind k);
+
+typedef struct Token {
+  TokKind kind;
+  Loc loc;
+  const char *p; /* start in the source text */
+  int len;
+  /* literal payloads */
+  uint64_t ival;
+  bool int_overflow; /* integer literal does not fit 64 bits */
+  double fval;
+  const char *sval; /* decoded string (arena), NUL-terminated */
+  int slen;
+  bool fstring, bytes, imag;
+} Token;
+
+typedef struct TokenList {
+  Token *v;
+  int n;
+} TokenList;
+
+/* Tokenizes a whole file; false with diagnostics in d on a lexical error. */
+bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out);
+
+/* ---- AST ---------------------------------------------------------------- */
+
+#define NODE_KINDS(X) \
+  /* statements */ \
+  X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(FOR) X(WHILE) X(BREAK) X(CONTINUE) \
+  X(RETURN) X(PASS) X(EXPR_STMT) X(ASSERT) X(DEF) \
+  /* expressions */ \
+  X(NAME) X(INT) X(FLOAT) X(STR) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS) \
+  X(BINOP) X(UNOP) X(AND) X(OR) X(COMPARE) X(IFEXP) X(CALL) X(ATTR) X(SUBSCRIPT) \
+  X(SLICE) X(TUPLE) X(LIST) X(DICT) X(LAMBDA) X(COMP) X(STARRED) X(KWARG)
+
+typedef enum NodeKind {
+#define X(k) N_##k,
+  NODE_KINDS(X)
+#undef X
+  N_COUNT
+} NodeKind;
+
+/* Operators of BINOP/UNOP/AUGASSIGN/COMPARE, named by their token; the two
+ * two-word comparisons borrow keyword kinds that never are operators. */
+typedef TokKind Op;
+#define OP_NOT_IN TK_KW_not
+#define OP_IS_NOT TK_KW_nonlocal
+
+typedef struct Node Node;
+typedef struct NodeList {
+  Node **v;
+  int n;
+} NodeList;
+
+struct Node {
+  NodeKind kind;
+  Token *tok;     /* the token the node is reported at */
+  Node *lhs, *rhs; /* BINOP; ASSIGN value in rhs; SUBSCRIPT value/index; ATTR object */
+  Node *cond;     /* IF/WHILE/IFEXP/ASSERT; FOR iterable */
+  Op op;
+  NodeList body, orelse; /* IF/FOR/WHILE/DEF bodies */
+  NodeList kids;  /* TUPLE/LIST elements, CALL positional args, ASSIGN targets,
+                     COMPARE operands, DEF params, DICT keys+values interleaved */
+  NodeList kwargs; /* CALL keyword args (KWARG nodes: name + lhs value) */
+  Op *ops;         /* COMPARE operators (kids.n - 1) */
+  const char *name; /* NAME, ATTR attribute, KWARG/param name, DEF name */
+  Node *annot;      /* parameter / ANNASSIGN annotation; param default in rhs */
+  NodeList decorators; /* DEF */
+  uint64_t ival;
+  double fval;
+  const char *sval;
+  int slen;
+};
+
+/* A parsed `@jit` function with its decorators interpreted. */
+typedef struct AutotuneConfig {
+  NodeList kwargs;   /* meta-parameter name = value */
+  int num_warps, num_stages; /* 0 when not given */
+  Token *tok;
+} AutotuneConfig;
+
+typedef struct JitFunc {
+  Node *def;
+  const char *name;
+  bool is_jit;        /* decorated with triton.jit (else a host function) */
+  PtrVec configs;     /* AutotuneConfig*, from @triton.autotune */
+  PtrVec heuristics;  /* KWARG nodes: name -> lambda, from @triton.heuristics */
+  PtrVec autotune_keys; /* Node* strings */
+  int jit_num_warps;  /* from @triton.jit(...) kwargs when given, else 0 */
+} JitFunc;
+
+typedef struct Global {
+  const char *name;
+  Node *value;   /* the constexpr expression, or NULL for a host global */
+  Token *tok;
+} Global;
+
+typedef struct Module {
+  const Source *src;
+  PtrVec funcs;   /* JitFunc*, in file order (jit ones only) */
+  PtrVec globals; /* Global* */
+  /* import aliases: name -> dotted module or object path */
+  PtrVec alias_names, alias_paths;
+} Module;
+
+/* Parses a whole Python file; NULL with diagnostics on a syntax error. */
+Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *toks);
+const char *module_alias(const Module *m, const char *name);
+JitFunc *module_find_func(const Module *m, const char *name);
+
+#define MAX_RANK 4
+
+/* ---- types -------------------------------------------------------------- */
+
+#define DTYPES(X) \
+  X(I1, "int1", 1) X(I8, "int8", 8) X(I16, "int16", 16) X(I32, "int32", 32) \
+  X(I64, "int64", 64) X(U8, "uint8", 8) X(U16, "uint16", 16) X(U32, "uint32", 32) \
+  X(U64, "uint64", 64) X(F8E4M3, "float8e4nv", 8) X(F8E5M2, "float8e5", 8) \
+  X(F16, "float16", 16) X(BF16, "bfloat16", 16) X(F32, "float32", 32) X(F64, "float64", 64)
+
+typedef enum DType {
+#define X(k, s, b) DT_##k,
+  DTYPES(X)
+#undef X
+  DT_COUNT
+} DType;
+
+const char *dtype_name(DType t);   /* Triton's name: "float32" */
+const char *dtype_short(DType t);  /* signature/IR name: "fp32", "i32" */
+int dtype_bits(DType t);
+bool dtype_is_int(DType t);        /* int1 included */
+bool dtype_is_signed(DType t);
+bool dtype_is_float(DType t);
+bool dtype_parse(const char *s, DType *out); /* "fp32", "float32", "i32", "int32", ... */
+
+typedef enum TypeKind {
+  TY_VOID,
+  TY_SCALAR, /* dtype */
+  TY_PTR,    /* pointee: elem (a scalar type, or a block type for block pointers) */
+  TY_BLOCK,  /* elem (scalar or pointer) with shape */
+  TY_DESC,   /* tensor descriptor: elem is the block type it loads */
+} TypeKind;
+
+typedef struct Type Type;
+struct Type {
+  TypeKind kind;
+  DType dtype;
+  const Type *elem;
+  int rank;
+  int64_t shape[MAX_RANK];
+  int addrspace;
+};
+
+/* Types are interned: equal types are the same pointer. */
+typedef struct TypeCache TypeCache;
+TypeCache *types_create(Arena *a);
+const Type *ty_void(TypeCache *tc);
+const Type *ty_scalar(TypeCache *tc, DType dt);
+const Type *ty_ptr(TypeCache *tc, const Type *pointee);
+const Type *ty_block(TypeCache *tc, const Type *elem, int rank, const int64_t *shape);
+const Type *ty_desc(TypeCache *tc, const Type *block);
+const Type *ty_elem(const Type *t);  /* scalar element of a block, or t itself */
+const Type *ty_with_elem(TypeCache *tc, const Type *like, const Type *elem);
+bool ty_is_block(const Type *t);
+bool ty_is_ptr(const Type *t);       /* scalar pointer or block of pointers */
+bool ty_is_float(const Type *t);     /* by element */
+bool ty_is_int(const Type *t);
+void ty_print(StrBuf *sb, const Type *t);
+const char *ty_str(Arena *a, const Type *t);
+
+/* ---- the typed, specialized AST (sema's output) -------------------------- */
+
+#define TNODE_KINDS(X) \
+  /* statements */ \
+  X(ASSIGN) X(IF) X(FOR) X(WHILE) X(BREAK) X(CONTINUE) X(RETURN) X(EXPR) \
+  /* expressions */ \
+  X(CONST) X(VAR) X(BINOP) X(UNOP) X(CMP) X(CAST) X(BITCAST) X(SPLAT) X(BROADCAST) \
+  X(EXPAND_DIMS) X(SELECT) X(CALL) X(ADDPTR)
+
+typedef enum TNodeKind {
+#define X(k) T_##k,
+  TNODE_KINDS(X)
+#undef X
+  T_COUNT
+} TNodeKind;
+
+typedef struct Var {
+  const char *name;  /* unique within the kernel: "x", "x_1" for inlined shadows */
+  const Type *type;  /* type of the value it holds now */
+  int id;
+  bool is_param;
+  int param_index;   /* for parameters */
+} Var;
+
+typedef struct TNode TNode;
+typedef struct TNodeList {
+  TNode **v;
+  int n;
+} TNodeList;
+
+/* Builtins named by sema and lowered by irgen; attributes ride in `attrs`. */
+struct TNode {
+  TNodeKind kind;
+  const Type *type;         /* expressions: result type (tuple results: see nres) */
+  Loc loc;
+  const InlineSite *site;
+  Op op;                    /* BINOP/UNOP/CMP */
+  Var *var;                 /* VAR, ASSIGN target, FOR induction variable */
+  TNode *a, *b, *c;         /* operands; IF/WHILE cond in c; FOR lo/hi/step in a/b/c */
+  TNodeList args;           /* CALL operands */
+  TNodeList body, orelse;   /* IF/FOR/WHILE bodies; WHILE: body is the loop */
+  TNodeList before;         /* WHILE: statements computing the condition */
+  const char *callee;       /* CALL: builtin name, e.g. "load", "libdevice.exp" */
+  const char *attrs;        /* CALL: "key=value" attributes, space separated */
+  int64_t axis;             /* EXPAND_DIMS axis */
+  /* CONST */
+  bool cbool;
+  int64_t cint;
+  double cfloat;
+  /* calls with several results (split, reduce with tuples, max with indices) */
+  const Type **res_types;
+  int nres;
+  /* ASSIGN of several results: one var per result; IF/FOR/WHILE: the vars
+   * live after the statement that it assigns (scf results / iter_args);
+   * CALL of reduce/scan with a combiner: the combiner's parameters, whose
+   * statements are in body and yielded values in orelse */
+  Var **targets;
+  int ntargets;
+  int num_stages; /* FOR from tl.range(..., num_stages=) ; 0 when absent */
+  const char *loop_attrs;
+};
+
+/* What the signature says about one kernel parameter. */
+typedef struct SigEntry {
+  enum { SIG_PTR, SIG_SCALAR, SIG_CONST, SIG_OMITTED } kind;
+  DType dtype;
+  int divisibility; /* 16 or 1 (":1" means the value equals 1), 0 when absent */
+  struct CValue *value; /* SIG_CONST */
+  Loc loc;              /* in the signature string, for diagnostics */
+} SigEntry;
+
+/* constexpr values */
+typedef enum CKind {
+  CV_NONE, CV_INT, CV_FLOAT, CV_BOOL, CV_STR, CV_DTYPE, CV_TUPLE,
+} CKind;
+
+typedef struct CValue {
+  CKind kind;
+  int64_t i;
+  bool is_unsigned_big; /* int literal in [2^63, 2^64): held as uint64 bits */
+  double f;
+  bool b;
+  const char *s;
+  const Type *dtype; /* CV_DTYPE: a scalar or pointer type */
+  struct CValue **elems;
+  int nelems;
+} CValue;
+
+typedef struct Kernel {
+  const char *name;
+  Loc loc;
+  PtrVec params;        /* Var* of runtime parameters, in order */
+  PtrVec param_sigs;    /* SigEntry* of runtime parameters */
+  PtrVec const_names;   /* const char*, constexpr parameters */
+  PtrVec const_values;  /* CValue* */
+  TNodeList body;
+  int num_warps, num_stages;
+  int nvars;
+} Kernel;
+
+/* Options of one specialization. */
+typedef struct SpecOptions {
+  const char *kernel;    /* NULL: the file's only kernel */
+  const char *signature; /* Triton AOT signature */
+  const char **defines;  /* "NAME=VALUE", from -D */
+  int ndefines;
+  int num_warps;         /* 0: from autotune config / default 4 */
+  int num_stages;        /* 0: from autotune config / default 3 */
+} SpecOptions;
+
+Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt);
+
+/* Printing (the --emit=ast form). */
+void ast_print_kernel(StrBuf *sb, const Kernel *k);
+void cvalue_print(StrBuf *sb, const CValue *v);
+
+#endif
+
+/* ---- sema internals (sema.c, builtins.c) ---------------------------------- */
+#ifdef TILEC_SEMA_INTERNAL
+
+typedef enum VKind {
+  V_CONST,   /* a constexpr value */
+  V_RT,      /* a runtime value: expression e of type ty */
+  V_TUPLE,   /* a tuple of values */
+  V_FUNC,    /* a @jit function */
+  V_MODULE,  /* a Python module or namespace: path */
+  V_BUILTIN, /* a builtin function: builtin */
+  V_METHOD,  /* a builtin bound to self */
+  V_UNDEF,   /* a name that is not defined on every path */
+} VKind;
+
+typedef struct Builtin Builtin;
+typedef struct Val Val;
+struct Val {
+  VKind kind;
+  CValue *c;
+  TNode *e;
+  const Type *ty;
+  Val **elems;
+  int n;
+  JitFunc *fn;
+  const char *path;
+  const Builtin *builtin;
+  Val *self;
+  Loc where; /* V_UNDEF: where the name lost its definition */
+  const char *why;
+};
+
+typedef struct Sema Sema;
+typedef Val *(*BuiltinFn)(Sema *S, Node *call, Val **args, int nargs);
+
+struct Builtin {
+  const char *name;   /* "load", "math.exp", "libdevice.pow" */
+  const char *params; /* "pointer,mask=,other=" ; '=' optional, '*' varargs */
+  BuiltinFn fn;
+  int flags;
+};
+enum { B_METHOD = 1, B_MATH = 2 };
+
+struct Sema {
+  Arena *a;
+  Diags *d;
+  TypeCache *tc;
+  const Module *m;
+  const Source *src;
+  struct Frame *f;
+  Kernel *k;
+  PtrVec *out; /* statements are appended here */
+  int depth;
+  PtrVec var_names;
+};
+
+/* sema.c, for builtins.c */
+_Noreturn void sema_error(Sema *S, Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+Loc sema_loc(Node *n);
+TNode *tnode(Sema *S, TNodeKind k, Node *at, const Type *ty);
+Val *val_rt(Sema *S, TNode *e);
+Val *val_const(Sema *S, CValue *c);
+CValue *cv_int(Sema *S, int64_t i);
+CValue *cv_float(Sema *S, double f);
+CValue *cv_bool(Sema *S, bool b);
+CValue *cv_str(Sema *S, const char *s);
+CValue *cv_dtype(Sema *S, const Type *t);
+CValue *cv_none(Sema *S);
+Val *val_none(Sema *S);
+bool val_is_none(const Val *v);
+const char *val_desc(Sema *S, const Val *v);
+TNode *to_rt(Sema *S, Node *at, Val *v);             /* materialize as a runtime expression */
+TNode *to_rt_typed(Sema *S, Node *at, Val *v, const Type *elem); /* with a given scalar type */
+TNode *cast_to(Sema *S, Node *at, TNode *e, const Type *elem);
+TNode *broadcast_to_shape(Sema *S, Node *at, TNode *e, const Type *shape_like);
+const Type *broadcast_shapes(Sema *S, Node *at, const Type *a, const Type *b);
+void unify_operands(Sema *S, Node *at, TNode **a, TNode **b); /* broadcast to one shape */
+Val *binary_op(Sema *S, Node *at, Op op, Val *a, Val *b);
+const Type *check_block_shape(Sema *S, Node *at, const Type *elem, int rank, const int64_t *shape);
+int64_t const_int(Sema *S, Node *at, Val *v, const char *what);
+bool const_bool(Sema *S, Node *at, Val *v, const char *what);
+const char *const_str(Sema *S, Node *at, Val *v, const char *what);
+const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what);
+int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what);
+/* The evaluated arguments of a call. */
+typedef struct Args {
+  Val **pos;
+  int npos;
+  const char **kwn;
+  Val **kwv;
+  int nkw;
+} Args;
+Val *call_value(Sema *S, Node *call, Val *callee, Args *args);
+TNode *emit_call(Sema *S, Node *at, const char *callee, const Type *ty, TNode **ops, int nops);
+void emit_stmt(Sema *S, TNode *t);
+void add_attr(Sema *S, TNode *call, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* builtins.c */
+const Builtin *builtin_find(const char *name);
+Val *builtin_call(Sema *S, Node *call, const Builtin *b, Val *self, Args *args);
+bool builtin_is_namespace(const char *path);
+
+#endif

@@ -1,0 +1,579 @@
+/*
+ * lex.c — Python source to tokens.
+ *
+ * The whole file is tokenized up front, host code included: the parser skips
+ * host statements by their token structure, so the lexer must understand every
+ * form Python accepts (indentation, implicit joining inside brackets,
+ * backslash continuations, every string prefix and quoting, f-strings with
+ * nested strings, all number forms). Logical lines end in NEWLINE; changes of
+ * indentation become INDENT/DEDENT, as in CPython's tokenizer.
+ */
+#include "frontend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {
+#define X(k, s) s,
+    TOKEN_KINDS(X)
+#undef X
+};
+
+const char *tok_kind_name(TokKind k) { return k < TK_COUNT ? kind_names[k] : "?"; }
+
+typedef struct Lexer {
+  Arena *a;
+  Diags *d;
+  const Source *src;
+  const char *p, *end;
+  const char *line_start;
+  int line;
+  Token *toks;
+  int n, cap;
+  int *indents; /* indentation stack */
+  int nindent, indent_cap;
+  Token *brackets[200]; /* open brackets, for "never closed" errors */
+  int depth;
+} Lexer;
+
+static Loc loc_at(Lexer *L, const char *p) {
+  return (Loc){L->src, L->line, (int)(p - L->line_start) + 1};
+}
+
+_Noreturn static void lex_error(Lexer *L, const char *p, const char *fmt, const char *arg) {
+  diag_error(L->d, loc_at(L, p), fmt, arg);
+}
+
+static Token *push(Lexer *L, TokKind k, const char *p, int len) {
+  if (L->n == L->cap) {
+    int cap = L->cap ? L->cap * 2 : 1024;
+    Token *t = arena_alloc(L->a, sizeof(Token) * (size_t)cap);
+    if (L->n) memcpy(t, L->toks, sizeof(Token) * (size_t)L->n);
+    L->toks = t;
+    L->cap = cap;
+  }
+  Token *t = &L->toks[L->n++];
+  memset(t, 0, sizeof *t);
+  t->kind = k;
+  t->p = p;
+  t->len = len;
+  t->loc = loc_at(L, p);
+  return t;
+}
+
+static void newline_at(Lexer *L, const char *after) {
+  L->line++;
+  L->line_start = after;
+}
+
+/* ---- keywords and punctuation --------------------------------------------- */
+
+static const struct {
+  const char *s;
+  TokKind k;
+} keywords[] = {
+    {"and", TK_KW_and},         {"as", TK_KW_as},         {"assert", TK_KW_assert},
+    {"async", TK_KW_async},     {"await", TK_KW_await},   {"break", TK_KW_break},
+    {"class", TK_KW_class},     {"continue", TK_KW_continue}, {"def", TK_KW_def},
+    {"del", TK_KW_del},         {"elif", TK_KW_elif},     {"else", TK_KW_else},
+    {"except", TK_KW_except},   {"False", TK_KW_False},   {"finally", TK_KW_finally},
+    {"for", TK_KW_for},         {"from", TK_KW_from},     {"global", TK_KW_global},
+    {"if", TK_KW_if},           {"import", TK_KW_import}, {"in", TK_KW_in},
+    {"is", TK_KW_is},           {"lambda", TK_KW_lambda}, {"None", TK_KW_None},
+    {"nonlocal", TK_KW_nonlocal}, {"not", TK_KW_not},     {"or", TK_KW_or},
+    {"pass", TK_KW_pass},       {"raise", TK_KW_raise},   {"return", TK_KW_return},
+    {"True", TK_KW_True},       {"try", TK_KW_try},       {"while", TK_KW_while},
+    {"with", TK_KW_with},       {"yield", TK_KW_yield},
+};
+
+/* Longest first, so that a prefix never shadows a longer operator. */
+static const struct {
+  const char *s;
+  TokKind k;
+} puncts[] = {
+    {"**=", TK_POWEQ}, {"//=", TK_DSLASHEQ}, {"<<=", TK_SHLEQ}, {">>=", TK_SHREQ},
+    {"...", TK_ELLIPSIS}, {"->", TK_ARROW},  {":=", TK_WALRUS}, {"**", TK_POW},
+    {"//", TK_DSLASH},  {"<<", TK_SHL},      {">>", TK_SHR},    {"<=", TK_LE},
+    {">=", TK_GE},      {"==", TK_EQ},       {"!=", TK_NE},     {"+=", TK_PLUSEQ},
+    {"-=", TK_MINUSEQ}, {"*=", TK_STAREQ},   {"/=", TK_SLASHEQ}, {"%=", TK_PERCENTEQ},
+    {"&=", TK_AMPEQ},   {"|=", TK_PIPEEQ},   {"^=", TK_CARETEQ}, {"@=", TK_ATEQ},
+    {"(", TK_LPAREN},   {")", TK_RPAREN},    {"[", TK_LBRACKET}, {"]", TK_RBRACKET},
+    {"{", TK_LBRACE},   {"}", TK_RBRACE},    {",", TK_COMMA},   {":", TK_COLON},
+    {";", TK_SEMI},     {".", TK_DOT},       {"@", TK_AT},      {"=", TK_ASSIGN},
+    {"+", TK_PLUS},     {"-", TK_MINUS},     {"*", TK_STAR},    {"/", TK_SLASH},
+    {"%", TK_PERCENT},  {"~", TK_TILDE},     {"&", TK_AMP},     {"|", TK_PIPE},
+    {"^", TK_CARET},    {"<", TK_LT},        {">", TK_GT},
+};
+
+static bool is_ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+static bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* ---- numbers -------------------------------------------------------------- */
+
+static int digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 99;
+}
+
+static const char *lex_number(Lexer *L, const char *p) {
+  const char *start = p;
+  int base = 10;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) base = 16;
+  if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O')) base = 8;
+  if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) base = 2;
+  if (base != 10) {
+    p += 2;
+    uint64_t v = 0;
+    bool overflow = false, any = false;
+    for (;; p++) {
+      if (*p == '_') continue;
+      int dv = digit_value(*p);
+      if (dv >= base) break;
+      any = true;
+      if (v > (UINT64_MAX - (uint64_t)dv) / (uint64_t)base) overflow = true;
+      v = v * (uint64_t)base + (uint64_t)dv;
+    }
+    if (!any || is_ident_char((unsigned char)*p)) lex_error(L, start, "invalid %s literal", "integer");
+    Token *t = push(L, TK_INT, start, (int)(p - start));
+    t->ival = v;
+    t->int_overflow = overflow;
+    return p;
+  }
+  bool is_float = false;
+  while (is_digit(*p) || (*p == '_' && is_digit(p[1]))) p++;
+  if (*p == '.' && !(p[1] == '.' && p[2] == '.')) {
+    is_float = true;
+    p++;
+    while (is_digit(*p) || (*p == '_' && is_digit(p[1]))) p++;
+  }
+  if (*p == 'e' || *p == 'E') {
+    const char *q = p + 1;
+    if (*q == '+' || *q == '-') q++;
+    if (is_digit(*q)) {
+      is_float = true;
+      p = q;
+      while (is_digit(*p) || (*p == '_' && is_digit(p[1]))) p++;
+    } else {
+      lex_error(L, start, "invalid %s literal", "decimal");
+    }
+  }
+  bool imag = false;
+  if (*p == 'j' || *p == 'J') {
+    imag = true;
+    p++;
+  }
+  if (is_ident_char((unsigned char)*p)) lex_error(L, start, "invalid %s literal", "decimal");
+  /* Copy without underscores for the conversion. */
+  char buf[128];
+  int n = 0;
+  for (const char *q = start; q < p && n < (int)sizeof buf - 1; q++)
+    if (*q != '_' && *q != 'j' && *q != 'J') buf[n++] = *q;
+  buf[n] = 0;
+  if (is_float || imag || p - start >= (int)sizeof buf - 1) {
+    Token *t = push(L, TK_FLOAT, start, (int)(p - start));
+    t->fval = strtod(buf, NULL);
+    t->imag = imag;
+    return p;
+  }
+  Token *t = push(L, TK_INT, start, (int)(p - start));
+  uint64_t v = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t dv = (uint64_t)(buf[i] - '0');
+    if (v > (UINT64_MAX - dv) / 10) t->int_overflow = true;
+    v = v * 10 + dv;
+  }
+  t->ival = v;
+  return p;
+}
+
+/* ---- strings -------------------------------------------------------------- */
+
+/* Appends the UTF-8 encoding of code point c. */
+static int put_utf8(char *out, uint32_t c) {
+  if (c < 0x80) {
+    out[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = (char)(0xc0 | (c >> 6));
+    out[1] = (char)(0x80 | (c & 0x3f));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = (char)(0xe0 | (c >> 12));
+    out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+    out[2] = (char)(0x80 | (c & 0x3f));
+    return 3;
+  }
+  out[0] = (char)(0xf0 | ((c >> 18) & 0x07));
+  out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+  out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+  out[3] = (char)(0x80 | (c & 0x3f));
+  return 4;
+}
+
+/* Scans a string body after its opening quote(s); returns the position after
+ * the closing quote(s). Decoded text goes to *outp (when non-NULL). In an
+ * f-string, replacement fields may hold nested strings of any quoting. */
+static const char *scan_string(Lexer *L, const char *p, const char *start, char q, bool triple,
+                               bool raw, bool fstr, char **outp) {
+  int brace = 0;
+  for (;;) {
+    if (p >= L->end || *p == 0) {
+      if (p < L->end) lex_error(L, p, "null byte in %s", "string literal");
+      lex_error(L, start, "unterminated %sstring literal", triple ? "triple-quoted " : "");
+    }
+    char c = *p;
+    if (fstr && brace > 0) {
+      if (c == '{') brace++;
+      else if (c == '}') brace--;
+      else if (c == '\'' || c == '"') {
+        /* a nested string inside a replacement field */
+        bool t3 = p[1] == c && p[2] == c;
+        p = scan_string(L, p + (t3 ? 3 : 1), p, c, t3, false, false, NULL);
+        continue;
+      } else if (c == '\n') {
+        if (!triple) lex_error(L, start, "unterminated %sstring literal", "f-");
+        newline_at(L, p + 1);
+      } else if (c == '#') {
+        lex_error(L, p, "f-string expression part cannot include %s", "'#'");
+      }
+      p++;
+      continue;
+    }
+    if (c == q && (!triple || (p[1] == q && p[2] == q))) return p + (triple ? 3 : 1);
+    if (c == '\n') {
+      if (!triple) lex_error(L, start, "unterminated %sstring literal", "");
+      newline_at(L, p + 1);
+    }
+    if (fstr && c == '{') {
+      if (p[1] == '{') {
+        if (outp) *(*outp)++ = '{';
+        p += 2;
+        continue;
+      }
+      brace = 1;
+      p++;
+      continue;
+    }
+    if (c == '\\' && p + 1 < L->end) {
+      char e = p[1];
+      if (e == '\n') { /* line continuation inside the literal */
+        newline_at(L, p + 2);
+        if (raw && outp) {
+          *(*outp)++ = '\\';
+          *(*outp)++ = '\n';
+        }
+        p += 2;
+        continue;
+      }
+      if (raw) {
+        if (outp) {
+          *(*outp)++ = '\\';
+          *(*outp)++ = e;
+        }
+        p += 2;
+        continue;
+      }
+      p += 2;
+      char dec = 0;
+      bool have = true;
+      switch (e) {
+      case 'n': dec = '\n'; break;
+      case 't': dec = '\t'; break;
+      case 'r': dec = '\r'; break;
+      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+        int v = e - '0';
+        for (int i = 0; i < 2 && *p >= '0' && *p <= '7'; i++) v = v * 8 + (*p++ - '0');
+        dec = (char)v;
+        break;
+      }
+      case 'x': {
+        int v = 0;
+        for (int i = 0; i < 2; i++) {
+          int dv = digit_value(*p);
+          if (dv >= 16) lex_error(L, p, "invalid %s escape", "\\x");
+          v = v * 16 + dv;
+          p++;
+        }
+        dec = (char)v;
+        break;
+      }
+      case 'u': case 'U': {
+        uint32_t v = 0;
+        for (int i = 0; i < (e == 'u' ? 4 : 8); i++) {
+          int dv = digit_value(*p);
+          if (dv >= 16) lex_error(L, p, "invalid %s escape", "unicode");
+          v = v * 16 + (uint32_t)dv;
+          p++;
+        }
+        if (v > 0x10ffff) lex_error(L, p, "invalid %s escape", "unicode");
+        if (outp) *outp += put_utf8(*outp, v);
+        have = false;
+        break;
+      }
+      case '\\': case '\'': case '"': dec = e; break;
+      case 'a': dec = '\a'; break;
+      case 'b': dec = '\b'; break;
+      case 'f': dec = '\f'; break;
+      case 'v': dec = '\v'; break;
+      default: /* unknown escapes keep their backslash, as in Python */
+        if (outp) *(*outp)++ = '\\';
+        p--;
+        have = false;
+        break;
+      }
+      if (have && outp) *(*outp)++ = dec;
+      continue;
+    }
+    if (outp) *(*outp)++ = c;
+    p++;
+  }
+}
+
+/* A string literal whose prefix (possibly empty) starts at `start` and whose
+ * opening quote is at p. */
+static const char *lex_string(Lexer *L, const char *start, const char *p) {
+  bool raw = false, fstr = false, bytes = false;
+  for (const char *c = start; c < p; c++) {
+    if (*c == 'r' || *c == 'R') raw = true;
+    if (*c == 'f' || *c == 'F') fstr = true;
+    if (*c == 'b' || *c == 'B') bytes = true;
+  }
+  char q = *p;
+  bool triple = p[1] == q && p[2] == q;
+  int line = L->line;
+  const char *line_start = L->line_start;
+  /* First pass measures, second decodes: strings are rare and short. */
+  const char *body = p + (triple ? 3 : 1);
+  const char *after = scan_string(L, body, start, q, triple, raw, fstr, NULL);
+  char *buf = arena_alloc(L->a, (size_t)(after - body) * 2 + 8);
+  char *out = buf;
+  int end_line = L->line;
+  const char *end_line_start = L->line_start;
+  L->line = line;
+  L->line_start = line_start;
+  scan_string(L, body, start, q, triple, raw, fstr, &out);
+  *out = 0;
+  Token *t = push(L, TK_STRING, start, (int)(after - start));
+  t->loc = (Loc){L->src, line, (int)(start - line_start) + 1};
+  t->sval = buf;
+  t->slen = (int)(out - buf);
+  t->fstring = fstr;
+  t->bytes = bytes;
+  L->line = end_line;
+  L->line_start = end_line_start;
+  return after;
+}
+
+static bool string_prefix(const char *p, int *len) {
+  int n = 0;
+  while (n < 2 && strchr("rRbBuUfF", p[n]) && p[n]) n++;
+  for (int k = n; k >= 0; k--) {
+    if (p[k] != '\'' && p[k] != '"') continue;
+    /* valid combinations: one letter, or r with b/f in either order */
+    if (k == 2) {
+      char a = (char)(p[0] | 0x20), b = (char)(p[1] | 0x20);
+      bool ok = (a == 'r' && (b == 'b' || b == 'f')) || (b == 'r' && (a == 'b' || a == 'f'));
+      if (!ok) continue;
+    }
+    *len = k;
+    return true;
+  }
+  return false;
+}
+
+/* ---- indentation -------------------------------------------------------- */
+
+static void push_indent(Lexer *L, int col) {
+  if (L->nindent == L->indent_cap) {
+    int cap = L->indent_cap * 2;
+    int *v = arena_alloc(L->a, sizeof(int) * (size_t)cap);
+    memcpy(v, L->indents, sizeof(int) * (size_t)L->nindent);
+    L->indents = v;
+    L->indent_cap = cap;
+  }
+  L->indents[L->nindent++] = col;
+}
+
+/* At the start of a logical line: measures the indentation, skips blank and
+ * comment-only lines, and emits INDENT/DEDENT. Returns the first token's
+ * position, or NULL at end of file. */
+static const char *line_start(Lexer *L, const char *p) {
+  for (;;) {
+    int col = 0;
+    const char *q = p;
+    for (;; q++) {
+      if (*q == ' ') col++;
+      else if (*q == '\t') col = (col / 8 + 1) * 8;
+      else if (*q == '\f') col = 0;
+      else break;
+    }
+    if (q >= L->end) return NULL;
+    if (*q == '#') {
+      while (q < L->end && *q != '\n') q++;
+    }
+    if (*q == '\r' && q[1] == '\n') q++;
+    if (*q == '\n' || *q == '\r') {
+      newline_at(L, q + 1);
+      p = q + 1;
+      continue;
+    }
+    if (*q == '\\' && (q[1] == '\n' || (q[1] == '\r' && q[2] == '\n'))) {
+      /* a continuation on an otherwise empty line: indentation continues */
+      q += q[1] == '\n' ? 2 : 3;
+      newline_at(L, q);
+      p = q;
+      continue;
+    }
+    int top = L->indents[L->nindent - 1];
+    if (col > top) {
+      push_indent(L, col);
+      push(L, TK_INDENT, q, 0);
+    } else {
+      while (col < L->indents[L->nindent - 1]) {
+        L->nindent--;
+        push(L, TK_DEDENT, q, 0);
+      }
+      if (col != L->indents[L->nindent - 1])
+        lex_error(L, q, "unindent does not match any outer indentation level%s", "");
+    }
+    return q;
+  }
+}
+
+bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
+  Lexer L = {.a = a, .d = d, .src = src, .p = src->text, .end = src->text + src->len};
+  L.line = 1;
+  L.line_start = src->text;
+  L.indent_cap = 16;
+  L.indents = arena_alloc(a, sizeof(int) * 16);
+  L.indents[L.nindent++] = 0;
+  jmp_buf jb, *saved = d->unwind;
+  d->unwind = &jb;
+  if (setjmp(jb)) {
+    d->unwind = saved;
+    return false;
+  }
+  const char *p = src->text;
+  /* A UTF-8 byte order mark is allowed at the very start. */
+  if (L.end - p >= 3 && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
+      (unsigned char)p[2] == 0xbf) {
+    p += 3;
+    L.line_start = p;
+  }
+  bool at_line_start = true;
+  bool line_has_tokens = false;
+  for (;;) {
+    if (at_line_start && L.depth == 0) {
+      p = line_start(&L, p);
+      at_line_start = false;
+      if (!p) break;
+    }
+    if (p >= L.end) break;
+    char c = *p;
+    if (c == ' ' || c == '\t' || c == '\f') {
+      p++;
+      continue;
+    }
+    if (c == '#') {
+      while (p < L.end && *p != '\n') p++;
+      continue;
+    }
+    if (c == '\r' && p[1] == '\n') {
+      p++;
+      continue;
+    }
+    if (c == '\n' || c == '\r') {
+      if (L.depth == 0 && line_has_tokens) {
+        push(&L, TK_NEWLINE, p, 0);
+        line_has_tokens = false;
+      }
+      newline_at(&L, p + 1);
+      p++;
+      at_line_start = L.depth == 0;
+      continue;
+    }
+    if (c == '\\') {
+      const char *q = p + 1;
+      if (*q == '\r') q++;
+      if (*q != '\n') lex_error(&L, p, "unexpected character after line continuation%s", "");
+      newline_at(&L, q + 1);
+      p = q + 1;
+      continue;
+    }
+    line_has_tokens = true;
+    if (c == 0) lex_error(&L, p, "source contains a null byte%s", "");
+    int plen;
+    if ((c == '\'' || c == '"') || (is_ident_start((unsigned char)c) && string_prefix(p, &plen))) {
+      if (c == '\'' || c == '"') plen = 0;
+      p = lex_string(&L, p, p + plen);
+      continue;
+    }
+    if (is_ident_start((unsigned char)c)) {
+      const char *s = p;
+      while (is_ident_char((unsigned char)*p)) p++;
+      TokKind k = TK_NAME;
+      for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+        if ((size_t)(p - s) == strlen(keywords[i].s) && !memcmp(s, keywords[i].s, (size_t)(p - s)))
+          k = keywords[i].k;
+      Token *t = push(&L, k, s, (int)(p - s));
+      t->sval = arena_strndup(a, s, (size_t)(p - s));
+      continue;
+    }
+    if (is_digit(c) || (c == '.' && is_digit(p[1]))) {
+      p = lex_number(&L, p);
+      continue;
+    }
+    bool matched = false;
+    for (size_t i = 0; i < sizeof puncts / sizeof *puncts; i++) {
+      size_t n = strlen(puncts[i].s);
+      if ((size_t)(L.end - p) >= n && !memcmp(p, puncts[i].s, n)) {
+        Token *t = push(&L, puncts[i].k, p, (int)n);
+        TokKind k = puncts[i].k;
+        if (k == TK_LPAREN || k == TK_LBRACKET || k == TK_LBRACE) {
+          if (L.depth == (int)(sizeof L.brackets / sizeof *L.brackets))
+            lex_error(&L, p, "too many nested brackets%s", "");
+          L.brackets[L.depth++] = t;
+        } else if (k == TK_RPAREN || k == TK_RBRACKET || k == TK_RBRACE) {
+          if (L.depth == 0) diag_error(d, loc_at(&L, p), "unmatched '%c'", *p);
+          Token *open = L.brackets[--L.depth];
+          char want = open->kind == TK_LPAREN ? ')' : open->kind == TK_LBRACKET ? ']' : '}';
+          if (*p != want) {
+            char msg[80];
+            snprintf(msg, sizeof msg, "closing '%c' does not match opening '%c' on line %d", *p,
+                     *open->p, open->loc.line);
+            lex_error(&L, p, "%s", msg);
+          }
+        }
+        p += n;
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    if ((unsigned char)c < 0x20 || c == 0x7f)
+      diag_error(d, loc_at(&L, p), "invalid character (byte 0x%02x) in source", (unsigned char)c);
+    diag_error(d, loc_at(&L, p), "invalid character '%c' in source", c);
+  }
+  if (L.depth > 0) {
+    Token *open = L.brackets[L.depth - 1];
+    diag_error(d, open->loc, "'%c' was never closed", *open->p);
+  }
+  if (line_has_tokens) push(&L, TK_NEWLINE, L.end, 0);
+  while (L.nindent > 1) {
+    L.nindent--;
+    push(&L, TK_DEDENT, L.end, 0);
+  }
+  push(&L, TK_EOF, L.end, 0);
+  d->unwind = saved;
+  out->v = L.toks;
+  out->n = L.n;
+  return true;
+}

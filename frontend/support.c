@@ -1,0 +1,215 @@
+/*
+ * support.c — the arena every compilation allocates from, growable buffers,
+ * and the diagnostic printer.
+ *
+ * Diagnostics are rendered into a text buffer, never printed: the library is
+ * silent unless its caller prints what it returns. Each one reads
+ * `file:line:col: error: message`, then the source line, then a caret under
+ * the column (tabs in the line are kept so the caret lines up), then one note
+ * per call site the code was inlined through.
+ */
+#include "frontend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Noreturn void fe_internal_error(const char *file, int line, const char *what) {
+  fprintf(stderr, "tilec: internal error at %s:%d: %s\n", file, line, what);
+  abort();
+}
+
+/* ---- arena -------------------------------------------------------------- */
+
+struct ArenaChunk {
+  ArenaChunk *next;
+  size_t used, size;
+  _Alignas(16) unsigned char data[];
+};
+
+Arena *arena_create(void) {
+  Arena *a = calloc(1, sizeof *a);
+  if (!a) fe_internal_error(__FILE__, __LINE__, "out of memory");
+  return a;
+}
+
+void arena_destroy(Arena *a) {
+  if (!a) return;
+  for (ArenaChunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *arena_alloc(Arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  ArenaChunk *c = a->head;
+  if (!c || c->size - c->used < n) {
+    size_t size = n > 60000 ? n : 60000;
+    if (a->cap && a->total + size > a->cap && a->oom) longjmp(*a->oom, 1);
+    c = malloc(sizeof *c + size);
+    if (!c) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    c->next = a->head;
+    c->used = 0;
+    c->size = size;
+    a->head = c;
+    a->total += size;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+void vec_push(Arena *a, PtrVec *vec, void *p) {
+  if (vec->n == vec->cap) {
+    int cap = vec->cap ? vec->cap * 2 : 8;
+    void **v = arena_alloc(a, sizeof(void *) * (size_t)cap);
+    if (vec->n) memcpy(v, vec->v, sizeof(void *) * (size_t)vec->n);
+    vec->v = v;
+    vec->cap = cap;
+  }
+  vec->v[vec->n++] = p;
+}
+
+/* ---- text buffers --------------------------------------------------------- */
+
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return;
+  if (sb->len + (size_t)n + 1 > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + (size_t)n + 1) cap *= 2;
+    char *s = realloc(sb->s, cap);
+    if (!s) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    sb->s = s;
+    sb->cap = cap;
+  }
+  vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+  sb->len += (size_t)n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(sb, fmt, ap);
+  va_end(ap);
+}
+
+void sb_putc(StrBuf *sb, char c) { sb_printf(sb, "%c", c); }
+
+void sb_free(StrBuf *sb) {
+  free(sb->s);
+  sb->s = NULL;
+  sb->len = sb->cap = 0;
+}
+
+/* ---- diagnostics ---------------------------------------------------------- */
+
+/* Prints the source line of loc and a caret under its column. */
+static void show_line(StrBuf *sb, Loc loc) {
+  const Source *src = loc.src;
+  if (!src || loc.line <= 0) return;
+  const char *p = src->text, *end = src->text + src->len;
+  for (int line = 1; line < loc.line && p < end; p++)
+    if (*p == '\n') line++;
+  const char *q = p;
+  while (q < end && *q != '\n' && *q != '\r') q++;
+  /* Control bytes other than tab would garble a terminal: show them as '?'. */
+  for (const char *c = p; c < q; c++) {
+    unsigned char ch = (unsigned char)*c;
+    sb_putc(sb, (ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : (char)ch);
+  }
+  sb_putc(sb, '\n');
+  for (int i = 1; i < loc.col && p + i - 1 < q; i++) sb_putc(sb, p[i - 1] == '\t' ? '\t' : ' ');
+  sb_printf(sb, "^\n");
+}
+
+static void emit(Diags *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
+  if (loc.src)
+    sb_printf(&d->out, "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
+  else
+    sb_printf(&d->out, "tilec: %s: ", kind);
+  sb_vprintf(&d->out, fmt, ap);
+  sb_putc(&d->out, '\n');
+  show_line(&d->out, loc);
+}
+
+static void emit_sites(Diags *d) {
+  for (const InlineSite *s = d->site; s; s = s->parent) {
+    sb_printf(&d->out, "%s:%d:%d: note: in '%s' inlined from here\n", s->call.src->name,
+              s->call.line, s->call.col, s->callee);
+    show_line(&d->out, s->call);
+  }
+}
+
+_Noreturn void diag_unwind(Diags *d) {
+  if (!d->unwind) fe_internal_error(__FILE__, __LINE__, "diagnostic with nowhere to unwind");
+  longjmp(*d->unwind, 1);
+}
+
+void diag_error_noreturnless(Diags *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(d, "error", loc, fmt, ap);
+  va_end(ap);
+  emit_sites(d);
+  d->errors++;
+}
+
+_Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(d, "error", loc, fmt, ap);
+  va_end(ap);
+  emit_sites(d);
+  d->errors++;
+  diag_unwind(d);
+}
+
+void diag_warning(Diags *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(d, "warning", loc, fmt, ap);
+  va_end(ap);
+  d->warnings++;
+}
+
+void diag_note(Diags *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(d, "note", loc, fmt, ap);
+  va_end(ap);
+}
+
+void diag_plain_error(Diags *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  Loc none = {0};
+  emit(d, "error", none, fmt, ap);
+  va_end(ap);
+  d->errors++;
+}

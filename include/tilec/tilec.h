@@ -1,0 +1,64 @@
+/*
+ * tilec.h — compile Triton-language kernels from C.
+ *
+ * The compiler is a library: it reads kernel source, never the environment,
+ * never calls exit(), and prints nothing. Every call returns a status; the
+ * diagnostics it produced (file:line:col, the line, a caret) are text in the
+ * result. Results are owned by the caller and freed with
+ * tilec_result_destroy().
+ *
+ * Thread safety: separate calls may run concurrently on different threads;
+ * a result must not be used from two threads at once.
+ */
+#ifndef TILEC_TILEC_H
+#define TILEC_TILEC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tilec_status {
+  TILEC_OK = 0,
+  TILEC_ERROR_COMPILE = 1, /* the source or the signature has an error */
+  TILEC_ERROR_USAGE = 2,   /* a bad option or argument */
+  TILEC_ERROR_UNSUPPORTED = 3,
+} tilec_status;
+
+/* What tilec_compile produces. */
+typedef enum tilec_emit {
+  TILEC_EMIT_AST = 0, /* the typed, specialized AST as text */
+} tilec_emit;
+
+typedef struct tilec_compile_options {
+  const char *kernel;       /* NULL: the file's only kernel */
+  const char *signature;    /* Triton AOT signature: "*fp32:16, *fp32:16, i32, 1024" */
+  const char *const *defines; /* "NAME=VALUE" constexpr overrides */
+  int num_defines;
+  int num_warps;            /* 0: from the autotune config, else 4 */
+  int num_stages;           /* 0: from the autotune config, else 3 */
+  tilec_emit emit;
+} tilec_compile_options;
+
+typedef struct tilec_result tilec_result;
+
+/* Compiles one kernel of `source` (a Python file's text; `filename` names it
+ * in diagnostics). *out is always set, also on error, so that the
+ * diagnostics can be read. */
+tilec_status tilec_compile(const char *filename, const char *source, size_t length,
+                           const tilec_compile_options *options, tilec_result **out);
+
+/* The output text (NUL-terminated); NULL on error. */
+const char *tilec_result_output(const tilec_result *r, size_t *length);
+/* Warnings and errors as text ("" when there are none). */
+const char *tilec_result_diagnostics(const tilec_result *r);
+void tilec_result_destroy(tilec_result *r);
+
+/* "0.1.0" */
+const char *tilec_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
