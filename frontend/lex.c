@@ -252,6 +252,11 @@ static const char *scan_string(Lexer *L, const char *p, const char *start, char 
       if (!triple) lex_error(L, start, "unterminated %sstring literal", "");
       newline_at(L, p + 1);
     }
+    if (fstr && c == '}' && p[1] == '}') {
+      if (outp) *(*outp)++ = '}';
+      p += 2;
+      continue;
+    }
     if (fstr && c == '{') {
       if (p[1] == '{') {
         if (outp) *(*outp)++ = '{';

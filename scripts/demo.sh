@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up, builds, and runs tilec on an example kernel: the vector add of
+# examples/vector_add.py, specialized for fp32 pointers aligned to 16 bytes
+# and a block of 1024, printed as its typed AST.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+set -x
+./build/tilec compile examples/vector_add.py -k add_kernel \
+  -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --emit=ast

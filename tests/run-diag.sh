@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs one diag test: tests/diag/NAME.py must fail to compile with exactly the
+# diagnostics in NAME.err and exit code 1 (or the code in an "# EXIT: N" line).
+# The first "# ARGS:" line holds the tilec arguments after the file name.
+set -u
+tilec=$1
+test=$2
+dir=$(dirname "$test")
+name=$(basename "$test" .py)
+args=$(sed -n 's/^# ARGS: //p' "$test" | head -n 1)
+want_rc=$(sed -n 's/^# EXIT: //p' "$test" | head -n 1)
+want_rc=${want_rc:-1}
+cd "$dir" || exit 1
+out=$(eval "\"$tilec\" compile \"$name.py\" $args" 2>&1 >/dev/null)
+rc=$?
+if [ "$rc" != "$want_rc" ]; then
+  echo "$name: exit code $rc, expected $want_rc"
+  echo "$out"
+  exit 1
+fi
+if ! diff -u "$name.err" <(printf '%s\n' "$out"); then
+  echo "$name: diagnostics differ from $name.err (above: - expected, + actual)"
+  exit 1
+fi

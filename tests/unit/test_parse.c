@@ -1,0 +1,205 @@
+/* test_parse.c — the module level (imports, decorators, globals, skipping host
+ * code) and expression precedence. */
+#include "frontend/frontend.h"
+#include "unit.h"
+
+static Module *parse(Arena *a, Diags *d, const char *text) {
+  Source *src = arena_alloc(a, sizeof *src);
+  src->name = "t.py";
+  src->text = text;
+  src->len = strlen(text);
+  TokenList tl;
+  if (!lex_file(a, d, src, &tl)) return NULL;
+  return parse_module(a, d, src, &tl);
+}
+
+/* An S-expression of an untyped expression, to check precedence. */
+static void sexpr(StrBuf *sb, Node *n) {
+  switch (n->kind) {
+  case N_NAME: sb_printf(sb, "%s", n->name); return;
+  case N_INT: sb_printf(sb, "%llu", (unsigned long long)n->ival); return;
+  case N_BINOP: case N_UNOP: {
+    const char *op = tok_kind_name(n->op);
+    sb_printf(sb, "(%.*s ", (int)strlen(op) - 2, op + 1);
+    sexpr(sb, n->lhs);
+    if (n->rhs) {
+      sb_putc(sb, ' ');
+      sexpr(sb, n->rhs);
+    }
+    sb_putc(sb, ')');
+    return;
+  }
+  case N_AND: case N_OR:
+    sb_printf(sb, "(%s ", n->kind == N_AND ? "and" : "or");
+    sexpr(sb, n->lhs);
+    sb_putc(sb, ' ');
+    sexpr(sb, n->rhs);
+    sb_putc(sb, ')');
+    return;
+  case N_COMPARE:
+    sb_printf(sb, "(cmp");
+    for (int i = 0; i < n->kids.n; i++) {
+      sb_putc(sb, ' ');
+      sexpr(sb, n->kids.v[i]);
+    }
+    sb_putc(sb, ')');
+    return;
+  case N_IFEXP:
+    sb_printf(sb, "(if ");
+    sexpr(sb, n->cond);
+    sb_putc(sb, ' ');
+    sexpr(sb, n->lhs);
+    sb_putc(sb, ' ');
+    sexpr(sb, n->rhs);
+    sb_putc(sb, ')');
+    return;
+  case N_CALL:
+    sb_printf(sb, "(call ");
+    sexpr(sb, n->lhs);
+    for (int i = 0; i < n->kids.n; i++) {
+      sb_putc(sb, ' ');
+      sexpr(sb, n->kids.v[i]);
+    }
+    for (int i = 0; i < n->kwargs.n; i++) {
+      sb_printf(sb, " %s=", n->kwargs.v[i]->name);
+      sexpr(sb, n->kwargs.v[i]->lhs);
+    }
+    sb_putc(sb, ')');
+    return;
+  case N_ATTR:
+    sexpr(sb, n->lhs);
+    sb_printf(sb, ".%s", n->name);
+    return;
+  case N_SUBSCRIPT:
+    sb_printf(sb, "(index ");
+    sexpr(sb, n->lhs);
+    sb_putc(sb, ' ');
+    sexpr(sb, n->rhs);
+    sb_putc(sb, ')');
+    return;
+  case N_TUPLE:
+    sb_printf(sb, "(tuple");
+    for (int i = 0; i < n->kids.n; i++) {
+      sb_putc(sb, ' ');
+      sexpr(sb, n->kids.v[i]);
+    }
+    sb_putc(sb, ')');
+    return;
+  case N_SLICE: sb_printf(sb, ":"); return;
+  case N_NONE: sb_printf(sb, "None"); return;
+  default: sb_printf(sb, "?"); return;
+  }
+}
+
+/* Parses `def k():\n    x = EXPR` and renders EXPR. */
+static void expect_expr(const char *expr, const char *want) {
+  Arena *a = arena_create();
+  Diags d = {0};
+  char text[512];
+  snprintf(text, sizeof text, "import triton\n@triton.jit\ndef k():\n    x = %s\n", expr);
+  Module *m = parse(a, &d, text);
+  CHECK(m != NULL);
+  if (m) {
+    JitFunc *f = m->funcs.v[0];
+    StrBuf sb = {0};
+    sexpr(&sb, f->def->body.v[0]->rhs);
+    CHECK_STR(sb.s, want);
+    sb_free(&sb);
+  } else {
+    fprintf(stderr, "%s", d.out.s);
+  }
+  sb_free(&d.out);
+  arena_destroy(a);
+}
+
+static void expect_parse_error(const char *text, const char *want) {
+  Arena *a = arena_create();
+  Diags d = {0};
+  CHECK(parse(a, &d, text) == NULL);
+  CHECK_CONTAINS(d.out.s, want);
+  sb_free(&d.out);
+  arena_destroy(a);
+}
+
+static const char host_file[] =
+    "import torch\n"
+    "import triton\n"
+    "import triton.language as tl\n"
+    "from triton import jit as J\n"
+    "DEVICE = triton.runtime.driver.active.get_active_torch_device()\n"
+    "BLOCK = tl.constexpr(128)\n"
+    "SCALE: tl.constexpr = 2\n"
+    "class Host:\n"
+    "    def f(self, x):\n"
+    "        return [i for i in x if i]  # comprehension in host code\n"
+    "def get_configs():\n"
+    "    return [triton.Config({'B': b}) for b in (1, 2)]\n"
+    "@triton.autotune(configs=[triton.Config({'BLOCK_M': 64}, num_warps=8, num_stages=2),\n"
+    "                          triton.Config({'BLOCK_M': 32}, num_warps=4)], key=['n'])\n"
+    "@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK_M'] == 0})\n"
+    "@triton.jit\n"
+    "def kern(x, n, BLOCK_M: tl.constexpr, EVEN: tl.constexpr):\n"
+    "    pass\n"
+    "@J\n"
+    "def helper(a):\n"
+    "    return a\n"
+    "@torch.no_grad()\n"
+    "def host(x):\n"
+    "    print(f\"{x!r:>10} {'nested'}\")\n"
+    "if __name__ == \"__main__\":\n"
+    "    host(1)\n"
+    "else:\n"
+    "    pass\n";
+
+int unit_main(void) {
+  /* precedence: ** binds tighter than unary minus on its left, not its right */
+  expect_expr("-a ** -b", "(- (** a (- b)))");
+  expect_expr("a + b * c - d", "(- (+ a (* b c)) d)");
+  expect_expr("a << 1 + b", "(<< a (+ 1 b))");
+  expect_expr("a & b | c ^ d", "(| (& a b) (^ c d))");
+  expect_expr("a < b <= c", "(cmp a b c)");
+  expect_expr("not a == b and c or d", "(or (and (not (cmp a b)) c) d)");
+  expect_expr("a if b else c if d else e", "(if b a (if d c e))");
+  expect_expr("x[:, None] @ y.T", "(@ (index x (tuple : None)) y.T)");
+  expect_expr("tl.load(p + o, mask=m, other=0.0)", "(call tl.load (+ p o) mask=m other=?)");
+  expect_expr("a // b % c", "(% (// a b) c)");
+  expect_expr("~a - -b", "(- (~ a) (- b))");
+
+  Arena *a = arena_create();
+  Diags d = {0};
+  Module *m = parse(a, &d, host_file);
+  CHECK(m != NULL);
+  if (m) {
+    CHECK(m->funcs.n == 2);
+    JitFunc *k = module_find_func(m, "kern");
+    CHECK(k && k->is_jit);
+    CHECK(k && k->configs.n == 2);
+    if (k && k->configs.n == 2) {
+      AutotuneConfig *c = k->configs.v[0];
+      CHECK(c->num_warps == 8 && c->num_stages == 2);
+      CHECK_STR(c->kwargs.v[0]->name, "BLOCK_M");
+    }
+    CHECK(k && k->heuristics.n == 1);
+    CHECK(module_find_func(m, "helper") != NULL);
+    CHECK(module_find_func(m, "host") == NULL);
+    CHECK_STR(module_alias(m, "tl"), "triton.language");
+    CHECK_STR(module_alias(m, "J"), "triton.jit");
+    int constexprs = 0;
+    for (int i = 0; i < m->globals.n; i++) constexprs += ((Global *)m->globals.v[i])->value != NULL;
+    CHECK(constexprs == 2);
+  } else {
+    fprintf(stderr, "%s", d.out.s);
+  }
+  CHECK(d.errors == 0);
+  sb_free(&d.out);
+  arena_destroy(a);
+
+  expect_parse_error("import triton\n@triton.jit\ndef k(x):\n    class A: pass\n",
+                     "t.py:4:5: error: classes cannot be defined inside kernels");
+  expect_parse_error("import triton\n@triton.jit\ndef k(x):\n    global y\n",
+                     "'global' statements are not supported in kernels");
+  expect_parse_error("import triton\n@triton.jit\ndef k(x):\n    y = (\n", "'(' was never closed");
+  expect_parse_error("import triton\n@triton.jit\ndef k(x, x):\n    pass\n", "duplicate parameter 'x'");
+  expect_parse_error("import triton\n@triton.jit\ndef k(x):\n    1 = x\n", "cannot assign to this expression");
+  return 0;
+}
