@@ -483,7 +483,16 @@ static Val *libdevice_call(Sema *S, Node *call, const char *name, Val **args, in
   }
 }
 
-HANDLER(libdevice_any) { return libdevice_call(S, call, current->name + 10, args, nargs); }
+HANDLER(libdevice_any) {
+  (void)nargs;
+  /* the one parameter is variadic: unpack the tuple of arguments */
+  Val *t = A(0);
+  Val *items[4];
+  int n = t->kind == V_TUPLE ? t->n : t->c->nelems;
+  if (n > 4) sema_error(S, call, "%s() takes at most 3 arguments (%d given)", current->name, n);
+  for (int i = 0; i < n; i++) items[i] = t->kind == V_TUPLE ? t->elems[i] : val_const(S, t->c->elems[i]);
+  return libdevice_call(S, call, current->name + 10, items, n);
+}
 
 /* ---- casts --------------------------------------------------------------- */
 

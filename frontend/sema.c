@@ -1036,7 +1036,7 @@ static Val *dtype_attr(Sema *S, Node *n, const Type *t) {
   };
   for (size_t i = 0; i < sizeof preds / sizeof *preds; i++)
     if (!strcmp(preds[i].name, a)) {
-      Val *b = new_val(S, V_BUILTIN);
+      Val *b = new_val(S, V_METHOD);
       b->builtin = builtin_find("py.constant_method");
       b->self = val_const(S, cv_bool(S, preds[i].v));
       return b;
