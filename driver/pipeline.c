@@ -31,10 +31,11 @@ static char *dup_text(const char *s, size_t n) {
 
 tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out) {
+  if (!out) return TILEC_ERROR_USAGE;
   tilec_result *r = calloc(1, sizeof *r);
-  if (out) *out = r;
+  *out = r;
   if (!r) return TILEC_ERROR_USAGE;
-  if (!source || !options || !out) {
+  if (!source || !options) {
     r->diagnostics = dup_text("tilec: error: tilec_compile needs a source and options\n", 56);
     return TILEC_ERROR_USAGE;
   }
