@@ -547,7 +547,7 @@ static const char *check_choice(Sema *S, Node *call, Val *v, const char *what, c
   const char *s = const_str(S, call, v, what);
   for (int i = 0; ok[i]; i++)
     if (!strcmp(ok[i], s)) return s;
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   for (int i = 0; ok[i]; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", ok[i]);
   const char *msg = arena_printf(S->a, "%s", sb.s);
   sb_free(&sb);
@@ -566,7 +566,7 @@ static void boundary_attr(Sema *S, Node *call, TNode *t, Val *v, const Type *blo
   if (val_is_none(v)) return;
   int64_t dims[MAX_RANK + 1];
   int n = const_int_list(S, call, v, dims, MAX_RANK, "boundary_check");
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   for (int i = 0; i < n; i++) {
     if (dims[i] < 0 || dims[i] >= block->rank)
       sema_error(S, call, "boundary_check dimension %lld is out of range for a block of rank %d", (long long)dims[i], block->rank);
@@ -1155,7 +1155,7 @@ HANDLER(trans) {
     shape[i] = e->type->shape[perm[i]];
   }
   TNode *t = emit_call(S, call, "trans", ty_block(S->tc, e->type->elem, r, shape), &e, 1);
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   for (int i = 0; i < n; i++) sb_printf(&sb, "%s%lld", i ? "," : "", (long long)perm[i]);
   add_attr(S, t, "order=%s", sb.s);
   sb_free(&sb);
@@ -1247,7 +1247,7 @@ HANDLER(make_block_ptr) {
                "(got %d, %d, %d, %d, %d)", r1, r2, r3, r4, r5);
   const Type *block = check_block_shape(S, call, base->type->elem, r4, bs);
   TNode *t = emit_call(S, call, "make_block_ptr", ty_ptr(S->tc, block), ops, 1 + 3 * r1);
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   for (int i = 0; i < r5; i++) sb_printf(&sb, "%s%lld", i ? "," : "", (long long)order[i]);
   add_attr(S, t, "order=%s", sb.s);
   sb_free(&sb);
@@ -1321,7 +1321,7 @@ HANDLER(hint) {
   int n = const_int_list(S, call, A(1), vals, MAX_RANK, "values");
   int rank = e->type->kind == TY_BLOCK ? e->type->rank : 0;
   if (n != (rank ? rank : 1)) sema_error(S, call, "%s needs %d value%s for %s, got %d", cur(S), rank ? rank : 1, rank > 1 ? "s" : "", ty_str(S->a, e->type), n);
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   for (int i = 0; i < n; i++) {
     if (vals[i] <= 0) sema_error(S, call, "%s values must be positive", cur(S));
     sb_printf(&sb, "%s%lld", i ? "," : "", (long long)vals[i]);
@@ -1357,7 +1357,7 @@ HANDLER(static_assert_) {
 }
 
 HANDLER(static_print) {
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   for (int i = 0; i < nargs; i++) {
     Val *v = args[i];
     if (v->kind == V_TUPLE) {

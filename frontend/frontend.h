@@ -44,10 +44,12 @@ typedef struct PtrVec {
 } PtrVec;
 void vec_push(Arena *a, PtrVec *vec, void *p);
 
-/* A growable text buffer on the heap (used for diagnostics and dumps). */
+/* A growable text buffer: on the heap, or in an arena when `arena` is set —
+ * the form to use wherever an error may unwind past the buffer. */
 typedef struct StrBuf {
   char *s;
   size_t len, cap;
+  Arena *arena;
 } StrBuf;
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);

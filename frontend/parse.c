@@ -154,7 +154,7 @@ static Node *atom(Parser *P) {
   }
   case TK_STRING: {
     Node *n = new_node(P, N_STR, t);
-    StrBuf sb = {0};
+    StrBuf sb = {.arena = P->a};
     while (at(P, TK_STRING)) {
       Token *s = next(P);
       if (s->fstring && P->in_kernel) error_at(P, s, "f-strings are not supported in kernels");
@@ -879,7 +879,7 @@ JitFunc *module_find_func(const Module *m, const char *name) {
 
 /* dotted = NAME ('.' NAME)* */
 static const char *dotted_name(Parser *P) {
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = P->a};
   sb_printf(&sb, "%s", expect(P, TK_NAME, "in import")->sval);
   while (at(P, TK_DOT) && peek_kind(P, 1) == TK_NAME) {
     next(P);

@@ -237,7 +237,7 @@ void cvalue_print(StrBuf *sb, const CValue *v) {
 }
 
 static const char *cv_str_of(Sema *S, const CValue *c) {
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   cvalue_print(&sb, c);
   const char *s = arena_strndup(S->a, sb.s ? sb.s : "", sb.len);
   sb_free(&sb);
@@ -1722,7 +1722,7 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
     } else if (!strcmp(k->name, "loop_unroll_factor") || !strcmp(k->name, "disallow_acc_multi_buffer") ||
                !strcmp(k->name, "flatten") || !strcmp(k->name, "warp_specialize") || !strcmp(k->name, "disable_licm")) {
       if (!val_is_none(v)) {
-        StrBuf sb = {0};
+        StrBuf sb = {.arena = S->a};
         if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
         cvalue_print(&sb, v->c);
         r->attrs = r->attrs ? arena_printf(S->a, "%s %s=%s", r->attrs, k->name, sb.s) : arena_printf(S->a, "%s=%s", k->name, sb.s);
@@ -1955,7 +1955,7 @@ static JitFunc *pick_kernel(Sema *S, const SpecOptions *opt) {
   if (opt->kernel) {
     JitFunc *f = module_find_func(m, opt->kernel);
     if (!f) {
-      StrBuf sb = {0};
+      StrBuf sb = {.arena = S->a};
       for (int i = 0; i < m->funcs.n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", ((JitFunc *)m->funcs.v[i])->name);
       diag_plain_error(S->d, "%s: no @triton.jit function named '%s'%s%s", m->src->name, opt->kernel,
                        m->funcs.n ? "; the file has " : " (the file has none)", sb.s ? sb.s : "");
@@ -1977,7 +1977,7 @@ static JitFunc *pick_kernel(Sema *S, const SpecOptions *opt) {
     diag_plain_error(S->d, "%s: no @triton.jit function in this file", m->src->name);
     diag_unwind(S->d);
   }
-  StrBuf sb = {0};
+  StrBuf sb = {.arena = S->a};
   PtrVec *list = kernels.n ? &kernels : (PtrVec *)&m->funcs;
   for (int i = 0; i < list->n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", ((JitFunc *)list->v[i])->name);
   diag_plain_error(S->d, "%s: the file has several kernels (%s); choose one with -k", m->src->name, sb.s);
@@ -2185,7 +2185,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     if (skip_meta && (from_cfg[j] || from_heur[j])) continue;
     if (si >= sig.n) {
       if (p->rhs || from_cfg[j] || from_heur[j]) continue; /* a default or a meta-parameter */
-      StrBuf sb = {0};
+      StrBuf sb = {.arena = S->a};
       for (int q = 0; q < np; q++) sb_printf(&sb, "%s%s", q ? ", " : "", def->kids.v[q]->name);
       diag_error(d, sema_loc(def), "the signature has %d entr%s but kernel '%s' needs %d (%s)", sig.n,
                  sig.n == 1 ? "y" : "ies", fn->name, si + 1 + (np - j - 1), sb.s);

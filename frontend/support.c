@@ -103,8 +103,14 @@ void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
   if (sb->len + (size_t)n + 1 > sb->cap) {
     size_t cap = sb->cap ? sb->cap : 256;
     while (cap < sb->len + (size_t)n + 1) cap *= 2;
-    char *s = realloc(sb->s, cap);
-    if (!s) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    char *s;
+    if (sb->arena) {
+      s = arena_alloc(sb->arena, cap);
+      if (sb->len) memcpy(s, sb->s, sb->len);
+    } else {
+      s = realloc(sb->s, cap);
+      if (!s) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    }
     sb->s = s;
     sb->cap = cap;
   }
@@ -122,7 +128,7 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) {
 void sb_putc(StrBuf *sb, char c) { sb_printf(sb, "%c", c); }
 
 void sb_free(StrBuf *sb) {
-  free(sb->s);
+  if (!sb->arena) free(sb->s);
   sb->s = NULL;
   sb->len = sb->cap = 0;
 }

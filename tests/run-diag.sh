@@ -3,7 +3,7 @@
 # diagnostics in NAME.err and exit code 1 (or the code in an "# EXIT: N" line).
 # The first "# ARGS:" line holds the tilec arguments after the file name.
 set -u
-tilec=$1
+tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")  # absolute: the test runs in its folder
 test=$2
 dir=$(dirname "$test")
 name=$(basename "$test" .py)
