@@ -47,7 +47,7 @@ static void usage_compile(FILE *f) {
           "                        alignment hint, an i32 scalar, a constexpr); constexprs may\n"
           "                        be numbers, quoted strings ('leaky_relu'), True or False\n"
           "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
-          "  --emit=KIND           what to write: ast (the typed, specialized AST)\n"
+          "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR)\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
           "  -o, --output OUT      write to OUT instead of standard output\n"
@@ -184,11 +184,14 @@ static int cmd_compile(int argc, char **argv) {
     rc = usage_error("%s", "compile needs a signature (-s \"*fp32:16, i32, 1024\")");
     goto done;
   }
-  if (strcmp(emit, "ast")) {
-    rc = usage_error("--emit=%s is not available yet (this build supports --emit=ast)", emit);
+  if (!strcmp(emit, "ast")) {
+    opt.emit = TILEC_EMIT_AST;
+  } else if (!strcmp(emit, "tile")) {
+    opt.emit = TILEC_EMIT_TILE;
+  } else {
+    rc = usage_error("--emit=%s is not available yet (this build supports ast and tile)", emit);
     goto done;
   }
-  opt.emit = TILEC_EMIT_AST;
   opt.defines = defines;
   opt.num_defines = ndefines;
 

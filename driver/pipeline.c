@@ -2,6 +2,7 @@
  * pipeline.c — the one function that lists every stage, in order.
  *
  *   source --lex--> tokens --parse--> AST --sema--> typed AST
+ *          --irgen--> tile IR --verify-->
  *
  * Later stages (tile IR, passes, codegen) are added here, in plain calls, so
  * that a reader sees the whole compiler in one screen.
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../frontend/frontend.h"
+#include "../ir/ir.h"
 
 struct tilec_result {
   char *output;
@@ -61,14 +63,26 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     };
     k = sema_kernel(a, &d, tc, m, &so);
   }
-  if (k && d.errors == 0) {
-    StrBuf sb = {0};
-    ast_print_kernel(&sb, k);
+  StrBuf sb = {0};
+  bool ok = k && d.errors == 0;
+  if (ok && options->emit == TILEC_EMIT_AST) ast_print_kernel(&sb, k);
+  if (ok && options->emit == TILEC_EMIT_TILE) {
+    IrContext *ic = ir_context_create();
+    ir_capture_diagnostics(ic, &d, &src);
+    MlirModule mod = irgen_kernel(ic, a, &d, k);
+    ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
+    if (!mlirModuleIsNull(mod)) {
+      if (ok) ir_print(&sb, mlirModuleGetOperation(mod), true);
+      mlirModuleDestroy(mod);
+    }
+    ir_context_destroy(ic);
+  }
+  if (ok) {
     r->output = dup_text(sb.s ? sb.s : "", sb.len);
     r->output_len = sb.len;
-    sb_free(&sb);
     status = TILEC_OK;
   }
+  sb_free(&sb);
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
   sb_free(&d.out);
   arena_destroy(a);

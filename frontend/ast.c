@@ -219,7 +219,7 @@ void ast_print_kernel(StrBuf *sb, const Kernel *k) {
     const Var *v = k->params.v[i];
     const SigEntry *e = k->param_sigs.v[i];
     sb_printf(sb, "%s%s: ", i ? ", " : "", v->name);
-    ty_print(sb, v->type);
+    ty_print(sb, k->param_types.v[i]);
     if (e->divisibility) sb_printf(sb, " :%d", e->divisibility);
   }
   sb_printf(sb, ")\n");

@@ -385,6 +385,7 @@ typedef struct Kernel {
   const char *name;
   Loc loc;
   PtrVec params;        /* Var* of runtime parameters, in order */
+  PtrVec param_types;   /* const Type*: each parameter's type (its Var may be re-assigned) */
   PtrVec param_sigs;    /* SigEntry* of runtime parameters */
   PtrVec const_names;   /* const char*, constexpr parameters */
   PtrVec const_values;  /* CValue* */

@@ -2218,6 +2218,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       v->param_index = k->params.n;
       v->type = e->kind == SIG_PTR ? ty_ptr(tc, ty_scalar(tc, e->dtype)) : ty_scalar(tc, e->dtype);
       vec_push(a, &k->params, v);
+      vec_push(a, &k->param_types, (void *)v->type);
       if (e->divisibility == 1) {
         /* specialized to the value 1 */
         consts[j] = cv_int(S, 1);

@@ -28,7 +28,8 @@ typedef enum tilec_status {
 
 /* What tilec_compile produces. */
 typedef enum tilec_emit {
-  TILEC_EMIT_AST = 0, /* the typed, specialized AST as text */
+  TILEC_EMIT_AST = 0,  /* the typed, specialized AST as text */
+  TILEC_EMIT_TILE = 1, /* tile IR (MLIR) as built from the AST, with source locations */
 } tilec_emit;
 
 typedef struct tilec_compile_options {

@@ -1,0 +1,78 @@
+/*
+ * ir.h — the tile IR: one internal header for ir/ and passes/.
+ *
+ * The IR is MLIR: builtin tensors of scalars or of !tile.ptr<T>, upstream
+ * arith/math/scf for computation and control flow, and the `tile` dialect
+ * (ir/tile.irdl, loaded at run time) for what is specific to tiles. IRDL ops
+ * carry no traits, so what passes need to know about tile ops — pure or not,
+ * memory effects, regions — is in the table below.
+ */
+#ifndef TILEC_IR_H
+#define TILEC_IR_H
+
+#include <mlir-c/IR.h>
+
+#include "../frontend/frontend.h"
+
+/* Properties of tile ops. */
+enum {
+  OP_PURE = 1,       /* no side effects: removable when unused, CSE-able */
+  OP_READS = 2,      /* reads memory */
+  OP_WRITES = 4,     /* writes memory (or has another effect: print, assert) */
+  OP_REGION = 8,     /* has a combiner region */
+  OP_SEGMENTS = 16,  /* several optional/variadic operand groups: needs operandSegmentSizes */
+};
+
+#define TILE_OPS(X)                                                                        \
+  X(program_id, OP_PURE) X(num_programs, OP_PURE) X(make_range, OP_PURE) X(splat, OP_PURE)  \
+  X(broadcast, OP_PURE) X(expand_dims, OP_PURE) X(reshape, OP_PURE) X(trans, OP_PURE)        \
+  X(join, OP_PURE) X(split, OP_PURE) X(cat, OP_PURE) X(addptr, OP_PURE)                      \
+  X(load, OP_READS | OP_SEGMENTS) X(store, OP_WRITES) X(atomic_rmw, OP_READS | OP_WRITES)   \
+  X(atomic_cas, OP_READS | OP_WRITES) X(dot, OP_PURE) X(reduce, OP_PURE | OP_REGION | OP_SEGMENTS)         \
+  X(scan, OP_PURE | OP_REGION | OP_SEGMENTS) X(convert_layout, OP_PURE)                                    \
+  X(make_block_ptr, OP_PURE | OP_SEGMENTS) X(advance, OP_PURE)                               \
+  X(make_tensor_descriptor, OP_PURE | OP_SEGMENTS) X(descriptor_load, OP_READS)              \
+  X(descriptor_store, OP_WRITES) X(extern_elementwise, OP_PURE | OP_SEGMENTS) X(random, OP_PURE)           \
+  X(print, OP_WRITES | OP_SEGMENTS) X(assert, OP_WRITES) X(barrier, OP_WRITES) X(assume, OP_WRITES)        \
+  X(multiple_of, OP_PURE) X(max_contiguous, OP_PURE) X(max_constancy, OP_PURE)               \
+  X(ptr_to_int, OP_PURE) X(int_to_ptr, OP_PURE) X(bitcast, OP_PURE)
+
+typedef enum TileOp {
+#define X(name, flags) TOP_##name,
+  TILE_OPS(X)
+#undef X
+  TOP_COUNT,
+  TOP_NONE = -1, /* not a tile op */
+} TileOp;
+
+/* The tile op an operation is, or TOP_NONE. */
+TileOp tile_op_of(MlirOperation op);
+const char *tile_op_name(TileOp t); /* "tile.load" */
+int tile_op_flags(TileOp t);
+
+/* A context with every dialect tilec uses loaded, and the tile dialect. */
+typedef struct IrContext IrContext;
+IrContext *ir_context_create(void);
+void ir_context_destroy(IrContext *ic);
+MlirContext ir_mlir(IrContext *ic);
+
+/* MLIR's diagnostics go to d while set (source locations map back to the
+ * kernel's file, with its line and caret). */
+void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src);
+
+/* Types and attributes. */
+MlirType ir_scalar_type(IrContext *ic, DType dt);
+MlirType ir_type(IrContext *ic, const Type *t); /* tensor<...>, !tile.ptr<...> */
+MlirType ir_parse_type(IrContext *ic, const char *text); /* cached */
+MlirAttribute ir_parse_attr(IrContext *ic, const char *text);
+
+/* Builds the kernel as a builtin.module holding one func.func. */
+MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k);
+
+/* Verifies upstream invariants and the tile rules IRDL cannot express. */
+bool ir_verify(IrContext *ic, MlirOperation module, Diags *d);
+
+/* Prints an operation with source locations to sb. */
+void ir_print(StrBuf *sb, MlirOperation op, bool with_locations);
+
+#endif

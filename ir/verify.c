@@ -1,0 +1,152 @@
+/*
+ * verify.c — the tile verifier: MLIR's own checks, then the rules of tile
+ * ops that IRDL cannot state (shapes agree, a load's result matches its
+ * pointee, masks are i1 of the pointers' shape, dot operands compose).
+ * In test builds it runs after every pass.
+ */
+#include "ir.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
+
+typedef struct Check {
+  int errors;
+} Check;
+
+static void fail(Check *c, MlirOperation op, const char *msg) {
+  char buf[256];
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(buf, sizeof buf, "'%.*s' op %s", (int)name.length, name.data, msg);
+  mlirEmitError(mlirOperationGetLocation(op), buf);
+  c->errors++;
+}
+
+/* Shapes as rank + dims; a scalar has rank 0. */
+static int shape_of(MlirType t, int64_t *dims) {
+  if (!mlirTypeIsARankedTensor(t)) return 0;
+  int r = (int)mlirShapedTypeGetRank(t);
+  for (int i = 0; i < r && i < MAX_RANK; i++) dims[i] = mlirShapedTypeGetDimSize(t, i);
+  return r;
+}
+
+static bool same_shape(MlirType a, MlirType b) {
+  int64_t da[MAX_RANK], db[MAX_RANK];
+  int ra = shape_of(a, da), rb = shape_of(b, db);
+  return ra == rb && !memcmp(da, db, sizeof(int64_t) * (size_t)ra);
+}
+
+static MlirType elem(MlirType t) { return mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t; }
+
+static MlirType operand_type(MlirOperation op, int i) { return mlirValueGetType(mlirOperationGetOperand(op, i)); }
+
+static bool is_i1(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1; }
+
+/* !tile.ptr<T> -> T, parsed from the printed form since IRDL types expose
+ * no accessors in the C API; cached by the printer's text. */
+static void type_text(MlirType t, char *buf, size_t n);
+
+static void text_cb(MlirStringRef s, void *user) {
+  char **p = user;
+  size_t room = (size_t)(p[1] - p[0]);
+  size_t k = s.length < room ? s.length : room;
+  memcpy(p[0], s.data, k);
+  p[0] += k;
+}
+
+static void type_text(MlirType t, char *buf, size_t n) {
+  char *p[2] = {buf, buf + n - 1};
+  mlirTypePrint(t, text_cb, p);
+  *p[0] = 0;
+}
+
+/* Does the element type of ptrs point to the element type of vals? */
+static bool pointee_matches(MlirType ptrs, MlirType vals) {
+  char a[256], b[256], want[300];
+  type_text(elem(ptrs), a, sizeof a);
+  type_text(elem(vals), b, sizeof b);
+  snprintf(want, sizeof want, "!tile.ptr<%s>", b);
+  return !strcmp(a, want);
+}
+
+static bool is_block_ptr(MlirType t) {
+  char a[256];
+  type_text(t, a, sizeof a);
+  return !strncmp(a, "!tile.ptr<tensor<", 17);
+}
+
+static MlirWalkResult check_op(MlirOperation op, void *user) {
+  Check *c = user;
+  TileOp t = tile_op_of(op);
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  switch (t) {
+  case TOP_load: {
+    MlirType p = operand_type(op, 0), r = mlirValueGetType(mlirOperationGetResult(op, 0));
+    if (is_block_ptr(p)) break;
+    if (!same_shape(p, r)) fail(c, op, "result shape differs from the pointers' shape");
+    else if (!pointee_matches(p, r)) fail(c, op, "result element type is not the pointee type");
+    for (int i = 1; i < nops; i++)
+      if (!same_shape(p, operand_type(op, i))) fail(c, op, "mask or other shape differs from the pointers' shape");
+    break;
+  }
+  case TOP_store: {
+    MlirType p = operand_type(op, 0);
+    if (is_block_ptr(p)) break;
+    if (!same_shape(p, operand_type(op, 1))) fail(c, op, "value shape differs from the pointers' shape");
+    else if (!pointee_matches(p, operand_type(op, 1))) fail(c, op, "value element type is not the pointee type");
+    if (nops > 2 && (!same_shape(p, operand_type(op, 2)) || !is_i1(elem(operand_type(op, 2)))))
+      fail(c, op, "mask must be i1 of the pointers' shape");
+    break;
+  }
+  case TOP_addptr:
+    if (!same_shape(operand_type(op, 0), operand_type(op, 1)) ||
+        !same_shape(operand_type(op, 0), mlirValueGetType(mlirOperationGetResult(op, 0))))
+      fail(c, op, "pointer, offset and result shapes differ");
+    else if (!mlirTypeIsAInteger(elem(operand_type(op, 1))))
+      fail(c, op, "offsets must be integers");
+    break;
+  case TOP_splat: {
+    MlirType r = mlirValueGetType(mlirOperationGetResult(op, 0));
+    if (!mlirTypeIsARankedTensor(r) || !mlirTypeEqual(elem(r), operand_type(op, 0)))
+      fail(c, op, "result must be a tensor of the operand's type");
+    break;
+  }
+  case TOP_broadcast: {
+    int64_t s[MAX_RANK], d[MAX_RANK];
+    int rs = shape_of(operand_type(op, 0), s), rd = shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), d);
+    if (rs != rd) fail(c, op, "operand and result ranks differ");
+    else
+      for (int i = 0; i < rs; i++)
+        if (s[i] != d[i] && s[i] != 1) {
+          fail(c, op, "a dimension that is not 1 changes size");
+          break;
+        }
+    break;
+  }
+  case TOP_expand_dims:
+    if (shape_of(operand_type(op, 0), (int64_t[MAX_RANK]){0}) + 1 !=
+        shape_of(mlirValueGetType(mlirOperationGetResult(op, 0)), (int64_t[MAX_RANK]){0}))
+      fail(c, op, "result rank must be the operand's plus one");
+    break;
+  case TOP_dot: {
+    int64_t a[MAX_RANK], b[MAX_RANK], acc[MAX_RANK];
+    int ra = shape_of(operand_type(op, 0), a), rb = shape_of(operand_type(op, 1), b), rc = shape_of(operand_type(op, 2), acc);
+    if (ra < 2 || ra != rb || ra != rc || a[ra - 1] != b[rb - 2] || acc[rc - 2] != a[ra - 2] || acc[rc - 1] != b[rb - 1])
+      fail(c, op, "operand shapes do not compose: A is MxK, B is KxN, C is MxN");
+    break;
+  }
+  default: break;
+  }
+  return MlirWalkResultAdvance;
+}
+
+bool ir_verify(IrContext *ic, MlirOperation module, Diags *d) {
+  int before = d->errors;
+  (void)ic;
+  if (!mlirOperationVerify(module) || d->errors > before) return false;
+  Check c = {0};
+  mlirOperationWalk(module, check_op, &c, MlirWalkPreOrder);
+  return c.errors == 0 && d->errors == before;
+}
