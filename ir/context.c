@@ -184,7 +184,7 @@ void ir_print(StrBuf *sb, MlirOperation op, bool with_locations) {
   if (with_locations) mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
   mlirOperationPrintWithFlags(op, flags, print_cb, sb);
   mlirOpPrintingFlagsDestroy(flags);
-  sb_putc(sb, '\n');
+  if (!sb->len || sb->s[sb->len - 1] != '\n') sb_putc(sb, '\n');
 }
 
 /* ---- diagnostics ---------------------------------------------------------------- */

@@ -2,9 +2,9 @@
 # Runs the "RUN:" lines of one test file, as lit would: %s is the file,
 # %tilec the compiler, %examples the examples folder, FileCheck from LLVM 22.
 set -u -o pipefail
-tilec=$1
+tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 filecheck=$2
-test=$3
+test=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")  # absolute: RUN lines may change folder
 examples=$(cd "$(dirname "$0")/../examples" && pwd)
 runs=$(sed -n 's/^[#/]*[ ]*RUN: //p' "$test")
 if [ -z "$runs" ]; then
