@@ -188,8 +188,12 @@ static int cmd_compile(int argc, char **argv) {
     opt.emit = TILEC_EMIT_AST;
   } else if (!strcmp(emit, "tile")) {
     opt.emit = TILEC_EMIT_TILE;
-  } else {
+  } else if (!strcmp(emit, "tile-gpu") || !strcmp(emit, "llvm-mlir") || !strcmp(emit, "llvm") ||
+             !strcmp(emit, "ptx") || !strcmp(emit, "cubin")) {
     rc = usage_error("--emit=%s is not available yet (this build supports ast and tile)", emit);
+    goto done;
+  } else {
+    rc = usage_error("unknown --emit kind '%s' (expected ast, tile, tile-gpu, llvm-mlir, llvm, ptx or cubin)", emit);
     goto done;
   }
   opt.defines = defines;

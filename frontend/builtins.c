@@ -518,6 +518,11 @@ static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val 
     sema_error(S, call, "cannot convert %s to a pointer type", ty_str(S->a, from));
   if (from->kind == TY_PTR && !(to->kind == TY_SCALAR && (to->dtype == DT_I64 || to->dtype == DT_U64 || to->dtype == DT_I1)))
     sema_error(S, call, "pointers can only be converted to int64, uint64 or int1");
+  if (from->kind == TY_PTR) {
+    TNode *t = tnode(S, T_CAST, call, ty_with_elem(S->tc, e->type, to));
+    t->a = e;
+    return val_rt(S, t);
+  }
   if (rounding && !val_is_none(rounding)) {
     const char *r = const_str(S, call, rounding, "fp_downcast_rounding");
     if (strcmp(r, "rtne") && strcmp(r, "rtz")) sema_error(S, call, "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", r);
@@ -560,6 +565,15 @@ static const char *const evictions[] = {"", "evict_normal", "evict_first", "evic
 static const char *const paddings[] = {"", "zero", "nan", NULL};
 
 static bool is_block_ptr(const Type *t) { return t->kind == TY_PTR && t->elem->kind == TY_BLOCK; }
+
+/* A mask: int1, as Triton requires (an integer is not taken as a truth value). */
+static TNode *bool_mask(Sema *S, Node *call, Val *v) {
+  TNode *m = rt(S, call, v);
+  const Type *e = ty_elem(m->type);
+  if (e->kind != TY_SCALAR || e->dtype != DT_I1)
+    sema_error(S, call, "%s's mask must be boolean (int1), got %s; compare it, e.g. mask != 0", cur(S), ty_str(S->a, m->type));
+  return m;
+}
 
 /* boundary_check=(0, 1): dimensions of a block pointer to check */
 static void boundary_attr(Sema *S, Node *call, TNode *t, Val *v, const Type *block) {
@@ -605,9 +619,7 @@ HANDLER(load) {
     const Type *elem = ty_elem(pt)->elem;
     TNode *mask = NULL, *other = NULL;
     if (!val_is_none(A(1))) {
-      mask = rt(S, call, A(1));
-      if (!ty_is_int(mask->type)) sema_error(S, call, "tl.load's mask must be boolean, got %s", ty_str(S->a, mask->type));
-      mask = cast_to(S, call, mask, I1(S));
+      mask = bool_mask(S, call, A(1));
       const Type *shape = broadcast_shapes(S, call, ptr->type, mask->type);
       if (shape) {
         ptr = broadcast_to_shape(S, call, ptr, shape);
@@ -651,7 +663,7 @@ HANDLER(store) {
     TNode *mask = NULL;
     const Type *shape = broadcast_shapes(S, call, ptr->type, v->type);
     if (!val_is_none(A(2))) {
-      mask = cast_to(S, call, rt(S, call, A(2)), I1(S));
+      mask = bool_mask(S, call, A(2));
       shape = shape ? broadcast_shapes(S, call, shape, mask->type) : mask->type->kind == TY_BLOCK ? mask->type : NULL;
     }
     if (shape) {
@@ -690,13 +702,13 @@ HANDLER(atomic_rmw) {
   bool is_f = dtype_is_float(d);
   bool ok;
   if (!strcmp(op, "add")) ok = d == DT_I32 || d == DT_U32 || d == DT_I64 || d == DT_U64 || d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64;
-  else if (!strcmp(op, "max") || !strcmp(op, "min")) ok = (dtype_is_int(d) && dtype_bits(d) >= 32) || d == DT_F32 || d == DT_F64 || d == DT_F16 || d == DT_BF16;
+  else if (!strcmp(op, "max") || !strcmp(op, "min")) ok = (dtype_is_int(d) && dtype_bits(d) >= 32) || d == DT_F32 || d == DT_F64;
   else if (!strcmp(op, "xchg")) ok = dtype_bits(d) >= 16;
   else ok = dtype_is_int(d) && dtype_bits(d) >= 32;
   if (!ok) sema_error(S, call, "%s does not support pointers to %s", cur(S), dtype_name(d));
   (void)is_f;
   TNode *v = to_rt_typed(S, call, A(1), elem);
-  TNode *mask = val_is_none(A(2)) ? NULL : cast_to(S, call, rt(S, call, A(2)), I1(S));
+  TNode *mask = val_is_none(A(2)) ? NULL : bool_mask(S, call, A(2));
   const Type *shape = broadcast_shapes(S, call, ptr->type, v->type);
   if (mask) shape = shape ? broadcast_shapes(S, call, shape, mask->type) : mask->type->kind == TY_BLOCK ? mask->type : NULL;
   if (shape) {

@@ -224,6 +224,7 @@ typedef struct Module {
   const Source *src;
   PtrVec funcs;   /* JitFunc*, in file order (jit ones only) */
   PtrVec globals; /* Global* */
+  PtrVec host_funcs; /* names of top-level functions that are not @jit */
   /* import aliases: name -> dotted module or object path */
   PtrVec alias_names, alias_paths;
 } Module;

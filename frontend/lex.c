@@ -31,7 +31,8 @@ typedef struct Lexer {
   int line;
   Token *toks;
   int n, cap;
-  int *indents; /* indentation stack */
+  int *indents;    /* indentation stack, tabs to multiples of 8 */
+  int *altindents; /* the same with tabs as 1 column, to catch tab/space mixes */
   int nindent, indent_cap;
   Token *brackets[200]; /* open brackets, for "never closed" errors */
   int depth;
@@ -110,6 +111,44 @@ static bool is_ident_start(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
 static bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Decodes one UTF-8 sequence at p; returns its length, 0 when invalid. */
+static int utf8_decode(const char *p, const char *end, uint32_t *cp) {
+  const unsigned char *u = (const unsigned char *)p;
+  int n = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 : (u[0] & 0xf8) == 0xf0 ? 4 : 0;
+  if (!n || end - p < n) return 0;
+  uint32_t c = n == 1 ? u[0] : n == 2 ? u[0] & 0x1f : n == 3 ? u[0] & 0x0f : u[0] & 0x07;
+  for (int i = 1; i < n; i++) {
+    if ((u[i] & 0xc0) != 0x80) return 0;
+    c = (c << 6) | (u[i] & 0x3f);
+  }
+  *cp = c;
+  return n;
+}
+
+/* Code points that Python does not take as letters: punctuation, symbols,
+ * spaces and operators that sneak in from documents (×, “, —, NBSP). A
+ * coarse table; everything else above ASCII is a letter. */
+static bool unicode_letter(uint32_t c) {
+  if (c < 0x80) return false;
+  if (c <= 0xbf || c == 0xd7 || c == 0xf7) return false;
+  if (c >= 0x2000 && c <= 0x2bff) return false; /* punctuation, arrows, math, boxes, symbols */
+  if (c >= 0x3000 && c <= 0x303f) return false; /* CJK punctuation */
+  if (c >= 0xfe30 && c <= 0xfe4f) return false;
+  if (c >= 0xff00 && c <= 0xff20) return false; /* fullwidth punctuation */
+  if (c >= 0xd800 && c <= 0xdfff) return false;
+  if (c == 0xfeff || c >= 0x1f000) return false; /* BOM inside, emoji */
+  return true;
+}
+
+/* Rejects a non-letter code point at p (UTF-8) with its name. */
+static void check_unicode(Lexer *L, const char *p) {
+  uint32_t cp;
+  int n = utf8_decode(p, L->end, &cp);
+  if (!n) diag_error(L->d, loc_at(L, p), "invalid UTF-8 byte 0x%02x in source; tilec reads UTF-8 files", (unsigned char)*p);
+  if (!unicode_letter(cp))
+    diag_error(L->d, loc_at(L, p), "invalid character '%.*s' (U+%04X) in source", n, p, (unsigned)cp);
+}
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* ---- numbers -------------------------------------------------------------- */
@@ -147,6 +186,11 @@ static const char *lex_number(Lexer *L, const char *p) {
   }
   bool is_float = false;
   while (is_digit(*p) || (*p == '_' && is_digit(p[1]))) p++;
+  if (start[0] == '0' && p - start > 1 && *p != '.' && *p != 'e' && *p != 'E' && *p != 'j' && *p != 'J') {
+    for (const char *z = start; z < p; z++)
+      if (*z != '0' && *z != '_')
+        lex_error(L, start, "leading zeros in decimal integer literals are not permitted; use 0o for octal%s", "");
+  }
   if (*p == '.' && !(p[1] == '.' && p[2] == '.')) {
     is_float = true;
     p++;
@@ -221,13 +265,13 @@ static int put_utf8(char *out, uint32_t c) {
 /* Scans a string body after its opening quote(s); returns the position after
  * the closing quote(s). Decoded text goes to *outp (when non-NULL). In an
  * f-string, replacement fields may hold nested strings of any quoting. */
-static const char *scan_string(Lexer *L, const char *p, const char *start, char q, bool triple,
+static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool triple,
                                bool raw, bool fstr, char **outp) {
   int brace = 0;
   for (;;) {
     if (p >= L->end || *p == 0) {
       if (p < L->end) lex_error(L, p, "null byte in %s", "string literal");
-      lex_error(L, start, "unterminated %sstring literal", triple ? "triple-quoted " : "");
+      diag_error(L->d, start, "unterminated %sstring literal", triple ? "triple-quoted " : "");
     }
     char c = *p;
     if (fstr && brace > 0) {
@@ -236,10 +280,10 @@ static const char *scan_string(Lexer *L, const char *p, const char *start, char 
       else if (c == '\'' || c == '"') {
         /* a nested string inside a replacement field */
         bool t3 = p[1] == c && p[2] == c;
-        p = scan_string(L, p + (t3 ? 3 : 1), p, c, t3, false, false, NULL);
+        p = scan_string(L, p + (t3 ? 3 : 1), loc_at(L, p), c, t3, false, false, NULL);
         continue;
       } else if (c == '\n') {
-        if (!triple) lex_error(L, start, "unterminated %sstring literal", "f-");
+        if (!triple) diag_error(L->d, start, "unterminated %sstring literal", "f-");
         newline_at(L, p + 1);
       } else if (c == '#') {
         lex_error(L, p, "f-string expression part cannot include %s", "'#'");
@@ -249,7 +293,7 @@ static const char *scan_string(Lexer *L, const char *p, const char *start, char 
     }
     if (c == q && (!triple || (p[1] == q && p[2] == q))) return p + (triple ? 3 : 1);
     if (c == '\n') {
-      if (!triple) lex_error(L, start, "unterminated %sstring literal", "");
+      if (!triple) diag_error(L->d, start, "unterminated %sstring literal", "");
       newline_at(L, p + 1);
     }
     if (fstr && c == '}' && p[1] == '}') {
@@ -357,14 +401,15 @@ static const char *lex_string(Lexer *L, const char *start, const char *p) {
   const char *line_start = L->line_start;
   /* First pass measures, second decodes: strings are rare and short. */
   const char *body = p + (triple ? 3 : 1);
-  const char *after = scan_string(L, body, start, q, triple, raw, fstr, NULL);
+  Loc start_loc = loc_at(L, start);
+  const char *after = scan_string(L, body, start_loc, q, triple, raw, fstr, NULL);
   char *buf = arena_alloc(L->a, (size_t)(after - body) * 2 + 8);
   char *out = buf;
   int end_line = L->line;
   const char *end_line_start = L->line_start;
   L->line = line;
   L->line_start = line_start;
-  scan_string(L, body, start, q, triple, raw, fstr, &out);
+  scan_string(L, body, start_loc, q, triple, raw, fstr, &out);
   *out = 0;
   Token *t = push(L, TK_STRING, start, (int)(after - start));
   t->loc = (Loc){L->src, line, (int)(start - line_start) + 1};
@@ -396,14 +441,17 @@ static bool string_prefix(const char *p, int *len) {
 
 /* ---- indentation -------------------------------------------------------- */
 
-static void push_indent(Lexer *L, int col) {
+static void push_indent(Lexer *L, int col, int altcol) {
   if (L->nindent == L->indent_cap) {
     int cap = L->indent_cap * 2;
-    int *v = arena_alloc(L->a, sizeof(int) * (size_t)cap);
+    int *v = arena_alloc(L->a, sizeof(int) * (size_t)cap), *w = arena_alloc(L->a, sizeof(int) * (size_t)cap);
     memcpy(v, L->indents, sizeof(int) * (size_t)L->nindent);
+    memcpy(w, L->altindents, sizeof(int) * (size_t)L->nindent);
     L->indents = v;
+    L->altindents = w;
     L->indent_cap = cap;
   }
+  L->altindents[L->nindent] = altcol;
   L->indents[L->nindent++] = col;
 }
 
@@ -412,12 +460,12 @@ static void push_indent(Lexer *L, int col) {
  * position, or NULL at end of file. */
 static const char *line_start(Lexer *L, const char *p) {
   for (;;) {
-    int col = 0;
+    int col = 0, altcol = 0;
     const char *q = p;
     for (;; q++) {
-      if (*q == ' ') col++;
-      else if (*q == '\t') col = (col / 8 + 1) * 8;
-      else if (*q == '\f') col = 0;
+      if (*q == ' ') col++, altcol++;
+      else if (*q == '\t') col = (col / 8 + 1) * 8, altcol++;
+      else if (*q == '\f') col = altcol = 0;
       else break;
     }
     if (q >= L->end) return NULL;
@@ -437,10 +485,16 @@ static const char *line_start(Lexer *L, const char *p) {
       p = q;
       continue;
     }
-    int top = L->indents[L->nindent - 1];
+    /* As CPython: the indentation must compare the same whether a tab is 8
+     * columns or 1, or its meaning depends on the reader's tab width. */
+    const char *tab_error = "inconsistent use of tabs and spaces in indentation%s";
+    int top = L->indents[L->nindent - 1], alttop = L->altindents[L->nindent - 1];
     if (col > top) {
-      push_indent(L, col);
+      if (altcol <= alttop) diag_error(L->d, (Loc){L->src, L->line, 1}, tab_error, "");
+      push_indent(L, col, altcol);
       push(L, TK_INDENT, q, 0);
+    } else if (col == top) {
+      if (altcol != alttop) diag_error(L->d, (Loc){L->src, L->line, 1}, tab_error, "");
     } else {
       while (col < L->indents[L->nindent - 1]) {
         L->nindent--;
@@ -448,6 +502,7 @@ static const char *line_start(Lexer *L, const char *p) {
       }
       if (col != L->indents[L->nindent - 1])
         lex_error(L, q, "unindent does not match any outer indentation level%s", "");
+      if (altcol != L->altindents[L->nindent - 1]) diag_error(L->d, (Loc){L->src, L->line, 1}, tab_error, "");
     }
     return q;
   }
@@ -459,6 +514,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
   L.line_start = src->text;
   L.indent_cap = 16;
   L.indents = arena_alloc(a, sizeof(int) * 16);
+  L.altindents = arena_alloc(a, sizeof(int) * 16);
   L.indents[L.nindent++] = 0;
   jmp_buf jb, *saved = d->unwind;
   d->unwind = &jb;
@@ -467,6 +523,10 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
     return false;
   }
   const char *p = src->text;
+  /* a UTF-16 byte order mark followed by a character with a zero byte */
+  if (L.end - p >= 4 && (((unsigned char)p[0] == 0xff && (unsigned char)p[1] == 0xfe && p[3] == 0) ||
+                         ((unsigned char)p[0] == 0xfe && (unsigned char)p[1] == 0xff && p[2] == 0)))
+    diag_error(d, (Loc){src, 1, 1}, "the file is UTF-16 encoded; tilec reads UTF-8 files%s", "");
   /* A UTF-8 byte order mark is allowed at the very start. */
   if (L.end - p >= 3 && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
       (unsigned char)p[2] == 0xbf) {
@@ -508,6 +568,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
     if (c == '\\') {
       const char *q = p + 1;
       if (*q == '\r') q++;
+      if (q >= L.end) lex_error(&L, p, "unexpected end of file after line continuation%s", "");
       if (*q != '\n') lex_error(&L, p, "unexpected character after line continuation%s", "");
       newline_at(&L, q + 1);
       p = q + 1;
@@ -523,7 +584,15 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
     }
     if (is_ident_start((unsigned char)c)) {
       const char *s = p;
-      while (is_ident_char((unsigned char)*p)) p++;
+      while (is_ident_char((unsigned char)*p)) {
+        if ((unsigned char)*p >= 0x80) {
+          check_unicode(&L, p);
+          uint32_t cp;
+          p += utf8_decode(p, L.end, &cp);
+        } else {
+          p++;
+        }
+      }
       TokKind k = TK_NAME;
       for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
         if ((size_t)(p - s) == strlen(keywords[i].s) && !memcmp(s, keywords[i].s, (size_t)(p - s)))

@@ -813,6 +813,8 @@ static Node *def_stmt(Parser *P, PtrVec *decorators) {
   PtrVec params = {0};
   while (!at(P, TK_RPAREN)) {
     Token *pt = P->tok;
+    if ((at(P, TK_STAR) && peek_kind(P, 1) == TK_COMMA) || (at(P, TK_STAR) && peek_kind(P, 1) == TK_RPAREN))
+      error_at(P, pt, "keyword-only markers ('*') are not supported in kernel parameters");
     if (at(P, TK_STAR) || at(P, TK_POW))
       error_at(P, pt, "variadic parameters are not supported in kernels");
     if (at(P, TK_SLASH)) error_at(P, pt, "positional-only markers are not supported in kernels");
@@ -824,6 +826,8 @@ static Node *def_stmt(Parser *P, PtrVec *decorators) {
         diag_error(P->d, pn->loc, "duplicate parameter '%s'", p->name);
     if (accept(P, TK_COLON)) p->annot = expr(P);
     if (accept(P, TK_ASSIGN)) p->rhs = expr(P);
+    else if (params.n && ((Node *)params.v[params.n - 1])->rhs)
+      diag_error(P->d, pn->loc, "parameter '%s' without a default follows a parameter with one", p->name);
     vec_push(P->a, &params, p);
     if (!accept(P, TK_COMMA)) break;
   }
@@ -1120,7 +1124,9 @@ static void decorated(Parser *P) {
       accept(P, TK_NEWLINE);
     }
   }
+  if (any_triton && at(P, TK_KW_async)) error_at(P, P->tok, "a @triton.jit function cannot be 'async'");
   if (!any_triton || !at(P, TK_KW_def)) {
+    if (at(P, TK_KW_def) && peek_kind(P, 1) == TK_NAME) vec_push(P->a, &P->m->host_funcs, (void *)P->tok[1].sval);
     skip_statement(P);
     return;
   }
@@ -1130,6 +1136,7 @@ static void decorated(Parser *P) {
   if (!f->is_jit) {
     if (f->configs.n || f->heuristics.n)
       error_at(P, def_tok, "autotune/heuristics decorators need @triton.jit below them");
+    if (peek_kind(P, 1) == TK_NAME) vec_push(P->a, &P->m->host_funcs, (void *)P->tok[1].sval);
     skip_statement(P);
     return;
   }
@@ -1154,6 +1161,10 @@ Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *tok
     case TK_KW_import: case TK_KW_from: import_stmt(&P); break;
     case TK_AT: decorated(&P); break;
     case TK_INDENT: error_at(&P, P.tok, "unexpected indent");
+    case TK_KW_def:
+      if (peek_kind(&P, 1) == TK_NAME) vec_push(a, &m->host_funcs, (void *)P.tok[1].sval);
+      skip_statement(&P);
+      break;
     case TK_NAME:
       if (peek_kind(&P, 1) == TK_ASSIGN || peek_kind(&P, 1) == TK_COLON) {
         global_stmt(&P);

@@ -382,8 +382,12 @@ TNode *cast_to(Sema *S, Node *at, TNode *e, const Type *elem) {
     if (elem->dtype == DT_I1) c->cint = tf ? c->cfloat != 0 : (ff ? e->cfloat != 0 : e->cint != 0);
     return c;
   }
-  if ((from->kind == TY_PTR) != (elem->kind == TY_PTR) && !(elem->kind == TY_SCALAR && from->kind == TY_PTR))
-    sema_error(S, at, "cannot convert %s to %s", ty_str(S->a, from), ty_str(S->a, elem));
+  if ((from->kind == TY_PTR) != (elem->kind == TY_PTR))
+    sema_error(S, at, "cannot convert %s to %s implicitly%s", ty_str(S->a, from), ty_str(S->a, elem),
+               from->kind == TY_PTR ? "; a pointer becomes an integer only with .to(tl.int64)" : "");
+  if (from->kind == TY_PTR && elem->elem != from->elem)
+    sema_error(S, at, "cannot convert %s to %s implicitly; use .to(%s)", ty_str(S->a, from), ty_str(S->a, elem),
+               ty_str(S->a, elem));
   TNode *c = tnode(S, T_CAST, at, ty_with_elem(S->tc, e->type, elem));
   c->a = e;
   return c;
@@ -948,7 +952,9 @@ static Val *read_name(Sema *S, Node *n) {
       if (!bv->builtin) sema_error(S, n, "Python builtin '%s' is not supported in kernels", name);
       return bv;
     }
-  for (int i = 0; i < S->m->funcs.n; i++) (void)0;
+  for (int i = 0; i < S->m->host_funcs.n; i++)
+    if (!strcmp(S->m->host_funcs.v[i], name))
+      sema_error(S, n, "'%s' is a host function, not a @triton.jit function; kernels can only call @jit functions", name);
   sema_error(S, n, "name '%s' is not defined", name);
 }
 
@@ -1190,6 +1196,7 @@ static Val *unary(Sema *S, Node *n) {
     if (n->op == TK_PLUS) return c->kind == CV_BOOL ? val_const(S, cv_int(S, c->b)) : v;
     if (n->op == TK_MINUS) {
       if (c->kind == CV_FLOAT) return val_const(S, cv_float(S, -c->f));
+      if (c->is_unsigned_big && (uint64_t)c->i == (uint64_t)1 << 63) return val_const(S, cv_int(S, INT64_MIN));
       if (ci(c) == INT64_MIN) sema_error(S, n, "constexpr integer overflow in negation");
       return val_const(S, cv_int(S, -ci(c)));
     }
@@ -1967,6 +1974,7 @@ static JitFunc *pick_kernel(Sema *S, const SpecOptions *opt) {
   PtrVec kernels = {0};
   for (int i = 0; i < m->funcs.n; i++) {
     JitFunc *f = m->funcs.v[i];
+    if (module_find_func(m, f->name) != f) continue; /* redefined later: Python keeps the last */
     bool used = false;
     for (int j = 0; j < m->funcs.n && !used; j++)
       if (j != i) used = name_used_in(((JitFunc *)m->funcs.v[j])->def, f->name);
@@ -1986,7 +1994,7 @@ static JitFunc *pick_kernel(Sema *S, const SpecOptions *opt) {
 }
 
 /* Parses one signature entry; the text is trimmed. */
-static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc) {
+static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc, const char *where) {
   SigEntry *e = arena_alloc(S->a, sizeof *e);
   e->loc = loc;
   size_t n = strlen(txt);
@@ -2013,11 +2021,11 @@ static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc) {
     if (!strpbrk(txt, ".eEn") || !strncmp(txt, "0x", 2)) {
       errno = 0;
       long long v = strtoll(txt, &end, 0);
-      if (*end || errno) diag_error(S->d, loc, "bad constant '%s' in signature", txt);
+      if (*end || errno) diag_error(S->d, loc, "bad constant '%s' in %s", txt, where);
       e->value = cv_int(S, v);
     } else {
       double v = strtod(txt, &end);
-      if (*end) diag_error(S->d, loc, "bad constant '%s' in signature", txt);
+      if (*end) diag_error(S->d, loc, "bad constant '%s' in %s", txt, where);
       e->value = cv_float(S, v);
     }
     return e;
@@ -2032,8 +2040,10 @@ static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc) {
     k++;
   }
   ty[k] = 0;
+  if (ptr && ty[0] == '*')
+    diag_error(S->d, loc, "unknown type '%s' in %s: pointers to pointers are not supported", txt, where);
   if (!dtype_parse(ty, &e->dtype))
-    diag_error(S->d, loc, "unknown type '%s' in signature (expected a type like *fp32, i32, fp16 or a constant)", ty);
+    diag_error(S->d, loc, "unknown type '%s' in %s (expected a type like *fp32, i32, fp16 or a constant)", ty, where);
   e->kind = ptr ? SIG_PTR : SIG_SCALAR;
   p += k;
   if (*p == ':') {
@@ -2072,7 +2082,7 @@ static PtrVec parse_signature(Sema *S, const char *sig) {
     while (s < e && *s == ' ') s++;
     while (e > s && e[-1] == ' ') e--;
     Loc loc = {src, 1, (int)(s - src->text) + 1};
-    vec_push(S->a, &out, parse_sig_entry(S, arena_strndup(S->a, s, (size_t)(e - s)), loc));
+    vec_push(S->a, &out, parse_sig_entry(S, arena_strndup(S->a, s, (size_t)(e - s)), loc, "signature"));
     if (!*p) break;
     p++;
   }
@@ -2082,7 +2092,7 @@ static PtrVec parse_signature(Sema *S, const char *sig) {
 /* Parses a -D value: a number, a quoted string, True/False, or a dtype name. */
 static CValue *parse_define_value(Sema *S, const char *txt) {
   Loc none = {0};
-  SigEntry *e = parse_sig_entry(S, txt, none);
+  SigEntry *e = parse_sig_entry(S, txt, none, "-D value");
   if (e->kind == SIG_CONST) return e->value;
   if (e->kind == SIG_SCALAR && !e->divisibility) return cv_dtype(S, ty_scalar(S->tc, e->dtype));
   diag_plain_error(S->d, "-D value '%s' must be a number, a quoted string, True or False", txt);
@@ -2153,6 +2163,10 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     }
     if (!param_is_constexpr(S, def->kids.v[j])) {
       diag_plain_error(d, "-D %s: parameter '%s' is not a tl.constexpr", opt->defines[i], name);
+      diag_unwind(d);
+    }
+    if (origin[j]) {
+      diag_plain_error(d, "-D sets '%s' twice", name);
       diag_unwind(d);
     }
     consts[j] = parse_define_value(S, eq + 1);
@@ -2227,7 +2241,13 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
   }
   if (si < sig.n) {
     SigEntry *e = sig.v[si];
-    diag_error_noreturnless(d, sema_loc(def), "the signature has %d entries but kernel '%s' takes %d", sig.n, fn->name, si);
+    int ndef = 0;
+    for (int q = 0; q < np; q++) ndef += origin[q] && !strcmp(origin[q], "-D");
+    if (ndef)
+      diag_error_noreturnless(d, sema_loc(def), "the signature has %d entries but kernel '%s' takes %d besides the %d set with -D",
+                              sig.n, fn->name, si, ndef);
+    else
+      diag_error_noreturnless(d, sema_loc(def), "the signature has %d entries but kernel '%s' takes %d", sig.n, fn->name, si);
     diag_note(d, e->loc, "first extra entry");
     diag_unwind(d);
   }

@@ -144,13 +144,30 @@ static void show_line(StrBuf *sb, Loc loc) {
     if (*p == '\n') line++;
   const char *q = p;
   while (q < end && *q != '\n' && *q != '\r') q++;
-  /* Control bytes other than tab would garble a terminal: show them as '?'. */
+  /* Control bytes and invalid UTF-8 would garble a terminal: show them as '?'. */
   for (const char *c = p; c < q; c++) {
     unsigned char ch = (unsigned char)*c;
+    if (ch >= 0x80) {
+      int n = (ch & 0xe0) == 0xc0 ? 2 : (ch & 0xf0) == 0xe0 ? 3 : (ch & 0xf8) == 0xf0 ? 4 : 0;
+      bool ok = n && q - c >= n;
+      for (int i = 1; ok && i < n; i++) ok = ((unsigned char)c[i] & 0xc0) == 0x80;
+      if (ok) {
+        sb_printf(sb, "%.*s", n, c);
+        c += n - 1;
+      } else {
+        sb_putc(sb, '?');
+      }
+      continue;
+    }
     sb_putc(sb, (ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : (char)ch);
   }
   sb_putc(sb, '\n');
-  for (int i = 1; i < loc.col && p + i - 1 < q; i++) sb_putc(sb, p[i - 1] == '\t' ? '\t' : ' ');
+  /* the caret counts characters, not the bytes of multi-byte ones */
+  for (int i = 1; i < loc.col && p + i - 1 < q; i++) {
+    unsigned char ch = (unsigned char)p[i - 1];
+    if ((ch & 0xc0) == 0x80) continue;
+    sb_putc(sb, ch == '\t' ? '\t' : ' ');
+  }
   sb_printf(sb, "^\n");
 }
 
@@ -165,7 +182,13 @@ static void emit(Diags *d, const char *kind, Loc loc, const char *fmt, va_list a
 }
 
 static void emit_sites(Diags *d) {
-  for (const InlineSite *s = d->site; s; s = s->parent) {
+  int depth = 0, i = 0;
+  for (const InlineSite *s = d->site; s; s = s->parent) depth++;
+  /* a deep chain (recursion) shows its innermost and outermost calls */
+  for (const InlineSite *s = d->site; s; s = s->parent, i++) {
+    if (depth > 8 && i == 4)
+      sb_printf(&d->out, "note: ... %d more inlined calls ...\n", depth - 6);
+    if (depth > 8 && i >= 4 && i < depth - 2) continue;
     sb_printf(&d->out, "%s:%d:%d: note: in '%s' inlined from here\n", s->call.src->name,
               s->call.line, s->call.col, s->callee);
     show_line(&d->out, s->call);

@@ -1,0 +1,11 @@
+# ARGS: -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    sq = lambda v: v * v
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, sq(x), mask=offs < n)

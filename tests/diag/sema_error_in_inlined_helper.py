@@ -1,0 +1,15 @@
+# ARGS: -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def leaky_relu(x, slope):
+    return tl.where(x > 0, x, x * slop)
+
+
+@triton.jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, leaky_relu(x, 0.01), mask=offs < n)

@@ -1,0 +1,13 @@
+# ARGS: -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if n > BLOCK:
+        y = tl.load(x_ptr + offs)
+    else:
+        y = tl.load(x_ptr + offs[:, None])
+    tl.store(x_ptr + offs, y)
