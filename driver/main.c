@@ -27,6 +27,7 @@ static void usage_main(FILE *f) {
           "\n"
           "commands:\n"
           "  compile FILE.py -s SIGNATURE   compile one kernel of a Python file\n"
+          "  opt FILE.mlir --pass=NAMES     run tile IR passes on IR text\n"
           "\n"
           "options:\n"
           "  -h, --help       show this help (tilec <command> --help for a command)\n"
@@ -36,7 +37,7 @@ static void usage_main(FILE *f) {
 static void usage_compile(FILE *f) {
   fprintf(f,
           "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=ast]\n"
-          "                     [-w N] [--num-stages N] [-o OUT]\n"
+          "                     [-w N] [--num-stages N] [--dump-after=PASS] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
           "\n"
@@ -47,7 +48,9 @@ static void usage_compile(FILE *f) {
           "                        alignment hint, an i32 scalar, a constexpr); constexprs may\n"
           "                        be numbers, quoted strings ('leaky_relu'), True or False\n"
           "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
-          "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR)\n"
+          "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR\n"
+          "                        with source locations), tile-gpu (tile IR with layouts)\n"
+          "  --dump-after=PASS     also print the IR after PASS to standard error\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
           "  -o, --output OUT      write to OUT instead of standard output\n"
@@ -124,6 +127,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *shrt, co
   return NULL;
 }
 
+static int write_output(const tilec_result *r, const char *out_path);
+
 static int cmd_compile(int argc, char **argv) {
   const char *file = NULL, *out_path = NULL, *emit = "ast";
   tilec_compile_options opt = {0};
@@ -149,6 +154,7 @@ static int cmd_compile(int argc, char **argv) {
       defines[ndefines++] = v;
     } else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
     else if ((v = opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
+    else if ((v = opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
     else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
       if (!parse_int_opt(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {
         rc = usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
@@ -188,9 +194,11 @@ static int cmd_compile(int argc, char **argv) {
     opt.emit = TILEC_EMIT_AST;
   } else if (!strcmp(emit, "tile")) {
     opt.emit = TILEC_EMIT_TILE;
-  } else if (!strcmp(emit, "tile-gpu") || !strcmp(emit, "llvm-mlir") || !strcmp(emit, "llvm") ||
+  } else if (!strcmp(emit, "tile-gpu")) {
+    opt.emit = TILEC_EMIT_TILE_GPU;
+  } else if (!strcmp(emit, "llvm-mlir") || !strcmp(emit, "llvm") ||
              !strcmp(emit, "ptx") || !strcmp(emit, "cubin")) {
-    rc = usage_error("--emit=%s is not available yet (this build supports ast and tile)", emit);
+    rc = usage_error("--emit=%s is not available yet (this build supports ast, tile and tile-gpu)", emit);
     goto done;
   } else {
     rc = usage_error("unknown --emit kind '%s' (expected ast, tile, tile-gpu, llvm-mlir, llvm, ptx or cubin)", emit);
@@ -209,26 +217,76 @@ static int cmd_compile(int argc, char **argv) {
   tilec_status st = tilec_compile(file, src, len, &opt, &r);
   free(src);
   fputs(tilec_result_diagnostics(r), stderr);
-  if (st == TILEC_OK) {
-    size_t n;
-    const char *text = tilec_result_output(r, &n);
-    FILE *f = out_path ? fopen(out_path, "wb") : stdout;
-    if (!f) {
-      fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, out_path, strerror(errno));
-      rc = 1;
-    } else {
-      bool ok = fwrite(text, 1, n, f) == n;
-      if (out_path) ok &= fclose(f) == 0;
-      else ok &= fflush(f) == 0;
-      if (!ok) fprintf(stderr, "%s: error: writing '%s' failed\n", prog, out_path ? out_path : "<stdout>");
-      rc = ok ? 0 : 1;
-    }
-  } else {
-    rc = st == TILEC_ERROR_USAGE ? 2 : 1;
-  }
+  fputs(tilec_result_dump(r), stderr);
+  if (st == TILEC_OK) rc = write_output(r, out_path);
+  else rc = st == TILEC_ERROR_USAGE ? 2 : 1;
   tilec_result_destroy(r);
 done:
   free(defines);
+  return rc;
+}
+
+static void usage_opt(FILE *f) {
+  fprintf(f,
+          "usage: tilec opt FILE.mlir --pass=NAME[,NAME...] [-w N] [-o OUT]\n"
+          "\n"
+          "Runs tile IR passes on IR text (as printed by --emit=tile) and prints the result.\n"
+          "\n"
+          "passes: canonicalize, cse, dce, licm, axis-info, convert-to-gpu, coalesce,\n"
+          "        remove-layout-conversions\n"
+          "options:\n"
+          "  --pass=NAMES          the passes, in order\n"
+          "  -w, --num-warps N     warps per program for layout passes (default 4)\n"
+          "  -o, --output OUT      write to OUT instead of standard output\n");
+}
+
+/* Writes a result's output to a file or stdout; the exit code. */
+static int write_output(const tilec_result *r, const char *out_path) {
+  size_t n;
+  const char *text = tilec_result_output(r, &n);
+  FILE *f = out_path ? fopen(out_path, "wb") : stdout;
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, out_path, strerror(errno));
+    return 1;
+  }
+  bool ok = fwrite(text, 1, n, f) == n;
+  if (out_path) ok &= fclose(f) == 0;
+  else ok &= fflush(f) == 0;
+  if (!ok) fprintf(stderr, "%s: error: writing '%s' failed\n", prog, out_path ? out_path : "<stdout>");
+  return ok ? 0 : 1;
+}
+
+static int cmd_opt(int argc, char **argv) {
+  const char *file = NULL, *out_path = NULL, *passes = NULL;
+  int warps = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v;
+    bool bad = false;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_opt(stdout);
+      return 0;
+    }
+    if ((v = opt_value(argc, argv, &i, NULL, "--pass", &bad))) passes = v;
+    else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
+    else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
+      if (!parse_int_opt(v, 1, 32, &warps) || (warps & (warps - 1)))
+        return usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
+    } else if (bad) return usage_error("option '%s' needs a value", a);
+    else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s' for 'opt'", a);
+    else if (!file) file = a;
+    else return usage_error("unexpected argument '%s'", a);
+  }
+  if (!file) return usage_error("%s", "opt needs an input file");
+  if (!passes) return usage_error("%s", "opt needs --pass=NAME[,NAME...]");
+  size_t len;
+  char *src = read_file(file, &len);
+  if (!src) return 1;
+  tilec_result *r = NULL;
+  tilec_status st = tilec_opt(file, src, len, passes, warps, &r);
+  free(src);
+  fputs(tilec_result_diagnostics(r), stderr);
+  int rc = st == TILEC_OK ? write_output(r, out_path) : st == TILEC_ERROR_USAGE ? 2 : 1;
+  tilec_result_destroy(r);
   return rc;
 }
 
@@ -249,6 +307,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
+  if (!strcmp(cmd, "opt")) return cmd_opt(argc - 2, argv + 2);
   if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
   return usage_error("unknown command '%s'", cmd);
 }

@@ -2,22 +2,28 @@
  * pipeline.c — the one function that lists every stage, in order.
  *
  *   source --lex--> tokens --parse--> AST --sema--> typed AST
- *          --irgen--> tile IR --verify-->
+ *     --irgen--> tile IR --canonicalize, cse, dce, licm-->
+ *     --convert-to-gpu, coalesce, remove-layout-conversions--> tile IR with layouts
+ *     --canonicalize, cse, dce--> tile-gpu
  *
- * Later stages (tile IR, passes, codegen) are added here, in plain calls, so
- * that a reader sees the whole compiler in one screen.
+ * The IR is verified after every pass (MLIR's verifier and the tile
+ * verifier), so a pass that breaks it is caught where it did.
  */
 #include "tilec/tilec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <mlir-c/IR.h>
+
 #include "../frontend/frontend.h"
 #include "../ir/ir.h"
+#include "../passes/passes.h"
 
 struct tilec_result {
   char *output;
   size_t output_len;
+  char *dump;
   char *diagnostics;
 };
 
@@ -31,6 +37,32 @@ static char *dup_text(const char *s, size_t n) {
   return p;
 }
 
+/* Runs one pass, verifies, and dumps when asked. */
+static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, const char *dump_after, StrBuf *dump) {
+  if (!p->run(pc, m)) {
+    if (!pc->d->errors) diag_plain_error(pc->d, "pass '%s' failed", p->name);
+    return false;
+  }
+  if (!ir_verify(pc->ic, m, pc->d)) {
+    diag_plain_error(pc->d, "the IR does not verify after pass '%s'", p->name);
+    return false;
+  }
+  if (dump_after && !strcmp(dump_after, p->name)) ir_print(dump, m, false);
+  return true;
+}
+
+/* The passes from tile IR to tile IR with layouts, in order. */
+static bool tile_to_gpu(PassCtx *pc, MlirOperation m, const char *dump_after, StrBuf *dump) {
+  static const char *const order[] = {
+      "canonicalize", "cse", "dce", "licm",                          /* clean-up */
+      "convert-to-gpu", "coalesce", "remove-layout-conversions",      /* layouts */
+      "canonicalize", "cse", "dce",                                   /* clean-up */
+  };
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+    if (!run_pass(pc, pass_find(order[i]), m, dump_after, dump)) return false;
+  return true;
+}
+
 tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out) {
   if (!out) return TILEC_ERROR_USAGE;
@@ -41,11 +73,18 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     r->diagnostics = dup_text("tilec: error: tilec_compile needs a source and options\n", 56);
     return TILEC_ERROR_USAGE;
   }
+  if (options->dump_after && !pass_find(options->dump_after)) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "tilec: error: no pass named '%s'; the passes are", options->dump_after);
+    for (const Pass *p = pass_list; p->name; p++) sb_printf(&sb, " %s", p->name);
+    sb_putc(&sb, '\n');
+    r->diagnostics = sb.s;
+    return TILEC_ERROR_USAGE;
+  }
   Arena *a = arena_create();
   Diags d = {0};
   Source src = {.name = filename ? filename : "<source>", .len = length};
   src.text = arena_strndup(a, source, length);
-  tilec_status status = TILEC_ERROR_COMPILE;
 
   TokenList toks;
   Module *m = NULL;
@@ -63,27 +102,83 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     };
     k = sema_kernel(a, &d, tc, m, &so);
   }
-  StrBuf sb = {0};
+  StrBuf sb = {0}, dump = {0};
   bool ok = k && d.errors == 0;
   if (ok && options->emit == TILEC_EMIT_AST) ast_print_kernel(&sb, k);
-  if (ok && options->emit == TILEC_EMIT_TILE) {
+  if (ok && options->emit != TILEC_EMIT_AST) {
     IrContext *ic = ir_context_create();
     ir_capture_diagnostics(ic, &d, &src);
     MlirModule mod = irgen_kernel(ic, a, &d, k);
     ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
-    if (!mlirModuleIsNull(mod)) {
-      if (ok) ir_print(&sb, mlirModuleGetOperation(mod), true);
-      mlirModuleDestroy(mod);
+    if (ok && options->emit == TILEC_EMIT_TILE_GPU) {
+      PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32};
+      ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->dump_after, &dump);
     }
+    if (ok) ir_print(&sb, mlirModuleGetOperation(mod), options->emit == TILEC_EMIT_TILE);
+    if (!mlirModuleIsNull(mod)) mlirModuleDestroy(mod);
     ir_context_destroy(ic);
   }
+  tilec_status status = TILEC_ERROR_COMPILE;
   if (ok) {
     r->output = dup_text(sb.s ? sb.s : "", sb.len);
     r->output_len = sb.len;
     status = TILEC_OK;
   }
-  sb_free(&sb);
+  r->dump = dup_text(dump.s ? dump.s : "", dump.len);
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
+  sb_free(&sb);
+  sb_free(&dump);
+  sb_free(&d.out);
+  arena_destroy(a);
+  return status;
+}
+
+tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
+                       tilec_result **out) {
+  if (!out) return TILEC_ERROR_USAGE;
+  tilec_result *r = calloc(1, sizeof *r);
+  *out = r;
+  if (!r) return TILEC_ERROR_USAGE;
+  Arena *a = arena_create();
+  Diags d = {0};
+  Source src = {.name = filename ? filename : "<ir>", .len = length};
+  src.text = arena_strndup(a, ir ? ir : "", ir ? length : 0);
+  tilec_status status = TILEC_ERROR_COMPILE;
+  StrBuf sb = {0};
+  /* the pass list is checked before any work */
+  const Pass *list[64];
+  int n = 0;
+  const char *p = passes ? passes : "";
+  while (*p) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char *name = arena_strndup(a, p, len);
+    const Pass *ps = len ? pass_find(name) : NULL;
+    if (!ps || n == 64) {
+      diag_plain_error(&d, "no pass named '%s'", name);
+      status = TILEC_ERROR_USAGE;
+      goto done;
+    }
+    list[n++] = ps;
+    p = e ? e + 1 : p + len;
+  }
+  IrContext *ic = ir_context_create();
+  ir_capture_diagnostics(ic, &d, &src);
+  MlirModule mod = mlirModuleCreateParse(ir_mlir(ic), mlirStringRefCreate(src.text, src.len));
+  bool ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
+  PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = num_warps ? num_warps : 4, .threads_per_warp = 32};
+  for (int i = 0; ok && i < n; i++) ok = run_pass(&pc, list[i], mlirModuleGetOperation(mod), NULL, NULL);
+  if (ok) {
+    ir_print(&sb, mlirModuleGetOperation(mod), false);
+    r->output = dup_text(sb.s, sb.len);
+    r->output_len = sb.len;
+    status = TILEC_OK;
+  }
+  if (!mlirModuleIsNull(mod)) mlirModuleDestroy(mod);
+  ir_context_destroy(ic);
+done:
+  r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
+  sb_free(&sb);
   sb_free(&d.out);
   arena_destroy(a);
   return status;
@@ -94,6 +189,8 @@ const char *tilec_result_output(const tilec_result *r, size_t *length) {
   return r ? r->output : NULL;
 }
 
+const char *tilec_result_dump(const tilec_result *r) { return r && r->dump ? r->dump : ""; }
+
 const char *tilec_result_diagnostics(const tilec_result *r) {
   return r && r->diagnostics ? r->diagnostics : "";
 }
@@ -101,6 +198,7 @@ const char *tilec_result_diagnostics(const tilec_result *r) {
 void tilec_result_destroy(tilec_result *r) {
   if (!r) return;
   free(r->output);
+  free(r->dump);
   free(r->diagnostics);
   free(r);
 }

@@ -179,6 +179,8 @@ static void print_cb(MlirStringRef s, void *user) {
   sb_printf((StrBuf *)user, "%.*s", (int)s.length, s.data);
 }
 
+void ir_type_text(StrBuf *sb, MlirType t) { mlirTypePrint(t, print_cb, sb); }
+
 void ir_print(StrBuf *sb, MlirOperation op, bool with_locations) {
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
   if (with_locations) mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
@@ -226,8 +228,9 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic diag, void *user) {
   size_t flen;
   int line, col;
   Loc loc = {0};
+  /* IR parsed from text has the buffer name "-": it is the source given */
   if (file_pos(mlirDiagnosticGetLocation(diag), &file, &flen, &line, &col) && ic->src &&
-      strlen(ic->src->name) == flen && !memcmp(ic->src->name, file, flen))
+      ((strlen(ic->src->name) == flen && !memcmp(ic->src->name, file, flen)) || (flen == 1 && file[0] == '-')))
     loc = (Loc){ic->src, line, col};
   switch (mlirDiagnosticGetSeverity(diag)) {
   case MlirDiagnosticError:

@@ -72,6 +72,9 @@ MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k);
 /* Verifies upstream invariants and the tile rules IRDL cannot express. */
 bool ir_verify(IrContext *ic, MlirOperation module, Diags *d);
 
+/* Prints a type to sb (IRDL types have no accessors: passes read the text). */
+void ir_type_text(StrBuf *sb, MlirType t);
+
 /* Prints an operation with source locations to sb. */
 void ir_print(StrBuf *sb, MlirOperation op, bool with_locations);
 

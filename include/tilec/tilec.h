@@ -30,6 +30,7 @@ typedef enum tilec_status {
 typedef enum tilec_emit {
   TILEC_EMIT_AST = 0,  /* the typed, specialized AST as text */
   TILEC_EMIT_TILE = 1, /* tile IR (MLIR) as built from the AST, with source locations */
+  TILEC_EMIT_TILE_GPU = 2, /* tile IR after the layout passes: every tensor has a layout */
 } tilec_emit;
 
 typedef struct tilec_compile_options {
@@ -40,6 +41,7 @@ typedef struct tilec_compile_options {
   int num_warps;            /* 0: from the autotune config, else 4 */
   int num_stages;           /* 0: from the autotune config, else 3 */
   tilec_emit emit;
+  const char *dump_after;   /* a pass name: its output IR goes to the result's dump text */
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
@@ -50,8 +52,15 @@ typedef struct tilec_result tilec_result;
 tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out);
 
+/* Runs passes (comma-separated names, as `tilec opt --pass=`) on tile IR
+ * text; the output is the resulting IR. num_warps: 0 for 4. */
+tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
+                       tilec_result **out);
+
 /* The output text (NUL-terminated); NULL on error. */
 const char *tilec_result_output(const tilec_result *r, size_t *length);
+/* The IR dumped after options->dump_after ("" when none). */
+const char *tilec_result_dump(const tilec_result *r);
 /* Warnings and errors as text ("" when there are none). */
 const char *tilec_result_diagnostics(const tilec_result *r);
 void tilec_result_destroy(tilec_result *r);

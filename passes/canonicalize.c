@@ -1,0 +1,148 @@
+/*
+ * canonicalize.c — upstream canonicalization plus folds of tile ops.
+ *
+ * Requires: nothing. Guarantees, to a fixed point: splat of a constant is a
+ * constant; broadcast/expand_dims/reshape of a splat is a splat; chains of
+ * broadcasts, reshapes and conversions collapse; a shape op to its own type
+ * is removed; addptr by zero is its pointer; a load whose mask is constant
+ * true drops the mask, one whose mask is constant false is its `other`.
+ * Then MLIR's canonicalizer folds arith/math/scf (constant conditions of
+ * select and if, dead results, ...).
+ */
+#include "passes.h"
+
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/Transforms.h>
+
+typedef struct Folds {
+  PassCtx *pc;
+  int changes;
+} Folds;
+
+static MlirValue operand(MlirOperation op, int i) { return mlirOperationGetOperand(op, i); }
+static MlirValue result(MlirOperation op) { return mlirOperationGetResult(op, 0); }
+static MlirType rtype(MlirOperation op) { return mlirValueGetType(result(op)); }
+
+static void replace(Folds *f, MlirOperation op, MlirValue with) {
+  mlirValueReplaceAllUsesOfWith(result(op), with);
+  f->changes++;
+}
+
+/* The scalar constant attribute behind v (an arith.constant scalar or splat). */
+static MlirAttribute scalar_constant(MlirValue v) {
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return (MlirAttribute){NULL};
+  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+  if (mlirAttributeIsADenseElements(a)) {
+    if (!mlirDenseElementsAttrIsSplat(a)) return (MlirAttribute){NULL};
+    return mlirDenseElementsAttrGetSplatValue(a);
+  }
+  return a;
+}
+
+static MlirValue make_constant(MlirOperation before, MlirType ty, MlirAttribute scalar) {
+  MlirAttribute v = mlirTypeIsARankedTensor(ty) ? mlirDenseElementsAttrSplatGet(ty, scalar) : scalar;
+  MlirContext ctx = mlirOperationGetContext(before);
+  MlirNamedAttribute na = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value")), v);
+  return mlirOperationGetResult(create_before(before, "arith.constant", mlirOperationGetLocation(before), 1, &ty, 0, NULL, 1, &na), 0);
+}
+
+static MlirValue make_splat(MlirOperation before, MlirType ty, MlirValue x) {
+  return mlirOperationGetResult(create_before(before, "tile.splat", mlirOperationGetLocation(before), 1, &ty, 1, &x, 0, NULL), 0);
+}
+
+static MlirOperation producer(MlirValue v, const char *name) {
+  MlirOperation d = value_owner(v);
+  return !mlirOperationIsNull(d) && op_is(d, name) ? d : (MlirOperation){NULL};
+}
+
+static void fold(MlirOperation op, void *user) {
+  Folds *f = user;
+  TileOp t = tile_op_of(op);
+  switch (t) {
+  case TOP_splat: {
+    MlirAttribute c = scalar_constant(operand(op, 0));
+    if (!mlirAttributeIsNull(c)) replace(f, op, make_constant(op, rtype(op), c));
+    return;
+  }
+  case TOP_broadcast: case TOP_expand_dims: case TOP_reshape: case TOP_convert_layout: {
+    MlirValue src = operand(op, 0);
+    if (mlirTypeEqual(mlirValueGetType(src), rtype(op))) {
+      replace(f, op, src);
+      return;
+    }
+    MlirAttribute c = scalar_constant(src);
+    if (!mlirAttributeIsNull(c) && t != TOP_convert_layout) {
+      replace(f, op, make_constant(op, rtype(op), c));
+      return;
+    }
+    MlirOperation s = producer(src, "tile.splat");
+    if (!mlirOperationIsNull(s) && t != TOP_convert_layout) {
+      replace(f, op, make_splat(op, rtype(op), operand(s, 0)));
+      return;
+    }
+    /* x -> A -> B of one kind collapses to x -> B */
+    MlirOperation same = value_owner(src);
+    if (!mlirOperationIsNull(same) && tile_op_of(same) == t && t != TOP_expand_dims) {
+      mlirOperationSetOperand(op, 0, operand(same, 0));
+      f->changes++;
+    }
+    return;
+  }
+  case TOP_addptr: {
+    MlirAttribute c = scalar_constant(operand(op, 1));
+    if (!mlirAttributeIsNull(c) && mlirAttributeIsAInteger(c) && mlirIntegerAttrGetValueInt(c) == 0)
+      replace(f, op, operand(op, 0));
+    return;
+  }
+  case TOP_load: {
+    MlirAttribute seg = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+    if (mlirAttributeIsNull(seg) || mlirDenseI32ArrayGetElement(seg, 1) == 0) return;
+    MlirAttribute m = scalar_constant(operand(op, 1));
+    if (mlirAttributeIsNull(m) || !mlirAttributeIsAInteger(m)) return;
+    bool has_other = mlirDenseI32ArrayGetElement(seg, 2) == 1;
+    if (mlirIntegerAttrGetValueInt(m) == 0) {
+      if (has_other) replace(f, op, operand(op, 2));
+      return;
+    }
+    /* all true: an unmasked load */
+    MlirValue ptr = operand(op, 0);
+    MlirType ty = rtype(op);
+    int32_t segs[3] = {1, 0, 0};
+    intptr_t na = mlirOperationGetNumAttributes(op);
+    MlirNamedAttribute attrs[16];
+    int k = 0;
+    for (intptr_t i = 0; i < na && k < 15; i++) {
+      MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
+      MlirStringRef n = mlirIdentifierStr(a.name);
+      if (n.length == 19 && !memcmp(n.data, "operandSegmentSizes", 19)) continue;
+      attrs[k++] = a;
+    }
+    MlirContext ctx = mlirOperationGetContext(op);
+    attrs[k++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")),
+                                       mlirDenseI32ArrayGet(ctx, 3, segs));
+    MlirOperation nl = create_before(op, "tile.load", mlirOperationGetLocation(op), 1, &ty, 1, &ptr, k, attrs);
+    replace(f, op, result(nl));
+    return;
+  }
+  default: return;
+  }
+}
+
+bool pass_canonicalize(PassCtx *pc, MlirOperation module) {
+  for (int round = 0; round < 16; round++) {
+    Folds f = {.pc = pc};
+    walk_ops(module, fold, &f, false);
+    pass_dce(pc, module);
+    if (!f.changes) break;
+  }
+  MlirPassManager pm = mlirPassManagerCreate(ir_mlir(pc->ic));
+  mlirPassManagerAddOwnedPass(pm, mlirCreateTransformsCanonicalizer());
+  MlirLogicalResult r = mlirPassManagerRunOnOp(pm, module);
+  mlirPassManagerDestroy(pm);
+  return mlirLogicalResultIsSuccess(r);
+}

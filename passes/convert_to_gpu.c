@@ -1,0 +1,176 @@
+/*
+ * convert_to_gpu.c — tile IR to tile IR with layouts.
+ *
+ * Requires: tile IR without layouts. Guarantees: every tensor has a layout
+ * (its type's encoding). Most take Triton's default blocked layout for their
+ * shape; a reduction's result takes the slice of its operand's layout, an
+ * expand_dims operand the slice of its result's layout, dot operands the
+ * dot_op layouts of the result's, a broadcast its operand's layout. Where an
+ * operand's layout differs from what its user needs, a tile.convert_layout
+ * is inserted; remove-layout-conversions removes most of them later.
+ */
+#include "passes.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+static bool is_tensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGetType(v)); }
+
+static Layout default_layout(PassCtx *pc, MlirType t) {
+  int r = (int)mlirShapedTypeGetRank(t);
+  int64_t shape[MAX_RANK];
+  for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
+  return layout_blocked(pc, r, shape, NULL, NULL);
+}
+
+static MlirAttribute default_attr(PassCtx *pc, MlirType t) {
+  Layout l = default_layout(pc, t);
+  return layout_attr(pc, &l);
+}
+
+/* v in layout `want`, converting before `user` when needed. */
+static MlirValue in_layout(PassCtx *pc, MlirOperation user, MlirValue v, MlirAttribute want) {
+  MlirType t = mlirValueGetType(v);
+  MlirAttribute have = type_layout(t);
+  if (!mlirAttributeIsNull(have) && mlirAttributeEqual(have, want)) return v;
+  MlirType nt = with_layout(pc, t, want);
+  return mlirOperationGetResult(create_before(user, "tile.convert_layout", mlirOperationGetLocation(user), 1, &nt, 1, &v, 0, NULL), 0);
+}
+
+static void want_operand(PassCtx *pc, MlirOperation op, int i, MlirAttribute want) {
+  MlirValue v = mlirOperationGetOperand(op, i);
+  MlirValue c = in_layout(pc, op, v, want);
+  if (!mlirValueEqual(c, v)) mlirOperationSetOperand(op, i, c);
+}
+
+static void set_layout(PassCtx *pc, MlirValue v, MlirAttribute layout) {
+  mlirValueSetType(v, with_layout(pc, mlirValueGetType(v), layout));
+}
+
+/* Every tensor operand in its default layout. */
+static void default_operands(PassCtx *pc, MlirOperation op, int from) {
+  for (intptr_t i = from; i < mlirOperationGetNumOperands(op); i++) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (is_tensor(v)) want_operand(pc, op, (int)i, default_attr(pc, mlirValueGetType(v)));
+  }
+}
+
+static void default_results(PassCtx *pc, MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
+    MlirValue r = mlirOperationGetResult(op, i);
+    if (is_tensor(r)) set_layout(pc, r, default_attr(pc, mlirValueGetType(r)));
+  }
+}
+
+static void default_block_args(PassCtx *pc, MlirBlock b) {
+  for (intptr_t i = 0; i < mlirBlockGetNumArguments(b); i++) {
+    MlirValue a = mlirBlockGetArgument(b, i);
+    if (is_tensor(a)) mlirBlockArgumentSetType(a, with_layout(pc, mlirValueGetType(a), default_attr(pc, mlirValueGetType(a))));
+  }
+}
+
+/* The operand's layout when it is blocked, else its default. */
+static MlirAttribute blocked_or_default(PassCtx *pc, MlirValue v) {
+  Layout l;
+  if (layout_of_type(pc, mlirValueGetType(v), &l) && l.kind == L_BLOCKED) return type_layout(mlirValueGetType(v));
+  return default_attr(pc, mlirValueGetType(v));
+}
+
+static void convert_op(MlirOperation op, void *user) {
+  PassCtx *pc = user;
+  TileOp t = tile_op_of(op);
+  /* combiner regions hold scalars only */
+  MlirOperation parent = mlirOperationGetParentOperation(op);
+  if (!mlirOperationIsNull(parent) && (tile_op_of(parent) == TOP_reduce || tile_op_of(parent) == TOP_scan)) return;
+  if (op_is(op, "func.func") || op_is(op, "func.return") || op_is(op, "builtin.module")) return;
+
+  if (t == TOP_reduce || t == TOP_scan) {
+    MlirAttribute l0 = blocked_or_default(pc, mlirOperationGetOperand(op, 0));
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, l0);
+    Layout parent_l;
+    layout_of_type(pc, with_layout(pc, mlirValueGetType(mlirOperationGetOperand(op, 0)), l0), &parent_l);
+    int axis = (int)op_int_attr(op, "axis", 0);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
+      MlirValue r = mlirOperationGetResult(op, i);
+      if (!is_tensor(r)) continue;
+      if (t == TOP_scan) {
+        set_layout(pc, r, l0);
+      } else {
+        Layout s = {.kind = L_SLICE, .rank = parent_l.rank - 1, .dim = axis, .parent = &parent_l};
+        set_layout(pc, r, layout_attr(pc, &s));
+      }
+    }
+    return;
+  }
+  if (t == TOP_expand_dims) {
+    MlirValue r = mlirOperationGetResult(op, 0);
+    Layout rl = default_layout(pc, mlirValueGetType(r));
+    set_layout(pc, r, layout_attr(pc, &rl));
+    if (is_tensor(mlirOperationGetOperand(op, 0))) {
+      Layout s = {.kind = L_SLICE, .rank = rl.rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = &rl};
+      want_operand(pc, op, 0, layout_attr(pc, &s));
+    }
+    return;
+  }
+  if (t == TOP_dot) {
+    MlirValue r = mlirOperationGetResult(op, 0);
+    Layout rl = default_layout(pc, mlirValueGetType(r));
+    MlirAttribute ra = layout_attr(pc, &rl);
+    set_layout(pc, r, ra);
+    for (int i = 0; i < 2; i++) {
+      MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, i)));
+      int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF16(et) || mlirTypeIsABF16(et) ? 16 : mlirTypeIsAF64(et) ? 64 : mlirTypeIsAF32(et) ? 32 : 8;
+      Layout d = {.kind = L_DOT_OP, .rank = rl.rank, .dim = i, .parent = &rl, .k_width = bits >= 32 ? 1 : 32 / bits};
+      want_operand(pc, op, i, layout_attr(pc, &d));
+    }
+    want_operand(pc, op, 2, ra);
+    return;
+  }
+  if (t == TOP_broadcast) {
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    MlirAttribute l = blocked_or_default(pc, src);
+    want_operand(pc, op, 0, l);
+    set_layout(pc, mlirOperationGetResult(op, 0), l);
+    return;
+  }
+  if (t == TOP_reshape || t == TOP_trans || t == TOP_join || t == TOP_split || t == TOP_cat || t == TOP_print ||
+      t == TOP_convert_layout) {
+    default_results(pc, op); /* operands stay in their layouts */
+    return;
+  }
+  if (op_is(op, "scf.for")) {
+    default_operands(pc, op, 3);
+    default_results(pc, op);
+    default_block_args(pc, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    return;
+  }
+  if (op_is(op, "scf.while")) {
+    default_operands(pc, op, 0);
+    default_results(pc, op);
+    for (int i = 0; i < 2; i++) default_block_args(pc, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)));
+    return;
+  }
+  if (op_is(op, "scf.condition")) {
+    default_operands(pc, op, 1);
+    return;
+  }
+  if (op_is(op, "arith.constant")) {
+    MlirValue r = mlirOperationGetResult(op, 0);
+    if (!is_tensor(r)) return;
+    default_results(pc, op);
+    /* the value attribute carries the type, with its layout */
+    MlirAttribute v = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
+    if (mlirAttributeIsADenseElements(v) && mlirDenseElementsAttrIsSplat(v))
+      mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString("value"),
+                                      mlirDenseElementsAttrSplatGet(mlirValueGetType(r), mlirDenseElementsAttrGetSplatValue(v)));
+    return;
+  }
+  /* elementwise ops, memory ops, yields, splat, make_range, ... */
+  default_operands(pc, op, 0);
+  default_results(pc, op);
+}
+
+bool pass_convert_to_gpu(PassCtx *pc, MlirOperation module) {
+  walk_ops(module, convert_op, pc, false);
+  return true;
+}

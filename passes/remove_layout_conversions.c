@@ -1,0 +1,138 @@
+/*
+ * remove_layout_conversions.c — fewer tile.convert_layout ops.
+ *
+ * Requires: tile IR with layouts. Guarantees: a conversion to the layout a
+ * value already has is gone; a conversion of a conversion converts once; a
+ * conversion of a value whose producers are cheap and layout-agnostic
+ * (constants, ranges, splats, broadcasts, expand_dims, and elementwise
+ * arithmetic over such values, up to a small budget of ops) is replaced by
+ * recomputing those producers in the target layout — rematerialization, as
+ * Triton does — so that layouts chosen for memory ops propagate backward
+ * through the index arithmetic that feeds them. Dead originals are removed.
+ */
+#include "passes.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+#define REMAT_BUDGET 24
+
+typedef struct Remat {
+  PassCtx *pc;
+  int changes;
+  PtrVec converts;
+} Remat;
+
+static bool is_tensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGetType(v)); }
+
+/* Layout-agnostic ops: their operands take the result's layout (or, for
+ * expand_dims, its slice). */
+static bool rematerializable(MlirOperation op) {
+  if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op)) return false;
+  TileOp t = tile_op_of(op);
+  if (t == TOP_make_range || t == TOP_splat || t == TOP_broadcast || t == TOP_expand_dims || t == TOP_addptr ||
+      t == TOP_extern_elementwise || t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy ||
+      t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast || t == TOP_convert_layout)
+    return true;
+  return t == TOP_NONE; /* pure and not a tile op: arith.* and math.*, all elementwise */
+}
+
+/* The layout operand i of op must have for op's result to be in `l`. */
+static bool operand_layout(PassCtx *pc, MlirOperation op, int i, const Layout *l, Layout *out) {
+  TileOp t = tile_op_of(op);
+  (void)i;
+  if (t == TOP_expand_dims) {
+    if (l->kind != L_BLOCKED) return false;
+    Layout *parent = arena_alloc(pc->a, sizeof *parent);
+    *parent = *l;
+    *out = (Layout){.kind = L_SLICE, .rank = l->rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = parent};
+    return true;
+  }
+  if (t == TOP_broadcast && l->kind != L_BLOCKED) return false;
+  *out = *l;
+  return true;
+}
+
+/* Can v be produced in layout l by recomputation within the budget? */
+static bool can_remat(PassCtx *pc, MlirValue v, const Layout *l, int *budget) {
+  Layout have;
+  if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !rematerializable(d) || --*budget < 0) return false;
+  if (tile_op_of(d) == TOP_convert_layout) return can_remat(pc, mlirOperationGetOperand(d, 0), l, budget);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
+    MlirValue o = mlirOperationGetOperand(d, i);
+    if (!is_tensor(o)) continue;
+    Layout ol;
+    if (!operand_layout(pc, d, (int)i, l, &ol) || !can_remat(pc, o, &ol, budget)) return false;
+  }
+  return true;
+}
+
+static MlirValue remat(PassCtx *pc, MlirValue v, const Layout *l) {
+  Layout have;
+  if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return v;
+  MlirOperation d = value_owner(v);
+  if (tile_op_of(d) == TOP_convert_layout) return remat(pc, mlirOperationGetOperand(d, 0), l);
+  intptr_t n = mlirOperationGetNumOperands(d);
+  MlirValue ops[16];
+  for (intptr_t i = 0; i < n && i < 16; i++) {
+    MlirValue o = mlirOperationGetOperand(d, i);
+    Layout ol;
+    ops[i] = is_tensor(o) && operand_layout(pc, d, (int)i, l, &ol) ? remat(pc, o, &ol) : o;
+  }
+  /* a clone right after the original dominates everything the original does */
+  MlirOperation c = mlirOperationClone(d);
+  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(d), d, c);
+  for (intptr_t i = 0; i < n && i < 16; i++) mlirOperationSetOperand(c, i, ops[i]);
+  MlirValue r = mlirOperationGetResult(c, 0);
+  MlirType nt = with_layout(pc, mlirValueGetType(r), layout_attr(pc, l));
+  mlirValueSetType(r, nt);
+  if (op_is(c, "arith.constant")) {
+    MlirAttribute val = mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
+    if (mlirAttributeIsADenseElements(val) && mlirDenseElementsAttrIsSplat(val))
+      mlirOperationSetAttributeByName(c, mlirStringRefCreateFromCString("value"),
+                                      mlirDenseElementsAttrSplatGet(nt, mlirDenseElementsAttrGetSplatValue(val)));
+  }
+  return r;
+}
+
+static void collect(MlirOperation op, void *user) {
+  Remat *r = user;
+  if (tile_op_of(op) == TOP_convert_layout) vec_push(r->pc->a, &r->converts, op.ptr);
+}
+
+bool pass_remove_layout_conversions(PassCtx *pc, MlirOperation module) {
+  for (int round = 0; round < 8; round++) {
+    Remat r = {.pc = pc};
+    walk_ops(module, collect, &r, false);
+    for (int i = 0; i < r.converts.n; i++) {
+      MlirOperation cv = {r.converts.v[i]};
+      if (op_results_unused(cv)) continue;
+      MlirValue src = mlirOperationGetOperand(cv, 0), res = mlirOperationGetResult(cv, 0);
+      if (mlirTypeEqual(mlirValueGetType(src), mlirValueGetType(res))) {
+        mlirValueReplaceAllUsesOfWith(res, src);
+        r.changes++;
+        continue;
+      }
+      Layout target;
+      if (!layout_of_type(pc, mlirValueGetType(res), &target)) continue;
+      int budget = REMAT_BUDGET;
+      if (can_remat(pc, src, &target, &budget)) {
+        mlirValueReplaceAllUsesOfWith(res, remat(pc, src, &target));
+        r.changes++;
+        continue;
+      }
+      /* convert(convert(x)) converts x once */
+      MlirOperation d = value_owner(src);
+      if (!mlirOperationIsNull(d) && tile_op_of(d) == TOP_convert_layout) {
+        mlirOperationSetOperand(cv, 0, mlirOperationGetOperand(d, 0));
+        r.changes++;
+      }
+    }
+    pass_dce(pc, module);
+    pass_cse(pc, module);
+    if (!r.changes) break;
+  }
+  return true;
+}
