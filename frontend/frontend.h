@@ -465,7 +465,8 @@ struct Sema {
   Kernel *k;
   PtrVec *out; /* statements are appended here */
   int depth;
-  PtrVec var_names;
+  PtrVec names; /* hash set of the kernel's var names (v has cap slots) */
+  long work;    /* statements executed and calls inlined: bounded */
 };
 
 /* sema.c, for builtins.c */

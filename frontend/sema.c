@@ -787,20 +787,68 @@ static TNode *to_bool(Sema *S, Node *at, Val *v) {
 
 /* ---- frames, vars, assignment ----------------------------------------------------- */
 
+/* The set of var names in the kernel: open addressing, so that inlining
+ * many calls stays linear; each name remembers the next suffix to try for
+ * a new var of that base name. */
+typedef struct NameEntry {
+  const char *name;
+  int next_suffix;
+} NameEntry;
+
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static NameEntry *name_find(Sema *S, const char *u) {
+  if (!S->names.cap) return NULL;
+  for (unsigned i = name_hash(u) & (unsigned)(S->names.cap - 1);; i = (i + 1) & (unsigned)(S->names.cap - 1)) {
+    NameEntry *e = S->names.v[i];
+    if (!e) return NULL;
+    if (!strcmp(e->name, u)) return e;
+  }
+}
+
+static NameEntry *name_add(Sema *S, NameEntry *e) {
+  if (2 * (S->names.n + 1) > S->names.cap) {
+    PtrVec old = S->names;
+    int cap = old.cap ? old.cap * 2 : 256;
+    S->names.v = arena_alloc(S->a, sizeof(void *) * (size_t)cap);
+    S->names.cap = cap;
+    S->names.n = 0;
+    for (int i = 0; i < old.cap; i++)
+      if (old.v[i]) name_add(S, old.v[i]);
+  }
+  unsigned i = name_hash(e->name) & (unsigned)(S->names.cap - 1);
+  while (S->names.v[i]) i = (i + 1) & (unsigned)(S->names.cap - 1);
+  S->names.v[i] = e;
+  S->names.n++;
+  return e;
+}
+
+/* A kernel-unique spelling of name: name, name_1, name_2, ... */
+static const char *unique_name(Sema *S, const char *name) {
+  NameEntry *base = name_find(S, name);
+  const char *u = name;
+  if (base) {
+    do u = arena_printf(S->a, "%s_%d", name, base->next_suffix++);
+    while (name_find(S, u));
+  }
+  NameEntry *e = arena_alloc(S->a, sizeof *e);
+  e->name = u;
+  e->next_suffix = 1;
+  name_add(S, e);
+  return u;
+}
+
 static Var *frame_var(Sema *S, const char *name) {
   Frame *f = S->f;
   for (int i = 0; i < f->var_names.n; i++)
     if (!strcmp(f->var_names.v[i], name)) return f->vars.v[i];
   Var *v = arena_alloc(S->a, sizeof *v);
   /* unique within the kernel, for readable dumps */
-  const char *u = name;
-  for (int k = 1;; k++) {
-    bool taken = false;
-    for (int i = 0; i < S->var_names.n && !taken; i++) taken = !strcmp(S->var_names.v[i], u);
-    if (!taken) break;
-    u = arena_printf(S->a, "%s_%d", name, k);
-  }
-  vec_push(S->a, &S->var_names, (void *)u);
+  const char *u = unique_name(S, name);
   v->name = u;
   v->id = S->k->nvars++;
   vec_push(S->a, &f->var_names, (void *)name);
@@ -1381,8 +1429,11 @@ static bool param_is_constexpr(Sema *S, Node *p) {
 
 static void exec_function_body(Sema *S, JitFunc *fn);
 
+static void count_work(Sema *S, Node *at);
+
 static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
   Node *def = fn->def;
+  count_work(S, call);
   int np = def->kids.n;
   Val **bound = arena_alloc(S->a, sizeof(Val *) * (size_t)(np + 1));
   if (args->npos > np)
@@ -1752,11 +1803,16 @@ static void exec_for(Sema *S, Node *s) {
     int64_t lo = const_int(S, s->cond, r.lo, "the range start"), hi = const_int(S, s->cond, r.hi, "the range end"),
             st = const_int(S, s->cond, r.step, "the range step");
     if (st == 0) sema_error(S, s->cond, "range step must not be zero");
-    int64_t count = st > 0 ? (hi > lo ? (hi - lo + st - 1) / st : 0) : (lo > hi ? (lo - hi - st - 1) / -st : 0);
-    if (count > 4096) sema_error(S, s->cond, "tl.static_range unrolls %lld iterations; at most 4096 are allowed", (long long)count);
+    /* in unsigned arithmetic: bounds near the int64 limits must not overflow */
+    uint64_t span = 0, ast = st > 0 ? (uint64_t)st : -(uint64_t)st;
+    if (st > 0 && hi > lo) span = (uint64_t)hi - (uint64_t)lo;
+    if (st < 0 && lo > hi) span = (uint64_t)lo - (uint64_t)hi;
+    uint64_t ucount = span ? (span - 1) / ast + 1 : 0;
+    if (ucount > 4096) sema_error(S, s->cond, "tl.static_range unrolls %llu iterations; at most 4096 are allowed", (unsigned long long)ucount);
+    int64_t count = (int64_t)ucount;
     S->f->static_depth++;
     for (int64_t i = 0; i < count && !S->f->returned; i++) {
-      bind(S, s->lhs, iv, val_const(S, cv_int(S, lo + i * st)));
+      bind(S, s->lhs, iv, val_const(S, cv_int(S, (int64_t)((uint64_t)lo + (uint64_t)i * (uint64_t)st))));
       exec_block(S, &s->body);
     }
     S->f->static_depth--;
@@ -1866,7 +1922,17 @@ static void exec_return(Sema *S, Node *s) {
   f->returned = true;
 }
 
+/* Unrolling and inlining multiply code: a kernel may not expand without
+ * bound (nested static_range loops, a helper calling another twice). */
+#define MAX_WORK (1 << 18)
+
+static void count_work(Sema *S, Node *at) {
+  if (++S->work > MAX_WORK)
+    sema_error(S, at, "the kernel expands to more than %d statements after unrolling and inlining", MAX_WORK);
+}
+
 static void exec_stmt(Sema *S, Node *s) {
+  count_work(S, s);
   switch (s->kind) {
   case N_ASSIGN: {
     Val *v = eval(S, s->rhs);

@@ -1,0 +1,3 @@
+import triton
+@triton.jit
+def kl(x):r

@@ -1,0 +1,58 @@
+// RUN: %tilec opt %s --pass=convert-to-gpu,coalesce --split-input-file | FileCheck %s
+
+// 16-byte aligned, contiguous fp32 addresses: each thread loads 4 in a row
+// (128 bits); the value goes back to the default layout for its users.
+// CHECK-LABEL: func.func @vector
+// CHECK: "tile.load"{{.*}} -> tensor<1024xf32, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK: "tile.convert_layout"{{.*}} -> tensor<1024xf32, #tile.blocked<[1], [32], [4], [0]>>
+// CHECK: "tile.store"{{.*}} : (tensor<1024x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>, tensor<1024xf32, #tile.blocked<[4], [32], [4], [0]>>) -> ()
+func.func @vector(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %xa = "tile.addptr"(%xp, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %v = "tile.load"(%xa) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  %w = arith.addf %v, %v : tensor<1024xf32>
+  %yp = "tile.splat"(%y) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %ya = "tile.addptr"(%yp, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  "tile.store"(%ya, %w) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  return
+}
+
+// -----
+
+// Without alignment hints one element per thread: nothing to change.
+// CHECK-LABEL: func.func @unaligned
+// CHECK-NOT: tile.convert_layout
+// CHECK: "tile.load"{{.*}} -> tensor<1024xf32, #tile.blocked<[1], [32], [4], [0]>>
+func.func @unaligned(%x: !tile.ptr<f32>) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %xa = "tile.addptr"(%xp, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %v = "tile.load"(%xa) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  "tile.store"(%xa, %v) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  return
+}
+
+// -----
+
+// fp16 rows of 64 contiguous elements: 8 halves (16 bytes) per thread along
+// the rows, 8 lanes per row, the other 4 lanes and the warps down the rows.
+// CHECK-LABEL: func.func @rows
+// CHECK: "tile.load"{{.*}} -> tensor<32x64xf16, #tile.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>>
+func.func @rows(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 32 : i32} : () -> tensor<32xi32>
+  %c = "tile.make_range"() {start = 0 : i32, end = 64 : i32} : () -> tensor<64xi32>
+  %r2 = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+  %s = "tile.splat"(%stride) : (i32) -> tensor<32x1xi32>
+  %rs = arith.muli %r2, %s : tensor<32x1xi32>
+  %c2 = "tile.expand_dims"(%c) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<1x64xi32>
+  %rb = "tile.broadcast"(%rs) : (tensor<32x1xi32>) -> tensor<32x64xi32>
+  %cb = "tile.broadcast"(%c2) : (tensor<1x64xi32>) -> tensor<32x64xi32>
+  %o = arith.addi %rb, %cb : tensor<32x64xi32>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f16>) -> tensor<32x64x!tile.ptr<f16>>
+  %xa = "tile.addptr"(%xp, %o) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>) -> tensor<32x64x!tile.ptr<f16>>
+  %v = "tile.load"(%xa) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x64x!tile.ptr<f16>>) -> tensor<32x64xf16>
+  %w = arith.addf %v, %v : tensor<32x64xf16>
+  "tile.store"(%xa, %w) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xf16>) -> ()
+  return
+}
