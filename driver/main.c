@@ -228,7 +228,7 @@ done:
 
 static void usage_opt(FILE *f) {
   fprintf(f,
-          "usage: tilec opt FILE.mlir --pass=NAME[,NAME...] [-w N] [-o OUT]\n"
+          "usage: tilec opt FILE.mlir --pass=NAME[,NAME...] [-w N] [--split-input-file] [-o OUT]\n"
           "\n"
           "Runs tile IR passes on IR text (as printed by --emit=tile) and prints the result.\n"
           "\n"
@@ -237,6 +237,7 @@ static void usage_opt(FILE *f) {
           "options:\n"
           "  --pass=NAMES          the passes, in order\n"
           "  -w, --num-warps N     warps per program for layout passes (default 4)\n"
+          "  --split-input-file    run on each '// -----' separated piece on its own\n"
           "  -o, --output OUT      write to OUT instead of standard output\n");
 }
 
@@ -259,12 +260,17 @@ static int write_output(const tilec_result *r, const char *out_path) {
 static int cmd_opt(int argc, char **argv) {
   const char *file = NULL, *out_path = NULL, *passes = NULL;
   int warps = 0;
+  bool split = false;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v;
     bool bad = false;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage_opt(stdout);
       return 0;
+    }
+    if (!strcmp(a, "--split-input-file")) {
+      split = true;
+      continue;
     }
     if ((v = opt_value(argc, argv, &i, NULL, "--pass", &bad))) passes = v;
     else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
@@ -281,12 +287,48 @@ static int cmd_opt(int argc, char **argv) {
   size_t len;
   char *src = read_file(file, &len);
   if (!src) return 1;
-  tilec_result *r = NULL;
-  tilec_status st = tilec_opt(file, src, len, passes, warps, &r);
+  /* --split-input-file: each "// -----" piece is its own module; blank lines
+   * in front keep its line numbers those of the file */
+  int rc = 0;
+  const char *p = src, *end = src + len;
+  FILE *out = out_path ? fopen(out_path, "wb") : stdout;
+  if (!out) {
+    fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, out_path, strerror(errno));
+    free(src);
+    return 1;
+  }
+  int line = 1;
+  for (int piece = 0; p <= end; piece++) {
+    const char *sep = split ? strstr(p, "\n// -----") : NULL;
+    const char *stop = sep ? sep + 1 : end;
+    size_t plen = (size_t)(stop - p);
+    char *text = malloc((size_t)line + plen + 1);
+    if (!text) break;
+    memset(text, '\n', (size_t)line - 1);
+    memcpy(text + line - 1, p, plen);
+    text[line - 1 + plen] = 0;
+    tilec_result *r = NULL;
+    tilec_status st = tilec_opt(file, text, (size_t)line - 1 + plen, passes, warps, &r);
+    free(text);
+    fputs(tilec_result_diagnostics(r), stderr);
+    if (piece) fputs("// -----\n", out);
+    if (st == TILEC_OK) {
+      size_t n;
+      const char *o = tilec_result_output(r, &n);
+      fwrite(o, 1, n, out);
+    } else if (!rc) {
+      rc = st == TILEC_ERROR_USAGE ? 2 : 1;
+    }
+    tilec_result_destroy(r);
+    for (const char *c = p; c < stop; c++) line += *c == '\n';
+    if (!sep) break;
+    p = strchr(sep + 1, '\n');
+    if (!p) break;
+    p++;
+    line++;
+  }
+  if (out_path ? fclose(out) != 0 : fflush(out) != 0) rc = rc ? rc : 1;
   free(src);
-  fputs(tilec_result_diagnostics(r), stderr);
-  int rc = st == TILEC_OK ? write_output(r, out_path) : st == TILEC_ERROR_USAGE ? 2 : 1;
-  tilec_result_destroy(r);
   return rc;
 }
 

@@ -151,8 +151,13 @@ static void visit(MlirOperation op, void *user) {
   } else if (t == TOP_expand_dims) {
     AxisInfo s = get(aa, a0);
     int axis = (int)op_int_attr(op, "axis", 0);
+    /* along the new dimension every element is a run of its own: what
+     * divides all of them (a contiguous dimension holds odd values) */
     int64_t div = MAX_DIV;
-    for (int d = 0; d < s.rank; d++) div = div < s.divisibility[d] ? div : s.divisibility[d];
+    for (int d = 0; d < s.rank; d++) {
+      int64_t e = s.contiguity[d] > 1 ? 1 : s.divisibility[d];
+      div = div < e ? div : e;
+    }
     if (s.rank == 0) div = s.divisibility[0];
     for (int d = 0, k = 0; d < rank; d++) {
       if (d == axis) {
@@ -181,7 +186,11 @@ static void visit(MlirOperation op, void *user) {
     bool one_x = splat_int_constant(a0, &cx) && cx == 1, one_y = splat_int_constant(a1, &cy) && cy == 1;
     for (int d = 0; d < n; d++) {
       out.contiguity[d] = one_y ? x.contiguity[d] : one_x ? y.contiguity[d] : 1;
-      int64_t dv = x.divisibility[d] * y.divisibility[d];
+      /* a run [2^k, 2^k + 1, ...] scaled is no longer a run: only what
+       * divides every element counts, which is 1 */
+      int64_t dx = x.contiguity[d] > 1 && !one_y ? 1 : x.divisibility[d];
+      int64_t dy = y.contiguity[d] > 1 && !one_x ? 1 : y.divisibility[d];
+      int64_t dv = dx * dy;
       out.divisibility[d] = dv > MAX_DIV || dv <= 0 ? MAX_DIV : dv;
       out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
     }

@@ -21,6 +21,7 @@
 typedef struct Folds {
   PassCtx *pc;
   int changes;
+  PtrVec erase; /* replaced ops that DCE would keep (loads): erased after the walk */
 } Folds;
 
 static MlirValue operand(MlirOperation op, int i) { return mlirOperationGetOperand(op, i); }
@@ -106,7 +107,9 @@ static void fold(MlirOperation op, void *user) {
     if (mlirAttributeIsNull(m) || !mlirAttributeIsAInteger(m)) return;
     bool has_other = mlirDenseI32ArrayGetElement(seg, 2) == 1;
     if (mlirIntegerAttrGetValueInt(m) == 0) {
-      if (has_other) replace(f, op, operand(op, 2));
+      if (!has_other) return;
+      replace(f, op, operand(op, 2));
+      vec_push(f->pc->a, &f->erase, op.ptr);
       return;
     }
     /* all true: an unmasked load */
@@ -127,6 +130,7 @@ static void fold(MlirOperation op, void *user) {
                                        mlirDenseI32ArrayGet(ctx, 3, segs));
     MlirOperation nl = create_before(op, "tile.load", mlirOperationGetLocation(op), 1, &ty, 1, &ptr, k, attrs);
     replace(f, op, result(nl));
+    vec_push(f->pc->a, &f->erase, op.ptr);
     return;
   }
   default: return;
@@ -137,6 +141,7 @@ bool pass_canonicalize(PassCtx *pc, MlirOperation module) {
   for (int round = 0; round < 16; round++) {
     Folds f = {.pc = pc};
     walk_ops(module, fold, &f, false);
+    for (int i = 0; i < f.erase.n; i++) op_erase((MlirOperation){f.erase.v[i]});
     pass_dce(pc, module);
     if (!f.changes) break;
   }
