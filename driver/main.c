@@ -37,7 +37,7 @@ static void usage_main(FILE *f) {
 static void usage_compile(FILE *f) {
   fprintf(f,
           "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=ast]\n"
-          "                     [-w N] [--num-stages N] [--dump-after=PASS] [-o OUT]\n"
+          "                     [-w N] [--num-stages N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
           "\n"
@@ -53,6 +53,7 @@ static void usage_compile(FILE *f) {
           "  --dump-after=PASS     also print the IR after PASS to standard error\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
+          "  --arch ARCH           the GPU target: sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
           "  -o, --output OUT      write to OUT instead of standard output\n"
           "  -h, --help            show this help\n");
 }
@@ -155,6 +156,7 @@ static int cmd_compile(int argc, char **argv) {
     } else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
     else if ((v = opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
     else if ((v = opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
+    else if ((v = opt_value(argc, argv, &i, NULL, "--arch", &bad))) opt.arch = v;
     else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
       if (!parse_int_opt(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {
         rc = usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
 
 #include "../frontend/frontend.h"
@@ -81,6 +82,16 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     r->diagnostics = sb.s;
     return TILEC_ERROR_USAGE;
   }
+  static const char *const arches[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", NULL};
+  const char *arch = options->arch ? options->arch : "sm_80";
+  bool known = false;
+  for (int i = 0; arches[i]; i++) known |= !strcmp(arches[i], arch);
+  if (!known) {
+    StrBuf sb = {0};
+    sb_printf(&sb, "tilec: error: unknown target '%s'; the targets are sm_80, sm_86, sm_89, sm_90 and sm_90a\n", arch);
+    r->diagnostics = sb.s;
+    return TILEC_ERROR_USAGE;
+  }
   Arena *a = arena_create();
   Diags d = {0};
   Source src = {.name = filename ? filename : "<source>", .len = length};
@@ -110,6 +121,12 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     ir_capture_diagnostics(ic, &d, &src);
     MlirModule mod = irgen_kernel(ic, a, &d, k);
     ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
+    if (ok) {
+      /* the target rides on the kernel for the passes and codegen that depend on it */
+      MlirOperation fn = mlirBlockGetFirstOperation(mlirModuleGetBody(mod));
+      mlirOperationSetAttributeByName(fn, mlirStringRefCreateFromCString("tile.target"),
+                                      mlirStringAttrGet(ir_mlir(ic), mlirStringRefCreateFromCString(arch)));
+    }
     if (ok && options->emit == TILEC_EMIT_TILE_GPU) {
       PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32};
       ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->dump_after, &dump);

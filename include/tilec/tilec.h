@@ -41,6 +41,7 @@ typedef struct tilec_compile_options {
   int num_warps;            /* 0: from the autotune config, else 4 */
   int num_stages;           /* 0: from the autotune config, else 3 */
   tilec_emit emit;
+  const char *arch;         /* "sm_80", "sm_90", "sm_90a"; NULL: sm_80 */
   const char *dump_after;   /* a pass name: its output IR goes to the result's dump text */
 } tilec_compile_options;
 
