@@ -508,6 +508,13 @@ static const char *line_start(Lexer *L, const char *p) {
   }
 }
 
+/* A UTF-16 byte order mark followed by a character with a zero byte. */
+static void check_encoding(Lexer *L, const char *p) {
+  if (L->end - p >= 4 && (((unsigned char)p[0] == 0xff && (unsigned char)p[1] == 0xfe && p[3] == 0) ||
+                          ((unsigned char)p[0] == 0xfe && (unsigned char)p[1] == 0xff && p[2] == 0)))
+    diag_error(L->d, (Loc){L->src, 1, 1}, "the file is UTF-16 encoded; tilec reads UTF-8 files%s", "");
+}
+
 bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
   Lexer L = {.a = a, .d = d, .src = src, .p = src->text, .end = src->text + src->len};
   L.line = 1;
@@ -523,10 +530,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
     return false;
   }
   const char *p = src->text;
-  /* a UTF-16 byte order mark followed by a character with a zero byte */
-  if (L.end - p >= 4 && (((unsigned char)p[0] == 0xff && (unsigned char)p[1] == 0xfe && p[3] == 0) ||
-                         ((unsigned char)p[0] == 0xfe && (unsigned char)p[1] == 0xff && p[2] == 0)))
-    diag_error(d, (Loc){src, 1, 1}, "the file is UTF-16 encoded; tilec reads UTF-8 files%s", "");
+  check_encoding(&L, p);
   /* A UTF-8 byte order mark is allowed at the very start. */
   if (L.end - p >= 3 && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb &&
       (unsigned char)p[2] == 0xbf) {

@@ -29,7 +29,18 @@ typedef struct Gen {
   const Kernel *k;
   MlirValue *vals; /* by Var id */
   MlirBlock block; /* where ops are appended */
+  /* Regions being filled, not yet given to their op: destroyed if an error
+   * unwinds, as nothing else owns them. */
+  MlirRegion pending[256];
+  int npending;
 } Gen;
+
+static MlirRegion new_region(Gen *G) {
+  if (G->npending == 256) fe_internal_error(__FILE__, __LINE__, "regions nested too deeply");
+  MlirRegion r = mlirRegionCreate();
+  G->pending[G->npending++] = r;
+  return r;
+}
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
@@ -107,6 +118,13 @@ static MlirOperation build(Gen *G, const char *name, MlirLocation loc, int nres,
   if (nregions) mlirOperationStateAddOwnedRegions(&st, nregions, regions);
   MlirOperation op = mlirOperationCreate(&st);
   if (mlirOperationIsNull(op)) fe_internal_error(__FILE__, __LINE__, name);
+  /* the op owns its regions now: they are the last ones begun */
+  for (int i = 0; i < nregions; i++)
+    for (int k = G->npending - 1; k >= 0; k--)
+      if (G->pending[k].ptr == regions[i].ptr) {
+        G->pending[k] = G->pending[--G->npending];
+        break;
+      }
   mlirBlockAppendOwnedOperation(G->block, op);
   return op;
 }
@@ -359,7 +377,7 @@ static MlirOperation reduce_op(Gen *G, MlirLocation loc, const char *opname, Mli
     args[i] = args[n + i] = mlirShapedTypeGetElementType(t);
     locs[i] = locs[n + i] = loc;
   }
-  MlirRegion region = mlirRegionCreate();
+  MlirRegion region = new_region(G);
   MlirBlock blk = mlirBlockCreate(2 * n, args, locs);
   mlirRegionAppendOwnedBlock(region, blk);
   if (user) {
@@ -871,7 +889,7 @@ static void gen_if(Gen *G, const TNode *s, const TNodeList *rest) {
   MlirValue *after[2];
   for (int b = 0; b < 2; b++) {
     restore_vals(G, before);
-    regions[b] = mlirRegionCreate();
+    regions[b] = new_region(G);
     MlirBlock blk = mlirBlockCreate(0, NULL, NULL);
     mlirRegionAppendOwnedBlock(regions[b], blk);
     MlirBlock saved = G->block;
@@ -918,7 +936,7 @@ static void gen_for(Gen *G, const TNode *s) {
     types[1 + i] = mlirValueGetType(ops[3 + i]);
     locs[1 + i] = loc;
   }
-  MlirRegion region = mlirRegionCreate();
+  MlirRegion region = new_region(G);
   MlirBlock blk = mlirBlockCreate(1 + nt, types, locs);
   mlirRegionAppendOwnedBlock(region, blk);
   MlirValue *before = save_vals(G);
@@ -955,7 +973,7 @@ static void gen_while(Gen *G, const TNode *s) {
   MlirRegion regions[2];
   MlirBlock saved = G->block;
   for (int r = 0; r < 2; r++) {
-    regions[r] = mlirRegionCreate();
+    regions[r] = new_region(G);
     MlirBlock blk = mlirBlockCreate(nt, types, locs);
     mlirRegionAppendOwnedBlock(regions[r], blk);
     restore_vals(G, before);
@@ -1028,6 +1046,7 @@ MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k) {
   if (setjmp(jb)) {
     d->unwind = saved;
     d->site = NULL;
+    for (int i = g.npending - 1; i >= 0; i--) mlirRegionDestroy(g.pending[i]);
     mlirModuleDestroy(m);
     return (MlirModule){NULL};
   }
@@ -1044,7 +1063,7 @@ MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k) {
     if (e->divisibility == 16) attr(G, &pa, "tile.divisibility", i32_attr(G, 16));
     pattrs[i] = mlirDictionaryAttrGet(G->ctx, pa.n, pa.v);
   }
-  MlirRegion body = mlirRegionCreate();
+  MlirRegion body = new_region(G);
   MlirBlock entry = mlirBlockCreate(np, ptypes, plocs);
   mlirRegionAppendOwnedBlock(body, entry);
   for (int i = 0; i < np; i++) g.vals[((Var *)k->params.v[i])->id] = mlirBlockGetArgument(entry, i);

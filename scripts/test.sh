@@ -6,23 +6,35 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
+# Runs a command quietly; on failure shows what it printed.
+quiet() {
+  local log
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log"
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
+}
+
 werror=false
 [ "${CI:-}" = "true" ] && werror=true
 
 if [ ! -f build/build.ninja ]; then
-  meson setup build -Dwerror=$werror >/dev/null
+  quiet meson setup build -Dwerror=$werror
 else
-  meson configure build -Dwerror=$werror >/dev/null
+  quiet meson configure build -Dwerror=$werror
 fi
-ninja -C build >/dev/null
+quiet ninja -C build
 meson test -C build --print-errorlogs
 
 if [ "${CI:-}" = "true" ]; then
   if [ ! -f build-asan/build.ninja ]; then
-    CC=${ASAN_CC:-gcc} meson setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
-      -Db_lundef=false -Dbuildtype=debug >/dev/null
+    CC=${ASAN_CC:-gcc} quiet meson setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
+      -Db_lundef=false -Dbuildtype=debug
   fi
-  ninja -C build-asan >/dev/null
+  quiet ninja -C build-asan
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --suite unit --suite diag
 fi
