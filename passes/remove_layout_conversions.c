@@ -8,7 +8,10 @@
  * arithmetic over such values, up to a small budget of ops) is replaced by
  * recomputing those producers in the target layout — rematerialization, as
  * Triton does — so that layouts chosen for memory ops propagate backward
- * through the index arithmetic that feeds them. Dead originals are removed.
+ * through the index arithmetic that feeds them. A chain that ends at a value
+ * which cannot be recomputed (a load, a reduction) is recomputed when one
+ * conversion of that value replaces the conversion of its result. Dead
+ * originals are removed.
  */
 #include "passes.h"
 
@@ -53,26 +56,39 @@ static bool operand_layout(PassCtx *pc, MlirOperation op, int i, const Layout *l
   return true;
 }
 
-/* Can v be produced in layout l by recomputation within the budget? */
-static bool can_remat(PassCtx *pc, MlirValue v, const Layout *l, int *budget) {
+/* Can v be produced in layout l by recomputation within the budget? Values
+ * that cannot be recomputed (loads, reductions, loop arguments) are leaves:
+ * they get a conversion of their own, counted in *leaves. */
+static bool can_remat(PassCtx *pc, MlirValue v, const Layout *l, int *budget, int *leaves) {
   Layout have;
   if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d) || --*budget < 0) return false;
-  if (tile_op_of(d) == TOP_convert_layout) return can_remat(pc, mlirOperationGetOperand(d, 0), l, budget);
+  if (mlirOperationIsNull(d) || !rematerializable(d)) {
+    ++*leaves;
+    return l->kind == L_BLOCKED || l->kind == L_SLICE; /* a conversion is possible */
+  }
+  if (--*budget < 0) return false;
+  if (tile_op_of(d) == TOP_convert_layout) return can_remat(pc, mlirOperationGetOperand(d, 0), l, budget, leaves);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     if (!is_tensor(o)) continue;
     Layout ol;
-    if (!operand_layout(pc, d, (int)i, l, &ol) || !can_remat(pc, o, &ol, budget)) return false;
+    if (!operand_layout(pc, d, (int)i, l, &ol) || !can_remat(pc, o, &ol, budget, leaves)) return false;
   }
   return true;
 }
 
+/* v in layout l: recomputed where can_remat said so, converted at leaves. */
 static MlirValue remat(PassCtx *pc, MlirValue v, const Layout *l) {
   Layout have;
   if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return v;
   MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !rematerializable(d)) {
+    MlirType nt = with_layout(pc, mlirValueGetType(v), layout_attr(pc, l));
+    MlirOperation at = mlirOperationIsNull(d) ? mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(v))
+                                               : mlirOperationGetNextInBlock(d);
+    return mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirValueGetLocation(v), 1, &nt, 1, &v, 0, NULL), 0);
+  }
   if (tile_op_of(d) == TOP_convert_layout) return remat(pc, mlirOperationGetOperand(d, 0), l);
   intptr_t n = mlirOperationGetNumOperands(d);
   MlirValue ops[16];
@@ -117,8 +133,16 @@ bool pass_remove_layout_conversions(PassCtx *pc, MlirOperation module) {
       }
       Layout target;
       if (!layout_of_type(pc, mlirValueGetType(res), &target)) continue;
-      int budget = REMAT_BUDGET;
-      if (can_remat(pc, src, &target, &budget)) {
+      /* worth it when the conversion disappears, or moves back to a single
+       * value that cannot be recomputed (it may be cheaper there, and
+       * cannot move further: the rounds end) */
+      int budget = REMAT_BUDGET, leaves = 0;
+      MlirOperation producer = value_owner(src);
+      bool is_op = !mlirOperationIsNull(producer);
+      bool from_convert = is_op && tile_op_of(producer) == TOP_convert_layout;
+      bool movable = is_op && !from_convert && rematerializable(producer);
+      if ((movable || from_convert) && can_remat(pc, src, &target, &budget, &leaves) &&
+          (leaves == 0 || (movable && leaves == 1))) {
         mlirValueReplaceAllUsesOfWith(res, remat(pc, src, &target));
         r.changes++;
         continue;
