@@ -1239,17 +1239,25 @@ static int runtime_int_tuple(Sema *S, Node *call, Val *v, TNode **out, const cha
   return n;
 }
 
+/* The (base, shape, strides) that block pointers and descriptors start with:
+ * a scalar pointer and two tuples of integers, as i64, into ops[0..]. */
+static TNode *base_shape_strides(Sema *S, Node *call, Val **args, TNode **ops, int *r1, int *r2) {
+  TNode *base = rt(S, call, args[0]);
+  if (base->type->kind != TY_PTR || base->type->elem->kind != TY_SCALAR)
+    sema_error(S, call, "%s's base must be a scalar pointer, got %s", cur(S), ty_str(S->a, base->type));
+  ops[0] = base;
+  const Type *i64 = ty_scalar(S->tc, DT_I64);
+  *r1 = runtime_int_tuple(S, call, args[1], ops + 1, "shape", i64);
+  *r2 = runtime_int_tuple(S, call, args[2], ops + 1 + *r1, "strides", i64);
+  return base;
+}
+
 /* make_block_ptr(base, shape, strides, offsets, block_shape, order) */
 HANDLER(make_block_ptr) {
   (void)nargs;
-  TNode *base = rt(S, call, A(0));
-  if (base->type->kind != TY_PTR || base->type->elem->kind != TY_SCALAR)
-    sema_error(S, call, "tl.make_block_ptr's base must be a scalar pointer, got %s", ty_str(S->a, base->type));
   TNode *ops[1 + 3 * MAX_RANK];
-  ops[0] = base;
-  const Type *i64 = ty_scalar(S->tc, DT_I64);
-  int r1 = runtime_int_tuple(S, call, A(1), ops + 1, "shape", i64);
-  int r2 = runtime_int_tuple(S, call, A(2), ops + 1 + r1, "strides", i64);
+  int r1, r2;
+  TNode *base = base_shape_strides(S, call, args, ops, &r1, &r2);
   int r3 = runtime_int_tuple(S, call, A(3), ops + 1 + r1 + r2, "offsets", I32(S));
   int64_t bs[MAX_RANK + 1], order[MAX_RANK + 1];
   int r4 = const_int_list(S, call, A(4), bs, MAX_RANK, "block_shape");
@@ -1280,14 +1288,9 @@ HANDLER(advance) {
 /* make_tensor_descriptor(base, shape, strides, block_shape, padding_option='zero') */
 HANDLER(make_tensor_descriptor) {
   (void)nargs;
-  TNode *base = rt(S, call, A(0));
-  if (base->type->kind != TY_PTR || base->type->elem->kind != TY_SCALAR)
-    sema_error(S, call, "tl.make_tensor_descriptor's base must be a scalar pointer, got %s", ty_str(S->a, base->type));
   TNode *ops[1 + 2 * MAX_RANK];
-  ops[0] = base;
-  const Type *i64 = ty_scalar(S->tc, DT_I64);
-  int r1 = runtime_int_tuple(S, call, A(1), ops + 1, "shape", i64);
-  int r2 = runtime_int_tuple(S, call, A(2), ops + 1 + r1, "strides", i64);
+  int r1, r2;
+  TNode *base = base_shape_strides(S, call, args, ops, &r1, &r2);
   int64_t bs[MAX_RANK + 1];
   int r3 = const_int_list(S, call, A(3), bs, MAX_RANK, "block_shape");
   if (r1 != r2 || r1 != r3) sema_error(S, call, "shape, strides and block_shape must have one length");

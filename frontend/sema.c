@@ -1792,6 +1792,22 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
   }
 }
 
+/* The body of a runtime loop t, and the vars it carries. */
+static void loop_body(Sema *S, Node *s, TNode *t, PtrVec *names, Env *before) {
+  S->f->rt_depth++;
+  S->f->loop_depth++;
+  PtrVec body = {0};
+  exec_nested(S, &s->body, &body);
+  if (S->f->returned && !S->f->is_kernel)
+    sema_error(S, s, "'return' inside a loop of an inlined function is not supported yet");
+  S->f->returned = false;
+  S->f->loop_depth--;
+  S->f->rt_depth--;
+  check_carried(S, s, names, before, &body, "loop");
+  held_vars_of(S, names, before, t);
+  t->body = to_tlist(S, &body);
+}
+
 static void exec_for(Sema *S, Node *s) {
   RangeSpec r = {0};
   range_args(S, s->cond, &r);
@@ -1846,20 +1862,9 @@ static void exec_for(Sema *S, Node *s) {
   t->var = frame_var(S, iv);
   t->var->type = ity;
   env_set(S, &S->f->env, iv, held_var_val(S, t->var, ity));
-  S->f->rt_depth++;
-  S->f->loop_depth++;
-  PtrVec body = {0};
-  exec_nested(S, &s->body, &body);
-  if (S->f->returned && !S->f->is_kernel)
-    sema_error(S, s, "'return' inside a loop of an inlined function is not supported yet");
-  S->f->returned = false;
-  S->f->loop_depth--;
-  S->f->rt_depth--;
-  check_carried(S, s, &names, &before, &body, "loop");
-  held_vars_of(S, &names, &before, t);
+  loop_body(S, s, t, &names, &before);
   for (int i = 0; i < t->ntargets; i++)
     if (t->targets[i] == t->var) t->targets[i--] = t->targets[--t->ntargets];
-  t->body = to_tlist(S, &body);
   emit_stmt(S, t);
 }
 
@@ -1884,18 +1889,7 @@ static void exec_while(Sema *S, Node *s) {
   S->out = saved;
   t->c = cond;
   t->before = to_tlist(S, &cond_out);
-  S->f->rt_depth++;
-  S->f->loop_depth++;
-  PtrVec body = {0};
-  exec_nested(S, &s->body, &body);
-  if (S->f->returned && !S->f->is_kernel)
-    sema_error(S, s, "'return' inside a loop of an inlined function is not supported yet");
-  S->f->returned = false;
-  S->f->loop_depth--;
-  S->f->rt_depth--;
-  check_carried(S, s, &names, &before, &body, "loop");
-  held_vars_of(S, &names, &before, t);
-  t->body = to_tlist(S, &body);
+  loop_body(S, s, t, &names, &before);
   emit_stmt(S, t);
 }
 
