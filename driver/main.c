@@ -49,7 +49,8 @@ static void usage_compile(FILE *f) {
           "                        be numbers, quoted strings ('leaky_relu'), True or False\n"
           "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
           "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR\n"
-          "                        with source locations), tile-gpu (tile IR with layouts)\n"
+          "                        with source locations), tile-gpu (tile IR with layouts),\n"
+          "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx\n"
           "  --dump-after=PASS     also print the IR after PASS to standard error\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
@@ -198,9 +199,14 @@ static int cmd_compile(int argc, char **argv) {
     opt.emit = TILEC_EMIT_TILE;
   } else if (!strcmp(emit, "tile-gpu")) {
     opt.emit = TILEC_EMIT_TILE_GPU;
-  } else if (!strcmp(emit, "llvm-mlir") || !strcmp(emit, "llvm") ||
-             !strcmp(emit, "ptx") || !strcmp(emit, "cubin")) {
-    rc = usage_error("--emit=%s is not available yet (this build supports ast, tile and tile-gpu)", emit);
+  } else if (!strcmp(emit, "llvm-mlir")) {
+    opt.emit = TILEC_EMIT_LLVM_MLIR;
+  } else if (!strcmp(emit, "llvm")) {
+    opt.emit = TILEC_EMIT_LLVM;
+  } else if (!strcmp(emit, "ptx")) {
+    opt.emit = TILEC_EMIT_PTX;
+  } else if (!strcmp(emit, "cubin")) {
+    rc = usage_error("--emit=%s is not available yet (this build supports ast, tile, tile-gpu, llvm-mlir, llvm, ptx)", emit);
     goto done;
   } else {
     rc = usage_error("unknown --emit kind '%s' (expected ast, tile, tile-gpu, llvm-mlir, llvm, ptx or cubin)", emit);

@@ -19,6 +19,7 @@
 
 #include "../frontend/frontend.h"
 #include "../ir/ir.h"
+#include "../codegen/codegen.h"
 #include "../passes/passes.h"
 
 struct tilec_result {
@@ -127,11 +128,20 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       mlirOperationSetAttributeByName(fn, mlirStringRefCreateFromCString("tile.target"),
                                       mlirStringAttrGet(ir_mlir(ic), mlirStringRefCreateFromCString(arch)));
     }
-    if (ok && options->emit == TILEC_EMIT_TILE_GPU) {
-      PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32};
-      ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->dump_after, &dump);
+    PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32};
+    if (ok && options->emit >= TILEC_EMIT_TILE_GPU) ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->dump_after, &dump);
+    if (ok && options->emit <= TILEC_EMIT_TILE_GPU) ir_print(&sb, mlirModuleGetOperation(mod), options->emit == TILEC_EMIT_TILE);
+    if (ok && options->emit >= TILEC_EMIT_LLVM_MLIR) {
+      /* codegen: per-thread LLVM/NVVM dialect, then LLVM IR, then PTX */
+      MlirModule llvm = cg_lower(&pc, mlirModuleGetOperation(mod), arch);
+      ok = !mlirModuleIsNull(llvm);
+      if (ok && options->emit == TILEC_EMIT_LLVM_MLIR) ir_print(&sb, mlirModuleGetOperation(llvm), false);
+      if (ok && options->emit > TILEC_EMIT_LLVM_MLIR) {
+        ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm)) &&
+             cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, &sb);
+      }
+      if (!mlirModuleIsNull(llvm)) mlirModuleDestroy(llvm);
     }
-    if (ok) ir_print(&sb, mlirModuleGetOperation(mod), options->emit == TILEC_EMIT_TILE);
     if (!mlirModuleIsNull(mod)) mlirModuleDestroy(mod);
     ir_context_destroy(ic);
   }

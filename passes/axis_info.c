@@ -213,7 +213,21 @@ static void visit(MlirOperation op, void *user) {
   } else if (op_is(op, "arith.cmpi") || op_is(op, "arith.andi") || op_is(op, "arith.ori") || op_is(op, "arith.select")) {
     int base = op_is(op, "arith.select") ? 1 : 0;
     AxisInfo x = get(aa, mlirOperationGetOperand(op, base)), y = get(aa, mlirOperationGetOperand(op, base + 1));
-    for (int d = 0; d < n; d++) out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+    int64_t pred = op_int_attr(op, "predicate", 0);
+    bool ordered = op_is(op, "arith.cmpi") && pred >= 2; /* slt, sle, sgt, sge, ult, ... */
+    for (int d = 0; d < n; d++) {
+      out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+      /* a run [a, a+1, ..] against a constant c: when both are multiples of
+       * g, no run of g straddles c, so the result is constant over it */
+      if (ordered && x.contiguity[d] > 1 && y.constancy[d] > 1) {
+        int64_t g = gcd(x.contiguity[d], gcd(x.divisibility[d], y.divisibility[d]));
+        if (g > out.constancy[d]) out.constancy[d] = g;
+      }
+      if (ordered && y.contiguity[d] > 1 && x.constancy[d] > 1) {
+        int64_t g = gcd(y.contiguity[d], gcd(y.divisibility[d], x.divisibility[d]));
+        if (g > out.constancy[d]) out.constancy[d] = g;
+      }
+    }
   } else if (t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy) {
     out = get(aa, a0);
     MlirAttribute vals = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("values"));

@@ -31,6 +31,9 @@ typedef enum tilec_emit {
   TILEC_EMIT_AST = 0,  /* the typed, specialized AST as text */
   TILEC_EMIT_TILE = 1, /* tile IR (MLIR) as built from the AST, with source locations */
   TILEC_EMIT_TILE_GPU = 2, /* tile IR after the layout passes: every tensor has a layout */
+  TILEC_EMIT_LLVM_MLIR = 3, /* the kernel in MLIR's LLVM and NVVM dialects */
+  TILEC_EMIT_LLVM = 4,      /* LLVM IR for NVPTX, after O3 */
+  TILEC_EMIT_PTX = 5,       /* PTX assembly */
 } tilec_emit;
 
 typedef struct tilec_compile_options {

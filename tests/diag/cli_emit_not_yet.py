@@ -1,4 +1,4 @@
-# ARGS: -s "*fp32:16, i32, 1024" --emit=llvm
+# ARGS: -s "*fp32:16, i32, 1024" --emit=cubin
 # EXIT: 2
 import triton
 import triton.language as tl

@@ -1,0 +1,27 @@
+/*
+ * codegen.h — tile IR with layouts to PTX.
+ *
+ *   tile-gpu --lower--> LLVM/NVVM dialect (one value per thread per element)
+ *            --translate--> LLVM IR --O3--> NVPTX --> PTX text
+ *
+ * Memory accesses that need a predicate are calls to `tilec.*` functions in
+ * the LLVM dialect; the GPU step expands them into PTX (the CPU emulator
+ * binds the same names to C), so no inline assembly is in the IR the two
+ * share.
+ */
+#ifndef TILEC_CODEGEN_H
+#define TILEC_CODEGEN_H
+
+#include "../passes/passes.h"
+
+/* Lowers the kernel of a tile-gpu module to a new module in the LLVM and
+ * NVVM dialects; a null module with diagnostics when an op has no lowering. */
+MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch);
+
+/* Expands the tilec.* calls for the GPU (predicated PTX). */
+bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module);
+
+/* LLVM dialect -> LLVM IR text (emit_llvm) or PTX text; appended to out. */
+bool cg_emit(PassCtx *pc, MlirOperation llvm_module, const char *arch, bool emit_llvm, StrBuf *out);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * gpu.c — the GPU end: tilec.* calls to PTX, MLIR's LLVM dialect to LLVM IR,
+ * O3, and NVPTX's assembly printer.
+ *
+ * cg_expand_for_gpu replaces each predicated access function with inline
+ * PTX (`@p ld.global.b32`, `@p st.global.b32`): only the GPU path sees it.
+ * Output is deterministic: the same module gives the same text.
+ */
+#include "codegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/LLVM.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/RegisterEverything.h>
+#include <mlir-c/Target/LLVMIR.h>
+
+/* Not declared by llvm-c/Target.h unless NVPTX is LLVM's native target. */
+void LLVMInitializeNVPTXTargetInfo(void);
+void LLVMInitializeNVPTXTarget(void);
+void LLVMInitializeNVPTXTargetMC(void);
+void LLVMInitializeNVPTXAsmPrinter(void);
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+typedef struct Calls {
+  Arena *a;
+  PtrVec v;
+} Calls;
+
+static void collect(MlirOperation op, void *user) {
+  Calls *c = user;
+  if (!op_is(op, "llvm.call")) return;
+  MlirAttribute callee = mlirOperationGetAttributeByName(op, str("callee"));
+  MlirStringRef n = mlirFlatSymbolRefAttrGetValue(callee);
+  if (n.length > 6 && !memcmp(n.data, "tilec.", 6)) vec_push(c->a, &c->v, op.ptr);
+}
+
+static char reg_letter(int bits) { return bits == 64 ? 'l' : bits == 32 ? 'r' : 'h'; }
+
+/* tilec.ld.v4.b32(ptr, pred, other x4) -> {i32 x4}, tilec.st.v4.b32(ptr, pred, value x4) */
+static void expand_vector(PassCtx *pc, MlirOperation call, bool load, int vec, int bits) {
+  MlirContext ctx = ir_mlir(pc->ic);
+  MlirLocation loc = mlirOperationGetLocation(call);
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirValue ops[2 + 4];
+  ops[0] = mlirOperationGetOperand(call, 0);
+  MlirValue pred = mlirOperationGetOperand(call, 1);
+  ops[1] = mlirOperationGetResult(create_before(call, "llvm.zext", loc, 1, &i32, 1, &pred, 0, NULL), 0);
+  for (int j = 0; j < vec; j++) ops[2 + j] = mlirOperationGetOperand(call, 2 + j);
+  char r = reg_letter(bits);
+  StrBuf text = {0}, cons = {0};
+  if (load) {
+    sb_printf(&text, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; ", vec + 1);
+    for (int j = 0; j < vec; j++) sb_printf(&text, "mov.b%d $%d, $%d; ", bits, j, vec + 2 + j);
+    sb_printf(&text, "@p ld.global.v%d.b%d {", vec, bits);
+    for (int j = 0; j < vec; j++) sb_printf(&text, "%s$%d", j ? ", " : "", j);
+    sb_printf(&text, "}, [$%d]; }", vec);
+    for (int j = 0; j < vec; j++) sb_printf(&cons, "=%c,", r);
+    sb_printf(&cons, "l,r");
+    for (int j = 0; j < vec; j++) sb_printf(&cons, ",%c", r);
+  } else {
+    sb_printf(&text, "{ .reg .pred p; setp.ne.b32 p, $1, 0; @p st.global.v%d.b%d [$0], {", vec, bits);
+    for (int j = 0; j < vec; j++) sb_printf(&text, "%s$%d", j ? ", " : "", 2 + j);
+    sb_printf(&text, "}; }");
+    sb_printf(&cons, "l,r");
+    for (int j = 0; j < vec; j++) sb_printf(&cons, ",%c", r);
+  }
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, mlirStringRefCreate(text.s, text.len))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, mlirStringRefCreate(cons.s, cons.len))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
+  };
+  sb_free(&text);
+  sb_free(&cons);
+  MlirType rt = load ? mlirValueGetType(mlirOperationGetResult(call, 0)) : (MlirType){NULL};
+  MlirOperation a = create_before(call, "llvm.inline_asm", loc, load ? 1 : 0, &rt, 2 + vec, ops, load ? 2 : 3, attrs);
+  if (load) mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
+  op_erase(call);
+}
+
+static void expand_call(PassCtx *pc, MlirOperation call) {
+  MlirContext ctx = ir_mlir(pc->ic);
+  MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
+  bool load = n.length > 9 && !memcmp(n.data, "tilec.ld.", 9);
+  if (n.data[9] == 'v') {
+    int vec = atoi(n.data + 10);
+    const char *b = memchr(n.data + 10, 'b', n.length - 10);
+    expand_vector(pc, call, load, vec, b ? atoi(b + 1) : 32);
+    return;
+  }
+  int bits = atoi(n.data + 10);
+  MlirLocation loc = mlirOperationGetLocation(call);
+  MlirValue ptr = mlirOperationGetOperand(call, 0), pred = mlirOperationGetOperand(call, 1);
+  MlirValue data = mlirOperationGetOperand(call, 2);
+  /* inline asm takes no i1: the predicate travels as an i32 */
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirValue p32 = mlirOperationGetResult(create_before(call, "llvm.zext", loc, 1, &i32, 1, &pred, 0, NULL), 0);
+  MlirType it = mlirIntegerTypeGet(ctx, (unsigned)(bits < 16 ? 16 : bits));
+  if (bits < 16) {
+    data = mlirOperationGetResult(create_before(call, "llvm.zext", loc, 1, &it, 1, &data, 0, NULL), 0);
+  }
+  char asm_text[256], cons[64];
+  char r = reg_letter(bits < 16 ? 16 : bits);
+  int mb = bits < 16 ? 16 : bits;
+  if (load) {
+    snprintf(asm_text, sizeof asm_text,
+             "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, $3; @p ld.global.b%d $0, [$1]; }", mb, bits);
+    snprintf(cons, sizeof cons, "=%c,l,r,%c", r, r);
+  } else {
+    snprintf(asm_text, sizeof asm_text, "{ .reg .pred p; setp.ne.b32 p, $1, 0; @p st.global.b%d [$0], $2; }", bits);
+    snprintf(cons, sizeof cons, "l,r,%c", r);
+  }
+  MlirValue ops[3] = {ptr, p32, data};
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(asm_text))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
+  };
+  MlirOperation a = create_before(call, "llvm.inline_asm", loc, load ? 1 : 0, &it, 3, ops, load ? 2 : 3, attrs);
+  if (load) {
+    MlirValue v = mlirOperationGetResult(a, 0);
+    MlirType want = mlirValueGetType(mlirOperationGetResult(call, 0));
+    if (bits < 16) v = mlirOperationGetResult(create_before(call, "llvm.trunc", loc, 1, &want, 1, &v, 0, NULL), 0);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), v);
+  }
+  op_erase(call);
+}
+
+bool cg_expand_for_gpu(PassCtx *pc, MlirOperation module) {
+  Calls c = {.a = pc->a};
+  walk_ops(module, collect, &c, false);
+  for (int i = 0; i < c.v.n; i++) expand_call(pc, (MlirOperation){c.v.v[i]});
+  /* the declarations go with the calls */
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op); op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    MlirStringRef n = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("sym_name")));
+    if (n.length > 6 && !memcmp(n.data, "tilec.", 6)) op_erase(op);
+  }
+  return true;
+}
+
+static void pipeline_error(MlirStringRef s, void *user) { sb_printf((StrBuf *)user, "%.*s", (int)s.length, s.data); }
+
+bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
+  static bool registered;
+  MlirContext ctx = ir_mlir(pc->ic);
+  if (!registered) {
+    mlirRegisterAllPasses();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    registered = true;
+  }
+  mlirRegisterAllLLVMTranslations(ctx);
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  StrBuf err = {0};
+  MlirLogicalResult ok = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                               str("builtin.module(convert-arith-to-llvm,reconcile-unrealized-casts)"),
+                                               pipeline_error, &err);
+  if (mlirLogicalResultIsSuccess(ok)) ok = mlirPassManagerRunOnOp(pm, module);
+  mlirPassManagerDestroy(pm);
+  if (mlirLogicalResultIsFailure(ok)) {
+    diag_plain_error(pc->d, "lowering to the LLVM dialect failed%s%s", err.len ? ": " : "", err.s ? err.s : "");
+    sb_free(&err);
+    return false;
+  }
+  sb_free(&err);
+  LLVMContextRef lctx = LLVMContextCreate();
+  LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(module, lctx);
+  if (!lm) {
+    LLVMContextDispose(lctx);
+    diag_plain_error(pc->d, "translation to LLVM IR failed");
+    return false;
+  }
+  char *msg = NULL;
+  LLVMTargetRef target;
+  bool good = !LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &msg);
+  LLVMTargetMachineRef tm = NULL;
+  if (good) {
+    /* sm_90a needs PTX 8.0; the others are content with it */
+    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, "+ptx80", LLVMCodeGenLevelAggressive,
+                                 LLVMRelocDefault, LLVMCodeModelDefault);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    char *dls = LLVMCopyStringRepOfTargetData(dl);
+    LLVMSetDataLayout(lm, dls);
+    LLVMDisposeMessage(dls);
+    LLVMDisposeTargetData(dl);
+    LLVMSetTarget(lm, "nvptx64-nvidia-cuda");
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(lm, "default<O3>", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+      char *em = LLVMGetErrorMessage(e);
+      diag_plain_error(pc->d, "LLVM optimization failed: %s", em);
+      LLVMDisposeErrorMessage(em);
+      good = false;
+    }
+  } else {
+    diag_plain_error(pc->d, "no NVPTX target in this LLVM: %s", msg ? msg : "");
+  }
+  if (good && emit_llvm) {
+    char *text = LLVMPrintModuleToString(lm);
+    sb_printf(out, "%s", text);
+    LLVMDisposeMessage(text);
+  } else if (good) {
+    LLVMMemoryBufferRef buf;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, LLVMAssemblyFile, &msg, &buf)) {
+      diag_plain_error(pc->d, "PTX emission failed: %s", msg ? msg : "");
+      good = false;
+    } else {
+      sb_printf(out, "%.*s", (int)LLVMGetBufferSize(buf), LLVMGetBufferStart(buf));
+      LLVMDisposeMemoryBuffer(buf);
+    }
+  }
+  if (msg) LLVMDisposeMessage(msg);
+  if (tm) LLVMDisposeTargetMachine(tm);
+  LLVMDisposeModule(lm);
+  LLVMContextDispose(lctx);
+  return good;
+}

@@ -1,0 +1,560 @@
+/*
+ * lower.c — tile IR with layouts to the LLVM and NVVM dialects.
+ *
+ * A direct emitter (the C API has no dialect conversion): it walks the
+ * kernel in order and keeps, for each tile value, the values one thread
+ * holds — one per element its layout gives it. A blocked layout's element
+ * k of a thread sits at a multi-index computed from the lane and warp ids;
+ * elementwise ops apply per element, splats replicate, broadcasts and
+ * expand_dims re-index. arith ops are emitted per element as scalar arith
+ * ops and lowered by MLIR's arith-to-llvm afterwards.
+ *
+ * Predicated memory accesses are calls to `tilec.ld.<b>` / `tilec.st.<b>`
+ * (b = 8, 16, 32, 64 bits); cg_expand_for_gpu turns them into PTX.
+ *
+ * Supported so far: program ids, ranges, splats, broadcasts, expand_dims,
+ * pointer arithmetic, loads and stores (masked), scalar and elementwise
+ * arith, conversions between identical layouts. Anything else is reported
+ * at its source position.
+ */
+#include "codegen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/LLVM.h>
+
+typedef struct Vals {
+  int n;
+  MlirValue *v;
+} Vals;
+
+typedef struct Lower {
+  PassCtx *pc;
+  MlirContext ctx;
+  MlirModule out;
+  MlirBlock block;    /* where ops go */
+  MlirOperation term; /* ops are inserted before it */
+  MlirValue lane, warp;
+  PtrVec keys, vals;  /* tile value -> Vals* */
+  PtrVec declared;    /* names of tilec.* functions declared */
+  AxisAnalysis *aa;
+  bool failed;
+} Lower;
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static void fail(Lower *L, MlirOperation op, const char *msg) {
+  char buf[300];
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(buf, sizeof buf, "'%.*s' %s", (int)n.length, n.data, msg);
+  mlirEmitError(mlirOperationGetLocation(op), buf);
+  L->failed = true;
+}
+
+static Vals *get(Lower *L, MlirValue v) {
+  for (int i = L->keys.n - 1; i >= 0; i--)
+    if (L->keys.v[i] == v.ptr) return L->vals.v[i];
+  return NULL;
+}
+
+static void put(Lower *L, MlirValue v, Vals *x) {
+  vec_push(L->pc->a, &L->keys, (void *)v.ptr);
+  vec_push(L->pc->a, &L->vals, x);
+}
+
+static Vals *new_vals(Lower *L, int n) {
+  Vals *x = arena_alloc(L->pc->a, sizeof *x);
+  x->n = n;
+  x->v = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(n + 1));
+  return x;
+}
+
+static MlirOperation emit(Lower *L, const char *name, int nres, const MlirType *res, int nops, const MlirValue *ops,
+                          int nattrs, const MlirNamedAttribute *attrs) {
+  MlirLocation loc = mlirLocationUnknownGet(L->ctx);
+  MlirOperationState st = mlirOperationStateGet(str(name), loc);
+  if (nres) mlirOperationStateAddResults(&st, nres, res);
+  if (nops) mlirOperationStateAddOperands(&st, nops, ops);
+  if (nattrs) mlirOperationStateAddAttributes(&st, nattrs, attrs);
+  MlirOperation op = mlirOperationCreate(&st);
+  if (mlirOperationIsNull(op)) fe_internal_error(__FILE__, __LINE__, name);
+  mlirBlockInsertOwnedOperationBefore(L->block, L->term, op);
+  return op;
+}
+
+static MlirValue emit1(Lower *L, const char *name, MlirType t, int nops, const MlirValue *ops, int nattrs,
+                       const MlirNamedAttribute *attrs) {
+  return mlirOperationGetResult(emit(L, name, 1, &t, nops, ops, nattrs, attrs), 0);
+}
+
+static MlirNamedAttribute named(Lower *L, const char *name, MlirAttribute a) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(L->ctx, str(name)), a);
+}
+
+static MlirType i32(Lower *L) { return mlirIntegerTypeGet(L->ctx, 32); }
+
+static MlirValue const_i32(Lower *L, int64_t v) {
+  MlirNamedAttribute a = named(L, "value", mlirIntegerAttrGet(i32(L), v));
+  return emit1(L, "arith.constant", i32(L), 0, NULL, 1, &a);
+}
+
+static MlirValue bin(Lower *L, const char *name, MlirValue a, MlirValue b) {
+  MlirValue ops[2] = {a, b};
+  return emit1(L, name, mlirValueGetType(a), 2, ops, 0, NULL);
+}
+
+/* ---- types ---------------------------------------------------------------------- */
+
+static bool is_tile_ptr(PassCtx *pc, MlirType t) {
+  StrBuf sb = {0};
+  ir_type_text(&sb, t);
+  bool r = sb.s && !strncmp(sb.s, "!tile.ptr<", 10);
+  sb_free(&sb);
+  (void)pc;
+  return r;
+}
+
+/* The pointee of !tile.ptr<T>, as an MLIR type. */
+static MlirType pointee(PassCtx *pc, MlirType t) {
+  StrBuf sb = {0};
+  ir_type_text(&sb, t);
+  char buf[64];
+  size_t n = sb.len > 11 ? sb.len - 11 : 0;
+  if (n >= sizeof buf) n = sizeof buf - 1;
+  memcpy(buf, sb.s + 10, n);
+  buf[n] = 0;
+  sb_free(&sb);
+  return ir_parse_type(pc->ic, buf);
+}
+
+/* The per-thread scalar type of a tile type (pointers become !llvm.ptr<1>). */
+static MlirType scalar_of(Lower *L, MlirType t) {
+  MlirType e = mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t;
+  return is_tile_ptr(L->pc, e) ? mlirLLVMPointerTypeGet(L->ctx, 1) : e;
+}
+
+static int bits_of(MlirType t) {
+  if (mlirTypeIsAInteger(t)) return (int)mlirIntegerTypeGetWidth(t);
+  if (mlirTypeIsAF16(t) || mlirTypeIsABF16(t)) return 16;
+  if (mlirTypeIsAF32(t)) return 32;
+  if (mlirTypeIsAF64(t)) return 64;
+  return 8;
+}
+
+/* ---- layouts: which elements a thread holds, and where --------------------------------- */
+
+typedef struct Elems {
+  int rank, n;
+  int64_t shape[MAX_RANK];
+  int per[MAX_RANK];  /* elements per thread along each dim */
+  Layout l;           /* the blocked layout (the parent for slices) */
+  int sliced;         /* the removed dim of a slice layout, else -1 */
+} Elems;
+
+static bool elems_of(Lower *L, MlirType t, Elems *e) {
+  memset(e, 0, sizeof *e);
+  e->sliced = -1;
+  Layout l;
+  if (!layout_of_type(L->pc, t, &l)) return false;
+  int r = (int)mlirShapedTypeGetRank(t);
+  int64_t shape[MAX_RANK];
+  for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
+  if (l.kind == L_SLICE) {
+    if (l.parent->kind != L_BLOCKED) return false;
+    e->sliced = l.dim;
+    e->l = *l.parent;
+    /* the parent's shape, with 1 in the removed dimension */
+    for (int i = 0, k = 0; i < l.parent->rank; i++) e->shape[i] = i == l.dim ? 1 : shape[k++];
+    e->rank = l.parent->rank;
+  } else if (l.kind == L_BLOCKED) {
+    e->l = l;
+    e->rank = r;
+    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
+  } else {
+    return false;
+  }
+  e->n = 1;
+  for (int d = 0; d < e->rank; d++) {
+    int64_t tile = (int64_t)e->l.spt[d] * e->l.tpw[d] * e->l.wpc[d];
+    int64_t reps = e->shape[d] > tile ? e->shape[d] / tile : 1;
+    e->per[d] = d == e->sliced ? 1 : (int)(e->l.spt[d] * reps);
+    e->n *= e->per[d];
+  }
+  return true;
+}
+
+/* The per-dim counters of element k: the fastest dimension varies fastest. */
+static void counters(const Elems *e, int k, int *c) {
+  for (int i = 0; i < e->rank; i++) {
+    int d = e->l.order[i];
+    c[d] = k % e->per[d];
+    k /= e->per[d];
+  }
+}
+
+static int element_of(const Elems *e, const int *c) {
+  int k = 0;
+  for (int i = e->rank - 1; i >= 0; i--) {
+    int d = e->l.order[i];
+    k = k * e->per[d] + c[d];
+  }
+  return k;
+}
+
+/* The index along dim d of element k: rep * footprint + (warp * tpw + lane) * spt + j. */
+static MlirValue index_of(Lower *L, const Elems *e, int k, int dim) {
+  int c[MAX_RANK];
+  counters(e, k, c);
+  const Layout *l = &e->l;
+  if (dim == e->sliced) return const_i32(L, 0);
+  /* lane and warp coordinates along dim, from the order */
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != dim; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  MlirValue lane = bin(L, "arith.remui", bin(L, "arith.divui", L->lane, const_i32(L, lane_div)), const_i32(L, l->tpw[dim]));
+  MlirValue warp = bin(L, "arith.remui", bin(L, "arith.divui", L->warp, const_i32(L, warp_div)), const_i32(L, l->wpc[dim]));
+  int spt = l->spt[dim];
+  int64_t footprint = (int64_t)spt * l->tpw[dim] * l->wpc[dim];
+  int rep = c[dim] / spt, j = c[dim] % spt;
+  MlirValue thread = bin(L, "arith.addi", bin(L, "arith.muli", warp, const_i32(L, l->tpw[dim])), lane);
+  MlirValue idx = bin(L, "arith.addi", bin(L, "arith.muli", thread, const_i32(L, spt)),
+                      const_i32(L, (int64_t)rep * footprint + j));
+  /* a layout wider than the tensor wraps around: those threads replicate */
+  if (footprint > e->shape[dim]) idx = bin(L, "arith.remui", idx, const_i32(L, e->shape[dim]));
+  return idx;
+}
+
+/* ---- ops ----------------------------------------------------------------------------- */
+
+static int count_of(Lower *L, MlirType t) {
+  if (!mlirTypeIsARankedTensor(t)) return 1;
+  Elems e;
+  return elems_of(L, t, &e) ? e.n : -1;
+}
+
+/* Declares `name` (a tilec.* function) with the given signature once. */
+static void declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirType *args) {
+  for (int i = 0; i < L->declared.n; i++)
+    if (!strcmp(L->declared.v[i], name)) return;
+  vec_push(L->pc->a, &L->declared, arena_strndup(L->pc->a, name, strlen(name)));
+  MlirNamedAttribute attrs[2] = {
+      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
+      named(L, "function_type", mlirTypeAttrGet(mlirLLVMFunctionTypeGet(ret, nargs, args, false))),
+  };
+  MlirOperationState st = mlirOperationStateGet(str("llvm.func"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddAttributes(&st, 2, attrs);
+  MlirRegion r = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&st, 1, &r);
+  MlirOperation f = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, f);
+}
+
+static MlirValue call(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args) {
+  MlirType types[8];
+  if (n > 8) fe_internal_error(__FILE__, __LINE__, "too many arguments");
+  for (int i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
+  bool is_void = mlirTypeIsNull(ret);
+  declare(L, name, is_void ? mlirLLVMVoidTypeGet(L->ctx) : ret, n, types);
+  int32_t seg[2] = {n, 0};
+  MlirNamedAttribute attrs[3] = {
+      named(L, "callee", mlirFlatSymbolRefAttrGet(L->ctx, str(name))),
+      named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+      named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
+  };
+  MlirOperation op = emit(L, "llvm.call", is_void ? 0 : 1, &ret, n, args, 3, attrs);
+  return is_void ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+}
+
+/* A value as the integer of its width (for the predicated access functions). */
+static MlirValue as_bits(Lower *L, MlirValue v) {
+  MlirType t = mlirValueGetType(v);
+  if (mlirTypeIsAInteger(t)) return v;
+  return emit1(L, "arith.bitcast", mlirIntegerTypeGet(L->ctx, (unsigned)bits_of(t)), 1, &v, 0, NULL);
+}
+
+static MlirValue from_bits(Lower *L, MlirValue v, MlirType t) {
+  if (mlirTypeIsAInteger(t)) return v;
+  return emit1(L, "arith.bitcast", t, 1, &v, 0, NULL);
+}
+
+/* How many consecutive elements one access can move: the layout's run
+ * along its fastest dimension (coalesce made it as wide as alignment and
+ * contiguity allow), at most 128 bits, when the mask is constant over it. */
+static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
+  Elems e;
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !elems_of(L, mlirValueGetType(ptr), &e) || e.sliced >= 0)
+    return 1;
+  int fast = e.l.order[0];
+  int vec = e.l.spt[fast];
+  while (vec * bits > 128) vec /= 2;
+  if (vec > 4) vec = 4;
+  if (vec < 2 || bits < 16) return 1;
+  if (!mlirValueIsNull(mask)) {
+    const AxisInfo *ai = axis_info_of(L->aa, mask);
+    if (!ai || ai->constancy[fast] % vec) return 1;
+  }
+  return vec;
+}
+
+static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
+  MlirValue ptr = mlirOperationGetOperand(op, 0);
+  MlirType pt = mlirValueGetType(ptr);
+  if (!mlirTypeIsARankedTensor(pt) && !is_tile_ptr(L->pc, pt)) {
+    fail(L, op, "through a block pointer is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *p = get(L, ptr);
+  MlirValue mask = {NULL}, other = {NULL}, value = {NULL};
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  if (is_load) {
+    MlirAttribute seg = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+    int has_mask = mlirDenseI32ArrayGetElement(seg, 1), has_other = mlirDenseI32ArrayGetElement(seg, 2);
+    if (has_mask) mask = mlirOperationGetOperand(op, 1);
+    if (has_other) other = mlirOperationGetOperand(op, 1 + has_mask);
+  } else {
+    value = mlirOperationGetOperand(op, 1);
+    if (nops > 2) mask = mlirOperationGetOperand(op, 2);
+  }
+  Vals *m = mlirValueIsNull(mask) ? NULL : get(L, mask);
+  Vals *o = mlirValueIsNull(other) ? NULL : get(L, other);
+  Vals *v = mlirValueIsNull(value) ? NULL : get(L, value);
+  MlirType et = is_load ? scalar_of(L, mlirValueGetType(mlirOperationGetResult(op, 0))) : scalar_of(L, mlirValueGetType(value));
+  int bits = bits_of(et);
+  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  Vals *res = is_load ? new_vals(L, p->n) : NULL;
+  char name[32];
+  int vec = vector_width(L, ptr, mask, bits);
+  for (int k = 0; vec > 1 && k < p->n; k += vec) {
+    /* vec consecutive elements, one predicate: one 64- or 128-bit access */
+    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
+                                                               (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    MlirValue args[2 + 4];
+    args[0] = p->v[k];
+    args[1] = pred;
+    if (is_load) {
+      for (int j = 0; j < vec; j++)
+        args[2 + j] = o ? as_bits(L, o->v[k + j]) : mlirOperationGetResult(emit(L, "arith.constant", 1, &it, 0, NULL, 1,
+                                                                                  (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
+      MlirType fields[4] = {it, it, it, it};
+      MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, vec, fields, false);
+      snprintf(name, sizeof name, "tilec.ld.v%d.b%d", vec, bits);
+      MlirValue agg = call(L, name, st, 2 + vec, args);
+      for (int j = 0; j < vec; j++) {
+        MlirNamedAttribute pos = named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){j}));
+        res->v[k + j] = from_bits(L, emit1(L, "llvm.extractvalue", it, 1, &agg, 1, &pos), et);
+      }
+    } else {
+      for (int j = 0; j < vec; j++) args[2 + j] = as_bits(L, v->v[k + j]);
+      snprintf(name, sizeof name, "tilec.st.v%d.b%d", vec, bits);
+      call(L, name, (MlirType){NULL}, 2 + vec, args);
+    }
+  }
+  for (int k = 0; vec == 1 && k < p->n; k++) {
+    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
+                                                               (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    if (is_load) {
+      MlirValue dflt = o ? as_bits(L, o->v[k]) : mlirOperationGetResult(emit(L, "arith.constant", 1, &it, 0, NULL, 1,
+                                                                             (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
+      snprintf(name, sizeof name, "tilec.ld.b%d", bits);
+      MlirValue args[3] = {p->v[k], pred, dflt};
+      res->v[k] = from_bits(L, call(L, name, it, 3, args), et);
+    } else {
+      snprintf(name, sizeof name, "tilec.st.b%d", bits);
+      MlirValue args[3] = {p->v[k], pred, as_bits(L, v->v[k])};
+      call(L, name, (MlirType){NULL}, 3, args);
+    }
+  }
+  if (is_load) put(L, mlirOperationGetResult(op, 0), res);
+}
+
+static void lower_op(Lower *L, MlirOperation op) {
+  TileOp t = tile_op_of(op);
+  intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
+  MlirValue r = nres ? mlirOperationGetResult(op, 0) : (MlirValue){NULL};
+  MlirType rt = nres ? mlirValueGetType(r) : (MlirType){NULL};
+  int n = nres ? count_of(L, rt) : 0;
+  if (n < 0) {
+    fail(L, op, "has a result layout the GPU code generator does not support yet");
+    return;
+  }
+  if (op_is(op, "func.return")) return;
+  if (t == TOP_program_id || t == TOP_num_programs) {
+    static const char *const ids[2][3] = {{"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"},
+                                          {"nvvm.read.ptx.sreg.nctaid.x", "nvvm.read.ptx.sreg.nctaid.y", "nvvm.read.ptx.sreg.nctaid.z"}};
+    int axis = (int)op_int_attr(op, "axis", 0);
+    Vals *x = new_vals(L, 1);
+    x->v[0] = emit1(L, ids[t == TOP_num_programs][axis], i32(L), 0, NULL, 0, NULL);
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_make_range) {
+    Elems e;
+    elems_of(L, rt, &e);
+    Vals *x = new_vals(L, e.n);
+    int64_t start = op_int_attr(op, "start", 0);
+    int dim = e.sliced == 0 ? 1 : 0; /* the range's dimension in the (parent) layout */
+    for (int k = 0; k < e.n; k++) x->v[k] = bin(L, "arith.addi", index_of(L, &e, k, dim), const_i32(L, start));
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_splat) {
+    Vals *s = get(L, mlirOperationGetOperand(op, 0)), *x = new_vals(L, n);
+    for (int k = 0; k < n; k++) x->v[k] = s->v[0];
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_broadcast || t == TOP_expand_dims) {
+    /* same layout family: an element reads the source element with the
+     * same counters (a size-1 source dimension has a single one) */
+    MlirValue src = mlirOperationGetOperand(op, 0);
+    Elems es, ed;
+    if (!elems_of(L, mlirValueGetType(src), &es) || !elems_of(L, rt, &ed) || es.rank != ed.rank ||
+        !layout_equal(&es.l, &ed.l)) {
+      fail(L, op, "between these layouts is not supported yet by the GPU code generator");
+      return;
+    }
+    Vals *s = get(L, src), *x = new_vals(L, ed.n);
+    for (int k = 0; k < ed.n; k++) {
+      int c[MAX_RANK];
+      counters(&ed, k, c);
+      for (int d = 0; d < es.rank; d++) c[d] %= es.per[d];
+      x->v[k] = s->v[element_of(&es, c)];
+    }
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_convert_layout) {
+    Layout a, b;
+    if (layout_of_type(L->pc, mlirValueGetType(mlirOperationGetOperand(op, 0)), &a) && layout_of_type(L->pc, rt, &b) &&
+        layout_equal(&a, &b)) {
+      put(L, r, get(L, mlirOperationGetOperand(op, 0)));
+      return;
+    }
+    fail(L, op, "between different layouts is not supported yet by the GPU code generator");
+    return;
+  }
+  if (t == TOP_addptr) {
+    Vals *p = get(L, mlirOperationGetOperand(op, 0)), *o = get(L, mlirOperationGetOperand(op, 1)), *x = new_vals(L, n);
+    MlirType elem = pointee(L->pc, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt);
+    MlirNamedAttribute attrs[2] = {
+        named(L, "elem_type", mlirTypeAttrGet(elem)),
+        named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+    };
+    for (int k = 0; k < n; k++) {
+      MlirValue ops[2] = {p->v[k], o->v[k]};
+      x->v[k] = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, attrs);
+    }
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_load || t == TOP_store) {
+    lower_load_store(L, op, t == TOP_load);
+    return;
+  }
+  if (t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy) {
+    put(L, r, get(L, mlirOperationGetOperand(op, 0)));
+    return;
+  }
+  if (t == TOP_NONE && (op_is(op, "arith.constant"))) {
+    MlirAttribute v = mlirOperationGetAttributeByName(op, str("value"));
+    if (mlirAttributeIsADenseElements(v)) {
+      if (!mlirDenseElementsAttrIsSplat(v)) {
+        fail(L, op, "of a non-splat tensor is not supported yet by the GPU code generator");
+        return;
+      }
+      v = mlirDenseElementsAttrGetSplatValue(v);
+    }
+    MlirType st = scalar_of(L, rt);
+    MlirNamedAttribute a = named(L, "value", v);
+    Vals *x = new_vals(L, n);
+    MlirValue c = emit1(L, "arith.constant", st, 0, NULL, 1, &a);
+    for (int k = 0; k < n; k++) x->v[k] = c;
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_NONE && op_is_pure(op) && nres == 1 && mlirOperationGetNumRegions(op) == 0 &&
+      !op_is(op, "math.exp") /* math functions come from libdevice: not yet */) {
+    /* arith: the same op on each element's scalars */
+    MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
+    if (nm.length > 5 && !memcmp(nm.data, "math.", 5) && !op_is(op, "math.sqrt") && !op_is(op, "math.fma") &&
+        !op_is(op, "math.absf") && !op_is(op, "math.absi") && !op_is(op, "math.floor") && !op_is(op, "math.ceil")) {
+      fail(L, op, "is not supported yet by the GPU code generator (math functions come from libdevice)");
+      return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)nm.length, nm.data);
+    intptr_t na = mlirOperationGetNumAttributes(op);
+    MlirNamedAttribute attrs[16];
+    for (intptr_t i = 0; i < na && i < 16; i++) attrs[i] = mlirOperationGetAttribute(op, i);
+    Vals *ins[8];
+    for (intptr_t i = 0; i < nops && i < 8; i++) {
+      ins[i] = get(L, mlirOperationGetOperand(op, i));
+      if (!ins[i]) {
+        fail(L, op, "uses a value the GPU code generator has not lowered");
+        return;
+      }
+    }
+    MlirType st = scalar_of(L, rt);
+    Vals *x = new_vals(L, n);
+    for (int k = 0; k < n; k++) {
+      MlirValue ops[8];
+      for (intptr_t i = 0; i < nops && i < 8; i++) ops[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
+      x->v[k] = emit1(L, name, st, (int)nops, ops, (int)na, attrs);
+    }
+    put(L, r, x);
+    return;
+  }
+  fail(L, op, "is not supported yet by the GPU code generator");
+}
+
+MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
+  Lower lw = {.pc = pc, .ctx = ir_mlir(pc->ic)};
+  Lower *L = &lw;
+  L->aa = axis_analyze(pc, tile_module);
+  (void)arch;
+  MlirOperation fn = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(tile_module, 0)));
+  MlirAttribute name = mlirOperationGetAttributeByName(fn, str("sym_name"));
+  MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
+  int np = (int)mlirBlockGetNumArguments(entry);
+  /* the skeleton: a kernel taking pointers as !llvm.ptr<1> */
+  StrBuf sb = {0};
+  MlirStringRef nm = mlirStringAttrGetValue(name);
+  sb_printf(&sb, "module attributes {llvm.target_triple = \"nvptx64-nvidia-cuda\"} {\n  llvm.func @%.*s(", (int)nm.length, nm.data);
+  for (int i = 0; i < np; i++) {
+    MlirType t = mlirValueGetType(mlirBlockGetArgument(entry, i));
+    sb_printf(&sb, "%s%%a%d: ", i ? ", " : "", i);
+    if (is_tile_ptr(pc, t)) sb_printf(&sb, "!llvm.ptr<1>");
+    else ir_type_text(&sb, t);
+  }
+  sb_printf(&sb, ") attributes {nvvm.kernel, nvvm.maxntid = array<i32: %d>} {\n    llvm.return\n  }\n}\n",
+            32 * pc->num_warps);
+  L->out = mlirModuleCreateParse(L->ctx, mlirStringRefCreate(sb.s, sb.len));
+  sb_free(&sb);
+  if (mlirModuleIsNull(L->out)) fe_internal_error(__FILE__, __LINE__, "kernel skeleton does not parse");
+  MlirOperation kfn = mlirBlockGetFirstOperation(mlirModuleGetBody(L->out));
+  L->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(kfn, 0));
+  L->term = mlirBlockGetFirstOperation(L->block);
+  for (int i = 0; i < np; i++) {
+    Vals *x = new_vals(L, 1);
+    x->v[0] = mlirBlockGetArgument(L->block, i);
+    put(L, mlirBlockGetArgument(entry, i), x);
+  }
+  MlirValue tid = emit1(L, "nvvm.read.ptx.sreg.tid.x", i32(L), 0, NULL, 0, NULL);
+  L->lane = bin(L, "arith.remui", tid, const_i32(L, 32));
+  L->warp = bin(L, "arith.divui", tid, const_i32(L, 32));
+  for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->failed;
+       op = mlirOperationGetNextInBlock(op))
+    lower_op(L, op);
+  if (L->failed) {
+    mlirModuleDestroy(L->out);
+    return (MlirModule){NULL};
+  }
+  return L->out;
+}

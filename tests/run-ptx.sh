@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The ptx suite: kernels the GPU code generator handles compile to PTX that
+# ptxas accepts for sm_80 and sm_90a, with no spills and no stack frame, and
+# the same input gives byte-identical PTX. Skips (77) without ptxas.
+set -u
+tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ptxas=$2
+[ -x "$ptxas" ] || { echo "no ptxas at $ptxas: skipped"; exit 77; }
+cd "$(dirname "$0")/../examples" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+# kernel file, then tilec arguments
+kernels=(
+  "vector_add.py|-k add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024'"
+  "vector_add.py|-k add_kernel -s '*fp16, *fp16, *fp16, i32, 256' -w 2"
+  "static_range.py|-k poly_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024'"
+)
+for entry in "${kernels[@]}"; do
+  file=${entry%%|*}
+  args=${entry#*|}
+  for arch in sm_80 sm_90a; do
+    if ! eval "\"$tilec\" compile $file $args --arch=$arch --emit=ptx -o \"$tmp/k.ptx\""; then
+      echo "FAILED: tilec compile $file $args --arch=$arch --emit=ptx"
+      fail=1
+      continue
+    fi
+    if ! info=$("$ptxas" -arch="$arch" -v "$tmp/k.ptx" -o "$tmp/k.cubin" 2>&1); then
+      echo "FAILED: ptxas -arch=$arch -v on the PTX of $file $args"
+      echo "$info"
+      fail=1
+      continue
+    fi
+    if ! grep -q "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" <<< "$info"; then
+      echo "SPILLS: $file $args ($arch):"
+      echo "$info"
+      fail=1
+    fi
+    eval "\"$tilec\" compile $file $args --arch=$arch --emit=ptx -o \"$tmp/again.ptx\""
+    if ! cmp -s "$tmp/k.ptx" "$tmp/again.ptx"; then
+      echo "NOT DETERMINISTIC: $file $args ($arch)"
+      fail=1
+    fi
+  done
+done
+exit $fail
