@@ -1365,7 +1365,10 @@ static Val *eval_call(Sema *S, Node *n) {
   return call_value(S, n, callee, &args);
 }
 
+static void count_work(Sema *S, Node *at);
+
 static Val *eval(Sema *S, Node *n) {
+  count_work(S, n);
   if (++S->depth > 200) sema_error(S, n, "expression nested too deeply");
   Val *v;
   switch (n->kind) {
@@ -1917,12 +1920,13 @@ static void exec_return(Sema *S, Node *s) {
 }
 
 /* Unrolling and inlining multiply code: a kernel may not expand without
- * bound (nested static_range loops, a helper calling another twice). */
-#define MAX_WORK (1 << 18)
+ * bound (nested static_range loops, a helper calling another twice, a wide
+ * expression in an unrolled loop). Statements, calls and expressions count. */
+#define MAX_WORK (1 << 20)
 
 static void count_work(Sema *S, Node *at) {
   if (++S->work > MAX_WORK)
-    sema_error(S, at, "the kernel expands to more than %d statements after unrolling and inlining", MAX_WORK);
+    sema_error(S, at, "the kernel expands to more than %d operations after unrolling and inlining", MAX_WORK);
 }
 
 static void exec_stmt(Sema *S, Node *s) {
