@@ -450,21 +450,39 @@ static Combine combine_kind(Gen *G, const TNode *e, const char *kind) {
   gen_error(G, e, "reduction kind '%s' has no lowering", kind);
 }
 
+/* What reductions and scans share: their inputs, axis and element kind. */
+typedef struct Reduction {
+  MlirLocation loc;
+  const char *kind;
+  int axis, n;
+  MlirValue srcs[8];
+  bool fl, uns;
+} Reduction;
+
+static void reduction_inputs(Gen *G, const TNode *e, Reduction *r) {
+  r->loc = loc_of(G, e);
+  r->kind = attr_get(G, e, "kind");
+  r->axis = atoi(attr_get(G, e, "axis"));
+  r->n = e->args.n;
+  for (int i = 0; i < r->n; i++) r->srcs[i] = gen_expr(G, e->args.v[i]);
+  const Type *in = e->args.v[0]->type;
+  r->fl = is_float_dt(dt_of(in));
+  r->uns = is_unsigned(in);
+}
+
 /* Reduction of one call node; results in res[] (n of them). */
 static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
-  MlirLocation loc = loc_of(G, e);
-  const char *kind = attr_get(G, e, "kind");
-  int axis = atoi(attr_get(G, e, "axis"));
-  bool keep = attr_get(G, e, "keep_dims") != NULL;
-  int n = e->args.n;
-  MlirValue srcs[8];
-  for (int i = 0; i < n; i++) srcs[i] = gen_expr(G, e->args.v[i]);
+  Reduction rd;
+  reduction_inputs(G, e, &rd);
+  MlirLocation loc = rd.loc;
+  const char *kind = rd.kind;
+  int axis = rd.axis, n = rd.n;
+  bool keep = attr_get(G, e, "keep_dims") != NULL, fl = rd.fl, uns = rd.uns;
+  MlirValue *srcs = rd.srcs;
   if (axis < 0) {
     for (int i = 0; i < n; i++) srcs[i] = flatten(G, loc, srcs[i]);
   }
   int ax = axis < 0 ? 0 : axis;
-  const Type *in = e->args.v[0]->type;
-  bool fl = is_float_dt(dt_of(in)), uns = is_unsigned(in);
   MlirOperation op;
   int nres;
   if (!strcmp(kind, "combine")) {
@@ -477,7 +495,8 @@ static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
       op = reduce_op(G, loc, "tile.reduce", srcs, 2, ax, false, false, c, fl, uns, NULL);
       nres = strstr(kind, "with_index") ? 2 : 1;
       if (nres == 1) {
-        res[0] = keep_dims(G, loc, mlirOperationGetResult(op, 1), e->type, keep ? axis : -2);
+        MlirValue index = mlirOperationGetResult(op, 1);
+        res[0] = keep ? keep_dims(G, loc, index, e->type, axis) : index;
         return 1;
       }
     } else {
@@ -494,19 +513,14 @@ static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
 }
 
 static int gen_scan(Gen *G, const TNode *e, MlirValue *res) {
-  MlirLocation loc = loc_of(G, e);
-  const char *kind = attr_get(G, e, "kind");
-  int axis = atoi(attr_get(G, e, "axis"));
+  Reduction rd;
+  reduction_inputs(G, e, &rd);
   bool reverse = attr_get(G, e, "reverse") != NULL;
-  int n = e->args.n;
-  MlirValue srcs[8];
-  for (int i = 0; i < n; i++) srcs[i] = gen_expr(G, e->args.v[i]);
-  const Type *in = e->args.v[0]->type;
-  bool fl = is_float_dt(dt_of(in)), uns = is_unsigned(in);
-  MlirOperation op = !strcmp(kind, "combine")
-                         ? reduce_op(G, loc, "tile.scan", srcs, n, axis, true, reverse, C_SUM, fl, uns, e)
-                         : reduce_op(G, loc, "tile.scan", srcs, 1, axis, true, reverse,
-                                     !strcmp(kind, "sum") ? C_SUM : C_PROD, fl, uns, NULL);
+  int n = rd.n;
+  MlirOperation op = !strcmp(rd.kind, "combine")
+                         ? reduce_op(G, rd.loc, "tile.scan", rd.srcs, n, rd.axis, true, reverse, C_SUM, rd.fl, rd.uns, e)
+                         : reduce_op(G, rd.loc, "tile.scan", rd.srcs, 1, rd.axis, true, reverse,
+                                     !strcmp(rd.kind, "sum") ? C_SUM : C_PROD, rd.fl, rd.uns, NULL);
   for (int i = 0; i < n; i++) res[i] = mlirOperationGetResult(op, i);
   return n;
 }
