@@ -36,7 +36,7 @@ static void usage_main(FILE *f) {
 
 static void usage_compile(FILE *f) {
   fprintf(f,
-          "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=ast]\n"
+          "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=KIND]\n"
           "                     [-w N] [--num-stages N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
