@@ -14,8 +14,8 @@
  *
  * Supported so far: program ids, ranges, splats, broadcasts, expand_dims,
  * pointer arithmetic, loads and stores (masked), scalar and elementwise
- * arith, conversions between identical layouts. Anything else is reported
- * at its source position.
+ * arith, layout conversions (through shared memory). Anything else is
+ * reported at its source position.
  */
 #include "codegen.h"
 
@@ -42,6 +42,7 @@ typedef struct Lower {
   PtrVec keys, vals;  /* tile value -> Vals* */
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
+  int nshared; /* shared-memory buffers made so far */
   bool failed;
 } Lower;
 
@@ -374,6 +375,79 @@ static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   if (is_load) put(L, mlirOperationGetResult(op, 0), res);
 }
 
+/* The row-major offset of element k of a tensor of type t in layout e. */
+static MlirValue linear_index(Lower *L, const Elems *e, MlirType t, int k) {
+  int r = (int)mlirShapedTypeGetRank(t);
+  MlirValue lin = const_i32(L, 0);
+  for (int td = 0, d = 0; td < r; td++, d++) {
+    if (d == e->sliced) d++;
+    int64_t size = mlirShapedTypeGetDimSize(t, td);
+    lin = bin(L, "arith.addi", bin(L, "arith.muli", lin, const_i32(L, size)), index_of(L, e, k, d));
+  }
+  return lin;
+}
+
+/* A layout conversion through shared memory: every thread writes the
+ * elements it holds at their row-major places, and after a barrier reads
+ * those the new layout gives it. A barrier before the writes keeps a loop's
+ * next conversion from overwriting what slower threads still read. */
+static void lower_convert(Lower *L, MlirOperation op) {
+  MlirValue src = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
+  MlirType st = mlirValueGetType(src), rt = mlirValueGetType(r);
+  Elems es, ed;
+  if (!elems_of(L, st, &es) || !elems_of(L, rt, &ed)) {
+    fail(L, op, "between these layouts is not supported yet by the GPU code generator");
+    return;
+  }
+  MlirType et = scalar_of(L, rt);
+  bool ptr = mlirTypeIsALLVMPointerType(et), boolean = mlirTypeIsAInteger(et) && mlirIntegerTypeGetWidth(et) == 1;
+  MlirType mt = ptr ? mlirIntegerTypeGet(L->ctx, 64) : boolean ? mlirIntegerTypeGet(L->ctx, 8) : et;
+  int64_t numel = 1;
+  for (int i = 0; i < mlirShapedTypeGetRank(rt); i++) numel *= mlirShapedTypeGetDimSize(rt, i);
+  char name[32];
+  snprintf(name, sizeof name, "tilec_smem%d", L->nshared++);
+  MlirType arr = mlirLLVMArrayTypeGet(mt, (unsigned)numel);
+  MlirNamedAttribute gattrs[5] = {
+      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
+      named(L, "global_type", mlirTypeAttrGet(arr)),
+      named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
+      named(L, "addr_space", mlirIntegerAttrGet(i32(L), 3)),
+      named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
+  };
+  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddAttributes(&gs, 5, gattrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
+  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
+  MlirValue base = emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
+  MlirNamedAttribute gep[2] = {
+      named(L, "elem_type", mlirTypeAttrGet(mt)),
+      named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+  };
+  Vals *in = get(L, src), *out = new_vals(L, ed.n);
+  emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+  for (int k = 0; k < es.n; k++) {
+    MlirValue ops[2] = {base, linear_index(L, &es, st, k)};
+    MlirValue at = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 3), 2, ops, 2, gep);
+    MlirValue v = in->v[k];
+    if (ptr) v = emit1(L, "llvm.ptrtoint", mt, 1, &v, 0, NULL);
+    if (boolean) v = emit1(L, "arith.extui", mt, 1, &v, 0, NULL);
+    MlirValue sv[2] = {v, at};
+    emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+  }
+  emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+  for (int k = 0; k < ed.n; k++) {
+    MlirValue ops[2] = {base, linear_index(L, &ed, rt, k)};
+    MlirValue at = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 3), 2, ops, 2, gep);
+    MlirValue v = emit1(L, "llvm.load", mt, 1, &at, 0, NULL);
+    if (ptr) v = emit1(L, "llvm.inttoptr", et, 1, &v, 0, NULL);
+    if (boolean) v = emit1(L, "arith.trunci", et, 1, &v, 0, NULL);
+    out->v[k] = v;
+  }
+  put(L, r, out);
+}
+
 static void lower_op(Lower *L, MlirOperation op) {
   TileOp t = tile_op_of(op);
   intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
@@ -437,7 +511,7 @@ static void lower_op(Lower *L, MlirOperation op) {
       put(L, r, get(L, mlirOperationGetOperand(op, 0)));
       return;
     }
-    fail(L, op, "between different layouts is not supported yet by the GPU code generator");
+    lower_convert(L, op);
     return;
   }
   if (t == TOP_addptr) {

@@ -15,6 +15,7 @@ kernels=(
   "vector_add.py|-k add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024'"
   "vector_add.py|-k add_kernel -s '*fp16, *fp16, *fp16, i32, 256' -w 2"
   "static_range.py|-k poly_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024'"
+  "static_range.py|-k window_sum_kernel -s '*fp32:16, *fp32:16, i32, 8, 512'"
 )
 for entry in "${kernels[@]}"; do
   file=${entry%%|*}

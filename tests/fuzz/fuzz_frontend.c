@@ -16,24 +16,22 @@
  * no hang, no leak, no UB; every bad input just gives a diagnostic.
  *
  * Build (needs clang with libFuzzer, e.g. Debian clang-14 + libclang-rt-14-dev).
- * driver/pipeline.c also drives the tile IR (ir/, passes/), so the target
- * links MLIR 22's C API although the AST path never enters it. With Meson, in
- * a build dir of its own:
+ * driver/pipeline.c also drives the tile IR, passes and codegen (meson.build's
+ * ir_lib), so the target links them and MLIR 22's C API, although the AST path
+ * never enters them. With Meson, in a build dir of its own:
  *
  *     CC=clang meson setup /tmp/fuzzmeson /work/main -Dfuzz=true
- *     ninja -C /tmp/fuzzmeson tests/fuzz_frontend
+ *     nice ninja -C /tmp/fuzzmeson tests/fuzz_frontend
  *
- * or by hand (S=/work/main; ir/ and passes/ need no sanitizers):
+ * or the frontend by hand, reusing that dir's libtilec_ir.a (S=/work/main;
+ * take the -l list from meson.build's mlir_capi if it has grown):
  *
- *     clang $S/ir/embed.c -o embed && ./embed tile_irdl $S/ir/tile.irdl tile_irdl.h
- *     for f in $S/ir/{context,irgen,verify}.c $S/passes/[a-z]*.c; do
- *       clang -c -O1 -fsanitize=address -isystem /usr/lib/llvm-22/include \
- *         -I$S/include -I$S -I. $f -o ir_$(basename $f .c).o; done
  *     clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
  *       -fno-sanitize-recover=undefined -isystem /usr/lib/llvm-22/include \
  *       -I$S/include -I$S -DTILEC_VERSION='"fuzz"' \
  *       $S/frontend/{support,lex,parse,types,sema,builtins,ast}.c \
- *       $S/driver/pipeline.c $S/tests/fuzz/fuzz_frontend.c ir_*.o \
+ *       $S/driver/pipeline.c $S/tests/fuzz/fuzz_frontend.c \
+ *       /tmp/fuzzmeson/libtilec_ir.a \
  *       -L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib \
  *       -lMLIRCAPIIRDL -lMLIRCAPIRegisterEverything -lMLIRCAPIConversion \
  *       -lMLIRCAPITransforms -lMLIRCAPINVVM -lMLIRCAPILLVM -lMLIRCAPISCF \
