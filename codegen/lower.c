@@ -83,7 +83,8 @@ static MlirOperation emit(Lower *L, const char *name, int nres, const MlirType *
   if (nattrs) mlirOperationStateAddAttributes(&st, nattrs, attrs);
   MlirOperation op = mlirOperationCreate(&st);
   if (mlirOperationIsNull(op)) fe_internal_error(__FILE__, __LINE__, name);
-  mlirBlockInsertOwnedOperationBefore(L->block, L->term, op);
+  if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, op);
+  else mlirBlockInsertOwnedOperationBefore(L->block, L->term, op);
   return op;
 }
 
@@ -448,6 +449,200 @@ static void lower_convert(Lower *L, MlirOperation op) {
   put(L, r, out);
 }
 
+/* ---- control flow: scf ops with every thread's values flattened ------------------------ */
+
+static void lower_op(Lower *L, MlirOperation op);
+
+/* Appends the per-thread values of vs to a flat list. */
+static int flatten_vals(Lower *L, MlirOperation op, int n, const MlirValue *vs, MlirValue *out, int cap) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    Vals *x = get(L, vs[i]);
+    if (!x) {
+      fail(L, op, "uses a value the GPU code generator has not lowered");
+      return -1;
+    }
+    if (k + x->n > cap) {
+      fail(L, op, "carries more values per thread than the GPU code generator supports yet");
+      return -1;
+    }
+    for (int j = 0; j < x->n; j++) out[k++] = x->v[j];
+  }
+  return k;
+}
+
+/* Maps tile values vs to consecutive runs of flat, by their element counts. */
+static void unflatten(Lower *L, int n, const MlirValue *vs, const MlirValue *flat) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    int c = count_of(L, mlirValueGetType(vs[i]));
+    Vals *x = new_vals(L, c);
+    for (int j = 0; j < c; j++) x->v[j] = flat[k++];
+    put(L, vs[i], x);
+  }
+}
+
+#define MAX_FLAT 1024
+
+/* Lowers the ops of block src into dst, then its terminator's operands
+ * into a terminator `term_name` of dst (with a leading `extra` operand). */
+static void lower_region_body(Lower *L, MlirBlock src, MlirBlock dst, const char *term_name, MlirValue *extra) {
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = dst;
+  L->term = (MlirOperation){NULL};
+  MlirOperation last = {NULL};
+  for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationIsNull(o) && !L->failed; o = mlirOperationGetNextInBlock(o)) {
+    if (mlirOperationIsNull(mlirOperationGetNextInBlock(o))) {
+      last = o;
+      break;
+    }
+    lower_op(L, o);
+  }
+  if (!L->failed && !mlirOperationIsNull(last)) {
+    int n = (int)mlirOperationGetNumOperands(last), from = extra ? 1 : 0;
+    MlirValue vs[64], flat[MAX_FLAT + 1];
+    for (int i = from; i < n && i - from < 64; i++) vs[i - from] = mlirOperationGetOperand(last, i);
+    int k = flatten_vals(L, last, n - from, vs, flat + from, MAX_FLAT);
+    if (k >= 0) {
+      if (extra) flat[0] = get(L, mlirOperationGetOperand(last, 0))->v[0];
+      emit(L, term_name, 0, NULL, k + from, flat, 0, NULL);
+    }
+  }
+  L->block = saved_block;
+  L->term = saved_term;
+}
+
+static void emit_yield_into(Lower *L, MlirBlock b) {
+  MlirOperationState st = mlirOperationStateGet(str("scf.yield"), mlirLocationUnknownGet(L->ctx));
+  mlirBlockAppendOwnedOperation(b, mlirOperationCreate(&st));
+}
+
+static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
+  MlirLocation locs[MAX_FLAT + 1];
+  for (int i = 0; i < n; i++) locs[i] = mlirLocationUnknownGet(L->ctx);
+  return mlirBlockCreate(n, types, locs);
+}
+
+static void lower_scf(Lower *L, MlirOperation op) {
+  MlirValue flat[MAX_FLAT + 1];
+  MlirType types[MAX_FLAT + 1];
+  int nres = (int)mlirOperationGetNumResults(op);
+  MlirValue results[64];
+  if (nres > 64) {
+    fail(L, op, "has more results than the GPU code generator supports yet");
+    return;
+  }
+  for (int i = 0; i < nres; i++) results[i] = mlirOperationGetResult(op, i);
+  if (op_is(op, "scf.for")) {
+    int n = (int)mlirOperationGetNumOperands(op) - 3;
+    MlirValue inits[64];
+    for (int i = 0; i < n; i++) inits[i] = mlirOperationGetOperand(op, 3 + i);
+    int k = flatten_vals(L, op, n, inits, flat + 3, MAX_FLAT - 3);
+    if (k < 0) return;
+    for (int i = 0; i < 3; i++) flat[i] = get(L, mlirOperationGetOperand(op, i))->v[0];
+    MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+    types[0] = mlirValueGetType(flat[0]);
+    for (int i = 0; i < k; i++) types[1 + i] = mlirValueGetType(flat[3 + i]);
+    MlirBlock body = new_block(L, 1 + k, types);
+    /* the induction variable, then the carried values */
+    Vals *iv = new_vals(L, 1);
+    iv->v[0] = mlirBlockGetArgument(body, 0);
+    put(L, mlirBlockGetArgument(src, 0), iv);
+    MlirValue args[MAX_FLAT + 1], sargs[64];
+    for (int i = 0; i < k; i++) args[i] = mlirBlockGetArgument(body, 1 + i);
+    for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, 1 + i);
+    unflatten(L, n, sargs, args);
+    lower_region_body(L, src, body, "scf.yield", NULL);
+    if (L->failed) return;
+    MlirRegion region = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(region, body);
+    MlirOperationState st = mlirOperationStateGet(str("scf.for"), mlirLocationUnknownGet(L->ctx));
+    mlirOperationStateAddResults(&st, k, types + 1);
+    mlirOperationStateAddOperands(&st, 3 + k, flat);
+    mlirOperationStateAddOwnedRegions(&st, 1, &region);
+    MlirOperation f = mlirOperationCreate(&st);
+    if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
+    else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
+    MlirValue outs[MAX_FLAT + 1];
+    for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
+    unflatten(L, nres, results, outs);
+    return;
+  }
+  if (op_is(op, "scf.if")) {
+    MlirValue cond = get(L, mlirOperationGetOperand(op, 0))->v[0];
+    int k = 0;
+    for (int i = 0; i < nres; i++) {
+      int c = count_of(L, mlirValueGetType(results[i]));
+      MlirType t = scalar_of(L, mlirValueGetType(results[i]));
+      for (int j = 0; j < c && k < MAX_FLAT; j++) types[k++] = t;
+    }
+    MlirRegion regions[2];
+    for (int b = 0; b < 2; b++) {
+      regions[b] = mlirRegionCreate();
+      MlirBlock blk = new_block(L, 0, NULL);
+      mlirRegionAppendOwnedBlock(regions[b], blk);
+      MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, b));
+      if (mlirBlockIsNull(src)) emit_yield_into(L, blk);
+      else lower_region_body(L, src, blk, "scf.yield", NULL);
+    }
+    if (L->failed) {
+      mlirRegionDestroy(regions[0]);
+      mlirRegionDestroy(regions[1]);
+      return;
+    }
+    MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
+    mlirOperationStateAddResults(&st, k, types);
+    mlirOperationStateAddOperands(&st, 1, &cond);
+    mlirOperationStateAddOwnedRegions(&st, 2, regions);
+    MlirOperation f = mlirOperationCreate(&st);
+    if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
+    else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
+    MlirValue outs[MAX_FLAT + 1];
+    for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
+    unflatten(L, nres, results, outs);
+    return;
+  }
+  if (op_is(op, "scf.while")) {
+    int n = (int)mlirOperationGetNumOperands(op);
+    MlirValue inits[64];
+    for (int i = 0; i < n; i++) inits[i] = mlirOperationGetOperand(op, i);
+    int k = flatten_vals(L, op, n, inits, flat, MAX_FLAT);
+    if (k < 0) return;
+    for (int i = 0; i < k; i++) types[i] = mlirValueGetType(flat[i]);
+    MlirRegion regions[2];
+    for (int b = 0; b < 2; b++) {
+      regions[b] = mlirRegionCreate();
+      MlirBlock blk = new_block(L, k, types);
+      mlirRegionAppendOwnedBlock(regions[b], blk);
+      MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, b));
+      MlirValue args[MAX_FLAT + 1], sargs[64];
+      for (int i = 0; i < k; i++) args[i] = mlirBlockGetArgument(blk, i);
+      for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, i);
+      unflatten(L, n, sargs, args);
+      MlirValue cond = {NULL};
+      lower_region_body(L, src, blk, b == 0 ? "scf.condition" : "scf.yield", b == 0 ? &cond : NULL);
+    }
+    if (L->failed) {
+      mlirRegionDestroy(regions[0]);
+      mlirRegionDestroy(regions[1]);
+      return;
+    }
+    MlirOperationState st = mlirOperationStateGet(str("scf.while"), mlirLocationUnknownGet(L->ctx));
+    mlirOperationStateAddResults(&st, k, types);
+    mlirOperationStateAddOperands(&st, k, flat);
+    mlirOperationStateAddOwnedRegions(&st, 2, regions);
+    MlirOperation f = mlirOperationCreate(&st);
+    if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
+    else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
+    MlirValue outs[MAX_FLAT + 1];
+    for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
+    unflatten(L, nres, results, outs);
+    return;
+  }
+  fail(L, op, "is not supported yet by the GPU code generator");
+}
+
 static void lower_op(Lower *L, MlirOperation op) {
   TileOp t = tile_op_of(op);
   intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
@@ -459,6 +654,10 @@ static void lower_op(Lower *L, MlirOperation op) {
     return;
   }
   if (op_is(op, "func.return")) return;
+  if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
+    lower_scf(L, op);
+    return;
+  }
   if (t == TOP_program_id || t == TOP_num_programs) {
     static const char *const ids[2][3] = {{"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"},
                                           {"nvvm.read.ptx.sreg.nctaid.x", "nvvm.read.ptx.sreg.nctaid.y", "nvvm.read.ptx.sreg.nctaid.z"}};

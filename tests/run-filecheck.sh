@@ -6,6 +6,8 @@ tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 filecheck=$2
 test=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")  # absolute: RUN lines may change folder
 examples=$(cd "$(dirname "$0")/../examples" && pwd)
+# %ptxas_check: ptxas accepts the PTX on stdin (sm_80), or the line is skipped without a toolkit
+ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 runs=$(sed -n 's/^[#/]*[ ]*RUN: //p' "$test")
 if [ -z "$runs" ]; then
   echo "$test: no RUN: line"
@@ -14,6 +16,10 @@ fi
 while IFS= read -r line; do
   cmd=${line//%tilec/$tilec}
   cmd=${cmd//%examples/$examples}
+  if [[ $cmd == *%ptxas_check* ]]; then
+    [ -x "$ptxas" ] || continue
+    cmd=${cmd//%ptxas_check/\"$ptxas\" -arch=sm_80 -o /dev/null -}
+  fi
   cmd=${cmd//FileCheck/$filecheck}
   cmd=${cmd//%s/$test}
   if ! bash -o pipefail -c "$cmd"; then
