@@ -167,7 +167,7 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   StrBuf err = {0};
   MlirLogicalResult ok = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                               str("builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"),
+                                               str("builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"),
                                                pipeline_error, &err);
   if (mlirLogicalResultIsSuccess(ok)) ok = mlirPassManagerRunOnOp(pm, module);
   mlirPassManagerDestroy(pm);

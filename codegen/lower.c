@@ -388,6 +388,46 @@ static MlirValue linear_index(Lower *L, const Elems *e, MlirType t, int k) {
   return lin;
 }
 
+/* A shared-memory buffer of n elements of type t of its own; its address. */
+static MlirValue shared_buffer(Lower *L, MlirType t, int64_t n) {
+  char name[32];
+  snprintf(name, sizeof name, "tilec_smem%d", L->nshared++);
+  MlirType arr = mlirLLVMArrayTypeGet(t, (unsigned)n);
+  MlirNamedAttribute gattrs[5] = {
+      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
+      named(L, "global_type", mlirTypeAttrGet(arr)),
+      named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
+      named(L, "addr_space", mlirIntegerAttrGet(i32(L), 3)),
+      named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
+  };
+  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddAttributes(&gs, 5, gattrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
+  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
+  return emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
+}
+
+static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
+  MlirNamedAttribute gep[2] = {
+      named(L, "elem_type", mlirTypeAttrGet(t)),
+      named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+  };
+  MlirValue ops[2] = {base, idx};
+  return emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 3), 2, ops, 2, gep);
+}
+
+static void store_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue v) {
+  MlirValue sv[2] = {v, shared_at(L, base, t, idx)};
+  emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+}
+
+static MlirValue load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
+  MlirValue at = shared_at(L, base, t, idx);
+  return emit1(L, "llvm.load", t, 1, &at, 0, NULL);
+}
+
 /* A layout conversion through shared memory: every thread writes the
  * elements it holds at their row-major places, and after a barrier reads
  * those the new layout gives it. A barrier before the writes keeps a loop's
@@ -405,43 +445,18 @@ static void lower_convert(Lower *L, MlirOperation op) {
   MlirType mt = ptr ? mlirIntegerTypeGet(L->ctx, 64) : boolean ? mlirIntegerTypeGet(L->ctx, 8) : et;
   int64_t numel = 1;
   for (int i = 0; i < mlirShapedTypeGetRank(rt); i++) numel *= mlirShapedTypeGetDimSize(rt, i);
-  char name[32];
-  snprintf(name, sizeof name, "tilec_smem%d", L->nshared++);
-  MlirType arr = mlirLLVMArrayTypeGet(mt, (unsigned)numel);
-  MlirNamedAttribute gattrs[5] = {
-      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
-      named(L, "global_type", mlirTypeAttrGet(arr)),
-      named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
-      named(L, "addr_space", mlirIntegerAttrGet(i32(L), 3)),
-      named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
-  };
-  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddAttributes(&gs, 5, gattrs);
-  MlirRegion init = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
-  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
-  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
-  MlirValue base = emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
-  MlirNamedAttribute gep[2] = {
-      named(L, "elem_type", mlirTypeAttrGet(mt)),
-      named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
-  };
+  MlirValue base = shared_buffer(L, mt, numel);
   Vals *in = get(L, src), *out = new_vals(L, ed.n);
   emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int k = 0; k < es.n; k++) {
-    MlirValue ops[2] = {base, linear_index(L, &es, st, k)};
-    MlirValue at = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 3), 2, ops, 2, gep);
     MlirValue v = in->v[k];
     if (ptr) v = emit1(L, "llvm.ptrtoint", mt, 1, &v, 0, NULL);
     if (boolean) v = emit1(L, "arith.extui", mt, 1, &v, 0, NULL);
-    MlirValue sv[2] = {v, at};
-    emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+    store_shared(L, base, mt, linear_index(L, &es, st, k), v);
   }
   emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int k = 0; k < ed.n; k++) {
-    MlirValue ops[2] = {base, linear_index(L, &ed, rt, k)};
-    MlirValue at = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 3), 2, ops, 2, gep);
-    MlirValue v = emit1(L, "llvm.load", mt, 1, &at, 0, NULL);
+    MlirValue v = load_shared(L, base, mt, linear_index(L, &ed, rt, k));
     if (ptr) v = emit1(L, "llvm.inttoptr", et, 1, &v, 0, NULL);
     if (boolean) v = emit1(L, "arith.trunci", et, 1, &v, 0, NULL);
     out->v[k] = v;
@@ -643,6 +658,209 @@ static void lower_scf(Lower *L, MlirOperation op) {
   fail(L, op, "is not supported yet by the GPU code generator");
 }
 
+/* ---- fp32 math through the approximate PTX instructions ---------------------------------- */
+
+static MlirValue intrinsic(Lower *L, const char *name, MlirValue x) {
+  int32_t seg[2] = {1, 0};
+  MlirNamedAttribute attrs[3] = {
+      named(L, "intrin", mlirStringAttrGet(L->ctx, str(name))),
+      named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
+      named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+  };
+  return emit1(L, "llvm.call_intrinsic", mlirValueGetType(x), 1, &x, 3, attrs);
+}
+
+static MlirValue const_f32(Lower *L, double v) {
+  MlirType f = mlirF32TypeGet(L->ctx);
+  MlirNamedAttribute a = named(L, "value", mlirFloatAttrDoubleGet(L->ctx, f, v));
+  return emit1(L, "arith.constant", f, 0, NULL, 1, &a);
+}
+
+/* exp, exp2, log, log2, rsqrt, sin, cos of fp32: Triton's fast paths
+ * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). */
+static bool fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
+  static const struct {
+    const char *op, *intrin;
+    double pre, post; /* x * pre, then result * post (0: none) */
+  } table[] = {
+      {"math.exp", "llvm.nvvm.ex2.approx.f32", 1.4426950408889634, 0},
+      {"math.exp2", "llvm.nvvm.ex2.approx.f32", 0, 0},
+      {"math.log", "llvm.nvvm.lg2.approx.f", 0, 0.6931471805599453},
+      {"math.log2", "llvm.nvvm.lg2.approx.f", 0, 0},
+      {"math.rsqrt", "llvm.nvvm.rsqrt.approx.f", 0, 0},
+      {"math.sin", "llvm.nvvm.sin.approx.f", 0, 0},
+      {"math.cos", "llvm.nvvm.cos.approx.f", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    if (!op_is(op, table[i].op)) continue;
+    if (!mlirTypeIsAF32(scalar_of(L, mlirValueGetType(r)))) return false;
+    Vals *in = get(L, mlirOperationGetOperand(op, 0)), *x = new_vals(L, n);
+    for (int k = 0; k < n; k++) {
+      MlirValue v = in->v[in->n == 1 ? 0 : k];
+      if (table[i].pre) v = bin(L, "arith.mulf", v, const_f32(L, table[i].pre));
+      v = intrinsic(L, table[i].intrin, v);
+      if (table[i].post) v = bin(L, "arith.mulf", v, const_f32(L, table[i].post));
+      x->v[k] = v;
+    }
+    put(L, r, x);
+    return true;
+  }
+  return false;
+}
+
+/* ---- reductions ------------------------------------------------------------------- */
+
+/* Applies a reduce op's combiner to (a[0..n), b[0..n)) into out. */
+static void combine(Lower *L, MlirOperation red, int n, const MlirValue *a, const MlirValue *b, MlirValue *out) {
+  MlirBlock blk = mlirRegionGetFirstBlock(mlirOperationGetRegion(red, 0));
+  for (int i = 0; i < n; i++) {
+    Vals *x = new_vals(L, 1), *y = new_vals(L, 1);
+    x->v[0] = a[i];
+    y->v[0] = b[i];
+    put(L, mlirBlockGetArgument(blk, i), x);
+    put(L, mlirBlockGetArgument(blk, n + i), y);
+  }
+  MlirOperation o = mlirBlockGetFirstOperation(blk);
+  for (; !mlirOperationIsNull(mlirOperationGetNextInBlock(o)) && !L->failed; o = mlirOperationGetNextInBlock(o))
+    lower_op(L, o);
+  for (int i = 0; !L->failed && i < n; i++) out[i] = get(L, mlirOperationGetOperand(o, i))->v[0];
+}
+
+/* A butterfly shuffle of a scalar across the lanes of a warp. */
+static MlirValue shuffle_xor(Lower *L, MlirValue v, int offset) {
+  MlirType t = mlirValueGetType(v), it32 = i32(L);
+  int bits = bits_of(t);
+  if (bits == 64) {
+    /* two 32-bit halves */
+    MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
+    MlirValue x = mlirTypeIsAInteger(t) ? v : emit1(L, "arith.bitcast", i64, 1, &v, 0, NULL);
+    MlirValue lo = emit1(L, "arith.trunci", it32, 1, &x, 0, NULL);
+    MlirValue sh = bin(L, "arith.shrui", x, emit1(L, "arith.constant", i64, 0, NULL, 1,
+                                                  (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(i64, 32))}));
+    MlirValue hi = emit1(L, "arith.trunci", it32, 1, &sh, 0, NULL);
+    lo = shuffle_xor(L, lo, offset);
+    hi = shuffle_xor(L, hi, offset);
+    MlirValue lo64 = emit1(L, "arith.extui", i64, 1, &lo, 0, NULL), hi64 = emit1(L, "arith.extui", i64, 1, &hi, 0, NULL);
+    MlirValue r = bin(L, "arith.ori", lo64, bin(L, "arith.shli", hi64, emit1(L, "arith.constant", i64, 0, NULL, 1,
+                                                                            (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(i64, 32))})));
+    return mlirTypeIsAInteger(t) ? r : emit1(L, "arith.bitcast", t, 1, &r, 0, NULL);
+  }
+  MlirValue x = v;
+  if (bits < 32) {
+    MlirType ib = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+    if (!mlirTypeIsAInteger(t)) x = emit1(L, "arith.bitcast", ib, 1, &x, 0, NULL);
+    x = emit1(L, "arith.extui", it32, 1, &x, 0, NULL);
+  } else if (!mlirTypeIsAInteger(t) && !mlirTypeIsAF32(t)) {
+    x = emit1(L, "arith.bitcast", it32, 1, &x, 0, NULL);
+  }
+  MlirValue ops[4] = {const_i32(L, -1), x, const_i32(L, offset), const_i32(L, 31)};
+  MlirNamedAttribute kind = named(L, "kind", ir_parse_attr(L->pc->ic, "#nvvm<shfl_kind bfly>"));
+  MlirValue r = emit1(L, "nvvm.shfl.sync", mlirValueGetType(x), 4, ops, 1, &kind);
+  if (bits < 32) {
+    MlirType ib = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+    r = emit1(L, "arith.trunci", ib, 1, &r, 0, NULL);
+    if (!mlirTypeIsAInteger(t)) r = emit1(L, "arith.bitcast", t, 1, &r, 0, NULL);
+  }
+  return r;
+}
+
+/* tile.reduce: within each thread, then across the lanes holding the axis
+ * (butterfly shuffles), then across warps through shared memory. Lanes and
+ * warps that only replicate elements (a layout wider than the tensor) take
+ * no part, so nothing is counted twice. */
+static void lower_reduce(Lower *L, MlirOperation op) {
+  int n = 0;
+  while (n < (int)mlirOperationGetNumOperands(op)) n++;
+  MlirValue src0 = mlirOperationGetOperand(op, 0);
+  Elems e;
+  if (!elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0) {
+    fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  int axis = (int)op_int_attr(op, "axis", 0);
+  Vals *in[8];
+  for (int i = 0; i < n; i++) in[i] = get(L, mlirOperationGetOperand(op, i));
+  /* 1. within the thread: one accumulator per output element */
+  int nout = e.n / e.per[axis];
+  MlirValue *acc = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(nout * n + 1));
+  Elems outl = e;
+  outl.per[axis] = 1;
+  outl.n = nout;
+  for (int k = 0; k < e.n && !L->failed; k++) {
+    int c[MAX_RANK] = {0};
+    counters(&e, k, c);
+    int ca = c[axis];
+    c[axis] = 0;
+    int o = element_of(&outl, c);
+    MlirValue x[8];
+    for (int i = 0; i < n; i++) x[i] = in[i]->v[k];
+    if (ca == 0) {
+      for (int i = 0; i < n; i++) acc[o * n + i] = x[i];
+    } else {
+      combine(L, op, n, acc + o * n, x, acc + o * n);
+    }
+  }
+  /* 2. across lanes */
+  const Layout *l = &e.l;
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != axis; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  int64_t distinct_lanes = e.shape[axis] / l->spt[axis];
+  if (distinct_lanes > l->tpw[axis]) distinct_lanes = l->tpw[axis];
+  for (int step = 1; step < distinct_lanes && !L->failed; step *= 2)
+    for (int o = 0; o < nout; o++) {
+      MlirValue other[8];
+      for (int i = 0; i < n; i++) other[i] = shuffle_xor(L, acc[o * n + i], step * lane_div);
+      combine(L, op, n, acc + o * n, other, acc + o * n);
+    }
+  /* 3. across warps: each warp's partials at [warp coordinate][output
+   * element's row-major place], a barrier, then every thread combines the
+   * partials of its output elements */
+  int64_t distinct_warps = e.shape[axis] / ((int64_t)l->spt[axis] * l->tpw[axis]);
+  if (distinct_warps > l->wpc[axis]) distinct_warps = l->wpc[axis];
+  if (distinct_warps > 1 && !L->failed) {
+    int64_t m = 1; /* elements of the result */
+    for (int d = 0; d < e.rank; d++)
+      if (d != axis) m *= e.shape[d];
+    MlirValue coord = bin(L, "arith.remui", bin(L, "arith.divui", L->warp, const_i32(L, warp_div)), const_i32(L, distinct_warps));
+    MlirValue *lin = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(nout + 1));
+    for (int o = 0; o < nout; o++) {
+      lin[o] = const_i32(L, 0);
+      for (int d = 0; d < e.rank; d++)
+        if (d != axis) lin[o] = bin(L, "arith.addi", bin(L, "arith.muli", lin[o], const_i32(L, e.shape[d])), index_of(L, &outl, o, d));
+    }
+    /* one buffer per operand; the partials of all operands combine together */
+    MlirValue base[8];
+    emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+    for (int i = 0; i < n; i++) {
+      MlirType et = mlirValueGetType(acc[i]);
+      base[i] = shared_buffer(L, et, distinct_warps * m);
+      for (int o = 0; o < nout; o++)
+        store_shared(L, base[i], et, bin(L, "arith.addi", bin(L, "arith.muli", coord, const_i32(L, m)), lin[o]), acc[o * n + i]);
+    }
+    emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+    for (int o = 0; o < nout && !L->failed; o++) {
+      MlirValue total[8], v[8];
+      for (int i = 0; i < n; i++) total[i] = load_shared(L, base[i], mlirValueGetType(acc[i]), lin[o]);
+      for (int w = 1; w < distinct_warps && !L->failed; w++) {
+        for (int i = 0; i < n; i++)
+          v[i] = load_shared(L, base[i], mlirValueGetType(acc[i]), bin(L, "arith.addi", const_i32(L, (int64_t)w * m), lin[o]));
+        combine(L, op, n, total, v, total);
+      }
+      for (int i = 0; i < n; i++) acc[o * n + i] = total[i];
+    }
+  }
+  if (L->failed) return;
+  for (int i = 0; i < n; i++) {
+    MlirValue r = mlirOperationGetResult(op, i);
+    Vals *x = new_vals(L, nout);
+    for (int o = 0; o < nout; o++) x->v[o] = acc[o * n + i];
+    put(L, r, x);
+  }
+}
+
 static void lower_op(Lower *L, MlirOperation op) {
   TileOp t = tile_op_of(op);
   intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
@@ -656,6 +874,10 @@ static void lower_op(Lower *L, MlirOperation op) {
   if (op_is(op, "func.return")) return;
   if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
     lower_scf(L, op);
+    return;
+  }
+  if (t == TOP_reduce) {
+    lower_reduce(L, op);
     return;
   }
   if (t == TOP_program_id || t == TOP_num_programs) {
@@ -752,13 +974,13 @@ static void lower_op(Lower *L, MlirOperation op) {
     put(L, r, x);
     return;
   }
-  if (t == TOP_NONE && op_is_pure(op) && nres == 1 && mlirOperationGetNumRegions(op) == 0 &&
-      !op_is(op, "math.exp") /* math functions come from libdevice: not yet */) {
+  if (t == TOP_NONE && fast_math(L, op, r, n)) return;
+  if (t == TOP_NONE && op_is_pure(op) && nres == 1 && mlirOperationGetNumRegions(op) == 0) {
     /* arith: the same op on each element's scalars */
     MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
     if (nm.length > 5 && !memcmp(nm.data, "math.", 5) && !op_is(op, "math.sqrt") && !op_is(op, "math.fma") &&
         !op_is(op, "math.absf") && !op_is(op, "math.absi") && !op_is(op, "math.floor") && !op_is(op, "math.ceil")) {
-      fail(L, op, "is not supported yet by the GPU code generator (math functions come from libdevice)");
+      fail(L, op, "is not supported yet by the GPU code generator for this type (libdevice is not linked yet)");
       return;
     }
     char name[64];

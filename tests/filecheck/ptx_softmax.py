@@ -1,0 +1,14 @@
+# PTX of the fused softmax in examples/softmax.py: the row maximum and sum
+# reduce across the lanes of a warp with butterfly shuffles and across warps
+# through shared memory; exp is ex2.approx of x * log2(e); masked loads are
+# predicated, not branched around.
+# RUN: %tilec compile %examples/softmax.py -k softmax_kernel -s "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024" --emit=ptx | FileCheck %s
+
+# CHECK: .visible .entry softmax_kernel(
+# CHECK: .shared .align 16 .b8
+# CHECK: @p ld.global
+# CHECK: shfl.sync.bfly.b32
+# CHECK: bar.sync 0;
+# CHECK: ex2.approx.f32
+# CHECK: shfl.sync.bfly.b32
+# CHECK: st.global
