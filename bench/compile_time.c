@@ -1,0 +1,104 @@
+/*
+ * compile_time.c — how long tilec takes to compile each example kernel, in
+ * process, through the library: source text in, PTX (or the IR of an
+ * earlier stage) out. Each compilation makes its own MLIR context, as
+ * tilec_compile does today; the first call of the process is reported
+ * apart (it loads dialects and initializes LLVM's NVPTX target).
+ *
+ * usage: compile_time EXAMPLES_DIR [RUNS] [EMIT]   (EMIT: ptx, tile-gpu, tile, ast)
+ * prints: kernel, emit, first call, median and spread (min..max) of RUNS calls, in ms.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tilec/tilec.h"
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+    free(s);
+    s = NULL;
+  }
+  fclose(f);
+  if (s) s[n] = 0;
+  *len = (size_t)n;
+  return s;
+}
+
+/* The kernels measured: file, kernel, signature. */
+static const struct {
+  const char *file, *kernel, *sig;
+} kernels[] = {
+    {"vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"},
+    {"softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024"},
+    {"layer_norm.py", "layer_norm_fwd_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024"},
+    {"reduce_combine.py", "row_argmax_kernel", "*fp32:16, *fp32:16, *i32:16, i32, i32, 1024"},
+    {"static_range.py", "window_sum_kernel", "*fp32:16, *fp32:16, i32, 8, 512"},
+    {"matmul.py", "matmul_kernel", "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 128, 128, 32, 8, 'leaky_relu'"},
+};
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast]\n");
+    return 2;
+  }
+  int runs = argc > 2 ? atoi(argv[2]) : 20;
+  const char *emit_name = argc > 3 ? argv[3] : "ptx";
+  tilec_emit emit = !strcmp(emit_name, "ast") ? TILEC_EMIT_AST : !strcmp(emit_name, "tile") ? TILEC_EMIT_TILE
+                  : !strcmp(emit_name, "tile-gpu") ? TILEC_EMIT_TILE_GPU : TILEC_EMIT_PTX;
+  if (runs < 1 || runs > 10000) runs = 20;
+  double *t = calloc((size_t)runs, sizeof *t);
+  printf("%-24s %-9s %10s %10s %22s\n", "kernel", "emit", "first ms", "median ms", "spread ms (min..max)");
+  for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", argv[1], kernels[k].file);
+    size_t len;
+    char *src = slurp(path, &len);
+    if (!src) {
+      fprintf(stderr, "cannot read %s\n", path);
+      return 1;
+    }
+    tilec_compile_options o = {.kernel = kernels[k].kernel, .signature = kernels[k].sig, .emit = emit};
+    double first = 0;
+    bool ok = true;
+    for (int r = -1; r < runs; r++) {
+      tilec_result *res = NULL;
+      double t0 = now_ms();
+      tilec_status st = tilec_compile(kernels[k].file, src, len, &o, &res);
+      double dt = now_ms() - t0;
+      if (st != TILEC_OK) {
+        printf("%-24s %-9s %s", kernels[k].kernel, emit_name, tilec_result_diagnostics(res));
+        ok = false;
+      }
+      tilec_result_destroy(res);
+      if (!ok) break;
+      if (r < 0) first = dt;
+      else t[r] = dt;
+    }
+    free(src);
+    if (!ok) continue;
+    qsort(t, (size_t)runs, sizeof *t, cmp);
+    printf("%-24s %-9s %10.2f %10.2f %10.2f..%-10.2f\n", kernels[k].kernel, emit_name, first, t[runs / 2], t[0], t[runs - 1]);
+  }
+  free(t);
+  return 0;
+}
