@@ -88,9 +88,53 @@ static void expand_vector(PassCtx *pc, MlirOperation call, bool load, int vec, i
   op_erase(call);
 }
 
+/* tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...) -> old value */
+static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n) {
+  MlirContext ctx = ir_mlir(pc->ic);
+  MlirLocation loc = mlirOperationGetLocation(call);
+  char spec[96];
+  snprintf(spec, sizeof spec, "%.*s", (int)(n.length - 11), n.data + 11); /* op.sem.scope.type */
+  char opn[16], sem[16], scope[16], ty[8];
+  if (sscanf(spec, "%15[^.].%15[^.].%15[^.].%7s", opn, sem, scope, ty) != 4)
+    fe_internal_error(__FILE__, __LINE__, "malformed atomic name");
+  int bits = atoi(ty + 1);
+  char r = reg_letter(bits), fr = ty[0] == 'f' ? (bits == 64 ? 'd' : 'f') : r;
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirValue pred = mlirOperationGetOperand(call, 1);
+  MlirValue ops[4] = {mlirOperationGetOperand(call, 0),
+                      mlirOperationGetResult(create_before(call, "llvm.zext", loc, 1, &i32, 1, &pred, 0, NULL), 0)};
+  int nv = (int)mlirOperationGetNumOperands(call) - 2;
+  for (int i = 0; i < nv; i++) ops[2 + i] = mlirOperationGetOperand(call, 2 + i);
+  char text[256], cons[64];
+  /* relaxed atomics have no ordering suffix in PTX: .relaxed needs a scope too */
+  const char *s = !strcmp(sem, "relaxed") ? ".relaxed" : !strcmp(sem, "acquire") ? ".acquire" : !strcmp(sem, "release") ? ".release" : ".acq_rel";
+  if (nv == 2)
+    snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, 0; @p atom%s.%s.global.%s.%s $0, [$1], $3, $4; }",
+             bits, s, scope, opn, ty);
+  else
+    snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, 0; @p atom%s.%s.global.%s.%s $0, [$1], $3; }",
+             bits, s, scope, opn, ty);
+  if (nv == 2) snprintf(cons, sizeof cons, "=%c,l,r,%c,%c", r, r, r);
+  else snprintf(cons, sizeof cons, "=%c,l,r,%c", r, r);
+  (void)fr;
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(text))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
+  };
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
+  MlirOperation a = create_before(call, "llvm.inline_asm", loc, 1, &rt, 2 + nv, ops, 3, attrs);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
+  op_erase(call);
+}
+
 static void expand_call(PassCtx *pc, MlirOperation call) {
   MlirContext ctx = ir_mlir(pc->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
+  if (n.length > 11 && !memcmp(n.data, "tilec.atom.", 11)) {
+    expand_atomic(pc, call, n);
+    return;
+  }
   bool load = n.length > 9 && !memcmp(n.data, "tilec.ld.", 9);
   if (n.data[9] == 'v') {
     int vec = atoi(n.data + 10);

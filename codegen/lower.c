@@ -208,10 +208,39 @@ static int element_of(const Elems *e, const int *c) {
 }
 
 /* The index along dim d of element k: rep * footprint + (warp * tpw + lane) * spt + j. */
+static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps);
+
 static MlirValue index_of(Lower *L, const Elems *e, int k, int dim) {
+  bool wraps;
+  MlirValue idx = index_raw(L, e, k, dim, &wraps);
+  /* a layout wider than the tensor wraps around: those threads replicate */
+  if (wraps) idx = bin(L, "arith.remui", idx, const_i32(L, e->shape[dim]));
+  return idx;
+}
+
+/* Whether this thread is the first holder of element k (false for the
+ * replicas of a layout wider than the tensor): what side effects need. */
+static MlirValue owns(Lower *L, const Elems *e, int k) {
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  MlirNamedAttribute t = named(L, "value", mlirIntegerAttrGet(i1, 1));
+  MlirValue all = emit1(L, "arith.constant", i1, 0, NULL, 1, &t);
+  for (int d = 0; d < e->rank; d++) {
+    if (d == e->sliced) continue;
+    bool wraps;
+    MlirValue raw = index_raw(L, e, k, d, &wraps);
+    if (!wraps) continue;
+    MlirValue ops[2] = {raw, const_i32(L, e->shape[d])};
+    MlirNamedAttribute pred = named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 6)); /* ult */
+    all = bin(L, "arith.andi", all, emit1(L, "arith.cmpi", i1, 2, ops, 1, &pred));
+  }
+  return all;
+}
+
+static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps) {
   int c[MAX_RANK];
   counters(e, k, c);
   const Layout *l = &e->l;
+  *wraps = false;
   if (dim == e->sliced) return const_i32(L, 0);
   /* lane and warp coordinates along dim, from the order */
   int lane_div = 1, warp_div = 1;
@@ -227,8 +256,7 @@ static MlirValue index_of(Lower *L, const Elems *e, int k, int dim) {
   MlirValue thread = bin(L, "arith.addi", bin(L, "arith.muli", warp, const_i32(L, l->tpw[dim])), lane);
   MlirValue idx = bin(L, "arith.addi", bin(L, "arith.muli", thread, const_i32(L, spt)),
                       const_i32(L, (int64_t)rep * footprint + j));
-  /* a layout wider than the tensor wraps around: those threads replicate */
-  if (footprint > e->shape[dim]) idx = bin(L, "arith.remui", idx, const_i32(L, e->shape[dim]));
+  *wraps = footprint > e->shape[dim];
   return idx;
 }
 
@@ -428,6 +456,33 @@ static MlirValue load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx
   return emit1(L, "llvm.load", t, 1, &at, 0, NULL);
 }
 
+/* A store to shared memory by the threads where pred holds. */
+static void store_shared_if(Lower *L, MlirValue base, MlirType t, MlirValue pred, MlirValue v) {
+  MlirValue at = shared_at(L, base, t, const_i32(L, 0));
+  MlirRegion then_r = mlirRegionCreate(), else_r = mlirRegionCreate();
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(then_r, tb);
+  mlirRegionAppendOwnedBlock(else_r, eb);
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = tb;
+  L->term = (MlirOperation){NULL};
+  MlirValue sv[2] = {v, at};
+  emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+  emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->block = eb;
+  emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->block = saved_block;
+  L->term = saved_term;
+  MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddOperands(&st, 1, &pred);
+  MlirRegion regions[2] = {then_r, else_r};
+  mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  MlirOperation f = mlirOperationCreate(&st);
+  if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
+  else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
+}
+
 /* A layout conversion through shared memory: every thread writes the
  * elements it holds at their row-major places, and after a barrier reads
  * those the new layout gives it. A barrier before the writes keeps a loop's
@@ -460,6 +515,81 @@ static void lower_convert(Lower *L, MlirOperation op) {
     if (ptr) v = emit1(L, "llvm.inttoptr", et, 1, &v, 0, NULL);
     if (boolean) v = emit1(L, "arith.trunci", et, 1, &v, 0, NULL);
     out->v[k] = v;
+  }
+  put(L, r, out);
+}
+
+/* ---- atomics ------------------------------------------------------------------------ */
+
+/* tile.atomic_rmw / atomic_cas: each element once, by its first holder (a
+ * scalar atomic by thread 0, its result shared through shared memory), as
+ * a predicated call tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...). */
+static void lower_atomic(Lower *L, MlirOperation op, bool cas) {
+  MlirValue ptr = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
+  MlirType rt = mlirValueGetType(r), et = scalar_of(L, rt);
+  const char *kind = "cas";
+  char buf[16];
+  if (!cas) {
+    MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("op")));
+    snprintf(buf, sizeof buf, "%.*s", (int)k.length, k.data);
+    kind = buf;
+  }
+  MlirStringRef sem = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("sem")));
+  MlirStringRef scope = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("scope")));
+  int bits = bits_of(et);
+  bool fl = mlirTypeIsAF32(et) || mlirTypeIsAF64(et) || mlirTypeIsAF16(et) || mlirTypeIsABF16(et);
+  /* PTX type suffix: bit types for exch/cas/bitwise, typed for arithmetic */
+  char ty[8];
+  if (!strcmp(kind, "xchg") || !strcmp(kind, "cas") || !strcmp(kind, "and") || !strcmp(kind, "or") || !strcmp(kind, "xor"))
+    snprintf(ty, sizeof ty, "b%d", bits);
+  else if (fl)
+    snprintf(ty, sizeof ty, "f%d", bits);
+  else
+    snprintf(ty, sizeof ty, "%c%d", !strcmp(kind, "add") ? 'u' : 's', bits);
+  if (fl && bits < 32) {
+    fail(L, op, "on 16-bit floats is not supported yet by the GPU code generator");
+    return;
+  }
+  char name[96];
+  snprintf(name, sizeof name, "tilec.atom.%s.%.*s.%.*s.%s", !strcmp(kind, "xchg") ? "exch" : kind, (int)sem.length, sem.data,
+           (int)scope.length, scope.data, ty);
+  Vals *p = get(L, ptr);
+  int nvals = cas ? 2 : 1;
+  Vals *ops[2] = {get(L, mlirOperationGetOperand(op, 1)), cas ? get(L, mlirOperationGetOperand(op, 2)) : NULL};
+  Vals *mask = !cas && mlirOperationGetNumOperands(op) > 2 ? get(L, mlirOperationGetOperand(op, 2)) : NULL;
+  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  bool scalar = !mlirTypeIsARankedTensor(rt);
+  Elems e;
+  if (!scalar && !elems_of(L, rt, &e)) {
+    fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *out = new_vals(L, p->n);
+  for (int k = 0; k < p->n; k++) {
+    MlirValue pred;
+    if (scalar) {
+      MlirValue tid0[2] = {bin(L, "arith.addi", bin(L, "arith.muli", L->warp, const_i32(L, 32)), L->lane), const_i32(L, 0)};
+      MlirNamedAttribute eq = named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
+      pred = emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, tid0, 1, &eq);
+    } else {
+      pred = owns(L, &e, k);
+    }
+    if (mask) pred = bin(L, "arith.andi", pred, mask->v[mask->n == 1 ? 0 : k]);
+    MlirValue args[4] = {p->v[k], pred};
+    for (int i = 0; i < nvals; i++) args[2 + i] = as_bits(L, ops[i]->v[ops[i]->n == 1 ? 0 : k]);
+    MlirValue old = from_bits(L, call(L, name, it, 2 + nvals, args), et);
+    if (scalar) {
+      /* thread 0 did it: everyone reads its result */
+      MlirValue base = shared_buffer(L, et, 1);
+      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+      MlirValue zero = const_i32(L, 0);
+      MlirValue at[2] = {base, zero};
+      (void)at;
+      store_shared_if(L, base, et, pred, old);
+      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+      old = load_shared(L, base, et, zero);
+    }
+    out->v[k] = old;
   }
   put(L, r, out);
 }
@@ -878,6 +1008,10 @@ static void lower_op(Lower *L, MlirOperation op) {
   }
   if (t == TOP_reduce) {
     lower_reduce(L, op);
+    return;
+  }
+  if (t == TOP_atomic_rmw || t == TOP_atomic_cas) {
+    lower_atomic(L, op, t == TOP_atomic_cas);
     return;
   }
   if (t == TOP_program_id || t == TOP_num_programs) {
