@@ -519,6 +519,93 @@ static void lower_convert(Lower *L, MlirOperation op) {
   put(L, r, out);
 }
 
+/* ---- random numbers: Philox 4x32, as Triton documents it ---------------------------------- */
+
+static MlirValue const_f32(Lower *L, double v);
+static MlirValue intrinsic(Lower *L, const char *name, MlirValue x);
+
+static MlirValue const_u32(Lower *L, uint32_t v) { return const_i32(L, (int32_t)v); }
+
+static MlirValue umulhi(Lower *L, MlirValue a, MlirValue b) {
+  MlirValue ops[2] = {a, b};
+  MlirType two[2] = {i32(L), i32(L)};
+  return mlirOperationGetResult(emit(L, "arith.mului_extended", 2, two, 2, ops, 0, NULL), 1);
+}
+
+/* philox(seed, offset): four 32-bit words after n rounds */
+static void philox(Lower *L, MlirValue seed, MlirValue offset, int rounds, MlirValue *c) {
+  MlirType st = mlirValueGetType(seed);
+  MlirValue k0, k1;
+  if (bits_of(st) == 64) {
+    k0 = emit1(L, "arith.trunci", i32(L), 1, &seed, 0, NULL);
+    MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
+    MlirNamedAttribute v32 = named(L, "value", mlirIntegerAttrGet(i64, 32));
+    MlirValue hi = bin(L, "arith.shrui", seed, emit1(L, "arith.constant", i64, 0, NULL, 1, &v32));
+    k1 = emit1(L, "arith.trunci", i32(L), 1, &hi, 0, NULL);
+  } else {
+    /* Triton widens an int32 seed to 64 bits with its sign */
+    k0 = seed;
+    k1 = bin(L, "arith.shrsi", seed, const_i32(L, 31));
+  }
+  c[0] = bits_of(mlirValueGetType(offset)) == 64 ? emit1(L, "arith.trunci", i32(L), 1, &offset, 0, NULL) : offset;
+  c[1] = c[2] = c[3] = const_i32(L, 0);
+  MlirValue A = const_u32(L, 0xD2511F53u), B = const_u32(L, 0xCD9E8D57u);
+  for (int r = 0; r < rounds; r++) {
+    MlirValue c0 = c[0], c2 = c[2];
+    c[0] = bin(L, "arith.xori", bin(L, "arith.xori", umulhi(L, B, c2), c[1]), k0);
+    c[2] = bin(L, "arith.xori", bin(L, "arith.xori", umulhi(L, A, c0), c[3]), k1);
+    c[1] = bin(L, "arith.muli", B, c2);
+    c[3] = bin(L, "arith.muli", A, c0);
+    k0 = bin(L, "arith.addi", k0, const_u32(L, 0x9E3779B9u));
+    k1 = bin(L, "arith.addi", k1, const_u32(L, 0xBB67AE85u));
+  }
+}
+
+/* uint32 -> uniform float in [0, 1): as Triton's uint_to_uniform_float */
+static MlirValue to_uniform(Lower *L, MlirValue x) {
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  MlirValue zero = const_i32(L, 0);
+  MlirValue cmp[2] = {x, zero};
+  MlirNamedAttribute slt = named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 2));
+  MlirValue neg = emit1(L, "arith.cmpi", i1, 2, cmp, 1, &slt);
+  MlirValue flipped = bin(L, "arith.subi", bin(L, "arith.subi", zero, x), const_i32(L, 1));
+  MlirValue sel[3] = {neg, flipped, x};
+  MlirValue pos = emit1(L, "arith.select", i32(L), 3, sel, 0, NULL);
+  MlirValue f = emit1(L, "arith.sitofp", mlirF32TypeGet(L->ctx), 1, &pos, 0, NULL);
+  return bin(L, "arith.mulf", f, const_f32(L, 4.6566127342e-10));
+}
+
+static void lower_random(Lower *L, MlirOperation op) {
+  MlirStringRef kind = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
+  int rounds = (int)op_int_attr(op, "n_rounds", 10);
+  Vals *seed = get(L, mlirOperationGetOperand(op, 0)), *off = get(L, mlirOperationGetOperand(op, 1));
+  int nres = (int)mlirOperationGetNumResults(op);
+  int n = count_of(L, mlirValueGetType(mlirOperationGetResult(op, 0)));
+  Vals *out[4];
+  for (int i = 0; i < nres; i++) out[i] = new_vals(L, n);
+  bool is = kind.length == 4 && !memcmp(kind.data, "rand", 4);
+  bool isn = kind.length == 5 && !memcmp(kind.data, "randn", 5);
+  for (int k = 0; k < n; k++) {
+    MlirValue c[4];
+    philox(L, seed->v[0], off->v[off->n == 1 ? 0 : k], rounds, c);
+    if (is) {
+      out[0]->v[k] = to_uniform(L, c[0]);
+    } else if (isn) {
+      /* Box-Muller on the first two words */
+      MlirValue u1 = bin(L, "arith.maxnumf", to_uniform(L, c[0]), const_f32(L, 1.0e-7));
+      MlirValue u2 = to_uniform(L, c[1]);
+      MlirValue th = bin(L, "arith.mulf", u2, const_f32(L, 6.283185307179586));
+      MlirValue lg = bin(L, "arith.mulf", intrinsic(L, "llvm.nvvm.lg2.approx.f", u1), const_f32(L, 0.6931471805599453));
+      MlirValue rr = bin(L, "arith.mulf", lg, const_f32(L, -2.0));
+      MlirValue sq = emit1(L, "math.sqrt", mlirF32TypeGet(L->ctx), 1, &rr, 0, NULL);
+      out[0]->v[k] = bin(L, "arith.mulf", sq, intrinsic(L, "llvm.nvvm.cos.approx.f", th));
+    } else {
+      for (int i = 0; i < nres; i++) out[i]->v[k] = c[i];
+    }
+  }
+  for (int i = 0; i < nres; i++) put(L, mlirOperationGetResult(op, i), out[i]);
+}
+
 /* ---- atomics ------------------------------------------------------------------------ */
 
 /* tile.atomic_rmw / atomic_cas: each element once, by its first holder (a
@@ -1008,6 +1095,10 @@ static void lower_op(Lower *L, MlirOperation op) {
   }
   if (t == TOP_reduce) {
     lower_reduce(L, op);
+    return;
+  }
+  if (t == TOP_random) {
+    lower_random(L, op);
     return;
   }
   if (t == TOP_atomic_rmw || t == TOP_atomic_cas) {
