@@ -262,7 +262,18 @@ static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps
 
 /* ---- ops ----------------------------------------------------------------------------- */
 
+/* The rank of the block a block pointer type points to; 0 for others. */
+static int block_ptr_rank(Lower *L, MlirType t) {
+  if (mlirTypeIsARankedTensor(t) || !is_tile_ptr(L->pc, t)) return 0;
+  MlirType b = pointee(L->pc, t);
+  return mlirTypeIsARankedTensor(b) ? (int)mlirShapedTypeGetRank(b) : 0;
+}
+
+/* How many values a thread holds for a value of type t: the elements its
+ * layout gives it; a block pointer is its base, shape, strides, offsets. */
 static int count_of(Lower *L, MlirType t) {
+  int br = block_ptr_rank(L, t);
+  if (br) return 1 + 3 * br;
   if (!mlirTypeIsARankedTensor(t)) return 1;
   Elems e;
   return elems_of(L, t, &e) ? e.n : -1;
@@ -332,11 +343,75 @@ static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   return vec;
 }
 
+/* Loads and stores through a block pointer: each element's position is the
+ * pointer's offsets plus its index; boundary_check dimensions mask it
+ * against the shape (padding 0, or NaN for padding="nan"). */
+static void lower_block_access(Lower *L, MlirOperation op, bool is_load) {
+  MlirValue bp = mlirOperationGetOperand(op, 0);
+  int r = block_ptr_rank(L, mlirValueGetType(bp));
+  Vals *b = get(L, bp);
+  MlirType tt = is_load ? mlirValueGetType(mlirOperationGetResult(op, 0)) : mlirValueGetType(mlirOperationGetOperand(op, 1));
+  Elems e;
+  if (!elems_of(L, tt, &e) || e.sliced >= 0) {
+    fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  bool check[MAX_RANK] = {0};
+  MlirAttribute bc = mlirOperationGetAttributeByName(op, str("boundary_check"));
+  for (intptr_t i = 0; !mlirAttributeIsNull(bc) && i < mlirDenseArrayGetNumElements(bc); i++) {
+    int d = mlirDenseI32ArrayGetElement(bc, i);
+    if (d >= 0 && d < r) check[d] = true;
+  }
+  MlirAttribute pad = mlirOperationGetAttributeByName(op, str("padding"));
+  bool nan = !mlirAttributeIsNull(pad) && mlirStringAttrGetValue(pad).length == 3;
+  MlirType et = scalar_of(L, tt), i64 = mlirIntegerTypeGet(L->ctx, 64), i1 = mlirIntegerTypeGet(L->ctx, 1);
+  int bits = bits_of(et);
+  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  Vals *v = is_load ? NULL : get(L, mlirOperationGetOperand(op, 1));
+  Vals *out = is_load ? new_vals(L, e.n) : NULL;
+  MlirNamedAttribute gep[2] = {
+      named(L, "elem_type", mlirTypeAttrGet(et)),
+      named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+  };
+  MlirNamedAttribute tv = named(L, "value", mlirIntegerAttrGet(i1, 1));
+  char name[32];
+  for (int k = 0; k < e.n; k++) {
+    MlirValue lin = emit1(L, "arith.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(i64, 0))});
+    MlirValue pred = emit1(L, "arith.constant", i1, 0, NULL, 1, &tv);
+    for (int d = 0; d < r; d++) {
+      MlirValue pos = bin(L, "arith.addi", b->v[1 + 2 * r + d], index_of(L, &e, k, d));
+      MlirValue pos64 = emit1(L, "arith.extsi", i64, 1, &pos, 0, NULL);
+      lin = bin(L, "arith.addi", lin, bin(L, "arith.muli", pos64, b->v[1 + r + d]));
+      if (check[d]) {
+        MlirValue lt[2] = {pos64, b->v[1 + d]}, ge[2] = {pos64, emit1(L, "arith.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(i64, 0))})};
+        MlirNamedAttribute slt = named(L, "predicate", mlirIntegerAttrGet(i64, 2)), sge = named(L, "predicate", mlirIntegerAttrGet(i64, 5));
+        pred = bin(L, "arith.andi", pred, emit1(L, "arith.cmpi", i1, 2, lt, 1, &slt));
+        pred = bin(L, "arith.andi", pred, emit1(L, "arith.cmpi", i1, 2, ge, 1, &sge));
+      }
+    }
+    MlirValue ops[2] = {b->v[0], lin};
+    MlirValue addr = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, gep);
+    if (is_load) {
+      MlirAttribute dflt = nan && mlirTypeIsAFloat(et) ? mlirFloatAttrDoubleGet(L->ctx, et, __builtin_nan(""))
+                                                       : mlirTypeIsAInteger(et) ? mlirIntegerAttrGet(et, 0) : mlirFloatAttrDoubleGet(L->ctx, et, 0.0);
+      MlirValue other = emit1(L, "arith.constant", et, 0, NULL, 1, (MlirNamedAttribute[]){named(L, "value", dflt)});
+      snprintf(name, sizeof name, "tilec.ld.b%d", bits);
+      MlirValue args[3] = {addr, pred, as_bits(L, other)};
+      out->v[k] = from_bits(L, call(L, name, it, 3, args), et);
+    } else {
+      snprintf(name, sizeof name, "tilec.st.b%d", bits);
+      MlirValue args[3] = {addr, bin(L, "arith.andi", pred, owns(L, &e, k)), as_bits(L, v->v[k])};
+      call(L, name, (MlirType){NULL}, 3, args);
+    }
+  }
+  if (is_load) put(L, mlirOperationGetResult(op, 0), out);
+}
+
 static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   MlirValue ptr = mlirOperationGetOperand(op, 0);
   MlirType pt = mlirValueGetType(ptr);
-  if (!mlirTypeIsARankedTensor(pt) && !is_tile_ptr(L->pc, pt)) {
-    fail(L, op, "through a block pointer is not supported yet by the GPU code generator");
+  if (block_ptr_rank(L, pt)) {
+    lower_block_access(L, op, is_load);
     return;
   }
   Vals *p = get(L, ptr);
@@ -1095,6 +1170,23 @@ static void lower_op(Lower *L, MlirOperation op) {
   }
   if (t == TOP_reduce) {
     lower_reduce(L, op);
+    return;
+  }
+  if (t == TOP_make_block_ptr) {
+    /* base, shape (i64), strides (i64), offsets (i32): kept as they are */
+    int nv = (int)nops;
+    Vals *x = new_vals(L, nv);
+    for (int i = 0; i < nv; i++) x->v[i] = get(L, mlirOperationGetOperand(op, i))->v[0];
+    put(L, r, x);
+    return;
+  }
+  if (t == TOP_advance) {
+    Vals *b = get(L, mlirOperationGetOperand(op, 0)), *x = new_vals(L, b->n);
+    int rank = (b->n - 1) / 3;
+    for (int i = 0; i < b->n; i++) x->v[i] = b->v[i];
+    for (int d = 0; d < rank; d++)
+      x->v[1 + 2 * rank + d] = bin(L, "arith.addi", b->v[1 + 2 * rank + d], get(L, mlirOperationGetOperand(op, 1 + d))->v[0]);
+    put(L, r, x);
     return;
   }
   if (t == TOP_random) {

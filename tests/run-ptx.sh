@@ -16,6 +16,8 @@ kernels=(
   "vector_add.py|-k add_kernel -s '*fp16, *fp16, *fp16, i32, 256' -w 2"
   "static_range.py|-k poly_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024'"
   "static_range.py|-k window_sum_kernel -s '*fp32:16, *fp32:16, i32, 8, 512'"
+  "block_ptr.py|-k row_sum_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 64, 128'"
+  "block_ptr.py|-k scale_copy_kernel -s '*fp32:16, *fp16:16, i32, i32, i32, i32, i32, i32, fp32, 32, 64'"
   "dropout.py|-k dropout_kernel -s '*fp32:16, *fp32:16, i32, fp32, i32, 1024'"
   "softmax.py|-k softmax_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024'"
   "layer_norm.py|-k layer_norm_fwd_kernel -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024'"
