@@ -42,7 +42,7 @@ typedef struct Lower {
   PtrVec keys, vals;  /* tile value -> Vals* */
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
-  int nshared; /* shared-memory buffers made so far */
+  int64_t smem_bytes; /* the shared-memory buffer's size */
   bool failed;
 } Lower;
 
@@ -491,13 +491,21 @@ static MlirValue linear_index(Lower *L, const Elems *e, MlirType t, int k) {
   return lin;
 }
 
-/* A shared-memory buffer of n elements of type t of its own; its address. */
+/* Shared memory: one buffer, as large as the largest use. Every use starts
+ * with a barrier (before its writes) and reads only after a second one, so
+ * the uses can share it; the buffer is made at the end, at its final size. */
 static MlirValue shared_buffer(Lower *L, MlirType t, int64_t n) {
-  char name[32];
-  snprintf(name, sizeof name, "tilec_smem%d", L->nshared++);
-  MlirType arr = mlirLLVMArrayTypeGet(t, (unsigned)n);
+  int64_t bytes = n * ((bits_of(t) + 7) / 8);
+  if (mlirTypeIsALLVMPointerType(t)) bytes = n * 8;
+  if (bytes > L->smem_bytes) L->smem_bytes = bytes;
+  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str("tilec_smem")));
+  return emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
+}
+
+static void make_shared_global(Lower *L) {
+  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)L->smem_bytes);
   MlirNamedAttribute gattrs[5] = {
-      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
+      named(L, "sym_name", mlirStringAttrGet(L->ctx, str("tilec_smem"))),
       named(L, "global_type", mlirTypeAttrGet(arr)),
       named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
       named(L, "addr_space", mlirIntegerAttrGet(i32(L), 3)),
@@ -508,8 +516,6 @@ static MlirValue shared_buffer(Lower *L, MlirType t, int64_t n) {
   MlirRegion init = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&gs, 1, &init);
   mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
-  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
-  return emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
 }
 
 static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
@@ -531,9 +537,15 @@ static MlirValue load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx
   return emit1(L, "llvm.load", t, 1, &at, 0, NULL);
 }
 
+static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v);
+
 /* A store to shared memory by the threads where pred holds. */
 static void store_shared_if(Lower *L, MlirValue base, MlirType t, MlirValue pred, MlirValue v) {
-  MlirValue at = shared_at(L, base, t, const_i32(L, 0));
+  store_shared_at_if(L, base, t, const_i32(L, 0), pred, v);
+}
+
+static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v) {
+  MlirValue at = shared_at(L, base, t, idx);
   MlirRegion then_r = mlirRegionCreate(), else_r = mlirRegionCreate();
   MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
   mlirRegionAppendOwnedBlock(then_r, tb);
@@ -1056,6 +1068,159 @@ static MlirValue shuffle_xor(Lower *L, MlirValue v, int offset) {
   return r;
 }
 
+/* A shuffle up by offset lanes (lanes below take nothing new: the caller
+ * selects); 32-bit values only. */
+static MlirValue shuffle_up(Lower *L, MlirValue v, int offset) {
+  MlirType t = mlirValueGetType(v);
+  MlirValue x = v;
+  bool cast = !mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32);
+  if (cast) return (MlirValue){NULL};
+  MlirValue ops[4] = {const_i32(L, -1), x, const_i32(L, offset), const_i32(L, 0)};
+  MlirNamedAttribute kind = named(L, "kind", ir_parse_attr(L->pc->ic, "#nvvm<shfl_kind up>"));
+  return emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
+}
+
+static MlirValue select(Lower *L, MlirValue c, MlirValue a, MlirValue b) {
+  MlirValue ops[3] = {c, a, b};
+  return emit1(L, "arith.select", mlirValueGetType(a), 3, ops, 0, NULL);
+}
+
+static MlirValue cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b) {
+  MlirValue ops[2] = {a, b};
+  MlirNamedAttribute p = named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), pred));
+  return emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &p);
+}
+
+/* tile.scan (inclusive, forward): within each thread along the axis, then
+ * across its lanes (Hillis-Steele with shuffles up), then across warps
+ * through shared memory; each stage's prefix is combined on the left, so
+ * combine functions need not commute. */
+static void lower_scan(Lower *L, MlirOperation op) {
+  int n = (int)mlirOperationGetNumOperands(op);
+  MlirValue src0 = mlirOperationGetOperand(op, 0);
+  Elems e;
+  int axis = (int)op_int_attr(op, "axis", 0);
+  if (!elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0 || e.per[axis] != e.l.spt[axis] ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("reverse")))) {
+    fail(L, op, "of this layout or direction is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *in[8], *out[8];
+  for (int i = 0; i < n; i++) {
+    in[i] = get(L, mlirOperationGetOperand(op, i));
+    out[i] = new_vals(L, e.n);
+    for (int k = 0; k < e.n; k++) out[i]->v[k] = in[i]->v[k];
+  }
+  /* 1. within the thread: element k after the one before it along the axis */
+  for (int k = 0; k < e.n && !L->failed; k++) {
+    int c[MAX_RANK] = {0};
+    counters(&e, k, c);
+    if (c[axis] == 0) continue;
+    c[axis]--;
+    int prev = element_of(&e, c);
+    MlirValue a[8], b[8], r[8];
+    for (int i = 0; i < n; i++) a[i] = out[i]->v[prev], b[i] = out[i]->v[k];
+    combine(L, op, n, a, b, r);
+    for (int i = 0; i < n; i++) out[i]->v[k] = r[i];
+  }
+  /* the thread's totals: its last element along the axis, per group */
+  const Layout *l = &e.l;
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != axis; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  int64_t lanes = e.shape[axis] / l->spt[axis];
+  if (lanes > l->tpw[axis]) lanes = l->tpw[axis];
+  int64_t warps = e.shape[axis] / ((int64_t)l->spt[axis] * l->tpw[axis]);
+  if (warps > l->wpc[axis]) warps = l->wpc[axis];
+  if (warps < 1) warps = 1;
+  int ngroups = e.n / e.per[axis];
+  Elems groups = e;
+  groups.per[axis] = 1;
+  groups.n = ngroups;
+  MlirValue lane_c = bin(L, "arith.remui", bin(L, "arith.divui", L->lane, const_i32(L, lane_div)), const_i32(L, l->tpw[axis]));
+  MlirValue warp_c = bin(L, "arith.remui", bin(L, "arith.divui", L->warp, const_i32(L, warp_div)), const_i32(L, l->wpc[axis]));
+  for (int g = 0; g < ngroups && !L->failed && (lanes > 1 || warps > 1); g++) {
+    /* the elements of group g (the same counters but the axis), in axis order */
+    int ks[64], nk = 0;
+    for (int k = 0; k < e.n && nk < 64; k++) {
+      int c[MAX_RANK] = {0};
+      counters(&e, k, c);
+      c[axis] = 0;
+      if (element_of(&groups, c) == g) ks[nk++] = k;
+    }
+    MlirValue total[8];
+    for (int i = 0; i < n; i++) total[i] = out[i]->v[ks[nk - 1]];
+    /* 2. across lanes: inclusive scan of the totals */
+    for (int step = 1; step < lanes && !L->failed; step *= 2) {
+      MlirValue up[8], comb[8];
+      for (int i = 0; i < n; i++) {
+        up[i] = shuffle_up(L, total[i], step * lane_div);
+        if (mlirValueIsNull(up[i])) {
+          fail(L, op, "of values that are not 32 bits wide is not supported yet by the GPU code generator");
+          return;
+        }
+      }
+      combine(L, op, n, up, total, comb);
+      MlirValue take = cmp_u32(L, 9 /* uge */, lane_c, const_i32(L, step));
+      for (int i = 0; i < n; i++) total[i] = select(L, take, comb[i], total[i]);
+    }
+    /* the exclusive prefix of this lane: the inclusive total of the lane before */
+    MlirValue prefix[8];
+    MlirValue has_prefix = cmp_u32(L, 8 /* ugt */, lane_c, const_i32(L, 0));
+    for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_up(L, total[i], lane_div);
+    /* 3. across warps: each warp's total (its last lane) through shared memory */
+    if (warps > 1 && !L->failed) {
+      MlirValue base[8], last = cmp_u32(L, 0 /* eq */, lane_c, const_i32(L, (int32_t)(lanes - 1)));
+      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+      for (int i = 0; i < n; i++) {
+        MlirType et = mlirValueGetType(total[i]);
+        base[i] = shared_buffer(L, et, warps * 32 * L->pc->num_warps);
+        /* slot: [warp coordinate][lane within the warp], one per lane group */
+        MlirValue slot = bin(L, "arith.addi", bin(L, "arith.muli", warp_c, const_i32(L, 32)), bin(L, "arith.remui", L->lane, const_i32(L, lane_div)));
+        store_shared_at_if(L, base[i], et, slot, last, total[i]);
+      }
+      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+      MlirValue wacc[8] = {{NULL}};
+      for (int w = 0; w + 1 < warps; w++) {
+        MlirValue t[8], cand[8];
+        MlirValue slot = bin(L, "arith.addi", const_i32(L, w * 32), bin(L, "arith.remui", L->lane, const_i32(L, lane_div)));
+        for (int i = 0; i < n; i++) t[i] = load_shared(L, base[i], mlirValueGetType(total[i]), slot);
+        if (w == 0) {
+          for (int i = 0; i < n; i++) cand[i] = t[i];
+        } else {
+          combine(L, op, n, wacc, t, cand);
+        }
+        MlirValue before = cmp_u32(L, 8 /* ugt */, warp_c, const_i32(L, w));
+        for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : select(L, before, cand[i], wacc[i]);
+      }
+      /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
+      MlirValue in_later_warp = cmp_u32(L, 8 /* ugt */, warp_c, const_i32(L, 0));
+      if (lanes > 1) {
+        MlirValue comb[8];
+        combine(L, op, n, wacc, prefix, comb);
+        for (int i = 0; i < n; i++) {
+          MlirValue with_lane = select(L, has_prefix, comb[i], wacc[i]);
+          prefix[i] = select(L, in_later_warp, with_lane, prefix[i]);
+        }
+      } else {
+        for (int i = 0; i < n; i++) prefix[i] = wacc[i];
+      }
+      has_prefix = bin(L, "arith.ori", has_prefix, in_later_warp);
+    }
+    /* every element of the group takes the prefix on its left */
+    for (int j = 0; j < nk && !L->failed; j++) {
+      MlirValue x[8], comb[8];
+      for (int i = 0; i < n; i++) x[i] = out[i]->v[ks[j]];
+      combine(L, op, n, prefix, x, comb);
+      for (int i = 0; i < n; i++) out[i]->v[ks[j]] = select(L, has_prefix, comb[i], x[i]);
+    }
+  }
+  if (L->failed) return;
+  for (int i = 0; i < n; i++) put(L, mlirOperationGetResult(op, i), out[i]);
+}
+
 /* tile.reduce: within each thread, then across the lanes holding the axis
  * (butterfly shuffles), then across warps through shared memory. Lanes and
  * warps that only replicate elements (a layout wider than the tensor) take
@@ -1170,6 +1335,10 @@ static void lower_op(Lower *L, MlirOperation op) {
   }
   if (t == TOP_reduce) {
     lower_reduce(L, op);
+    return;
+  }
+  if (t == TOP_scan) {
+    lower_scan(L, op);
     return;
   }
   if (t == TOP_make_block_ptr) {
@@ -1368,5 +1537,6 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
     mlirModuleDestroy(L->out);
     return (MlirModule){NULL};
   }
+  if (L->smem_bytes) make_shared_global(L);
   return L->out;
 }

@@ -84,7 +84,34 @@ static void convert_op(MlirOperation op, void *user) {
   if (!mlirOperationIsNull(parent) && (tile_op_of(parent) == TOP_reduce || tile_op_of(parent) == TOP_scan)) return;
   if (op_is(op, "func.func") || op_is(op, "func.return") || op_is(op, "builtin.module")) return;
 
-  if (t == TOP_reduce || t == TOP_scan) {
+  if (t == TOP_scan) {
+    /* a scan wants each thread's elements along the axis contiguous: the
+     * threads then chain their runs in order */
+    MlirType st = mlirValueGetType(mlirOperationGetOperand(op, 0));
+    int r = (int)mlirShapedTypeGetRank(st), axis = (int)op_int_attr(op, "axis", 0);
+    int64_t shape[MAX_RANK];
+    for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(st, i);
+    int spt[MAX_RANK], order[MAX_RANK];
+    int64_t others = 1;
+    for (int i = 0; i < r; i++) {
+      spt[i] = 1;
+      if (i != axis) others *= shape[i];
+    }
+    int64_t threads = (int64_t)pc->num_warps * pc->threads_per_warp;
+    int64_t along = threads / (others < threads ? others : threads);
+    if (along < 1) along = 1;
+    spt[axis] = shape[axis] > along ? (int)(shape[axis] / along) : 1;
+    /* the axis is the fastest dimension, the others follow */
+    order[0] = axis;
+    for (int i = 0, k = 1; i < r; i++)
+      if (i != axis) order[k++] = i;
+    Layout l = layout_blocked(pc, r, shape, spt, order);
+    MlirAttribute la = layout_attr(pc, &l);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, la);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) set_layout(pc, mlirOperationGetResult(op, i), la);
+    return;
+  }
+  if (t == TOP_reduce) {
     MlirAttribute l0 = blocked_or_default(pc, mlirOperationGetOperand(op, 0));
     for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, l0);
     Layout parent_l;
@@ -93,12 +120,8 @@ static void convert_op(MlirOperation op, void *user) {
     for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
       MlirValue r = mlirOperationGetResult(op, i);
       if (!is_tensor(r)) continue;
-      if (t == TOP_scan) {
-        set_layout(pc, r, l0);
-      } else {
-        Layout s = {.kind = L_SLICE, .rank = parent_l.rank - 1, .dim = axis, .parent = &parent_l};
-        set_layout(pc, r, layout_attr(pc, &s));
-      }
+      Layout s = {.kind = L_SLICE, .rank = parent_l.rank - 1, .dim = axis, .parent = &parent_l};
+      set_layout(pc, r, layout_attr(pc, &s));
     }
     return;
   }

@@ -25,6 +25,7 @@ kernels=(
   "layer_norm.py|-k layer_norm_bwd_dwdb_kernel -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, 32, 128'"
   "reduce_combine.py|-k row_absmax_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, 1024'"
   "reduce_combine.py|-k row_argmax_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, 1024'"
+  "reduce_combine.py|-k linear_recurrence_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024'"
 )
 for entry in "${kernels[@]}"; do
   file=${entry%%|*}
