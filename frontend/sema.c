@@ -416,7 +416,7 @@ const Type *broadcast_shapes(Sema *S, Node *at, const Type *a, const Type *b) {
       sema_error(S, at, "incompatible shapes for broadcasting: %s and %s", ty_str(S->a, a), ty_str(S->a, b));
     shape[i] = da == 1 ? db : da;
   }
-  return ty_block(S->tc, a->elem, rank, shape);
+  return check_block_shape(S, at, a->elem, rank, shape);
 }
 
 /* Broadcasts e to the shape of shape_like (a block type), splatting scalars. */
@@ -515,6 +515,12 @@ static bool is_py_scalar(const Val *v) {
 
 /* ---- constexpr arithmetic ------------------------------------------------------ */
 
+/* Constexpr strings and tuples are built whole: their size is bounded, and
+ * building one costs work in proportion (see count_work). */
+#define MAX_CONST_STR (1 << 20)
+#define MAX_CONST_ELEMS (1 << 16)
+static void count_work_n(Sema *S, Node *at, long n);
+
 static double cf(const CValue *c) {
   return c->kind == CV_FLOAT ? c->f : c->kind == CV_BOOL ? (double)c->b : (double)c->i;
 }
@@ -556,9 +562,17 @@ static Val *const_binary(Sema *S, Node *at, Op op, CValue *a, CValue *b) {
     }
     return val_const(S, cv_bool(S, op == TK_KW_in ? found : !found));
   }
-  if (a->kind == CV_STR && b->kind == CV_STR && op == TK_PLUS)
+  if (a->kind == CV_STR && b->kind == CV_STR && op == TK_PLUS) {
+    size_t n = strlen(a->s) + strlen(b->s);
+    if (n > MAX_CONST_STR) sema_error(S, at, "a constexpr string of %zu bytes is too long (at most %d)", n, MAX_CONST_STR);
+    count_work_n(S, at, (long)n / 64);
     return val_const(S, cv_str(S, arena_printf(S->a, "%s%s", a->s, b->s)));
+  }
   if (a->kind == CV_TUPLE && b->kind == CV_TUPLE && op == TK_PLUS) {
+    int64_t n = (int64_t)a->nelems + b->nelems;
+    if (n > MAX_CONST_ELEMS)
+      sema_error(S, at, "a constexpr tuple of %lld elements is too long (at most %d)", (long long)n, MAX_CONST_ELEMS);
+    count_work_n(S, at, (long)n);
     CValue *t = cv_new(S, CV_TUPLE);
     t->nelems = a->nelems + b->nelems;
     t->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(t->nelems + 1));
@@ -1924,10 +1938,13 @@ static void exec_return(Sema *S, Node *s) {
  * expression in an unrolled loop). Statements, calls and expressions count. */
 #define MAX_WORK (1 << 20)
 
-static void count_work(Sema *S, Node *at) {
-  if (++S->work > MAX_WORK)
+static void count_work_n(Sema *S, Node *at, long n) {
+  S->work += n;
+  if (S->work > MAX_WORK)
     sema_error(S, at, "the kernel expands to more than %d operations after unrolling and inlining", MAX_WORK);
 }
+
+static void count_work(Sema *S, Node *at) { count_work_n(S, at, 1); }
 
 static void exec_stmt(Sema *S, Node *s) {
   count_work(S, s);

@@ -1,0 +1,7 @@
+import triton
+import triton.language as tl
+@triton.jit
+def k(n):
+    x = "ab"
+    for i in tl.static_range(40):
+        x = x + x
