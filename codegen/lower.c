@@ -74,6 +74,12 @@ static Vals *new_vals(Lower *L, int n) {
   return x;
 }
 
+/* Puts op where the lowering is: before the block's terminator, or at its end. */
+static void insert_op(Lower *L, MlirOperation op) {
+  if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, op);
+  else mlirBlockInsertOwnedOperationBefore(L->block, L->term, op);
+}
+
 static MlirOperation emit(Lower *L, const char *name, int nres, const MlirType *res, int nops, const MlirValue *ops,
                           int nattrs, const MlirNamedAttribute *attrs) {
   MlirLocation loc = mlirLocationUnknownGet(L->ctx);
@@ -83,8 +89,7 @@ static MlirOperation emit(Lower *L, const char *name, int nres, const MlirType *
   if (nattrs) mlirOperationStateAddAttributes(&st, nattrs, attrs);
   MlirOperation op = mlirOperationCreate(&st);
   if (mlirOperationIsNull(op)) fe_internal_error(__FILE__, __LINE__, name);
-  if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, op);
-  else mlirBlockInsertOwnedOperationBefore(L->block, L->term, op);
+  insert_op(L, op);
   return op;
 }
 
@@ -565,9 +570,7 @@ static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue i
   mlirOperationStateAddOperands(&st, 1, &pred);
   MlirRegion regions[2] = {then_r, else_r};
   mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  MlirOperation f = mlirOperationCreate(&st);
-  if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
-  else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
+  insert_op(L, mlirOperationCreate(&st));
 }
 
 /* A layout conversion through shared memory: every thread writes the
@@ -843,6 +846,21 @@ static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
   return mlirBlockCreate(n, types, locs);
 }
 
+/* Creates the lowered scf op (its regions filled), and maps the tile op's
+ * results to runs of its flat results. */
+static void finish_scf(Lower *L, const char *name, int k, const MlirType *types, int nops, const MlirValue *ops,
+                       int nregions, MlirRegion *regions, int nres, const MlirValue *results) {
+  MlirOperationState st = mlirOperationStateGet(str(name), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddResults(&st, k, types);
+  mlirOperationStateAddOperands(&st, nops, ops);
+  mlirOperationStateAddOwnedRegions(&st, nregions, regions);
+  MlirOperation f = mlirOperationCreate(&st);
+  insert_op(L, f);
+  MlirValue outs[MAX_FLAT + 1];
+  for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
+  unflatten(L, nres, results, outs);
+}
+
 static void lower_scf(Lower *L, MlirOperation op) {
   MlirValue flat[MAX_FLAT + 1];
   MlirType types[MAX_FLAT + 1];
@@ -864,6 +882,8 @@ static void lower_scf(Lower *L, MlirOperation op) {
     types[0] = mlirValueGetType(flat[0]);
     for (int i = 0; i < k; i++) types[1 + i] = mlirValueGetType(flat[3 + i]);
     MlirBlock body = new_block(L, 1 + k, types);
+    MlirRegion region = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(region, body);
     /* the induction variable, then the carried values */
     Vals *iv = new_vals(L, 1);
     iv->v[0] = mlirBlockGetArgument(body, 0);
@@ -873,19 +893,11 @@ static void lower_scf(Lower *L, MlirOperation op) {
     for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, 1 + i);
     unflatten(L, n, sargs, args);
     lower_region_body(L, src, body, "scf.yield", NULL);
-    if (L->failed) return;
-    MlirRegion region = mlirRegionCreate();
-    mlirRegionAppendOwnedBlock(region, body);
-    MlirOperationState st = mlirOperationStateGet(str("scf.for"), mlirLocationUnknownGet(L->ctx));
-    mlirOperationStateAddResults(&st, k, types + 1);
-    mlirOperationStateAddOperands(&st, 3 + k, flat);
-    mlirOperationStateAddOwnedRegions(&st, 1, &region);
-    MlirOperation f = mlirOperationCreate(&st);
-    if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
-    else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
-    MlirValue outs[MAX_FLAT + 1];
-    for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
-    unflatten(L, nres, results, outs);
+    if (L->failed) {
+      mlirRegionDestroy(region);
+      return;
+    }
+    finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
     return;
   }
   if (op_is(op, "scf.if")) {
@@ -910,16 +922,7 @@ static void lower_scf(Lower *L, MlirOperation op) {
       mlirRegionDestroy(regions[1]);
       return;
     }
-    MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
-    mlirOperationStateAddResults(&st, k, types);
-    mlirOperationStateAddOperands(&st, 1, &cond);
-    mlirOperationStateAddOwnedRegions(&st, 2, regions);
-    MlirOperation f = mlirOperationCreate(&st);
-    if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
-    else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
-    MlirValue outs[MAX_FLAT + 1];
-    for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
-    unflatten(L, nres, results, outs);
+    finish_scf(L, "scf.if", k, types, 1, &cond, 2, regions, nres, results);
     return;
   }
   if (op_is(op, "scf.while")) {
@@ -947,16 +950,7 @@ static void lower_scf(Lower *L, MlirOperation op) {
       mlirRegionDestroy(regions[1]);
       return;
     }
-    MlirOperationState st = mlirOperationStateGet(str("scf.while"), mlirLocationUnknownGet(L->ctx));
-    mlirOperationStateAddResults(&st, k, types);
-    mlirOperationStateAddOperands(&st, k, flat);
-    mlirOperationStateAddOwnedRegions(&st, 2, regions);
-    MlirOperation f = mlirOperationCreate(&st);
-    if (mlirOperationIsNull(L->term)) mlirBlockAppendOwnedOperation(L->block, f);
-    else mlirBlockInsertOwnedOperationBefore(L->block, L->term, f);
-    MlirValue outs[MAX_FLAT + 1];
-    for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
-    unflatten(L, nres, results, outs);
+    finish_scf(L, "scf.while", k, types, k, flat, 2, regions, nres, results);
     return;
   }
   fail(L, op, "is not supported yet by the GPU code generator");
