@@ -1319,6 +1319,13 @@ static void lower_op(Lower *L, MlirOperation op) {
   MlirType rt = nres ? mlirValueGetType(r) : (MlirType){NULL};
   int n = nres ? count_of(L, rt) : 0;
   if (n < 0) {
+    Layout rl;
+    if (layout_of_type(L->pc, rt, &rl) && rl.kind == L_DOT_OP) {
+      /* the operands of a dot are converted first: say what is missing */
+      mlirEmitError(mlirOperationGetLocation(op), "tl.dot is not supported yet by the GPU code generator");
+      L->failed = true;
+      return;
+    }
     fail(L, op, "has a result layout the GPU code generator does not support yet");
     return;
   }

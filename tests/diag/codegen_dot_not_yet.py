@@ -1,0 +1,14 @@
+# ARGS: -s "*fp16:16, *fp16:16, *fp32:16, i32, 32" --emit=ptx
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, k_tiles, B: tl.constexpr):
+    r = tl.arange(0, B)
+    acc = tl.zeros((B, B), dtype=tl.float32)
+    for k in range(k_tiles):
+        a = tl.load(a_ptr + r[:, None] * B + r[None, :] + k * B * B)
+        b = tl.load(b_ptr + r[:, None] * B + r[None, :] + k * B * B)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * B + r[None, :], acc)
