@@ -24,4 +24,7 @@ bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module);
 /* LLVM dialect -> LLVM IR text (emit_llvm) or PTX text; appended to out. */
 bool cg_emit(PassCtx *pc, MlirOperation llvm_module, const char *arch, bool emit_llvm, StrBuf *out);
 
+/* PTX to a cubin through nvJitLink (dlopen'ed); appended to out. */
+bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf *out);
+
 #endif

@@ -50,7 +50,7 @@ static void usage_compile(FILE *f) {
           "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
           "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR\n"
           "                        with source locations), tile-gpu (tile IR with layouts),\n"
-          "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx\n"
+          "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx, cubin\n"
           "  --dump-after=PASS     also print the IR after PASS to standard error\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
@@ -206,8 +206,7 @@ static int cmd_compile(int argc, char **argv) {
   } else if (!strcmp(emit, "ptx")) {
     opt.emit = TILEC_EMIT_PTX;
   } else if (!strcmp(emit, "cubin")) {
-    rc = usage_error("--emit=%s is not available yet (this build supports ast, tile, tile-gpu, llvm-mlir, llvm, ptx)", emit);
-    goto done;
+    opt.emit = TILEC_EMIT_CUBIN;
   } else {
     rc = usage_error("unknown --emit kind '%s' (expected ast, tile, tile-gpu, llvm-mlir, llvm, ptx or cubin)", emit);
     goto done;

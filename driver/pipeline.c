@@ -114,7 +114,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     };
     k = sema_kernel(a, &d, tc, m, &so);
   }
-  StrBuf sb = {0}, dump = {0};
+  StrBuf sb = {0}, dump = {0}, dump_ptx = {0};
   bool ok = k && d.errors == 0;
   if (ok && options->emit == TILEC_EMIT_AST) ast_print_kernel(&sb, k);
   if (ok && options->emit != TILEC_EMIT_AST) {
@@ -137,8 +137,10 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       ok = !mlirModuleIsNull(llvm);
       if (ok && options->emit == TILEC_EMIT_LLVM_MLIR) ir_print(&sb, mlirModuleGetOperation(llvm), false);
       if (ok && options->emit > TILEC_EMIT_LLVM_MLIR) {
+        StrBuf *text = options->emit == TILEC_EMIT_CUBIN ? &dump_ptx : &sb;
         ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm)) &&
-             cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, &sb);
+             cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);
+        if (ok && options->emit == TILEC_EMIT_CUBIN) ok = cg_cubin(&pc, dump_ptx.s, dump_ptx.len, arch, &sb);
       }
       if (!mlirModuleIsNull(llvm)) mlirModuleDestroy(llvm);
     }
@@ -155,6 +157,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
   sb_free(&sb);
   sb_free(&dump);
+  sb_free(&dump_ptx);
   sb_free(&d.out);
   arena_destroy(a);
   return status;

@@ -54,6 +54,7 @@ typedef struct StrBuf {
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 void sb_putc(StrBuf *sb, char c);
+void sb_append(StrBuf *sb, const void *data, size_t n); /* bytes, NULs included */
 void sb_free(StrBuf *sb);
 
 /* ---- sources and diagnostics -------------------------------------------- */

@@ -125,7 +125,27 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) {
   va_end(ap);
 }
 
-void sb_putc(StrBuf *sb, char c) { sb_printf(sb, "%c", c); }
+void sb_putc(StrBuf *sb, char c) { sb_append(sb, &c, 1); }
+
+void sb_append(StrBuf *sb, const void *data, size_t n) {
+  if (sb->len + n + 1 > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + n + 1) cap *= 2;
+    char *s;
+    if (sb->arena) {
+      s = arena_alloc(sb->arena, cap);
+      if (sb->len) memcpy(s, sb->s, sb->len);
+    } else {
+      s = realloc(sb->s, cap);
+      if (!s) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    }
+    sb->s = s;
+    sb->cap = cap;
+  }
+  memcpy(sb->s + sb->len, data, n);
+  sb->len += n;
+  sb->s[sb->len] = 0;
+}
 
 void sb_free(StrBuf *sb) {
   if (!sb->arena) free(sb->s);

@@ -54,4 +54,14 @@ for entry in "${kernels[@]}"; do
     fi
   done
 done
+# a cubin, in process through nvJitLink: an ELF image holding the kernel
+if eval "\"$tilec\" compile vector_add.py -k add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024' --emit=cubin -o \"$tmp/k.cubin\""; then
+  if [ "$(head -c 4 "$tmp/k.cubin" | od -An -c | tr -d ' ')" != "177ELF" ] || ! grep -q add_kernel "$tmp/k.cubin"; then
+    echo "FAILED: --emit=cubin did not give an ELF image with add_kernel"
+    fail=1
+  fi
+else
+  echo "FAILED: tilec compile vector_add.py --emit=cubin"
+  fail=1
+fi
 exit $fail

@@ -34,6 +34,7 @@ typedef enum tilec_emit {
   TILEC_EMIT_LLVM_MLIR = 3, /* the kernel in MLIR's LLVM and NVVM dialects */
   TILEC_EMIT_LLVM = 4,      /* LLVM IR for NVPTX, after O3 */
   TILEC_EMIT_PTX = 5,       /* PTX assembly */
+  TILEC_EMIT_CUBIN = 6,     /* a cubin (binary), through the toolkit's nvJitLink */
 } tilec_emit;
 
 typedef struct tilec_compile_options {
@@ -61,7 +62,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
 tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
                        tilec_result **out);
 
-/* The output text (NUL-terminated); NULL on error. */
+/* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
 const char *tilec_result_output(const tilec_result *r, size_t *length);
 /* The IR dumped after options->dump_after ("" when none). */
 const char *tilec_result_dump(const tilec_result *r);
