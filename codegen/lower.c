@@ -1539,5 +1539,11 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
     return (MlirModule){NULL};
   }
   if (L->smem_bytes) make_shared_global(L);
+  /* what the runtime needs to know, on the kernel */
+  MlirOperation kf = mlirBlockGetFirstOperation(mlirModuleGetBody(L->out));
+  while (!mlirOperationIsNull(kf) && mlirAttributeIsNull(mlirOperationGetAttributeByName(kf, str("nvvm.kernel"))))
+    kf = mlirOperationGetNextInBlock(kf);
+  if (!mlirOperationIsNull(kf))
+    mlirOperationSetAttributeByName(kf, str("tilec.shared_bytes"), mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), L->smem_bytes));
   return L->out;
 }

@@ -55,7 +55,8 @@ static void usage_compile(FILE *f) {
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
           "  --arch ARCH           the GPU target: sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
-          "  -o, --output OUT      write to OUT instead of standard output\n"
+          "  -o, --output OUT      write to OUT instead of standard output (and, for\n"
+          "                        llvm-mlir, llvm, ptx, cubin, the kernel's metadata to OUT.json)\n"
           "  -h, --help            show this help\n");
 }
 
@@ -227,6 +228,20 @@ static int cmd_compile(int argc, char **argv) {
   fputs(tilec_result_dump(r), stderr);
   if (st == TILEC_OK) rc = write_output(r, out_path);
   else rc = st == TILEC_ERROR_USAGE ? 2 : 1;
+  /* beside a PTX or cubin file: OUT.json, the kernel's metadata */
+  if (rc == 0 && out_path && tilec_result_metadata(r)) {
+    size_t n = strlen(out_path);
+    char *meta_path = malloc(n + 6);
+    if (meta_path) {
+      snprintf(meta_path, n + 6, "%s.json", out_path);
+      FILE *f = fopen(meta_path, "wb");
+      if (!f || fputs(tilec_result_metadata(r), f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "%s: error: cannot write '%s'\n", prog, meta_path);
+        rc = 1;
+      }
+      free(meta_path);
+    }
+  }
   tilec_result_destroy(r);
 done:
   free(defines);

@@ -25,6 +25,7 @@
 struct tilec_result {
   char *output;
   size_t output_len;
+  char *metadata;
   char *dump;
   char *diagnostics;
 };
@@ -51,6 +52,28 @@ static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, const char *du
   }
   if (dump_after && !strcmp(dump_after, p->name)) ir_print(dump, m, false);
   return true;
+}
+
+/* What the runtime needs beside the PTX, as JSON: the entry name, launch
+ * shape and the parameters in order. */
+static void kernel_metadata(StrBuf *sb, const Kernel *k, const char *arch, MlirOperation llvm_module) {
+  int64_t shared = 0;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(llvm_module, 0));
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("tilec.shared_bytes"));
+    if (!mlirAttributeIsNull(a)) shared = mlirIntegerAttrGetValueInt(a);
+  }
+  sb_printf(sb, "{\n  \"name\": \"%s\",\n  \"arch\": \"%s\",\n  \"num_warps\": %d,\n  \"num_stages\": %d,\n"
+                "  \"shared_bytes\": %lld,\n  \"params\": [",
+            k->name, arch, k->num_warps, k->num_stages, (long long)shared);
+  for (int i = 0; i < k->params.n; i++) {
+    const Var *v = k->params.v[i];
+    const SigEntry *e = k->param_sigs.v[i];
+    sb_printf(sb, "%s\n    {\"name\": \"%s\", \"type\": \"", i ? "," : "", v->name);
+    ty_print(sb, k->param_types.v[i]);
+    sb_printf(sb, "\", \"divisibility\": %d}", e->divisibility);
+  }
+  sb_printf(sb, "\n  ]\n}\n");
 }
 
 /* The passes from tile IR to tile IR with layouts, in order. */
@@ -114,7 +137,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     };
     k = sema_kernel(a, &d, tc, m, &so);
   }
-  StrBuf sb = {0}, dump = {0}, dump_ptx = {0};
+  StrBuf sb = {0}, dump = {0}, dump_ptx = {0}, meta = {0};
   bool ok = k && d.errors == 0;
   if (ok && options->emit == TILEC_EMIT_AST) ast_print_kernel(&sb, k);
   if (ok && options->emit != TILEC_EMIT_AST) {
@@ -135,6 +158,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       /* codegen: per-thread LLVM/NVVM dialect, then LLVM IR, then PTX */
       MlirModule llvm = cg_lower(&pc, mlirModuleGetOperation(mod), arch);
       ok = !mlirModuleIsNull(llvm);
+      if (ok) kernel_metadata(&meta, k, arch, mlirModuleGetOperation(llvm));
       if (ok && options->emit == TILEC_EMIT_LLVM_MLIR) ir_print(&sb, mlirModuleGetOperation(llvm), false);
       if (ok && options->emit > TILEC_EMIT_LLVM_MLIR) {
         StrBuf *text = options->emit == TILEC_EMIT_CUBIN ? &dump_ptx : &sb;
@@ -154,10 +178,12 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     status = TILEC_OK;
   }
   r->dump = dup_text(dump.s ? dump.s : "", dump.len);
+  if (ok && meta.len) r->metadata = dup_text(meta.s, meta.len);
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
   sb_free(&sb);
   sb_free(&dump);
   sb_free(&dump_ptx);
+  sb_free(&meta);
   sb_free(&d.out);
   arena_destroy(a);
   return status;
@@ -221,6 +247,8 @@ const char *tilec_result_output(const tilec_result *r, size_t *length) {
 
 const char *tilec_result_dump(const tilec_result *r) { return r && r->dump ? r->dump : ""; }
 
+const char *tilec_result_metadata(const tilec_result *r) { return r ? r->metadata : NULL; }
+
 const char *tilec_result_diagnostics(const tilec_result *r) {
   return r && r->diagnostics ? r->diagnostics : "";
 }
@@ -228,6 +256,7 @@ const char *tilec_result_diagnostics(const tilec_result *r) {
 void tilec_result_destroy(tilec_result *r) {
   if (!r) return;
   free(r->output);
+  free(r->metadata);
   free(r->dump);
   free(r->diagnostics);
   free(r);

@@ -54,6 +54,15 @@ for entry in "${kernels[@]}"; do
     fi
   done
 done
+# the metadata beside the PTX names the kernel, and its shared memory is what ptxas counts
+eval "\"$tilec\" compile softmax.py -k softmax_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024' --emit=ptx -o \"$tmp/s.ptx\""
+smem=$("$ptxas" -arch=sm_80 -v "$tmp/s.ptx" -o "$tmp/s.cubin" 2>&1 | sed -n 's/.*, \([0-9]*\) bytes smem.*/\1/p')
+if ! grep -q '"name": "softmax_kernel"' "$tmp/s.ptx.json" || ! grep -q "\"shared_bytes\": ${smem:-x}," "$tmp/s.ptx.json"; then
+  echo "FAILED: metadata beside the PTX (ptxas counts ${smem:-no} bytes of shared memory):"
+  cat "$tmp/s.ptx.json"
+  fail=1
+fi
+
 # a cubin, in process through nvJitLink: an ELF image holding the kernel
 if eval "\"$tilec\" compile vector_add.py -k add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024' --emit=cubin -o \"$tmp/k.cubin\""; then
   if [ "$(head -c 4 "$tmp/k.cubin" | od -An -c | tr -d ' ')" != "177ELF" ] || ! grep -q add_kernel "$tmp/k.cubin"; then

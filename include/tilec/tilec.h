@@ -64,6 +64,10 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
 
 /* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
 const char *tilec_result_output(const tilec_result *r, size_t *length);
+/* For llvm-mlir and later stages: the kernel's metadata as JSON (entry name,
+ * arch, num_warps, num_stages, shared_bytes, params with type and
+ * divisibility); NULL otherwise. */
+const char *tilec_result_metadata(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
 const char *tilec_result_dump(const tilec_result *r);
 /* Warnings and errors as text ("" when there are none). */
