@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -194,6 +196,53 @@ bool cg_expand_for_gpu(PassCtx *pc, MlirOperation module) {
   return true;
 }
 
+/* When the kernel calls libdevice (__nv_*), links the toolkit's
+ * libdevice.10.bc and makes everything but the kernels internal, so that O3
+ * keeps only what is used; NVPTX's NVVMReflect resolves __nvvm_reflect. */
+static bool link_libdevice(PassCtx *pc, LLVMContextRef lctx, LLVMModuleRef lm) {
+  bool uses = false;
+  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (n > 5 && !memcmp(name, "__nv_", 5) && LLVMIsDeclaration(f)) uses = true;
+  }
+  if (!uses) return true;
+  const char *home = TILEC_CUDA_HOME;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", home);
+  LLVMMemoryBufferRef buf;
+  char *msg = NULL;
+  if (!*home || LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+    diag_plain_error(pc->d, "this kernel needs libdevice, and %s cannot be read%s%s", *home ? path : "no CUDA toolkit was found: libdevice.10.bc",
+                     msg ? ": " : "", msg ? msg : "");
+    if (msg) LLVMDisposeMessage(msg);
+    return false;
+  }
+  LLVMModuleRef dev;
+  bool bad = LLVMParseBitcodeInContext2(lctx, buf, &dev);
+  LLVMDisposeMemoryBuffer(buf);
+  if (bad) {
+    diag_plain_error(pc->d, "%s is not valid bitcode", path);
+    return false;
+  }
+  LLVMSetTarget(dev, "nvptx64-nvidia-cuda");
+  LLVMSetDataLayout(dev, LLVMGetDataLayoutStr(lm));
+  if (LLVMLinkModules2(lm, dev)) {
+    diag_plain_error(pc->d, "linking libdevice failed");
+    return false;
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (n > 5 && !memcmp(name, "__nv_", 5)) LLVMSetLinkage(f, LLVMInternalLinkage);
+  }
+  /* no flush-to-zero: libdevice keeps IEEE denormals, as Triton does by default */
+  LLVMAddModuleFlag(lm, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(lctx), 0, 0)));
+  return true;
+}
+
 static void pipeline_error(MlirStringRef s, void *user) { sb_printf((StrBuf *)user, "%.*s", (int)s.length, s.data); }
 
 bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
@@ -229,6 +278,11 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
     return false;
   }
   char *msg = NULL;
+  if (!link_libdevice(pc, lctx, lm)) {
+    LLVMDisposeModule(lm);
+    LLVMContextDispose(lctx);
+    return false;
+  }
   LLVMTargetRef target;
   bool good = !LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &msg);
   LLVMTargetMachineRef tm = NULL;

@@ -1006,6 +1006,43 @@ static bool fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
   return false;
 }
 
+/* Math the approximate instructions do not cover (erf, f64, ...): the
+ * libdevice function, which cg_emit links in. f16/bf16 go through f32. */
+static bool libdevice_math(Lower *L, MlirOperation op, MlirValue r, int n) {
+  static const struct {
+    const char *op, *fn;
+  } table[] = {
+      {"math.exp", "exp"},   {"math.exp2", "exp2"}, {"math.log", "log"}, {"math.log2", "log2"},
+      {"math.rsqrt", "rsqrt"}, {"math.sin", "sin"}, {"math.cos", "cos"}, {"math.erf", "erf"},
+      {"math.tanh", "tanh"}, {"math.powf", "pow"},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    if (!op_is(op, table[i].op)) continue;
+    MlirType et = scalar_of(L, mlirValueGetType(r));
+    bool f64 = mlirTypeIsAF64(et), narrow = mlirTypeIsAF16(et) || mlirTypeIsABF16(et);
+    if (!f64 && !narrow && !mlirTypeIsAF32(et)) return false;
+    char name[64];
+    snprintf(name, sizeof name, "__nv_%s%s", table[i].fn, f64 ? "" : "f");
+    int nops = (int)mlirOperationGetNumOperands(op);
+    Vals *ins[2];
+    for (int j = 0; j < nops && j < 2; j++) ins[j] = get(L, mlirOperationGetOperand(op, j));
+    MlirType f32 = mlirF32TypeGet(L->ctx), ct = narrow ? f32 : et;
+    Vals *x = new_vals(L, n);
+    for (int k = 0; k < n; k++) {
+      MlirValue args[2];
+      for (int j = 0; j < nops && j < 2; j++) {
+        args[j] = ins[j]->v[ins[j]->n == 1 ? 0 : k];
+        if (narrow) args[j] = emit1(L, "arith.extf", f32, 1, &args[j], 0, NULL);
+      }
+      MlirValue v = call(L, name, ct, nops, args);
+      x->v[k] = narrow ? emit1(L, "arith.truncf", et, 1, &v, 0, NULL) : v;
+    }
+    put(L, r, x);
+    return true;
+  }
+  return false;
+}
+
 /* ---- reductions ------------------------------------------------------------------- */
 
 /* Applies a reduce op's combiner to (a[0..n), b[0..n)) into out. */
@@ -1462,6 +1499,23 @@ static void lower_op(Lower *L, MlirOperation op) {
     return;
   }
   if (t == TOP_NONE && fast_math(L, op, r, n)) return;
+  if (t == TOP_NONE && libdevice_math(L, op, r, n)) return;
+  if (t == TOP_extern_elementwise) {
+    MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("symbol")));
+    char name[96];
+    snprintf(name, sizeof name, "%.*s", (int)sym.length, sym.data);
+    Vals *ins[4];
+    for (intptr_t i = 0; i < nops && i < 4; i++) ins[i] = get(L, mlirOperationGetOperand(op, i));
+    Vals *x = new_vals(L, n);
+    MlirType st = scalar_of(L, rt);
+    for (int k = 0; k < n; k++) {
+      MlirValue args[4];
+      for (intptr_t i = 0; i < nops && i < 4; i++) args[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
+      x->v[k] = call(L, name, st, (int)nops, args);
+    }
+    put(L, r, x);
+    return;
+  }
   if (t == TOP_NONE && op_is_pure(op) && nres == 1 && mlirOperationGetNumRegions(op) == 0) {
     /* arith: the same op on each element's scalars */
     MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
