@@ -43,6 +43,7 @@ typedef struct Lower {
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
   int64_t smem_bytes; /* the shared-memory buffer's size */
+  int nstrings;       /* constant strings made so far */
   bool failed;
 } Lower;
 
@@ -694,6 +695,75 @@ static void lower_random(Lower *L, MlirOperation op) {
     }
   }
   for (int i = 0; i < nres; i++) put(L, mlirOperationGetResult(op, i), out[i]);
+}
+
+/* ---- device_assert ---------------------------------------------------------------------- */
+
+/* A constant NUL-terminated string in global memory; its generic address. */
+static MlirValue string_global(Lower *L, const char *text, size_t len) {
+  char name[32];
+  snprintf(name, sizeof name, "tilec_str%d", L->nstrings++);
+  char *z = arena_alloc(L->pc->a, len + 1);
+  memcpy(z, text, len);
+  MlirNamedAttribute gattrs[6] = {
+      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
+      named(L, "global_type", mlirTypeAttrGet(mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)len + 1))),
+      named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
+      named(L, "value", mlirStringAttrGet(L->ctx, mlirStringRefCreate(z, len + 1))),
+      named(L, "constant", mlirUnitAttrGet(L->ctx)),
+      named(L, "addr_space", mlirIntegerAttrGet(i32(L), 0)),
+  };
+  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddAttributes(&gs, 6, gattrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
+  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
+  return emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 0), 0, NULL, 1, &ga);
+}
+
+static MlirValue string_attr_global(Lower *L, MlirOperation op, const char *attr) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str(attr));
+  MlirStringRef v = mlirAttributeIsNull(a) ? str("") : mlirStringAttrGetValue(a);
+  return string_global(L, v.data, v.length);
+}
+
+/* tile.assert: when any element of the condition is false, the thread
+ * calls CUDA's __assertfail with the message, file, line and kernel, which
+ * stops the kernel and reports them. */
+static void lower_assert(Lower *L, MlirOperation op) {
+  Vals *c = get(L, mlirOperationGetOperand(op, 0));
+  MlirValue all = c->v[0];
+  for (int k = 1; k < c->n; k++) all = bin(L, "arith.andi", all, c->v[k]);
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  MlirNamedAttribute one = named(L, "value", mlirIntegerAttrGet(i1, 1));
+  MlirValue failed = bin(L, "arith.xori", all, emit1(L, "arith.constant", i1, 0, NULL, 1, &one));
+  MlirValue args[5] = {
+      string_attr_global(L, op, "message"), string_attr_global(L, op, "file"),
+      const_i32(L, op_int_attr(op, "line", 0)), string_attr_global(L, op, "function"),
+      emit1(L, "arith.constant", mlirIntegerTypeGet(L->ctx, 64), 0, NULL, 1,
+            (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 1))}),
+  };
+  /* if (failed) __assertfail(...) */
+  MlirRegion then_r = mlirRegionCreate(), else_r = mlirRegionCreate();
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(then_r, tb);
+  mlirRegionAppendOwnedBlock(else_r, eb);
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = tb;
+  L->term = (MlirOperation){NULL};
+  call(L, "__assertfail", (MlirType){NULL}, 5, args);
+  emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->block = eb;
+  emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->block = saved_block;
+  L->term = saved_term;
+  MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddOperands(&st, 1, &failed);
+  MlirRegion regions[2] = {then_r, else_r};
+  mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  insert_op(L, mlirOperationCreate(&st));
 }
 
 /* ---- atomics ------------------------------------------------------------------------ */
@@ -1400,6 +1470,15 @@ static void lower_op(Lower *L, MlirOperation op) {
     lower_random(L, op);
     return;
   }
+  if (t == TOP_assert) {
+    lower_assert(L, op);
+    return;
+  }
+  if (t == TOP_barrier) {
+    emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
+    return;
+  }
+  if (t == TOP_assume) return; /* a hint: nothing to run */
   if (t == TOP_atomic_rmw || t == TOP_atomic_cas) {
     lower_atomic(L, op, t == TOP_atomic_cas);
     return;
