@@ -44,6 +44,8 @@ typedef struct Lower {
   AxisAnalysis *aa;
   int64_t smem_bytes; /* the shared-memory buffer's size */
   int nstrings;       /* constant strings made so far */
+  MlirBlock entry;    /* the kernel's entry block and its first op: allocas go there */
+  MlirOperation entry_first;
   bool failed;
 } Lower;
 
@@ -766,6 +768,91 @@ static void lower_assert(Lower *L, MlirOperation op) {
   insert_op(L, mlirOperationCreate(&st));
 }
 
+/* ---- device_print ---------------------------------------------------------------------- */
+
+/* tile.print: for each element a thread holds, one vprintf of
+ * "pid (x, y, z) idx (i, j) PREFIX v0 v1 ...": the program ids, the
+ * element's index, and the value of each argument there. */
+static void lower_print(Lower *L, MlirOperation op) {
+  int n = (int)mlirOperationGetNumOperands(op);
+  MlirStringRef prefix = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("prefix")));
+  bool hex = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("hex")));
+  /* the elements follow the first tensor argument's layout */
+  Elems e = {.n = 1};
+  bool tensor = false;
+  for (int i = 0; i < n && !tensor; i++) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (mlirTypeIsARankedTensor(t)) {
+      if (!elems_of(L, t, &e)) {
+        fail(L, op, "of this layout is not supported yet by the GPU code generator");
+        return;
+      }
+      tensor = true;
+    }
+  }
+  int rank = tensor ? (int)mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(op, 0))) : 0;
+  /* the format */
+  StrBuf fmt = {.arena = L->pc->a};
+  sb_printf(&fmt, "pid (%%d, %%d, %%d) idx (");
+  for (int d = 0; d < rank; d++) sb_printf(&fmt, "%s%%d", d ? ", " : "");
+  sb_printf(&fmt, ") %.*s", (int)prefix.length, prefix.data);
+  MlirType f64 = mlirF64TypeGet(L->ctx), i64 = mlirIntegerTypeGet(L->ctx, 64);
+  MlirType fields[32];
+  int nf = 0;
+  for (int i = 0; i < 3 + rank; i++) fields[nf++] = i32(L);
+  Vals *args[16];
+  for (int i = 0; i < n && i < 16; i++) {
+    args[i] = get(L, mlirOperationGetOperand(op, i));
+    MlirType et = scalar_of(L, mlirValueGetType(mlirOperationGetOperand(op, i)));
+    bool fl = !mlirTypeIsAInteger(et) && !mlirTypeIsALLVMPointerType(et);
+    bool wide = mlirTypeIsALLVMPointerType(et) || (mlirTypeIsAInteger(et) && mlirIntegerTypeGetWidth(et) == 64);
+    sb_printf(&fmt, " %s", fl ? (hex ? "%a" : "%f") : hex ? (wide ? "0x%llx" : "0x%x") : wide ? "%lld" : "%d");
+    fields[nf++] = fl ? f64 : wide ? i64 : i32(L);
+  }
+  sb_printf(&fmt, "\n");
+  MlirValue fmt_ptr = string_global(L, fmt.s, fmt.len);
+  MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, nf, fields, false);
+  MlirNamedAttribute aa = named(L, "elem_type", mlirTypeAttrGet(st));
+  /* the buffer is allocated once, in the entry block (a print in a loop must
+   * not grow the stack) */
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = L->entry;
+  L->term = L->entry_first;
+  MlirValue one = const_i32(L, 1);
+  MlirValue buf = emit1(L, "llvm.alloca", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &one, 1, &aa);
+  L->block = saved_block;
+  L->term = saved_term;
+  static const char *const ids[3] = {"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"};
+  MlirValue pid[3];
+  for (int d = 0; d < 3; d++) pid[d] = emit1(L, ids[d], i32(L), 0, NULL, 0, NULL);
+  for (int k = 0; k < e.n; k++) {
+    MlirValue vals[32];
+    int nv = 0;
+    for (int d = 0; d < 3; d++) vals[nv++] = pid[d];
+    for (int d = 0; d < rank; d++) vals[nv++] = index_of(L, &e, k, d + (e.sliced >= 0 && d >= e.sliced));
+    for (int i = 0; i < n && i < 16; i++) {
+      MlirValue v = args[i]->v[args[i]->n == 1 ? 0 : k];
+      MlirType t = mlirValueGetType(v), want = fields[3 + rank + i];
+      if (mlirTypeIsALLVMPointerType(t)) v = emit1(L, "llvm.ptrtoint", i64, 1, &v, 0, NULL);
+      else if (mlirTypeEqual(want, f64) && !mlirTypeEqual(t, f64)) v = emit1(L, "arith.extf", f64, 1, &v, 0, NULL);
+      else if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) < 32) v = emit1(L, "arith.extsi", i32(L), 1, &v, 0, NULL);
+      vals[nv++] = v;
+    }
+    for (int f = 0; f < nf; f++) {
+      MlirNamedAttribute gep[2] = {
+          named(L, "elem_type", mlirTypeAttrGet(st)),
+          named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, (int32_t[]){0, f})),
+      };
+      MlirValue at = emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &buf, 2, gep);
+      MlirValue sv[2] = {vals[f], at};
+      emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+    }
+    MlirValue cargs[2] = {fmt_ptr, buf};
+    call(L, "vprintf", i32(L), 2, cargs);
+  }
+}
+
 /* ---- atomics ------------------------------------------------------------------------ */
 
 /* tile.atomic_rmw / atomic_cas: each element once, by its first holder (a
@@ -1474,6 +1561,10 @@ static void lower_op(Lower *L, MlirOperation op) {
     lower_assert(L, op);
     return;
   }
+  if (t == TOP_print) {
+    lower_print(L, op);
+    return;
+  }
   if (t == TOP_barrier) {
     emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
     return;
@@ -1662,6 +1753,8 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
     put(L, mlirBlockGetArgument(entry, i), x);
   }
   MlirValue tid = emit1(L, "nvvm.read.ptx.sreg.tid.x", i32(L), 0, NULL, 0, NULL);
+  L->entry = L->block;
+  L->entry_first = mlirOpResultGetOwner(tid);
   L->lane = bin(L, "arith.remui", tid, const_i32(L, 32));
   L->warp = bin(L, "arith.divui", tid, const_i32(L, 32));
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->failed;
