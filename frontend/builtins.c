@@ -184,6 +184,7 @@ HANDLER(py_abs) {
   if (v->kind == V_CONST) {
     if (v->c->kind == CV_FLOAT) return val_const(S, cv_float(S, fabs(v->c->f)));
     int64_t i = const_int(S, call, v, "abs()'s argument");
+    if (i == INT64_MIN) sema_error(S, call, "constexpr integer overflow in abs()");
     return val_const(S, cv_int(S, i < 0 ? -i : i));
   }
   TNode *e = rt(S, call, v);
@@ -207,14 +208,18 @@ HANDLER(triton_cdiv) {
   (void)nargs;
   int64_t a = const_int(S, call, A(0), "triton.cdiv's first argument"), b = const_int(S, call, A(1), "triton.cdiv's second argument");
   if (b == 0) sema_error(S, call, "division by zero in triton.cdiv");
-  return val_const(S, cv_int(S, (a + b - 1) / b));
+  if (a == INT64_MIN && b == -1) sema_error(S, call, "constexpr integer overflow in triton.cdiv");
+  int64_t q = a / b, m = a % b;
+  if (m != 0 && ((m < 0) == (b < 0))) q++;
+  return val_const(S, cv_int(S, q));
 }
 
 HANDLER(triton_next_pow2) {
   (void)nargs;
   int64_t a = const_int(S, call, A(0), "triton.next_power_of_2's argument");
+  if (a > ((int64_t)1 << 62)) sema_error(S, call, "triton.next_power_of_2(%lld) does not fit in 64 bits", (long long)a);
   int64_t r = 1;
-  while (r < a && r < ((int64_t)1 << 62)) r <<= 1;
+  while (r < a) r <<= 1;
   return val_const(S, cv_int(S, r));
 }
 
@@ -287,6 +292,7 @@ HANDLER(cdiv) {
   if (A(0)->kind == V_CONST && A(1)->kind == V_CONST) {
     int64_t a = const_int(S, call, A(0), "x"), b = const_int(S, call, A(1), "div");
     if (b == 0) sema_error(S, call, "division by zero in tl.cdiv");
+    if (a == INT64_MIN && b == -1) sema_error(S, call, "constexpr integer overflow in tl.cdiv");
     int64_t q = a / b, m = a % b;
     if (m != 0 && ((m < 0) == (b < 0))) q++;
     return val_const(S, cv_int(S, q));

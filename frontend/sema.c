@@ -370,6 +370,25 @@ TNode *to_rt(Sema *S, Node *at, Val *v) {
   }
 }
 
+/* The value a constant takes converted to the integer dtype to, as the GPU
+   computes it: a float is truncated and saturated to the target's range (NaN
+   becomes 0, as cvt.rzi.sat does), an integer wraps to the target's width. */
+static int64_t fold_int_cast(bool from_float, double f, int64_t i, DType to) {
+  int bits = dtype_bits(to);
+  bool sgn = dtype_is_signed(to);
+  if (from_float) {
+    if (isnan(f)) return 0;
+    double lo = sgn ? -ldexp(1, bits - 1) : 0, hi = sgn ? ldexp(1, bits - 1) : ldexp(1, bits);
+    if (f <= lo) return sgn ? (int64_t)lo : 0;
+    if (f >= hi) return bits == 64 ? (sgn ? INT64_MAX : (int64_t)UINT64_MAX) : (int64_t)(hi - 1);
+    i = sgn ? (int64_t)f : (int64_t)(uint64_t)f;
+  }
+  if (bits >= 64) return i;
+  uint64_t m = ((uint64_t)1 << bits) - 1, u = (uint64_t)i & m;
+  if (sgn && (u >> (bits - 1))) u |= ~m;
+  return (int64_t)u;
+}
+
 TNode *cast_to(Sema *S, Node *at, TNode *e, const Type *elem) {
   const Type *from = ty_elem(e->type);
   if (from == elem) return e;
@@ -378,8 +397,8 @@ TNode *cast_to(Sema *S, Node *at, TNode *e, const Type *elem) {
     TNode *c = tnode(S, T_CONST, at, elem);
     bool ff = dtype_is_float(from->dtype), tf = dtype_is_float(elem->dtype);
     if (tf) c->cfloat = ff ? e->cfloat : (dtype_is_signed(from->dtype) || from->dtype == DT_I1 ? (double)e->cint : (double)(uint64_t)e->cint);
-    else c->cint = ff ? (int64_t)e->cfloat : e->cint;
-    if (elem->dtype == DT_I1) c->cint = tf ? c->cfloat != 0 : (ff ? e->cfloat != 0 : e->cint != 0);
+    else if (elem->dtype == DT_I1) c->cint = ff ? e->cfloat != 0 : e->cint != 0;
+    else c->cint = fold_int_cast(ff, e->cfloat, e->cint, elem->dtype);
     return c;
   }
   if ((from->kind == TY_PTR) != (elem->kind == TY_PTR))
@@ -638,6 +657,8 @@ static Val *const_binary(Sema *S, Node *at, Op op, CValue *a, CValue *b) {
   }
   case TK_POW: {
     if (y < 0) return val_const(S, cv_float(S, pow((double)x, (double)y)));
+    if (x == 0 || x == 1) { r = y == 0 ? 1 : x; break; }
+    if (x == -1) { r = (y & 1) ? -1 : 1; break; }
     r = 1;
     for (int64_t i = 0; i < y; i++)
       if (__builtin_mul_overflow(r, x, &r)) goto overflow;

@@ -1,0 +1,6 @@
+i32
+import triton
+import triton.language as tl
+@triton.jit
+def k(n):
+    x = abs(-9223372036854775807 - 1)
