@@ -130,9 +130,31 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n) {
   op_erase(call);
 }
 
+/* tilec.cvt.rz.<to>.<from>(x): a conversion rounding toward zero, which
+ * LLVM's fptrunc cannot say; an f16 or bf16 result comes back as its i16 bits. */
+static void expand_cvt(PassCtx *pc, MlirOperation call, MlirStringRef n) {
+  MlirContext ctx = ir_mlir(pc->ic);
+  char text[64], cons[16];
+  snprintf(text, sizeof text, "cvt.%.*s $0, $1;", (int)(n.length - 10), n.data + 10);
+  MlirValue x = mlirOperationGetOperand(call, 0);
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
+  snprintf(cons, sizeof cons, "=%c,%c", mlirTypeIsAInteger(rt) ? 'h' : 'f', mlirTypeIsAF64(mlirValueGetType(x)) ? 'd' : 'f');
+  MlirNamedAttribute attrs[2] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(text))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
+  };
+  MlirOperation a = create_before(call, "llvm.inline_asm", mlirOperationGetLocation(call), 1, &rt, 1, &x, 2, attrs);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
+  op_erase(call);
+}
+
 static void expand_call(PassCtx *pc, MlirOperation call) {
   MlirContext ctx = ir_mlir(pc->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
+  if (n.length > 10 && !memcmp(n.data, "tilec.cvt.", 10)) {
+    expand_cvt(pc, call, n);
+    return;
+  }
   if (n.length > 11 && !memcmp(n.data, "tilec.atom.", 11)) {
     expand_atomic(pc, call, n);
     return;

@@ -721,7 +721,8 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
   }
   if (!strcmp(c, "fp_downcast")) {
     const char *r = attr_get(G, e, "rounding");
-    attr(G, &as, "roundingmode", ir_parse_attr(G->ic, !strcmp(r, "rtz") ? "#arith<rounding toward_zero>" : "#arith<rounding to_nearest_even>"));
+    /* arith's rounding modes are an i32 enum: 0 to nearest even, 3 toward zero */
+    attr(G, &as, "roundingmode", mlirIntegerAttrGet(mlirIntegerTypeGet(G->ctx, 32), !strcmp(r, "rtz") ? 3 : 0));
     res[0] = op1(G, "arith.truncf", loc, rty, 1, ops, &as);
     return 1;
   }

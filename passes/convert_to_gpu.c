@@ -76,6 +76,61 @@ static MlirAttribute blocked_or_default(PassCtx *pc, MlirValue v) {
   return default_attr(pc, mlirValueGetType(v));
 }
 
+/* trans, join and split move no data when their results take layouts
+ * derived from their operands': a transpose permutes the operand's layout;
+ * join adds a last dimension of 2 held in each thread; split wants its
+ * operand's last dimension (of 2) in each thread and drops it. */
+static void shape_op_layouts(PassCtx *pc, MlirOperation op, TileOp t) {
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  MlirType st = mlirValueGetType(src);
+  int r = (int)mlirShapedTypeGetRank(st);
+  Layout in;
+  if (t == TOP_split) {
+    int64_t shape[MAX_RANK];
+    int spt[MAX_RANK], order[MAX_RANK];
+    for (int i = 0; i < r; i++) {
+      shape[i] = mlirShapedTypeGetDimSize(st, i);
+      spt[i] = 1;
+      order[i] = i == 0 ? r - 1 : r - 1 - i;
+    }
+    spt[r - 1] = 2;
+    bool ok = layout_of_type(pc, st, &in) && in.kind == L_BLOCKED && in.spt[r - 1] == 2 && in.tpw[r - 1] == 1 &&
+              in.wpc[r - 1] == 1 && in.order[0] == r - 1;
+    if (!ok) {
+      in = layout_blocked(pc, r, shape, spt, order);
+      want_operand(pc, op, 0, layout_attr(pc, &in));
+    }
+    Layout out = {.kind = L_BLOCKED, .rank = r - 1};
+    for (int i = 0; i < r - 1; i++) {
+      out.spt[i] = in.spt[i], out.tpw[i] = in.tpw[i], out.wpc[i] = in.wpc[i];
+      out.order[i] = in.order[i + 1];
+    }
+    for (int i = 0; i < 2; i++) set_layout(pc, mlirOperationGetResult(op, i), layout_attr(pc, &out));
+    return;
+  }
+  MlirAttribute la = blocked_or_default(pc, src);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, la);
+  layout_of_type(pc, with_layout(pc, st, la), &in);
+  Layout out = {.kind = L_BLOCKED, .rank = t == TOP_join ? r + 1 : r};
+  if (t == TOP_join) {
+    for (int i = 0; i < r; i++) {
+      out.spt[i] = in.spt[i], out.tpw[i] = in.tpw[i], out.wpc[i] = in.wpc[i];
+      out.order[i + 1] = in.order[i];
+    }
+    out.spt[r] = 2, out.tpw[r] = 1, out.wpc[r] = 1, out.order[0] = r;
+  } else {
+    MlirAttribute oa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
+    int perm[MAX_RANK], inv[MAX_RANK];
+    for (int i = 0; i < r; i++) perm[i] = mlirDenseI32ArrayGetElement(oa, i);
+    for (int i = 0; i < r; i++) {
+      inv[perm[i]] = i;
+      out.spt[i] = in.spt[perm[i]], out.tpw[i] = in.tpw[perm[i]], out.wpc[i] = in.wpc[perm[i]];
+    }
+    for (int k = 0; k < r; k++) out.order[k] = inv[in.order[k]];
+  }
+  set_layout(pc, mlirOperationGetResult(op, 0), layout_attr(pc, &out));
+}
+
 static void convert_op(MlirOperation op, void *user) {
   PassCtx *pc = user;
   TileOp t = tile_op_of(op);
@@ -156,7 +211,11 @@ static void convert_op(MlirOperation op, void *user) {
     set_layout(pc, mlirOperationGetResult(op, 0), l);
     return;
   }
-  if (t == TOP_reshape || t == TOP_trans || t == TOP_join || t == TOP_split || t == TOP_cat || t == TOP_print ||
+  if (t == TOP_trans || t == TOP_join || t == TOP_split) {
+    shape_op_layouts(pc, op, t);
+    return;
+  }
+  if (t == TOP_reshape || t == TOP_cat || t == TOP_print ||
       t == TOP_convert_layout) {
     default_results(pc, op); /* operands stay in their layouts */
     return;

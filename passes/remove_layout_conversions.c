@@ -4,8 +4,8 @@
  * Requires: tile IR with layouts. Guarantees: a conversion to the layout a
  * value already has is gone; a conversion of a conversion converts once; a
  * conversion of a value whose producers are cheap and layout-agnostic
- * (constants, ranges, splats, broadcasts, expand_dims, and elementwise
- * arithmetic over such values, up to a small budget of ops) is replaced by
+ * (constants, ranges, splats, broadcasts, expand_dims, transposes, joins
+ * whose pairs stay in each thread, and elementwise arithmetic over such values, up to a small budget of ops) is replaced by
  * recomputing those producers in the target layout — rematerialization, as
  * Triton does — so that layouts chosen for memory ops propagate backward
  * through the index arithmetic that feeds them. A chain that ends at a value
@@ -35,7 +35,8 @@ static bool rematerializable(MlirOperation op) {
   TileOp t = tile_op_of(op);
   if (t == TOP_make_range || t == TOP_splat || t == TOP_broadcast || t == TOP_expand_dims || t == TOP_addptr ||
       t == TOP_extern_elementwise || t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy ||
-      t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast || t == TOP_convert_layout)
+      t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast || t == TOP_convert_layout || t == TOP_trans ||
+      t == TOP_join)
     return true;
   return t == TOP_NONE; /* pure and not a tile op: arith.* and math.*, all elementwise */
 }
@@ -49,6 +50,30 @@ static bool operand_layout(PassCtx *pc, MlirOperation op, int i, const Layout *l
     Layout *parent = arena_alloc(pc->a, sizeof *parent);
     *parent = *l;
     *out = (Layout){.kind = L_SLICE, .rank = l->rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = parent};
+    return true;
+  }
+  if (t == TOP_trans) {
+    /* the operand's layout is the result's with the dimensions permuted back */
+    if (l->kind != L_BLOCKED) return false;
+    MlirAttribute oa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
+    *out = (Layout){.kind = L_BLOCKED, .rank = l->rank};
+    for (int d = 0; d < l->rank; d++) {
+      int p = mlirDenseI32ArrayGetElement(oa, d);
+      out->spt[p] = l->spt[d], out->tpw[p] = l->tpw[d], out->wpc[p] = l->wpc[d];
+      out->order[d] = mlirDenseI32ArrayGetElement(oa, l->order[d]);
+    }
+    return true;
+  }
+  if (t == TOP_join) {
+    /* a join moves no data when each thread holds both halves of its pairs */
+    int last = l->rank - 1;
+    if (l->kind != L_BLOCKED || l->spt[last] != 2 || l->tpw[last] != 1 || l->wpc[last] != 1 || l->order[0] != last)
+      return false;
+    *out = (Layout){.kind = L_BLOCKED, .rank = last};
+    for (int d = 0; d < last; d++) {
+      out->spt[d] = l->spt[d], out->tpw[d] = l->tpw[d], out->wpc[d] = l->wpc[d];
+      out->order[d] = l->order[d + 1];
+    }
     return true;
   }
   if (t == TOP_broadcast && l->kind != L_BLOCKED) return false;

@@ -1,0 +1,84 @@
+# Shape ops. trans, join and split move no data when the layouts allow it:
+# a join feeding a split and a transpose of a transpose need no shared
+# memory and no barrier. reshape and cat go through shared memory. Each
+# kernel's PTX is accepted by ptxas.
+# RUN: %tilec compile %s -k join_split -s "*fp32:16, *fp32:16, *fp32:16, 128" --emit=ptx | FileCheck %s --check-prefix=REGS
+# RUN: %tilec compile %s -k trans_trans -s "*fp32:16, *fp32:16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=REGS
+# RUN: %tilec compile %s -k trans_trans -s "*fp32:16, *fp32:16, 32, 64" --emit=tile-gpu | FileCheck %s --check-prefix=TRANS
+# RUN: %tilec compile %s -k transpose -s "*fp16:16, *fp16:16, 64, 32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k permute3 -s "*i32, *i32, 8" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k reshape_rows -s "*fp32:16, *fp32:16, 16, 64" --emit=ptx | FileCheck %s --check-prefix=SMEM
+# RUN: %tilec compile %s -k reshape_rows -s "*fp32:16, *fp32:16, 16, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k concat -s "*fp32, *fp32, *fp32, 128" --emit=ptx | FileCheck %s --check-prefix=SMEM
+# RUN: %tilec compile %s -k concat -s "*fp32, *fp32, *fp32, 128" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k join_split -s "*fp32:16, *fp32:16, *fp32:16, 128" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k interleave -s "*bf16:16, *bf16:16, *bf16:16, 128" --emit=ptx | %ptxas_check
+import triton
+import triton.language as tl
+
+# REGS-NOT: .shared
+# REGS-NOT: bar.sync
+# REGS: ret;
+
+# The transposes take the load's layout, permuted, and back: no conversion.
+# TRANS-NOT: tile.convert_layout
+# TRANS: tile.trans{{.*}}#tile.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>) -> tensor<64x32xf32, #tile.blocked<[4, 1], [16, 2], [1, 4], [0, 1]>>
+# TRANS: tile.trans{{.*}}#tile.blocked<[4, 1], [16, 2], [1, 4], [0, 1]>>) -> tensor<32x64xf32, #tile.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>
+# TRANS-NOT: tile.convert_layout
+
+# SMEM: .shared
+# SMEM: bar.sync
+# SMEM: bar.sync
+
+
+@triton.jit
+def join_split(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    a, b = tl.split(tl.join(x, y))
+    tl.store(out_ptr + offs, a * 2.0 - b)
+
+
+@triton.jit
+def trans_trans(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.trans(tl.trans(x)) + 1.0)
+
+
+@triton.jit
+def transpose(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], x.T)
+
+
+@triton.jit
+def permute3(x_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    offs = r[:, None, None] * N * N + r[None, :, None] * N + r[None, None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.permute(x, (2, 0, 1)))
+
+
+@triton.jit
+def reshape_rows(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M * N))
+    rows = tl.sum(tl.reshape(x, (M, N)), axis=1)
+    tl.store(out_ptr + tl.arange(0, M), rows)
+
+
+@triton.jit
+def concat(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    c = tl.cat(tl.load(x_ptr + offs), tl.load(y_ptr + offs), can_reorder=True)
+    tl.store(out_ptr + tl.arange(0, 2 * N), c)
+
+
+@triton.jit
+def interleave(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    pairs = tl.join(tl.load(x_ptr + offs), tl.load(y_ptr + offs))
+    tl.store(out_ptr + offs[:, None] * 2 + tl.arange(0, 2)[None, :], pairs)
