@@ -1,12 +1,12 @@
 /*
  * compile_time.c — how long tilec takes to compile each example kernel, in
  * process, through the library: source text in, PTX (or the IR of an
- * earlier stage) out. Each compilation makes its own MLIR context, as
- * tilec_compile does today; the first call of the process is reported
- * apart (it loads dialects and initializes LLVM's NVPTX target).
+ * earlier stage) out. Cold: each compilation makes its own context; warm:
+ * all reuse one tilec_context. The first call of the process is reported
+ * apart (it initializes LLVM's NVPTX target, and warm, makes the context).
  *
- * usage: compile_time EXAMPLES_DIR [RUNS] [EMIT]   (EMIT: ptx, tile-gpu, tile, ast)
- * prints: kernel, emit, first call, median and spread (min..max) of RUNS calls, in ms.
+ * usage: compile_time EXAMPLES_DIR [RUNS] [EMIT] [cold|warm]   (EMIT: ptx, tile-gpu, tile, ast)
+ * prints: kernel, emit, mode, first call, median and spread (min..max) of RUNS calls, in ms.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,16 +58,17 @@ static const struct {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast]\n");
+    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast] [cold|warm]\n");
     return 2;
   }
   int runs = argc > 2 ? atoi(argv[2]) : 20;
   const char *emit_name = argc > 3 ? argv[3] : "ptx";
   tilec_emit emit = !strcmp(emit_name, "ast") ? TILEC_EMIT_AST : !strcmp(emit_name, "tile") ? TILEC_EMIT_TILE
                   : !strcmp(emit_name, "tile-gpu") ? TILEC_EMIT_TILE_GPU : TILEC_EMIT_PTX;
+  bool warm = argc > 4 && !strcmp(argv[4], "warm");
   if (runs < 1 || runs > 10000) runs = 20;
   double *t = calloc((size_t)runs, sizeof *t);
-  printf("%-24s %-9s %10s %10s %22s\n", "kernel", "emit", "first ms", "median ms", "spread ms (min..max)");
+  printf("%-24s %-9s %-5s %10s %10s %22s\n", "kernel", "emit", "mode", "first ms", "median ms", "spread ms (min..max)");
   for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", argv[1], kernels[k].file);
@@ -79,10 +80,13 @@ int main(int argc, char **argv) {
     }
     tilec_compile_options o = {.kernel = kernels[k].kernel, .signature = kernels[k].sig, .emit = emit};
     double first = 0;
+    tilec_context *ctx = NULL;
     bool ok = true;
     for (int r = -1; r < runs; r++) {
       tilec_result *res = NULL;
       double t0 = now_ms();
+      if (warm && !ctx) tilec_context_create(&ctx);
+      o.context = ctx;
       tilec_status st = tilec_compile(kernels[k].file, src, len, &o, &res);
       double dt = now_ms() - t0;
       if (st != TILEC_OK) {
@@ -95,9 +99,11 @@ int main(int argc, char **argv) {
       else t[r] = dt;
     }
     free(src);
+    tilec_context_destroy(ctx);
     if (!ok) continue;
     qsort(t, (size_t)runs, sizeof *t, cmp);
-    printf("%-24s %-9s %10.2f %10.2f %10.2f..%-10.2f\n", kernels[k].kernel, emit_name, first, t[runs / 2], t[0], t[runs - 1]);
+    printf("%-24s %-9s %-5s %10.2f %10.2f %10.2f..%-10.2f\n", kernels[k].kernel, emit_name, warm ? "warm" : "cold", first,
+           t[runs / 2], t[0], t[runs - 1]);
   }
   free(t);
   return 0;

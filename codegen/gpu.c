@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <llvm-c/BitReader.h>
@@ -267,17 +268,18 @@ static bool link_libdevice(PassCtx *pc, LLVMContextRef lctx, LLVMModuleRef lm) {
 
 static void pipeline_error(MlirStringRef s, void *user) { sb_printf((StrBuf *)user, "%.*s", (int)s.length, s.data); }
 
+static void register_once(void) {
+  mlirRegisterAllPasses();
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+}
+
 bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
-  static bool registered;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, register_once);
   MlirContext ctx = ir_mlir(pc->ic);
-  if (!registered) {
-    mlirRegisterAllPasses();
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    registered = true;
-  }
   mlirRegisterAllLLVMTranslations(ctx);
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   StrBuf err = {0};

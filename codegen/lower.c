@@ -47,8 +47,23 @@ typedef struct Lower {
   int nstrings;       /* constant strings made so far */
   MlirBlock entry;    /* the kernel's entry block and its first op: allocas go there */
   MlirOperation entry_first;
+  bool in_helper;     /* emitting a helper function's body, not the kernel's */
+  int nconsts;        /* i32 constants made once, at the top of the entry block */
+  int64_t const_vals[256];
+  MlirValue consts[256];
+  struct BinMemo *memo; /* integer ops already emitted: (op, a, b) -> result */
   bool failed;
 } Lower;
+
+/* A binary integer op already emitted in `block`. */
+typedef struct BinMemo {
+  const char *name;
+  const void *a, *b;
+  MlirBlock block;
+  MlirValue r;
+} BinMemo;
+
+#define MEMO_SLOTS 4096
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
@@ -108,13 +123,66 @@ static MlirNamedAttribute named(Lower *L, const char *name, MlirAttribute a) {
 
 static MlirType i32(Lower *L) { return mlirIntegerTypeGet(L->ctx, 32); }
 
+/* An i32 constant. In the kernel each value is made once, at the top of
+ * the entry block (which dominates everything): fewer ops for every later
+ * stage to convert, translate and optimize. */
 static MlirValue const_i32(Lower *L, int64_t v) {
   MlirNamedAttribute a = named(L, "value", mlirIntegerAttrGet(i32(L), v));
-  return emit1(L, "arith.constant", i32(L), 0, NULL, 1, &a);
+  bool memo = !L->in_helper && !mlirOperationIsNull(L->entry_first);
+  if (memo)
+    for (int i = 0; i < L->nconsts; i++)
+      if (L->const_vals[i] == v) return L->consts[i];
+  if (!memo || L->nconsts == 256) return emit1(L, "arith.constant", i32(L), 0, NULL, 1, &a);
+  MlirType t = i32(L);
+  MlirOperationState st = mlirOperationStateGet(str("arith.constant"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddResults(&st, 1, &t);
+  mlirOperationStateAddAttributes(&st, 1, &a);
+  MlirOperation op = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(L->entry, L->entry_first, op);
+  L->const_vals[L->nconsts] = v;
+  return L->consts[L->nconsts++] = mlirOperationGetResult(op, 0);
 }
 
+static bool const_value(MlirValue v, int64_t *out) {
+  if (!mlirValueIsAOpResult(v)) return false;
+  MlirOperation d = mlirOpResultGetOwner(v);
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(d));
+  if (n.length != 14 || memcmp(n.data, "arith.constant", 14)) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, str("value"));
+  if (!mlirAttributeIsAInteger(a)) return false;
+  *out = mlirIntegerAttrGetValueInt(a);
+  return true;
+}
+
+/* A binary op. The index arithmetic of every element repeats the thread's
+ * part, so integer ops are simplified (x+0, x*1, x/1, x%1) and emitted once
+ * per block they dominate: later stages see a fraction of the ops. */
 static MlirValue bin(Lower *L, const char *name, MlirValue a, MlirValue b) {
   MlirValue ops[2] = {a, b};
+  bool integer = !strncmp(name, "arith.", 6) && mlirTypeIsAInteger(mlirValueGetType(a));
+  if (!integer) return emit1(L, name, mlirValueGetType(a), 2, ops, 0, NULL);
+  int64_t c;
+  if (const_value(b, &c)) {
+    if (c == 0 && (!strcmp(name, "arith.addi") || !strcmp(name, "arith.subi") || !strcmp(name, "arith.ori") ||
+                   !strcmp(name, "arith.xori") || !strcmp(name, "arith.shli") || !strcmp(name, "arith.shrui")))
+      return a;
+    if (c == 1 && (!strcmp(name, "arith.muli") || !strcmp(name, "arith.divui"))) return a;
+    if (c == 1 && !strcmp(name, "arith.remui")) return const_i32(L, 0);
+  }
+  if (L->in_helper || !L->memo) return emit1(L, name, mlirValueGetType(a), 2, ops, 0, NULL);
+  uint64_t h = ((uintptr_t)a.ptr * 31 + (uintptr_t)b.ptr) * 0x9E3779B97F4A7C15ull ^ (uintptr_t)name;
+  for (uint64_t i = h % MEMO_SLOTS, n = 0; n < MEMO_SLOTS; i = (i + 1) % MEMO_SLOTS, n++) {
+    BinMemo *m = &L->memo[i];
+    if (!m->name) {
+      MlirValue r = emit1(L, name, mlirValueGetType(a), 2, ops, 0, NULL);
+      *m = (BinMemo){name, a.ptr, b.ptr, L->block, r};
+      return r;
+    }
+    /* a value of the entry block, or of this block, dominates what follows */
+    if (!strcmp(m->name, name) && m->a == a.ptr && m->b == b.ptr &&
+        (mlirBlockEqual(m->block, L->block) || mlirBlockEqual(m->block, L->entry)))
+      return m->r;
+  }
   return emit1(L, name, mlirValueGetType(a), 2, ops, 0, NULL);
 }
 
@@ -901,8 +969,10 @@ static MlirValue f8_convert(Lower *L, MlirValue v, int fmt, bool to, bool rtz) {
   MlirOperation saved_term = L->term;
   L->block = body;
   L->term = (MlirOperation){NULL};
+  L->in_helper = true;
   if (to) emit_f32_to_f8(L, mlirBlockGetArgument(body, 0), fmt, rtz);
   else emit_f8_to_f32(L, mlirBlockGetArgument(body, 0), fmt);
+  L->in_helper = false;
   L->block = saved_block;
   L->term = saved_term;
   return call(L, name, ret, 1, &v);
@@ -1876,13 +1946,6 @@ static void lower_op(Lower *L, MlirOperation op) {
   MlirType rt = nres ? mlirValueGetType(r) : (MlirType){NULL};
   int n = nres ? count_of(L, rt) : 0;
   if (n < 0) {
-    Layout rl;
-    if (layout_of_type(L->pc, rt, &rl) && rl.kind == L_DOT_OP) {
-      /* the operands of a dot are converted first: say what is missing */
-      mlirEmitError(mlirOperationGetLocation(op), "tl.dot is not supported yet by the GPU code generator");
-      L->failed = true;
-      return;
-    }
     fail(L, op, "has a result layout the GPU code generator does not support yet");
     return;
   }
@@ -2090,7 +2153,19 @@ static void lower_op(Lower *L, MlirOperation op) {
   fail(L, op, "is not supported yet by the GPU code generator");
 }
 
+static void find_dot(MlirOperation op, void *user) {
+  MlirOperation *first = user;
+  if (mlirOperationIsNull(*first) && tile_op_of(op) == TOP_dot) *first = op;
+}
+
 MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
+  /* what is missing is said at the dot, before its operands' layouts fail */
+  MlirOperation dot = {NULL};
+  walk_ops(tile_module, find_dot, &dot, false);
+  if (!mlirOperationIsNull(dot)) {
+    mlirEmitError(mlirOperationGetLocation(dot), "tl.dot is not supported yet by the GPU code generator");
+    return (MlirModule){NULL};
+  }
   Lower lw = {.pc = pc, .ctx = ir_mlir(pc->ic)};
   Lower *L = &lw;
   L->aa = axis_analyze(pc, tile_module);
@@ -2125,6 +2200,8 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   MlirValue tid = emit1(L, "nvvm.read.ptx.sreg.tid.x", i32(L), 0, NULL, 0, NULL);
   L->entry = L->block;
   L->entry_first = mlirOpResultGetOwner(tid);
+  L->memo = arena_alloc(pc->a, sizeof(BinMemo) * MEMO_SLOTS);
+  memset(L->memo, 0, sizeof(BinMemo) * MEMO_SLOTS);
   L->lane = bin(L, "arith.remui", tid, const_i32(L, 32));
   L->warp = bin(L, "arith.divui", tid, const_i32(L, 32));
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->failed;

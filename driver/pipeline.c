@@ -22,6 +22,30 @@
 #include "../codegen/codegen.h"
 #include "../passes/passes.h"
 
+struct tilec_context {
+  IrContext *ic;
+};
+
+tilec_status tilec_context_create(tilec_context **out) {
+  if (!out) return TILEC_ERROR_USAGE;
+  *out = NULL;
+  tilec_context *c = calloc(1, sizeof *c);
+  if (!c) return TILEC_ERROR_USAGE;
+  c->ic = ir_context_create();
+  if (!c->ic) {
+    free(c);
+    return TILEC_ERROR_USAGE;
+  }
+  *out = c;
+  return TILEC_OK;
+}
+
+void tilec_context_destroy(tilec_context *ctx) {
+  if (!ctx) return;
+  ir_context_destroy(ctx->ic);
+  free(ctx);
+}
+
 struct tilec_result {
   char *output;
   size_t output_len;
@@ -141,7 +165,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   bool ok = k && d.errors == 0;
   if (ok && options->emit == TILEC_EMIT_AST) ast_print_kernel(&sb, k);
   if (ok && options->emit != TILEC_EMIT_AST) {
-    IrContext *ic = ir_context_create();
+    IrContext *ic = options->context ? options->context->ic : ir_context_create();
     ir_capture_diagnostics(ic, &d, &src);
     MlirModule mod = irgen_kernel(ic, a, &d, k);
     ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
@@ -169,7 +193,8 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       if (!mlirModuleIsNull(llvm)) mlirModuleDestroy(llvm);
     }
     if (!mlirModuleIsNull(mod)) mlirModuleDestroy(mod);
-    ir_context_destroy(ic);
+    ir_capture_diagnostics(ic, NULL, NULL);
+    if (!options->context) ir_context_destroy(ic);
   }
   tilec_status status = TILEC_ERROR_COMPILE;
   if (ok) {

@@ -8,7 +8,8 @@
  * tilec_result_destroy().
  *
  * Thread safety: separate calls may run concurrently on different threads;
- * a result must not be used from two threads at once.
+ * a result must not be used from two threads at once, nor a context by two
+ * compilations at once (give each thread its own).
  */
 #ifndef TILEC_TILEC_H
 #define TILEC_TILEC_H
@@ -37,6 +38,15 @@ typedef enum tilec_emit {
   TILEC_EMIT_CUBIN = 6,     /* a cubin (binary), through the toolkit's nvJitLink */
 } tilec_emit;
 
+/* A compiler context: MLIR's context with tilec's dialects loaded and the
+ * code generator's target set up, kept between compilations so that every
+ * compilation after the first skips that work. Optional: a compilation
+ * without one makes and destroys its own. */
+typedef struct tilec_context tilec_context;
+
+tilec_status tilec_context_create(tilec_context **out);
+void tilec_context_destroy(tilec_context *ctx); /* NULL is allowed */
+
 typedef struct tilec_compile_options {
   const char *kernel;       /* NULL: the file's only kernel */
   const char *signature;    /* Triton AOT signature: "*fp32:16, *fp32:16, i32, 1024" */
@@ -47,6 +57,7 @@ typedef struct tilec_compile_options {
   tilec_emit emit;
   const char *arch;         /* "sm_80", "sm_90", "sm_90a"; NULL: sm_80 */
   const char *dump_after;   /* a pass name: its output IR goes to the result's dump text */
+  tilec_context *context;   /* NULL: a context for this call only */
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;

@@ -1,5 +1,6 @@
 /* test_api.c — the public C API: results, diagnostics, misuse. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tilec/tilec.h"
 #include "unit.h"
@@ -11,6 +12,14 @@ static const char src[] =
     "def add(x, y, n, B: tl.constexpr):\n"
     "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
     "    tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)\n";
+
+static const char dot_src[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def mm(a, c):\n"
+    "    x = tl.dot(tl.load(a + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]), tl.zeros((16, 16), tl.float16))\n"
+    "    tl.store(c + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], x)\n";
 
 int unit_main(void) {
   CHECK_STR(tilec_version(), TILEC_VERSION);
@@ -49,5 +58,35 @@ int unit_main(void) {
   CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_ERROR_COMPILE);
   CHECK_CONTAINS(tilec_result_diagnostics(r), "no @triton.jit function named 'nope'; the file has 'add'");
   tilec_result_destroy(r);
+
+  /* a reused context gives the same PTX as a fresh one, also after an
+   * error in an earlier compilation with it */
+  o.kernel = NULL;
+  o.signature = "*fp32:16, *fp32:16, i32, 256";
+  o.emit = TILEC_EMIT_PTX;
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+  char *fresh = strdup(tilec_result_output(r, NULL));
+  tilec_result_destroy(r);
+  tilec_context *ctx = NULL;
+  CHECK(tilec_context_create(&ctx) == TILEC_OK && ctx);
+  o.context = ctx;
+  for (int i = 0; i < 3; i++) {
+    CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+    CHECK_STR(tilec_result_output(r, NULL), fresh);
+    tilec_result_destroy(r);
+    o.signature = "*fp32:16, *fp32:16, i32";
+    CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_ERROR_COMPILE);
+    tilec_result_destroy(r);
+    /* an error found in the code generator, with the context's MLIR */
+    o.signature = "*fp16:16, *fp32:16";
+    CHECK(tilec_compile("dot.py", dot_src, sizeof dot_src - 1, &o, &r) == TILEC_ERROR_COMPILE);
+    CHECK_CONTAINS(tilec_result_diagnostics(r), "dot.py:5:9: error: tl.dot is not supported yet");
+    tilec_result_destroy(r);
+    o.signature = "*fp32:16, *fp32:16, i32, 256";
+  }
+  tilec_context_destroy(ctx);
+  tilec_context_destroy(NULL);
+  CHECK(tilec_context_create(NULL) == TILEC_ERROR_USAGE);
+  free(fresh);
   return 0;
 }
