@@ -5,13 +5,15 @@
  * value already has is gone; a conversion of a conversion converts once; a
  * conversion of a value whose producers are cheap and layout-agnostic
  * (constants, ranges, splats, broadcasts, expand_dims, transposes, joins
- * whose pairs stay in each thread, and elementwise arithmetic over such values, up to a small budget of ops) is replaced by
- * recomputing those producers in the target layout — rematerialization, as
- * Triton does — so that layouts chosen for memory ops propagate backward
- * through the index arithmetic that feeds them. A chain that ends at a value
- * which cannot be recomputed (a load, a reduction) is recomputed when one
- * conversion of that value replaces the conversion of its result. Dead
- * originals are removed.
+ * whose pairs stay in each thread, and elementwise arithmetic over such
+ * values, up to a small budget of ops) is replaced by recomputing those
+ * producers in the target layout — rematerialization, as Triton does — so
+ * that layouts chosen for memory ops propagate backward through the index
+ * arithmetic that feeds them. A chain that ends at a value which cannot be
+ * recomputed (a load, a reduction) is recomputed when one conversion of
+ * that value replaces the conversion of its result. A value an scf.for
+ * carries takes the layout its next value is computed in, when that
+ * leaves no conversion in the loop. Dead originals are removed.
  */
 #include "passes.h"
 
@@ -138,12 +140,114 @@ static MlirValue remat(PassCtx *pc, MlirValue v, const Layout *l) {
   return r;
 }
 
+/* ---- loop-carried values ---------------------------------------------------------------
+ * A value carried by an scf.for in layout D, whose next value is computed
+ * from a conversion out of layout A, is carried in A instead when the whole
+ * computation of the next value can then be recomputed in A (no conversion
+ * left in the loop): the loop takes its initial value converted once
+ * before it, and its result is converted once after it. Triton does the
+ * same when it moves conversions out of loops. */
+
+/* The source layout of the first conversion on y's chain of producers
+ * (depth-first, a few levels), if it is blocked. */
+static bool conversion_source(PassCtx *pc, MlirValue y, int depth, Layout *out) {
+  MlirOperation d = value_owner(y);
+  if (mlirOperationIsNull(d) || depth > 6) return false;
+  if (tile_op_of(d) == TOP_convert_layout) {
+    Layout l;
+    if (layout_of_type(pc, mlirValueGetType(mlirOperationGetOperand(d, 0)), &l) && l.kind == L_BLOCKED) {
+      *out = l;
+      return true;
+    }
+    return false;
+  }
+  if (!rematerializable(d)) return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
+    MlirValue o = mlirOperationGetOperand(d, i);
+    if (is_tensor(o) && conversion_source(pc, o, depth + 1, out)) return true;
+  }
+  return false;
+}
+
+/* Whether v can be had in layout l with no conversion left but of `arg`. */
+static bool remat_but(PassCtx *pc, MlirValue v, const Layout *l, MlirValue arg, int *budget) {
+  Layout have;
+  if (mlirValueEqual(v, arg)) return true;
+  if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !rematerializable(d) || --*budget < 0) return false;
+  if (tile_op_of(d) == TOP_convert_layout) return remat_but(pc, mlirOperationGetOperand(d, 0), l, arg, budget);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
+    MlirValue o = mlirOperationGetOperand(d, i);
+    Layout ol;
+    if (is_tensor(o) && (!operand_layout(pc, d, (int)i, l, &ol) || !remat_but(pc, o, &ol, arg, budget))) return false;
+  }
+  return true;
+}
+
+static MlirValue convert_before(PassCtx *pc, MlirOperation at, MlirValue v, const Layout *l) {
+  MlirType nt = with_layout(pc, mlirValueGetType(v), layout_attr(pc, l));
+  return mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirValueGetLocation(v), 1, &nt, 1, &v, 0, NULL), 0);
+}
+
+static bool retype_loop(PassCtx *pc, MlirOperation loop) {
+  bool changed = false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  intptr_t n = mlirOperationGetNumResults(loop);
+  for (intptr_t i = 0; i < n; i++) {
+    MlirValue arg = mlirBlockGetArgument(body, i + 1), res = mlirOperationGetResult(loop, i);
+    MlirValue y = mlirOperationGetOperand(yield, i);
+    Layout d, a;
+    if (!is_tensor(arg) || !layout_of_type(pc, mlirValueGetType(arg), &d) || !conversion_source(pc, y, 0, &a) ||
+        layout_equal(&a, &d))
+      continue;
+    int budget = REMAT_BUDGET;
+    if (!remat_but(pc, y, &a, arg, &budget)) continue;
+    /* carry it in A: convert the initial value before the loop, the
+     * argument back to D for its users, the next value to A, and the
+     * result back to D after the loop */
+    MlirValue init = mlirOperationGetOperand(loop, 3 + i);
+    mlirOperationSetOperand(loop, 3 + (int)i, convert_before(pc, loop, init, &a));
+    MlirType at = with_layout(pc, mlirValueGetType(arg), layout_attr(pc, &a));
+    mlirBlockArgumentSetType(arg, at);
+    MlirValue arg_d = convert_before(pc, mlirBlockGetFirstOperation(body), arg, &d);
+    MlirOperation arg_cv = value_owner(arg_d);
+    mlirValueReplaceAllUsesExcept(arg, arg_d, 1, &arg_cv);
+    mlirOperationSetOperand(yield, (int)i, convert_before(pc, yield, mlirOperationGetOperand(yield, i), &a));
+    mlirValueSetType(res, at);
+    MlirOperation after = mlirOperationGetNextInBlock(loop);
+    MlirValue res_d = convert_before(pc, after, res, &d);
+    MlirOperation res_cv = value_owner(res_d);
+    mlirValueReplaceAllUsesExcept(res, res_d, 1, &res_cv);
+    changed = true;
+  }
+  return changed;
+}
+
+static void collect_loops(MlirOperation op, void *user) {
+  Remat *r = user;
+  if (op_is(op, "scf.for")) vec_push(r->pc->a, &r->converts, op.ptr);
+}
+
 static void collect(MlirOperation op, void *user) {
   Remat *r = user;
   if (tile_op_of(op) == TOP_convert_layout) vec_push(r->pc->a, &r->converts, op.ptr);
 }
 
+static bool remove_conversions(PassCtx *pc, MlirOperation module);
+
 bool pass_remove_layout_conversions(PassCtx *pc, MlirOperation module) {
+  remove_conversions(pc, module);
+  Remat loops = {.pc = pc};
+  walk_ops(module, collect_loops, &loops, true);
+  bool changed = false;
+  for (int i = 0; i < loops.converts.n; i++) changed |= retype_loop(pc, (MlirOperation){loops.converts.v[i]});
+  if (changed) remove_conversions(pc, module);
+  return true;
+}
+
+static bool remove_conversions(PassCtx *pc, MlirOperation module) {
   for (int round = 0; round < 8; round++) {
     Remat r = {.pc = pc};
     walk_ops(module, collect, &r, false);

@@ -86,3 +86,35 @@ func.func @after_reduce(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) {
   "tile.store"(%yp, %r) : (tensor<64x!tile.ptr<f32>>, tensor<64xf32>) -> ()
   return
 }
+
+// -----
+
+// A value carried by a loop takes the layout of the loads that feed it: the
+// loop carries the accumulator in the loads' coalesced layout, and no
+// conversion is left, in the loop or after it.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NOT: "tile.convert_layout"
+// CHECK: scf.for {{.*}} -> (tensor<256xf32, #tile.blocked<[2], [32], [4], [0]>>)
+// CHECK: "tile.load"
+// CHECK-NOT: "tile.convert_layout"
+// CHECK: "tile.store"
+func.func @accumulate(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %stride: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<256xf32>
+  %cols = "tile.make_range"() {start = 0 : i32, end = 256 : i32} : () -> tensor<256xi32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<256xf32>) : i32 {
+    %row = arith.muli %i, %stride : i32
+    %rs = "tile.splat"(%row) : (i32) -> tensor<256xi32>
+    %off = arith.addi %rs, %cols : tensor<256xi32>
+    %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<256x!tile.ptr<f32>>
+    %xa = "tile.addptr"(%xp, %off) : (tensor<256x!tile.ptr<f32>>, tensor<256xi32>) -> tensor<256x!tile.ptr<f32>>
+    %v = "tile.load"(%xa) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<256x!tile.ptr<f32>>) -> tensor<256xf32>
+    %s = arith.addf %a, %v : tensor<256xf32>
+    scf.yield %s : tensor<256xf32>
+  }
+  %yp = "tile.splat"(%y) : (!tile.ptr<f32>) -> tensor<256x!tile.ptr<f32>>
+  %ya = "tile.addptr"(%yp, %cols) : (tensor<256x!tile.ptr<f32>>, tensor<256xi32>) -> tensor<256x!tile.ptr<f32>>
+  "tile.store"(%ya, %acc) : (tensor<256x!tile.ptr<f32>>, tensor<256xf32>) -> ()
+  return
+}
