@@ -18,6 +18,27 @@
  * NVVM dialects; a null module with diagnostics when an op has no lowering. */
 MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch);
 
+/* Shared memory after lowering (shared.c). The lowering gives every use
+ * a buffer (@tilec_smem_<n>) and tags each access with its buffer
+ * (tilec.smem = n); it puts no barriers for them. */
+typedef struct SharedPlan {
+  int n;              /* buffers */
+  int64_t *offset;    /* where buffer i lies in the kernel's one buffer */
+  int64_t *size;
+  int64_t total;      /* the kernel's shared bytes */
+} SharedPlan;
+
+/* allocate-shared: places the buffers in one (@tilec_smem), sharing memory
+ * between buffers whose accesses do not overlap in time (intervals of the
+ * program order, widened over loops they cross). */
+bool cg_allocate_shared(PassCtx *pc, MlirOperation llvm_module, SharedPlan *plan);
+
+/* insert-barriers: a barrier before each access that would race with an
+ * access since the last barrier (a read after a write, a write after a
+ * read, of overlapping memory), through ifs and loops; never inside a
+ * per-thread (tilec.divergent) condition. */
+bool cg_insert_barriers(PassCtx *pc, MlirOperation llvm_module, const SharedPlan *plan);
+
 /* Expands the tilec.* calls for the GPU (predicated PTX). */
 bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module);
 

@@ -43,7 +43,7 @@ typedef struct Lower {
   PtrVec keys, vals;  /* tile value -> Vals* */
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
-  int64_t smem_bytes; /* the shared-memory buffer's size */
+  int nbuffers;       /* shared-memory buffers made so far */
   int nstrings;       /* constant strings made so far */
   MlirBlock entry;    /* the kernel's entry block and its first op: allocas go there */
   MlirOperation entry_first;
@@ -571,31 +571,40 @@ static MlirValue linear_index(Lower *L, const Elems *e, MlirType t, int k) {
   return lin;
 }
 
-/* Shared memory: one buffer, as large as the largest use. Every use starts
- * with a barrier (before its writes) and reads only after a second one, so
- * the uses can share it; the buffer is made at the end, at its final size. */
+/* Shared memory: every use gets a buffer of its own, a global
+ * @tilec_smem_<n>, and tags its loads and stores with n (tilec.smem).
+ * allocate-shared then places the buffers in one by liveness, and
+ * insert-barriers puts a barrier where an access would race (shared.c). */
 static MlirValue shared_buffer(Lower *L, MlirType t, int64_t n) {
   int64_t bytes = n * ((bits_of(t) + 7) / 8);
   if (mlirTypeIsALLVMPointerType(t)) bytes = n * 8;
-  if (bytes > L->smem_bytes) L->smem_bytes = bytes;
-  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str("tilec_smem")));
-  return emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
-}
-
-static void make_shared_global(Lower *L) {
-  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)L->smem_bytes);
-  MlirNamedAttribute gattrs[5] = {
-      named(L, "sym_name", mlirStringAttrGet(L->ctx, str("tilec_smem"))),
+  char name[32];
+  snprintf(name, sizeof name, "tilec_smem_%d", L->nbuffers++);
+  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)bytes);
+  MlirNamedAttribute gattrs[6] = {
+      named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
       named(L, "global_type", mlirTypeAttrGet(arr)),
       named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
       named(L, "addr_space", mlirIntegerAttrGet(i32(L), 3)),
       named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
+      named(L, "tilec.bytes", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), bytes)),
   };
   MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddAttributes(&gs, 5, gattrs);
+  mlirOperationStateAddAttributes(&gs, 6, gattrs);
   MlirRegion init = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&gs, 1, &init);
   mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
+  MlirNamedAttribute ga = named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
+  return emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
+}
+
+/* Tags a shared-memory access with the buffer its base pointer names. */
+static void tag_smem(Lower *L, MlirOperation access, MlirValue base) {
+  MlirOperation a = mlirOpResultGetOwner(base);
+  MlirStringRef g = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name")));
+  int id = 0;
+  for (size_t i = 11; i < g.length && g.data[i] >= '0' && g.data[i] <= '9'; i++) id = id * 10 + (g.data[i] - '0');
+  mlirOperationSetAttributeByName(access, str("tilec.smem"), mlirIntegerAttrGet(i32(L), id));
 }
 
 static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
@@ -609,12 +618,14 @@ static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) 
 
 static void store_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue v) {
   MlirValue sv[2] = {v, shared_at(L, base, t, idx)};
-  emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+  tag_smem(L, emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
 }
 
 static MlirValue load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
   MlirValue at = shared_at(L, base, t, idx);
-  return emit1(L, "llvm.load", t, 1, &at, 0, NULL);
+  MlirOperation ld = emit(L, "llvm.load", 1, &t, 1, &at, 0, NULL);
+  tag_smem(L, ld, base);
+  return mlirOperationGetResult(ld, 0);
 }
 
 static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v);
@@ -635,7 +646,7 @@ static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue i
   L->block = tb;
   L->term = (MlirOperation){NULL};
   MlirValue sv[2] = {v, at};
-  emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+  tag_smem(L, emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
   emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
   L->block = eb;
   emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
@@ -645,6 +656,9 @@ static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue i
   mlirOperationStateAddOperands(&st, 1, &pred);
   MlirRegion regions[2] = {then_r, else_r};
   mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  /* a per-thread condition: no barrier may go inside */
+  MlirNamedAttribute div = named(L, "tilec.divergent", mlirUnitAttrGet(L->ctx));
+  mlirOperationStateAddAttributes(&st, 1, &div);
   insert_op(L, mlirOperationCreate(&st));
 }
 
@@ -691,9 +705,7 @@ static void lower_convert(Lower *L, MlirOperation op) {
   MlirType et = scalar_of(L, rt);
   MlirValue base = shared_buffer(L, smem_type(L, et), numel_of(rt));
   Vals *in = get(L, src), *out = new_vals(L, ed.n);
-  emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int k = 0; k < es.n; k++) smem_put(L, base, et, linear_index(L, &es, st, k), in->v[k]);
-  emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int k = 0; k < ed.n; k++) out->v[k] = smem_get(L, base, et, linear_index(L, &ed, rt, k));
   put(L, r, out);
 }
@@ -787,7 +799,6 @@ static void shape_through_shared(Lower *L, MlirOperation op, TileOp t) {
   MlirType et = scalar_of(L, t0);
   int64_t n0 = numel_of(t0);
   MlirValue base = shared_buffer(L, smem_type(L, et), n0 * nsrc);
-  emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int s = 0; s < nsrc; s++) {
     MlirValue src = mlirOperationGetOperand(op, s);
     Elems es;
@@ -803,7 +814,6 @@ static void shape_through_shared(Lower *L, MlirOperation op, TileOp t) {
       smem_put(L, base, et, off, in->v[k]);
     }
   }
-  emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int j = 0; j < nres; j++) {
     MlirValue r = mlirOperationGetResult(op, j);
     MlirType rt = mlirValueGetType(r);
@@ -1198,6 +1208,9 @@ static void lower_assert(Lower *L, MlirOperation op) {
   mlirOperationStateAddOperands(&st, 1, &failed);
   MlirRegion regions[2] = {then_r, else_r};
   mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  /* a per-thread condition: no barrier may go inside */
+  MlirNamedAttribute div = named(L, "tilec.divergent", mlirUnitAttrGet(L->ctx));
+  mlirOperationStateAddAttributes(&st, 1, &div);
   insert_op(L, mlirOperationCreate(&st));
 }
 
@@ -1348,12 +1361,10 @@ static void lower_atomic(Lower *L, MlirOperation op, bool cas) {
     if (scalar) {
       /* thread 0 did it: everyone reads its result */
       MlirValue base = shared_buffer(L, et, 1);
-      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
       MlirValue zero = const_i32(L, 0);
       MlirValue at[2] = {base, zero};
       (void)at;
       store_shared_if(L, base, et, pred, old);
-      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
       old = load_shared(L, base, et, zero);
     }
     out->v[k] = old;
@@ -1794,7 +1805,6 @@ static void lower_scan(Lower *L, MlirOperation op) {
     /* 3. across warps: each warp's total (its last lane) through shared memory */
     if (warps > 1 && !L->failed) {
       MlirValue base[8], last = cmp_u32(L, 0 /* eq */, lane_c, const_i32(L, (int32_t)(lanes - 1)));
-      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
       for (int i = 0; i < n; i++) {
         MlirType et = mlirValueGetType(total[i]);
         base[i] = shared_buffer(L, et, warps * 32 * L->pc->num_warps);
@@ -1802,7 +1812,6 @@ static void lower_scan(Lower *L, MlirOperation op) {
         MlirValue slot = bin(L, "arith.addi", bin(L, "arith.muli", warp_c, const_i32(L, 32)), bin(L, "arith.remui", L->lane, const_i32(L, lane_div)));
         store_shared_at_if(L, base[i], et, slot, last, total[i]);
       }
-      emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
       MlirValue wacc[8] = {{NULL}};
       for (int w = 0; w + 1 < warps; w++) {
         MlirValue t[8], cand[8];
@@ -1911,14 +1920,12 @@ static void lower_reduce(Lower *L, MlirOperation op) {
     }
     /* one buffer per operand; the partials of all operands combine together */
     MlirValue base[8];
-    emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
     for (int i = 0; i < n; i++) {
       MlirType et = mlirValueGetType(acc[i]);
       base[i] = shared_buffer(L, et, distinct_warps * m);
       for (int o = 0; o < nout; o++)
         store_shared(L, base[i], et, bin(L, "arith.addi", bin(L, "arith.muli", coord, const_i32(L, m)), lin[o]), acc[o * n + i]);
     }
-    emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
     for (int o = 0; o < nout && !L->failed; o++) {
       MlirValue total[8], v[8];
       for (int i = 0; i < n; i++) total[i] = load_shared(L, base[i], mlirValueGetType(acc[i]), lin[o]);
@@ -2211,12 +2218,18 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
     mlirModuleDestroy(L->out);
     return (MlirModule){NULL};
   }
-  if (L->smem_bytes) make_shared_global(L);
+  /* shared memory: placed by liveness, then fenced where accesses race */
+  SharedPlan plan;
+  if (!cg_allocate_shared(pc, mlirModuleGetOperation(L->out), &plan) ||
+      !cg_insert_barriers(pc, mlirModuleGetOperation(L->out), &plan)) {
+    mlirModuleDestroy(L->out);
+    return (MlirModule){NULL};
+  }
   /* what the runtime needs to know, on the kernel */
   MlirOperation kf = mlirBlockGetFirstOperation(mlirModuleGetBody(L->out));
   while (!mlirOperationIsNull(kf) && mlirAttributeIsNull(mlirOperationGetAttributeByName(kf, str("nvvm.kernel"))))
     kf = mlirOperationGetNextInBlock(kf);
   if (!mlirOperationIsNull(kf))
-    mlirOperationSetAttributeByName(kf, str("tilec.shared_bytes"), mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), L->smem_bytes));
+    mlirOperationSetAttributeByName(kf, str("tilec.shared_bytes"), mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), plan.total));
   return L->out;
 }

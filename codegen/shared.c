@@ -1,0 +1,335 @@
+/*
+ * shared.c — shared memory after lowering: allocate-shared and
+ * insert-barriers.
+ *
+ * Requires: the lowered LLVM-dialect module, still structured (scf.if,
+ * scf.for, scf.while), in which every use of shared memory has a buffer of
+ * its own (@tilec_smem_<n>, its size in tilec.bytes) and every shared load
+ * and store is tagged with its buffer (tilec.smem = n).
+ *
+ * allocate-shared numbers the kernel's ops in program order and gives each
+ * buffer the interval from its first access to its last, widened to the
+ * whole of any loop it crosses. Buffers are placed first fit, in order of
+ * first access, 16-byte aligned; two buffers share memory only when their
+ * intervals do not overlap, and only when all of them side by side would
+ * need more than 16 KiB (sharing costs a barrier between one use's reads
+ * and the next one's writes). The addresses become offsets into one buffer,
+ * @tilec_smem, whose size is the kernel's shared bytes.
+ *
+ * insert-barriers walks the program with the set of buffers written and
+ * read since the last barrier. An access that would race with one of them
+ * (a read of memory written, a write of memory read) gets a barrier before
+ * it, which empties the sets. Writes after writes need none: the lowering's
+ * uses write each place once, or the same value from every holder, and a
+ * use's writes are read before another use writes the same memory. Both branches of an if are
+ * walked and their sets joined; a loop is walked to a fixed point of its
+ * entry set before barriers go in. An if with a per-thread condition
+ * (tilec.divergent) counts as one access at its place, so no barrier is
+ * ever put where only some threads would reach it.
+ */
+#include "codegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/LLVM.h>
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static int smem_tag(MlirOperation op) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str("tilec.smem"));
+  return mlirAttributeIsNull(a) ? -1 : (int)mlirIntegerAttrGetValueInt(a);
+}
+
+static bool has_prefix(MlirStringRef s, const char *p) {
+  size_t n = strlen(p);
+  return s.length >= n && !memcmp(s.data, p, n);
+}
+
+/* The kernel: the function with nvvm.kernel. */
+static MlirOperation kernel_of(MlirOperation module) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f))
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(f, str("nvvm.kernel")))) return f;
+  return (MlirOperation){NULL};
+}
+
+/* ---- allocate-shared --------------------------------------------------------------------- */
+
+typedef struct Live {
+  PassCtx *pc;
+  int n;
+  int64_t *first, *last; /* per buffer: program positions, -1 when unused */
+  int pos;
+  int64_t *loop_start, *loop_end; /* the spans of the loops */
+  int nloops, cap_loops;
+} Live;
+
+static void number_ops(Live *lv, MlirBlock b);
+
+static void number_op(Live *lv, MlirOperation op) {
+  int here = lv->pos++;
+  int id = smem_tag(op);
+  if (id >= 0 && id < lv->n) {
+    if (lv->first[id] < 0) lv->first[id] = here;
+    lv->last[id] = here;
+  }
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      number_ops(lv, b);
+  if (op_is(op, "scf.for") || op_is(op, "scf.while")) {
+    if (lv->nloops == lv->cap_loops) {
+      lv->cap_loops = lv->cap_loops ? 2 * lv->cap_loops : 16;
+      lv->loop_start = realloc(lv->loop_start, sizeof(int64_t) * (size_t)lv->cap_loops);
+      lv->loop_end = realloc(lv->loop_end, sizeof(int64_t) * (size_t)lv->cap_loops);
+    }
+    lv->loop_start[lv->nloops] = here;
+    lv->loop_end[lv->nloops++] = lv->pos - 1;
+  }
+}
+
+static void number_ops(Live *lv, MlirBlock b) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    number_op(lv, op);
+}
+
+static int64_t align16(int64_t x) { return (x + 15) & ~(int64_t)15; }
+
+/* Buffers share memory only when side by side they would need more. */
+#define SHARE_ABOVE 16384
+
+typedef struct Refs {
+  PassCtx *pc;
+  PtrVec v;
+} Refs;
+
+static void collect_refs(MlirOperation op, void *user) {
+  Refs *r = user;
+  if (!op_is(op, "llvm.mlir.addressof")) return;
+  if (has_prefix(mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(op, str("global_name"))), "tilec_smem_"))
+    vec_push(r->pc->a, &r->v, op.ptr);
+}
+
+bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
+  memset(plan, 0, sizeof *plan);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  MlirContext ctx = ir_mlir(pc->ic);
+  /* the buffers */
+  PtrVec globals = {0};
+  for (MlirOperation g = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(g); g = mlirOperationGetNextInBlock(g)) {
+    MlirAttribute name = mlirOperationGetAttributeByName(g, str("sym_name"));
+    if (!mlirAttributeIsNull(name) && has_prefix(mlirStringAttrGetValue(name), "tilec_smem_")) vec_push(pc->a, &globals, g.ptr);
+  }
+  int n = 0;
+  for (int i = 0; i < globals.n; i++) {
+    MlirStringRef s = mlirStringAttrGetValue(mlirOperationGetAttributeByName((MlirOperation){globals.v[i]}, str("sym_name")));
+    int id = atoi(s.data + 11);
+    if (id + 1 > n) n = id + 1;
+  }
+  plan->n = n;
+  plan->offset = arena_alloc(pc->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+  plan->size = arena_alloc(pc->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+  memset(plan->size, 0, sizeof(int64_t) * (size_t)n);
+  for (int i = 0; i < globals.n; i++) {
+    MlirOperation g = {globals.v[i]};
+    int id = atoi(mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name"))).data + 11);
+    plan->size[id] = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(g, str("tilec.bytes")));
+  }
+  if (!n) return true;
+  /* liveness */
+  Live lv = {.pc = pc, .n = n};
+  lv.first = arena_alloc(pc->a, sizeof(int64_t) * (size_t)n);
+  lv.last = arena_alloc(pc->a, sizeof(int64_t) * (size_t)n);
+  for (int i = 0; i < n; i++) lv.first[i] = lv.last[i] = -1;
+  MlirOperation k = kernel_of(module);
+  if (!mlirOperationIsNull(k)) number_op(&lv, k);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int b = 0; b < n; b++) {
+      if (lv.first[b] < 0) continue;
+      for (int l = 0; l < lv.nloops; l++) {
+        bool meets = lv.first[b] <= lv.loop_end[l] && lv.last[b] >= lv.loop_start[l];
+        bool inside = lv.first[b] >= lv.loop_start[l] && lv.last[b] <= lv.loop_end[l];
+        if (meets && !inside) {
+          if (lv.loop_start[l] < lv.first[b]) lv.first[b] = lv.loop_start[l], changed = true;
+          if (lv.loop_end[l] > lv.last[b]) lv.last[b] = lv.loop_end[l], changed = true;
+        }
+      }
+    }
+  }
+  free(lv.loop_start);
+  free(lv.loop_end);
+  /* placement: first fit, in order of first access */
+  int *order = arena_alloc(pc->a, sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && lv.first[order[j]] < lv.first[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  /* small buffers side by side: sharing memory would cost a barrier
+   * between one use's reads and the next one's writes */
+  int64_t side_by_side = 0;
+  for (int i = 0; i < n; i++) side_by_side += align16(plan->size[i]);
+  bool share = side_by_side > SHARE_ABOVE;
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    int b = order[i];
+    int64_t at = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (int j = 0; j < i; j++) {
+        int p = order[j];
+        bool in_time = !share || (lv.first[b] >= 0 && lv.first[p] >= 0 && lv.first[b] <= lv.last[p] && lv.first[p] <= lv.last[b]);
+        bool in_memory = at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b];
+        if (in_time && in_memory) {
+          at = align16(plan->offset[p] + plan->size[p]);
+          moved = true;
+        }
+      }
+    }
+    plan->offset[b] = at;
+    if (at + plan->size[b] > total) total = at + plan->size[b];
+  }
+  plan->total = total;
+  /* one buffer: each buffer's address becomes an offset into it */
+  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(ctx, 8), (unsigned)(total ? total : 1));
+  MlirNamedAttribute gattrs[5] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")), mlirStringAttrGet(ctx, str("tilec_smem"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("global_type")), mlirTypeAttrGet(arr)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("linkage")), ir_parse_attr(pc->ic, "#llvm.linkage<internal>")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("addr_space")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 3)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("alignment")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 16)),
+  };
+  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(ctx));
+  mlirOperationStateAddAttributes(&gs, 5, gattrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
+  mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreate(&gs));
+  Refs refs = {.pc = pc};
+  walk_ops(module, collect_refs, &refs, false);
+  MlirType p3 = mlirLLVMPointerTypeGet(ctx, 3);
+  for (int i = 0; i < refs.v.n; i++) {
+    MlirOperation a = {refs.v.v[i]};
+    MlirLocation loc = mlirOperationGetLocation(a);
+    int id = atoi(mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name"))).data + 11);
+    MlirNamedAttribute ga = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("global_name")), mlirFlatSymbolRefAttrGet(ctx, str("tilec_smem")));
+    MlirValue base = mlirOperationGetResult(create_before(a, "llvm.mlir.addressof", loc, 1, &p3, 0, NULL, 1, &ga), 0);
+    if (plan->offset[id]) {
+      int32_t off = (int32_t)plan->offset[id];
+      MlirNamedAttribute gep[2] = {
+          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("elem_type")), mlirTypeAttrGet(mlirIntegerTypeGet(ctx, 8))),
+          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("rawConstantIndices")), mlirDenseI32ArrayGet(ctx, 1, &off)),
+      };
+      base = mlirOperationGetResult(create_before(a, "llvm.getelementptr", loc, 1, &p3, 1, &base, 2, gep), 0);
+    }
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(a, 0), base);
+    op_erase(a);
+  }
+  for (int i = 0; i < globals.n; i++) op_erase((MlirOperation){globals.v[i]});
+  return true;
+}
+
+/* ---- insert-barriers --------------------------------------------------------------------- */
+
+/* Buffers since the last barrier, as bit sets (buffers past 63 share the
+ * last bit, which is taken to overlap everything). */
+typedef struct Sets {
+  uint64_t w, r;
+} Sets;
+
+typedef struct Fence {
+  uint64_t overlap[64]; /* per buffer bit: the bits whose memory meets it */
+} Fence;
+
+static int bit_of(int id) { return id < 63 ? id : 63; }
+
+static uint64_t meets(const Fence *f, uint64_t m) {
+  uint64_t r = 0;
+  for (int i = 0; i < 64; i++)
+    if (m >> i & 1) r |= f->overlap[i];
+  return r;
+}
+
+/* The buffers an op writes and reads, with those of the ops inside it. */
+static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
+  int id = smem_tag(op);
+  if (id >= 0) {
+    if (op_is(op, "llvm.store")) *w |= 1ull << bit_of(id);
+    else *r |= 1ull << bit_of(id);
+  }
+  for (intptr_t i = 0; i < mlirOperationGetNumRegions(op); i++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+        accesses(o, w, r);
+}
+
+static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert);
+
+static Sets access(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t r, bool insert) {
+  if ((w & meets(f, s.r)) || (r & meets(f, s.w))) {
+    if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
+    s = (Sets){0, 0};
+  }
+  s.w |= w;
+  s.r |= r;
+  return s;
+}
+
+static MlirBlock region_block(MlirOperation op, int i) {
+  return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i));
+}
+
+static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
+  if (op_is(op, "nvvm.barrier0")) return (Sets){0, 0};
+  bool divergent = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.divergent")));
+  if (op_is(op, "scf.if") && !divergent) {
+    Sets t = walk_block(f, region_block(op, 0), s, insert);
+    MlirBlock eb = region_block(op, 1);
+    Sets e = mlirBlockIsNull(eb) ? s : walk_block(f, eb, s, insert);
+    return (Sets){t.w | e.w, t.r | e.r};
+  }
+  bool is_for = op_is(op, "scf.for"), is_while = op_is(op, "scf.while");
+  if (is_for || is_while) {
+    /* the sets at the loop's head: what comes in, joined with what the
+     * body leaves, until nothing changes (virtual barriers reset them) */
+    Sets head = s, end;
+    for (int guard = 0; guard < 64; guard++) {
+      end = walk_block(f, region_block(op, 0), head, false);
+      if (is_while) end = walk_block(f, region_block(op, 1), end, false);
+      Sets next = {s.w | end.w, s.r | end.r};
+      if (next.w == head.w && next.r == head.r) break;
+      head = next;
+    }
+    Sets after_cond = walk_block(f, region_block(op, 0), head, insert);
+    if (is_while) walk_block(f, region_block(op, 1), after_cond, insert);
+    /* a for exits at its head; a while after its condition */
+    return is_while ? after_cond : head;
+  }
+  uint64_t w = 0, r = 0;
+  accesses(op, &w, &r);
+  return w | r ? access(f, op, s, w, r, insert) : s;
+}
+
+static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    s = walk_op(f, op, s, insert);
+  return s;
+}
+
+bool cg_insert_barriers(PassCtx *pc, MlirOperation module, const SharedPlan *plan) {
+  (void)pc;
+  if (!plan->n) return true;
+  Fence f = {{0}};
+  for (int i = 0; i < plan->n; i++)
+    for (int j = 0; j < plan->n; j++) {
+      bool overlap = plan->offset[i] < plan->offset[j] + plan->size[j] && plan->offset[j] < plan->offset[i] + plan->size[i];
+      if (overlap || i >= 63 || j >= 63) f.overlap[bit_of(i)] |= 1ull << bit_of(j);
+    }
+  MlirOperation k = kernel_of(module);
+  if (!mlirOperationIsNull(k)) walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
+  return true;
+}

@@ -1,0 +1,71 @@
+# allocate-shared and insert-barriers. Every use of shared memory gets its
+# own place while all of them fit in 16 KiB side by side; larger ones share
+# memory by liveness. A barrier goes only where a read would see another
+# thread's write too early, or a write would clobber what is still read.
+#
+# argmax: the conversion before the reduction, then the value and the index
+# partials, each in its own buffer (the two partials no longer alias), and
+# one barrier before each read.
+# RUN: %tilec compile %s -k argmax_rows -s "*fp32:16, *i32, 1024" --emit=llvm-mlir | FileCheck %s --check-prefix=ARGMAX
+# ARGMAX: llvm.mlir.global internal @tilec_smem() {{.*}} : !llvm.array<4128 x i8>
+# ARGMAX: tilec.shared_bytes = 4128
+# ARGMAX-COUNT-1: nvvm.barrier0
+# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4096] : (!llvm.ptr<3>)
+# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4112] : (!llvm.ptr<3>)
+# ARGMAX-COUNT-1: nvvm.barrier0
+# ARGMAX-NOT: nvvm.barrier0
+#
+# Two 16 KiB transposes share memory: a barrier before the first reads, one
+# before the second writes (the first's reads must be done), one before the
+# second reads.
+# RUN: %tilec compile %s -k two_transposes -s "*fp32:16, *fp32:16, 64, 64" --emit=llvm-mlir | FileCheck %s --check-prefix=SHARE
+# SHARE: !llvm.array<16384 x i8>
+# SHARE-COUNT-3: nvvm.barrier0
+# SHARE-NOT: nvvm.barrier0
+# At 32x32 they sit side by side, and the second needs no barrier before its writes.
+# RUN: %tilec compile %s -k two_transposes -s "*fp32:16, *fp32:16, 32, 32" --emit=llvm-mlir | FileCheck %s --check-prefix=APART
+# APART: !llvm.array<8192 x i8>
+# APART-COUNT-1: nvvm.barrier0
+# APART: llvm.getelementptr %{{[0-9]+}}[4096] : (!llvm.ptr<3>)
+# APART-COUNT-1: nvvm.barrier0
+# APART-NOT: nvvm.barrier0
+#
+# In a loop, the next iteration's writes wait for this one's reads: a
+# conversion in a loop body gets a barrier before its writes too.
+# RUN: %tilec compile %s -k loop_transpose -s "*fp32:16, *fp32:16, i32, 32, 32" --emit=llvm-mlir | FileCheck %s --check-prefix=LOOP
+# LOOP: scf.for
+# LOOP: nvvm.barrier0
+# LOOP: llvm.store {{.*}}tilec.smem
+# LOOP: nvvm.barrier0
+# LOOP: llvm.load {{.*}}tilec.smem
+# LOOP-NOT: nvvm.barrier0
+# LOOP: llvm.return
+# RUN: %tilec compile %s -k loop_transpose -s "*fp32:16, *fp32:16, i32, 32, 32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k two_transposes -s "*fp32:16, *fp32:16, 64, 64" --emit=ptx | %ptxas_check
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def argmax_rows(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + tl.program_id(0), tl.argmax(tl.load(x_ptr + tl.program_id(0) * N + offs), axis=0))
+
+
+@triton.jit
+def two_transposes(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    tl.store(y_ptr + c[:, None] * M + r[None, :], tl.trans(x))
+    z = tl.load(y_ptr + r[:, None] * N + c[None, :])
+    tl.store(x_ptr + c[:, None] * M + r[None, :], tl.trans(z))
+
+
+@triton.jit
+def loop_transpose(x_ptr, y_ptr, n, M: tl.constexpr, N: tl.constexpr):
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    for i in range(n):
+        x = tl.load(x_ptr + i * M * N + r[:, None] * N + c[None, :])
+        tl.store(y_ptr + i * M * N + c[:, None] * M + r[None, :], tl.trans(x))
