@@ -669,8 +669,27 @@ static MlirType smem_type(Lower *L, MlirType et) {
   return et;
 }
 
+/* Conversions and shape ops lay their elements out row-major with one
+ * element of padding after every 128 bytes (a row of the 32 banks): the
+ * power-of-two strides of a transpose or of a thread's run then fall on
+ * different banks. */
+static int64_t smem_row(Lower *L, MlirType et) {
+  int bytes = mlirTypeIsALLVMPointerType(et) ? 8 : (bits_of(smem_type(L, et)) + 7) / 8;
+  return 128 / bytes;
+}
+
+static MlirValue smem_pad(Lower *L, MlirType et, MlirValue idx) {
+  return bin(L, "arith.addi", idx, bin(L, "arith.divui", idx, const_i32(L, smem_row(L, et))));
+}
+
+/* A buffer for n elements so laid out. */
+static MlirValue smem_padded_buffer(Lower *L, MlirType et, int64_t n) {
+  return shared_buffer(L, smem_type(L, et), n + n / smem_row(L, et) + 1);
+}
+
 static void smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirValue v) {
   MlirType mt = smem_type(L, et);
+  idx = smem_pad(L, et, idx);
   if (mlirTypeIsALLVMPointerType(et)) v = emit1(L, "llvm.ptrtoint", mt, 1, &v, 0, NULL);
   else if (!mlirTypeEqual(mt, et)) v = emit1(L, "arith.extui", mt, 1, &v, 0, NULL);
   store_shared(L, base, mt, idx, v);
@@ -678,6 +697,7 @@ static void smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirV
 
 static MlirValue smem_get(Lower *L, MlirValue base, MlirType et, MlirValue idx) {
   MlirType mt = smem_type(L, et);
+  idx = smem_pad(L, et, idx);
   MlirValue v = load_shared(L, base, mt, idx);
   if (mlirTypeIsALLVMPointerType(et)) return emit1(L, "llvm.inttoptr", et, 1, &v, 0, NULL);
   if (!mlirTypeEqual(mt, et)) return emit1(L, "arith.trunci", et, 1, &v, 0, NULL);
@@ -703,7 +723,7 @@ static void lower_convert(Lower *L, MlirOperation op) {
     return;
   }
   MlirType et = scalar_of(L, rt);
-  MlirValue base = shared_buffer(L, smem_type(L, et), numel_of(rt));
+  MlirValue base = smem_padded_buffer(L, et, numel_of(rt));
   Vals *in = get(L, src), *out = new_vals(L, ed.n);
   for (int k = 0; k < es.n; k++) smem_put(L, base, et, linear_index(L, &es, st, k), in->v[k]);
   for (int k = 0; k < ed.n; k++) out->v[k] = smem_get(L, base, et, linear_index(L, &ed, rt, k));
@@ -798,7 +818,7 @@ static void shape_through_shared(Lower *L, MlirOperation op, TileOp t) {
   MlirType t0 = mlirValueGetType(mlirOperationGetOperand(op, 0));
   MlirType et = scalar_of(L, t0);
   int64_t n0 = numel_of(t0);
-  MlirValue base = shared_buffer(L, smem_type(L, et), n0 * nsrc);
+  MlirValue base = smem_padded_buffer(L, et, n0 * nsrc);
   for (int s = 0; s < nsrc; s++) {
     MlirValue src = mlirOperationGetOperand(op, s);
     Elems es;
