@@ -559,17 +559,6 @@ static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   if (is_load) put(L, mlirOperationGetResult(op, 0), res);
 }
 
-/* The row-major offset of element k of a tensor of type t in layout e. */
-static MlirValue linear_index(Lower *L, const Elems *e, MlirType t, int k) {
-  int r = (int)mlirShapedTypeGetRank(t);
-  MlirValue lin = const_i32(L, 0);
-  for (int td = 0, d = 0; td < r; td++, d++) {
-    if (d == e->sliced) d++;
-    int64_t size = mlirShapedTypeGetDimSize(t, td);
-    lin = bin(L, "arith.addi", bin(L, "arith.muli", lin, const_i32(L, size)), index_of(L, e, k, d));
-  }
-  return lin;
-}
 
 /* Shared memory: every use gets a buffer of its own, a global
  * @tilec_smem_<n>, and tags its loads and stores with n (tilec.smem).
@@ -669,27 +658,35 @@ static MlirType smem_type(Lower *L, MlirType et) {
   return et;
 }
 
-/* Conversions and shape ops lay their elements out row-major with one
- * element of padding after every 128 bytes (a row of the 32 banks): the
- * power-of-two strides of a transpose or of a thread's run then fall on
- * different banks. */
-static int64_t smem_row(Lower *L, MlirType et) {
-  int bytes = mlirTypeIsALLVMPointerType(et) ? 8 : (bits_of(smem_type(L, et)) + 7) / 8;
-  return 128 / bytes;
+/* A conversion lays its elements out row-major with the rows padded by one
+ * 4-byte word when a row is a multiple of 128 bytes (the 32 banks): the
+ * columns a transposing conversion walks then fall on different banks,
+ * and each element's place stays the thread's base plus a constant. */
+static int64_t smem_pad(Lower *L, MlirType t) {
+  int r = (int)mlirShapedTypeGetRank(t);
+  MlirType et = smem_type(L, scalar_of(L, t));
+  int bytes = mlirTypeIsALLVMPointerType(et) ? 8 : (bits_of(et) + 7) / 8;
+  int64_t row = mlirShapedTypeGetDimSize(t, r - 1) * bytes;
+  return r >= 2 && row % 128 == 0 ? (bytes < 4 ? 4 / bytes : 1) : 0;
 }
 
-static MlirValue smem_pad(Lower *L, MlirType et, MlirValue idx) {
-  return bin(L, "arith.addi", idx, bin(L, "arith.divui", idx, const_i32(L, smem_row(L, et))));
+/* The padded row-major place of element k of a tensor of type t in layout e. */
+static MlirValue padded_index(Lower *L, const Elems *e, MlirType t, int k, int64_t pad) {
+  int r = (int)mlirShapedTypeGetRank(t);
+  MlirValue lin = const_i32(L, 0);
+  for (int td = 0, d = 0; td < r; td++, d++) {
+    if (d == e->sliced) d++;
+    int64_t size = mlirShapedTypeGetDimSize(t, td) + (td == r - 1 ? pad : 0);
+    lin = bin(L, "arith.addi", bin(L, "arith.muli", lin, const_i32(L, size)), index_of(L, e, k, d));
+  }
+  return lin;
 }
 
-/* A buffer for n elements so laid out. */
-static MlirValue smem_padded_buffer(Lower *L, MlirType et, int64_t n) {
-  return shared_buffer(L, smem_type(L, et), n + n / smem_row(L, et) + 1);
-}
+/* The row-major offset of element k of a tensor of type t in layout e. */
+static MlirValue linear_index(Lower *L, const Elems *e, MlirType t, int k) { return padded_index(L, e, t, k, 0); }
 
 static void smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirValue v) {
   MlirType mt = smem_type(L, et);
-  idx = smem_pad(L, et, idx);
   if (mlirTypeIsALLVMPointerType(et)) v = emit1(L, "llvm.ptrtoint", mt, 1, &v, 0, NULL);
   else if (!mlirTypeEqual(mt, et)) v = emit1(L, "arith.extui", mt, 1, &v, 0, NULL);
   store_shared(L, base, mt, idx, v);
@@ -697,7 +694,6 @@ static void smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirV
 
 static MlirValue smem_get(Lower *L, MlirValue base, MlirType et, MlirValue idx) {
   MlirType mt = smem_type(L, et);
-  idx = smem_pad(L, et, idx);
   MlirValue v = load_shared(L, base, mt, idx);
   if (mlirTypeIsALLVMPointerType(et)) return emit1(L, "llvm.inttoptr", et, 1, &v, 0, NULL);
   if (!mlirTypeEqual(mt, et)) return emit1(L, "arith.trunci", et, 1, &v, 0, NULL);
@@ -723,10 +719,12 @@ static void lower_convert(Lower *L, MlirOperation op) {
     return;
   }
   MlirType et = scalar_of(L, rt);
-  MlirValue base = smem_padded_buffer(L, et, numel_of(rt));
+  int64_t pad = smem_pad(L, rt);
+  MlirValue base = shared_buffer(L, smem_type(L, et), numel_of(rt) / mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1) *
+                                                          (mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1) + pad));
   Vals *in = get(L, src), *out = new_vals(L, ed.n);
-  for (int k = 0; k < es.n; k++) smem_put(L, base, et, linear_index(L, &es, st, k), in->v[k]);
-  for (int k = 0; k < ed.n; k++) out->v[k] = smem_get(L, base, et, linear_index(L, &ed, rt, k));
+  for (int k = 0; k < es.n; k++) smem_put(L, base, et, padded_index(L, &es, st, k, pad), in->v[k]);
+  for (int k = 0; k < ed.n; k++) out->v[k] = smem_get(L, base, et, padded_index(L, &ed, rt, k, pad));
   put(L, r, out);
 }
 
@@ -818,7 +816,7 @@ static void shape_through_shared(Lower *L, MlirOperation op, TileOp t) {
   MlirType t0 = mlirValueGetType(mlirOperationGetOperand(op, 0));
   MlirType et = scalar_of(L, t0);
   int64_t n0 = numel_of(t0);
-  MlirValue base = smem_padded_buffer(L, et, n0 * nsrc);
+  MlirValue base = shared_buffer(L, smem_type(L, et), n0 * nsrc);
   for (int s = 0; s < nsrc; s++) {
     MlirValue src = mlirOperationGetOperand(op, s);
     Elems es;

@@ -5,29 +5,29 @@
 #
 # argmax: the conversion before the reduction, then the value and the index
 # partials, each in its own buffer (the two partials no longer alias), and
-# one barrier before each read. A conversion's buffer has one element of
-# padding per 128 bytes against bank conflicts: 1024 floats take 4228 bytes.
+# one barrier before each read. A 1-D conversion needs no padding.
 # RUN: %tilec compile %s -k argmax_rows -s "*fp32:16, *i32, 1024" --emit=llvm-mlir | FileCheck %s --check-prefix=ARGMAX
-# ARGMAX: llvm.mlir.global internal @tilec_smem() {{.*}} : !llvm.array<4272 x i8>
-# ARGMAX: tilec.shared_bytes = 4272
+# ARGMAX: llvm.mlir.global internal @tilec_smem() {{.*}} : !llvm.array<4128 x i8>
+# ARGMAX: tilec.shared_bytes = 4128
 # ARGMAX-COUNT-1: nvvm.barrier0
-# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4240] : (!llvm.ptr<3>)
-# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4256] : (!llvm.ptr<3>)
+# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4096] : (!llvm.ptr<3>)
+# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4112] : (!llvm.ptr<3>)
 # ARGMAX-COUNT-1: nvvm.barrier0
 # ARGMAX-NOT: nvvm.barrier0
 #
-# Two 16 KiB transposes (16900 bytes padded) share memory: a barrier before the first reads, one
+# Two 64x64 fp32 transposes share memory (16640 bytes each: every row of
+# 256 bytes is padded by a word against bank conflicts): a barrier before the first reads, one
 # before the second writes (the first's reads must be done), one before the
 # second reads.
 # RUN: %tilec compile %s -k two_transposes -s "*fp32:16, *fp32:16, 64, 64" --emit=llvm-mlir | FileCheck %s --check-prefix=SHARE
-# SHARE: !llvm.array<16900 x i8>
+# SHARE: !llvm.array<16640 x i8>
 # SHARE-COUNT-3: nvvm.barrier0
 # SHARE-NOT: nvvm.barrier0
 # At 32x32 they sit side by side, and the second needs no barrier before its writes.
 # RUN: %tilec compile %s -k two_transposes -s "*fp32:16, *fp32:16, 32, 32" --emit=llvm-mlir | FileCheck %s --check-prefix=APART
-# APART: !llvm.array<8468 x i8>
+# APART: !llvm.array<8448 x i8>
 # APART-COUNT-1: nvvm.barrier0
-# APART: llvm.getelementptr %{{[0-9]+}}[4240] : (!llvm.ptr<3>)
+# APART: llvm.getelementptr %{{[0-9]+}}[4224] : (!llvm.ptr<3>)
 # APART-COUNT-1: nvvm.barrier0
 # APART-NOT: nvvm.barrier0
 #
