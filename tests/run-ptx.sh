@@ -21,6 +21,7 @@ kernels=(
   "dropout.py|-k dropout_kernel -s '*fp32:16, *fp32:16, i32, fp32, i32, 1024'"
   "softmax.py|-k softmax_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024'"
   "layer_norm.py|-k layer_norm_fwd_kernel -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024'"
+  "layer_norm.py|-k layer_norm_fwd_kernel -s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 8192'"
   "layer_norm.py|-k layer_norm_bwd_dx_kernel -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, *i32:16, i32, i32, 64, 1024'"
   "layer_norm.py|-k layer_norm_bwd_dwdb_kernel -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, 32, 128'"
   "reduce_combine.py|-k row_absmax_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, 1024'"
