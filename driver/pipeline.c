@@ -97,7 +97,16 @@ static void kernel_metadata(StrBuf *sb, const Kernel *k, const char *arch, MlirO
     ty_print(sb, k->param_types.v[i]);
     sb_printf(sb, "\", \"divisibility\": %d}", e->divisibility);
   }
-  sb_printf(sb, "\n  ]\n}\n");
+  /* the constexprs that are numbers or booleans, for grid expressions */
+  sb_printf(sb, "\n  ],\n  \"constexprs\": {");
+  int nc = 0;
+  for (int i = 0; i < k->const_names.n; i++) {
+    const CValue *c = k->const_values.v[i];
+    if (c->kind != CV_INT && c->kind != CV_BOOL) continue;
+    sb_printf(sb, "%s\"%s\": %lld", nc++ ? ", " : "", (const char *)k->const_names.v[i],
+              c->kind == CV_BOOL ? (long long)c->b : (long long)c->i);
+  }
+  sb_printf(sb, "}\n}\n");
 }
 
 /* The passes from tile IR to tile IR with layouts, in order. */

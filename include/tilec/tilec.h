@@ -36,6 +36,7 @@ typedef enum tilec_emit {
   TILEC_EMIT_LLVM = 4,      /* LLVM IR for NVPTX, after O3 */
   TILEC_EMIT_PTX = 5,       /* PTX assembly */
   TILEC_EMIT_CUBIN = 6,     /* a cubin (binary), through the toolkit's nvJitLink */
+  TILEC_EMIT_CPU = 7,       /* LLVM IR for the CPU emulator: the same kernel, retargeted to the host */
 } tilec_emit;
 
 /* A compiler context: MLIR's context with tilec's dialects loaded and the

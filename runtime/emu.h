@@ -1,0 +1,63 @@
+/*
+ * emu.h — the CPU emulator: runs a kernel on the CPU, from the LLVM IR that
+ * tilec_compile gives with TILEC_EMIT_CPU (the same IR that goes to NVPTX,
+ * retargeted to the host: DESIGN.md §5).
+ *
+ * emu_load JIT-compiles the module with LLVM's ORC and binds every GPU
+ * operation it calls (thread and block ids, barriers, shuffles, predicated
+ * global accesses, atomics, vprintf, __assertfail, libdevice math) to a C
+ * implementation; a call the emulator does not know is a load error naming
+ * it. emu_launch runs the grid: blocks in parallel on host threads, the
+ * threads of a block as fibers (runtime/fiber.h) when the kernel has
+ * barriers or warp collectives, else one after another.
+ *
+ * The checks a GPU does not make: a global access outside every buffer of
+ * the launch, a device assertion, a deadlock or a divergent collective
+ * stop the launch (or, for accesses and assertions, are counted and the
+ * first few reported) and make emu_launch return false with the report.
+ *
+ * Nothing here calls exit(); a kernel and its launches may be used from
+ * one host thread at a time.
+ */
+#ifndef TILEC_RUNTIME_EMU_H
+#define TILEC_RUNTIME_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct EmuKernel EmuKernel;
+
+/* Memory the kernel may touch: a global access outside all of them is an
+ * error. */
+typedef struct EmuBuffer {
+  void *data;
+  size_t bytes;
+  const char *name; /* for reports, e.g. the parameter's name */
+} EmuBuffer;
+
+typedef struct EmuLaunch {
+  unsigned grid[3];       /* blocks in x, y, z (each at least 1) */
+  int num_warps;          /* threads per block = 32 * num_warps */
+  void *const *args;      /* per runtime parameter, a pointer to its value (as cuLaunchKernel) */
+  int nargs;
+  const EmuBuffer *buffers;
+  int nbuffers;
+  uint64_t seed;          /* 0: threads in order; else a permutation drawn from it */
+  int host_threads;       /* 0: one per core */
+  FILE *print_to;         /* device_print output; NULL: stdout */
+} EmuLaunch;
+
+/* JIT-compiles the module `ir` (LLVM IR text) and finds `kernel` in it.
+ * NULL on failure, with a malloc'd message in *err. */
+EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err);
+
+/* Runs one launch. true when it ran to the end and no check fired; false
+ * otherwise, with a malloc'd report in *report (kernel, block, thread,
+ * address or source line, as known). */
+bool emu_launch(EmuKernel *k, const EmuLaunch *launch, char **report);
+
+void emu_unload(EmuKernel *k);
+
+#endif
