@@ -14,6 +14,8 @@
 
 #include "../passes/passes.h"
 
+#include <llvm-c/Core.h>
+
 /* Lowers the kernel of a tile-gpu module to a new module in the LLVM and
  * NVVM dialects; a null module with diagnostics when an op has no lowering. */
 MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch);
@@ -41,6 +43,17 @@ bool cg_insert_barriers(PassCtx *pc, MlirOperation llvm_module, const SharedPlan
 
 /* Expands the tilec.* calls for the GPU (predicated PTX). */
 bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module);
+
+/* The LLVM-dialect module (arith, math, scf and cf still in it) to LLVM IR
+ * in lctx; NULL with a diagnostic on failure. */
+LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation llvm_module, LLVMContextRef lctx);
+
+/* Retargets the lowered module to the host for the CPU emulator (emu.c):
+ * GPU operations become calls the emulator binds, shared memory its
+ * per-block arena, vector accesses scalar ones; adds the entry
+ * tilec_emu_entry(void **args). Then LLVM IR text for the host, after O2,
+ * appended to out. */
+bool cg_emit_cpu(PassCtx *pc, MlirOperation llvm_module, StrBuf *out);
 
 /* LLVM dialect -> LLVM IR text (emit_llvm) or PTX text; appended to out. */
 bool cg_emit(PassCtx *pc, MlirOperation llvm_module, const char *arch, bool emit_llvm, StrBuf *out);

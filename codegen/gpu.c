@@ -276,7 +276,7 @@ static void register_once(void) {
   LLVMInitializeNVPTXAsmPrinter();
 }
 
-bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
+LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lctx) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, register_once);
   MlirContext ctx = ir_mlir(pc->ic);
@@ -291,14 +291,19 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
   if (mlirLogicalResultIsFailure(ok)) {
     diag_plain_error(pc->d, "lowering to the LLVM dialect failed%s%s", err.len ? ": " : "", err.s ? err.s : "");
     sb_free(&err);
-    return false;
+    return NULL;
   }
   sb_free(&err);
-  LLVMContextRef lctx = LLVMContextCreate();
   LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(module, lctx);
+  if (!lm) diag_plain_error(pc->d, "translation to LLVM IR failed");
+  return lm;
+}
+
+bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
+  LLVMContextRef lctx = LLVMContextCreate();
+  LLVMModuleRef lm = cg_translate(pc, module, lctx);
   if (!lm) {
     LLVMContextDispose(lctx);
-    diag_plain_error(pc->d, "translation to LLVM IR failed");
     return false;
   }
   char *msg = NULL;

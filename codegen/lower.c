@@ -917,7 +917,7 @@ static int f8_bits(double v, int fmt, bool rtz) {
 
 static MlirValue c32(Lower *L, int64_t v) { return const_i32(L, v); }
 static MlirValue const_f32(Lower *L, double v);
-static MlirValue select(Lower *L, MlirValue c, MlirValue a, MlirValue b);
+static MlirValue pick(Lower *L, MlirValue c, MlirValue a, MlirValue b);
 static MlirValue cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b);
 
 /* The body of f32 -> fp8, as a function taking f32 and returning i8. */
@@ -941,9 +941,9 @@ static void emit_f32_to_f8(Lower *L, MlirValue x, int fmt, bool rtz) {
   MlirValue rounded = emit1(L, rtz ? "llvm.intr.trunc" : "llvm.intr.roundeven", f32, 1, &scaled, 0, NULL);
   MlirValue sub = emit1(L, "arith.fptoui", i32(L), 1, &rounded, 0, NULL);
   MlirValue small = cmp_u32(L, 6 /* ult */, a, c32(L, (int64_t)(127 + 1 - f->bias) << 23));
-  MlirValue code = bin(L, "arith.minui", select(L, small, sub, normal), c32(L, f->maxcode));
+  MlirValue code = bin(L, "arith.minui", pick(L, small, sub, normal), c32(L, f->maxcode));
   MlirValue nan = cmp_u32(L, 8 /* ugt */, a, c32(L, 0x7f800000));
-  code = select(L, nan, c32(L, 0x7f), bin(L, "arith.ori", code, sign));
+  code = pick(L, nan, c32(L, 0x7f), bin(L, "arith.ori", code, sign));
   MlirValue r = emit1(L, "arith.trunci", i8, 1, &code, 0, NULL);
   emit(L, "llvm.return", 0, NULL, 1, &r, 0, NULL);
 }
@@ -961,13 +961,13 @@ static void emit_f8_to_f32(Lower *L, MlirValue b, int fmt) {
   MlirValue fm = emit1(L, "arith.uitofp", f32, 1, &mant, 0, NULL);
   MlirValue subf = bin(L, "arith.mulf", fm, const_f32(L, ldexp(1.0, 1 - f->bias - f->mbits)));
   MlirValue sub = emit1(L, "arith.bitcast", i32(L), 1, &subf, 0, NULL);
-  MlirValue bits = select(L, cmp_u32(L, 0 /* eq */, exp, c32(L, 0)), sub, normal);
+  MlirValue bits = pick(L, cmp_u32(L, 0 /* eq */, exp, c32(L, 0)), sub, normal);
   int top = (1 << (8 - 1 - f->mbits)) - 1; /* the all-ones exponent */
   if (f->has_inf) {
     MlirValue special = bin(L, "arith.ori", c32(L, 0x7f800000), bin(L, "arith.shli", mant, c32(L, 23 - f->mbits)));
-    bits = select(L, cmp_u32(L, 0, exp, c32(L, top)), special, bits);
+    bits = pick(L, cmp_u32(L, 0, exp, c32(L, top)), special, bits);
   } else {
-    bits = select(L, cmp_u32(L, 0, mag, c32(L, 0x7f)), c32(L, 0x7fc00000), bits);
+    bits = pick(L, cmp_u32(L, 0, mag, c32(L, 0x7f)), c32(L, 0x7fc00000), bits);
   }
   bits = bin(L, "arith.ori", bits, sign);
   MlirValue r = emit1(L, "arith.bitcast", f32, 1, &bits, 0, NULL);
@@ -1730,7 +1730,7 @@ static MlirValue shuffle_up(Lower *L, MlirValue v, int offset) {
   return emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
 }
 
-static MlirValue select(Lower *L, MlirValue c, MlirValue a, MlirValue b) {
+static MlirValue pick(Lower *L, MlirValue c, MlirValue a, MlirValue b) {
   MlirValue ops[3] = {c, a, b};
   return emit1(L, "arith.select", mlirValueGetType(a), 3, ops, 0, NULL);
 }
@@ -1814,7 +1814,7 @@ static void lower_scan(Lower *L, MlirOperation op) {
       }
       combine(L, op, n, up, total, comb);
       MlirValue take = cmp_u32(L, 9 /* uge */, lane_c, const_i32(L, step));
-      for (int i = 0; i < n; i++) total[i] = select(L, take, comb[i], total[i]);
+      for (int i = 0; i < n; i++) total[i] = pick(L, take, comb[i], total[i]);
     }
     /* the exclusive prefix of this lane: the inclusive total of the lane before */
     MlirValue prefix[8];
@@ -1841,7 +1841,7 @@ static void lower_scan(Lower *L, MlirOperation op) {
           combine(L, op, n, wacc, t, cand);
         }
         MlirValue before = cmp_u32(L, 8 /* ugt */, warp_c, const_i32(L, w));
-        for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : select(L, before, cand[i], wacc[i]);
+        for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : pick(L, before, cand[i], wacc[i]);
       }
       /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
       MlirValue in_later_warp = cmp_u32(L, 8 /* ugt */, warp_c, const_i32(L, 0));
@@ -1849,8 +1849,8 @@ static void lower_scan(Lower *L, MlirOperation op) {
         MlirValue comb[8];
         combine(L, op, n, wacc, prefix, comb);
         for (int i = 0; i < n; i++) {
-          MlirValue with_lane = select(L, has_prefix, comb[i], wacc[i]);
-          prefix[i] = select(L, in_later_warp, with_lane, prefix[i]);
+          MlirValue with_lane = pick(L, has_prefix, comb[i], wacc[i]);
+          prefix[i] = pick(L, in_later_warp, with_lane, prefix[i]);
         }
       } else {
         for (int i = 0; i < n; i++) prefix[i] = wacc[i];
@@ -1862,7 +1862,7 @@ static void lower_scan(Lower *L, MlirOperation op) {
       MlirValue x[8], comb[8];
       for (int i = 0; i < n; i++) x[i] = out[i]->v[ks[j]];
       combine(L, op, n, prefix, x, comb);
-      for (int i = 0; i < n; i++) out[i]->v[ks[j]] = select(L, has_prefix, comb[i], x[i]);
+      for (int i = 0; i < n; i++) out[i]->v[ks[j]] = pick(L, has_prefix, comb[i], x[i]);
     }
   }
   if (L->failed) return;

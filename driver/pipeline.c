@@ -193,7 +193,8 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       ok = !mlirModuleIsNull(llvm);
       if (ok) kernel_metadata(&meta, k, arch, mlirModuleGetOperation(llvm));
       if (ok && options->emit == TILEC_EMIT_LLVM_MLIR) ir_print(&sb, mlirModuleGetOperation(llvm), false);
-      if (ok && options->emit > TILEC_EMIT_LLVM_MLIR) {
+      if (ok && options->emit == TILEC_EMIT_CPU) ok = cg_emit_cpu(&pc, mlirModuleGetOperation(llvm), &sb);
+      if (ok && options->emit > TILEC_EMIT_LLVM_MLIR && options->emit != TILEC_EMIT_CPU) {
         StrBuf *text = options->emit == TILEC_EMIT_CUBIN ? &dump_ptx : &sb;
         ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm)) &&
              cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);

@@ -181,6 +181,8 @@ static void print_cb(MlirStringRef s, void *user) {
 
 void ir_type_text(StrBuf *sb, MlirType t) { mlirTypePrint(t, print_cb, sb); }
 
+void ir_attr_text(StrBuf *sb, MlirAttribute a) { mlirAttributePrint(a, print_cb, sb); }
+
 void ir_print(StrBuf *sb, MlirOperation op, bool with_locations) {
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
   if (with_locations) mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);

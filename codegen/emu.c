@@ -1,0 +1,334 @@
+/*
+ * emu.c — the lowered kernel, retargeted to the host for the CPU emulator.
+ *
+ * Requires: the module cg_lower made (LLVM and NVVM dialects, arith, math,
+ * scf; tilec.* calls not yet expanded). Guarantees: no NVVM op and no
+ * NVVM intrinsic is left; each became a call of a function the emulator
+ * (runtime/emu.c) binds to C:
+ *
+ *   nvvm.read.ptx.sreg.tid.x, ...   tilec.emu.tid.x(), ...
+ *   nvvm.barrier0                   tilec.emu.barrier()
+ *   nvvm.shfl.sync <kind>           tilec.emu.shfl.<kind>.<i32|f32>(mask, v, b, c)
+ *   llvm.nvvm.<name> intrinsics     tilec.emu.<name>(...)
+ *   @tilec_smem                     tilec.emu.smem(): the block's shared memory
+ *
+ * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
+ * convention returns no LLVM struct the way LLVM does. The kernel becomes
+ * an ordinary function, and tilec_emu_entry(void **args) calls it with the
+ * arguments as cuLaunchKernel passes them; tilec_emu_shared_bytes holds the
+ * size of shared memory. The same IR as NVPTX gets, up to these changes.
+ */
+#include "codegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/LLVM.h>
+
+typedef struct Emu {
+  PassCtx *pc;
+  MlirContext ctx;
+  MlirOperation module;
+  PtrVec ops;      /* the ops to rewrite */
+  PtrVec declared; /* names declared so far */
+} Emu;
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static MlirNamedAttribute named(Emu *e, const char *name, MlirAttribute a) {
+  return mlirNamedAttributeGet(mlirIdentifierGet(e->ctx, str(name)), a);
+}
+
+/* Declares `name` once, at the top of the module. */
+static void declare(Emu *e, const char *name, MlirType ret, int n, const MlirType *args) {
+  for (int i = 0; i < e->declared.n; i++)
+    if (!strcmp(e->declared.v[i], name)) return;
+  vec_push(e->pc->a, &e->declared, arena_strndup(e->pc->a, name, strlen(name)));
+  MlirNamedAttribute attrs[2] = {
+      named(e, "sym_name", mlirStringAttrGet(e->ctx, str(name))),
+      named(e, "function_type", mlirTypeAttrGet(mlirLLVMFunctionTypeGet(ret, n, args, false))),
+  };
+  MlirOperationState st = mlirOperationStateGet(str("llvm.func"), mlirLocationUnknownGet(e->ctx));
+  mlirOperationStateAddAttributes(&st, 2, attrs);
+  MlirRegion r = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&st, 1, &r);
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e->module, 0));
+  mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreate(&st));
+}
+
+/* A call of `name` before `at`; ret is null for void. */
+static MlirValue call_before(Emu *e, MlirOperation at, const char *name, MlirType ret, int n, const MlirValue *args) {
+  MlirType types[8];
+  for (int i = 0; i < n && i < 8; i++) types[i] = mlirValueGetType(args[i]);
+  bool is_void = mlirTypeIsNull(ret);
+  declare(e, name, is_void ? mlirLLVMVoidTypeGet(e->ctx) : ret, n, types);
+  int32_t seg[2] = {n, 0};
+  MlirNamedAttribute attrs[3] = {
+      named(e, "callee", mlirFlatSymbolRefAttrGet(e->ctx, str(name))),
+      named(e, "operandSegmentSizes", mlirDenseI32ArrayGet(e->ctx, 2, seg)),
+      named(e, "op_bundle_sizes", mlirDenseI32ArrayGet(e->ctx, 0, NULL)),
+  };
+  MlirOperation c = create_before(at, "llvm.call", mlirOperationGetLocation(at), is_void ? 0 : 1, &ret, n, args, 3, attrs);
+  return is_void ? (MlirValue){NULL} : mlirOperationGetResult(c, 0);
+}
+
+/* Replaces op by a call of `name` with its operands and result. */
+static void to_call(Emu *e, MlirOperation op, const char *name) {
+  intptr_t n = mlirOperationGetNumOperands(op);
+  MlirValue args[8];
+  for (intptr_t i = 0; i < n && i < 8; i++) args[i] = mlirOperationGetOperand(op, i);
+  bool has_result = mlirOperationGetNumResults(op) == 1;
+  MlirType rt = has_result ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
+  MlirValue r = call_before(e, op, name, rt, (int)n, args);
+  if (has_result) mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), r);
+  op_erase(op);
+}
+
+static MlirStringRef op_name(MlirOperation op) { return mlirIdentifierStr(mlirOperationGetName(op)); }
+
+static bool starts(MlirStringRef s, const char *p) {
+  size_t n = strlen(p);
+  return s.length >= n && !memcmp(s.data, p, n);
+}
+
+static MlirStringRef callee_of(MlirOperation op) {
+  MlirAttribute c = mlirOperationGetAttributeByName(op, str("callee"));
+  return mlirAttributeIsNull(c) ? (MlirStringRef){"", 0} : mlirFlatSymbolRefAttrGetValue(c);
+}
+
+static void collect(MlirOperation op, void *user) {
+  Emu *e = user;
+  MlirStringRef n = op_name(op);
+  bool take = starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
+              (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v")));
+  if (take) vec_push(e->pc->a, &e->ops, op.ptr);
+}
+
+/* tilec.ld.vN.bB(p, pred, o_0..o_N-1) -> N scalar loads; tilec.st.vN.bB likewise. */
+static void scalarize(Emu *e, MlirOperation call) {
+  MlirStringRef n = callee_of(call);
+  bool load = starts(n, "tilec.ld.");
+  int vec = n.data[10] - '0';
+  const char *b = n.length > 10 ? memchr(n.data + 10, 'b', n.length - 10) : NULL;
+  int bits = b ? atoi(b + 1) : 32;
+  char name[32];
+  snprintf(name, sizeof name, "tilec.%s.b%d", load ? "ld" : "st", bits);
+  MlirValue ptr = mlirOperationGetOperand(call, 0), pred = mlirOperationGetOperand(call, 1);
+  MlirType it = mlirIntegerTypeGet(e->ctx, (unsigned)bits);
+  MlirType p1 = mlirValueGetType(ptr);
+  MlirLocation loc = mlirOperationGetLocation(call);
+  MlirValue parts[4];
+  for (int j = 0; j < vec && j < 4; j++) {
+    int32_t idx = j;
+    MlirNamedAttribute gep[2] = {
+        named(e, "elem_type", mlirTypeAttrGet(it)),
+        named(e, "rawConstantIndices", mlirDenseI32ArrayGet(e->ctx, 1, &idx)),
+    };
+    MlirValue pj = mlirOperationGetResult(create_before(call, "llvm.getelementptr", loc, 1, &p1, 1, &ptr, 2, gep), 0);
+    MlirValue args[3] = {pj, pred, mlirOperationGetOperand(call, 2 + j)};
+    parts[j] = call_before(e, call, name, load ? it : (MlirType){NULL}, 3, args);
+  }
+  if (load) {
+    MlirValue res = mlirOperationGetResult(call, 0);
+    MlirType st = mlirValueGetType(res);
+    MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
+    for (int j = 0; j < vec && j < 4; j++) {
+      int64_t pos = j;
+      MlirNamedAttribute at = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, &pos));
+      MlirValue ops[2] = {agg, parts[j]};
+      agg = mlirOperationGetResult(create_before(call, "llvm.insertvalue", loc, 1, &st, 2, ops, 1, &at), 0);
+    }
+    mlirValueReplaceAllUsesOfWith(res, agg);
+  }
+  op_erase(call);
+}
+
+static void rewrite(Emu *e, MlirOperation op) {
+  MlirStringRef n = op_name(op);
+  char name[96];
+  if (starts(n, "llvm.call")) {
+    MlirStringRef c = callee_of(op);
+    if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);
+    else if (starts(n, "llvm.call_intrinsic")) {
+      MlirStringRef in = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("intrin")));
+      if (!starts(in, "llvm.nvvm.")) return;
+      snprintf(name, sizeof name, "tilec.emu.%.*s", (int)in.length - 10, in.data + 10);
+      to_call(e, op, name);
+    }
+    return;
+  }
+  if (starts(n, "llvm.mlir.addressof")) {
+    MlirStringRef g = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(op, str("global_name")));
+    if (g.length != 10 || memcmp(g.data, "tilec_smem", 10)) return;
+    MlirValue r = call_before(e, op, "tilec.emu.smem", mlirValueGetType(mlirOperationGetResult(op, 0)), 0, NULL);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), r);
+    op_erase(op);
+    return;
+  }
+  if (starts(n, "nvvm.read.ptx.sreg.")) {
+    snprintf(name, sizeof name, "tilec.emu.%.*s", (int)n.length - 19, n.data + 19);
+    to_call(e, op, name);
+    return;
+  }
+  if (starts(n, "nvvm.barrier0")) {
+    to_call(e, op, "tilec.emu.barrier");
+    return;
+  }
+  if (starts(n, "nvvm.shfl.sync")) {
+    StrBuf k = {0};
+    ir_attr_text(&k, mlirOperationGetAttributeByName(op, str("kind")));
+    const char *kinds[] = {"bfly", "up", "down", "idx"}, *kind = "idx";
+    for (int i = 0; i < 4; i++)
+      if (k.s && strstr(k.s, kinds[i])) kind = kinds[i];
+    sb_free(&k);
+    MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+    snprintf(name, sizeof name, "tilec.emu.shfl.%s.%s", kind, mlirTypeIsAF32(t) ? "f32" : "i32");
+    to_call(e, op, name);
+    return;
+  }
+  if (starts(n, "nvvm.")) {
+    snprintf(name, sizeof name, "tilec.emu.%.*s", (int)n.length - 5, n.data + 5);
+    to_call(e, op, name);
+  }
+}
+
+static MlirOperation find_symbol(MlirOperation module, const char *name) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f)) {
+    MlirAttribute s = mlirOperationGetAttributeByName(f, str("sym_name"));
+    if (!mlirAttributeIsNull(s)) {
+      MlirStringRef v = mlirStringAttrGetValue(s);
+      if (v.length == strlen(name) && !memcmp(v.data, name, v.length)) return f;
+    }
+  }
+  return (MlirOperation){NULL};
+}
+
+/* tilec_emu_entry(void **args): loads each argument from where args[i]
+ * points and calls the kernel; and the global tilec_emu_shared_bytes. */
+static bool add_entry(Emu *e) {
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e->module, 0));
+  MlirOperation k = {NULL};
+  for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f))
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(f, str("nvvm.kernel")))) k = f;
+  if (mlirOperationIsNull(k)) return false;
+  int64_t shared = 0;
+  MlirAttribute sb = mlirOperationGetAttributeByName(k, str("tilec.shared_bytes"));
+  if (!mlirAttributeIsNull(sb)) shared = mlirIntegerAttrGetValueInt(sb);
+  mlirOperationRemoveAttributeByName(k, str("nvvm.kernel"));
+  mlirOperationRemoveAttributeByName(k, str("nvvm.maxntid"));
+  MlirStringRef kname = mlirStringAttrGetValue(mlirOperationGetAttributeByName(k, str("sym_name")));
+  MlirBlock kb = mlirRegionGetFirstBlock(mlirOperationGetRegion(k, 0));
+  int np = (int)mlirBlockGetNumArguments(kb);
+  StrBuf t = {0};
+  sb_printf(&t, "module {\n  llvm.mlir.global external constant @tilec_emu_shared_bytes(%lld : i64) : i64\n",
+            (long long)shared);
+  /* the kernel, declared so that the text parses on its own */
+  sb_printf(&t, "  llvm.func @%.*s(", (int)kname.length, kname.data);
+  for (int i = 0; i < np; i++) {
+    if (i) sb_printf(&t, ", ");
+    ir_type_text(&t, mlirValueGetType(mlirBlockGetArgument(kb, i)));
+  }
+  sb_printf(&t, ")\n");
+  sb_printf(&t, "  llvm.func @tilec_emu_entry(%%args: !llvm.ptr) {\n");
+  for (int i = 0; i < np; i++) {
+    StrBuf ty = {0};
+    ir_type_text(&ty, mlirValueGetType(mlirBlockGetArgument(kb, i)));
+    sb_printf(&t, "    %%p%d = llvm.getelementptr %%args[%d] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n", i, i);
+    sb_printf(&t, "    %%q%d = llvm.load %%p%d : !llvm.ptr -> !llvm.ptr\n", i, i);
+    sb_printf(&t, "    %%a%d = llvm.load %%q%d : !llvm.ptr -> %s\n", i, i, ty.s);
+    sb_free(&ty);
+  }
+  sb_printf(&t, "    llvm.call @%.*s(", (int)kname.length, kname.data);
+  for (int i = 0; i < np; i++) sb_printf(&t, "%s%%a%d", i ? ", " : "", i);
+  sb_printf(&t, ") : (");
+  for (int i = 0; i < np; i++) {
+    if (i) sb_printf(&t, ", ");
+    ir_type_text(&t, mlirValueGetType(mlirBlockGetArgument(kb, i)));
+  }
+  sb_printf(&t, ") -> ()\n    llvm.return\n  }\n}\n");
+  MlirModule m = mlirModuleCreateParse(e->ctx, mlirStringRefCreate(t.s, t.len));
+  sb_free(&t);
+  if (mlirModuleIsNull(m)) return false;
+  /* move the global and the entry into the kernel's module */
+  MlirBlock mb = mlirModuleGetBody(m);
+  for (MlirOperation op = mlirBlockGetFirstOperation(mb), next; !mlirOperationIsNull(op); op = next) {
+    next = mlirOperationGetNextInBlock(op);
+    if (op_is(op, "llvm.func") && mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)))) continue;
+    mlirOperationRemoveFromParent(op);
+    mlirBlockAppendOwnedOperation(body, op);
+  }
+  mlirModuleDestroy(m);
+  return true;
+}
+
+bool cg_emit_cpu(PassCtx *pc, MlirOperation module, StrBuf *out) {
+  Emu e = {.pc = pc, .ctx = ir_mlir(pc->ic), .module = module};
+  walk_ops(module, collect, &e, false);
+  for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});
+  MlirOperation smem = find_symbol(module, "tilec_smem");
+  if (!mlirOperationIsNull(smem)) op_erase(smem);
+  mlirOperationRemoveAttributeByName(module, str("llvm.target_triple"));
+  if (!add_entry(&e)) {
+    diag_plain_error(pc->d, "the emulator's entry function could not be made");
+    return false;
+  }
+  LLVMContextRef lctx = LLVMContextCreate();
+  LLVMModuleRef lm = cg_translate(pc, module, lctx);
+  if (!lm) {
+    LLVMContextDispose(lctx);
+    return false;
+  }
+  /* the host's triple and data layout, then O2 for it */
+  static bool native;
+  if (!native) {
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    native = true;
+  }
+  char *triple = LLVMGetDefaultTargetTriple(), *msg = NULL;
+  LLVMTargetRef target;
+  bool good = !LLVMGetTargetFromTriple(triple, &target, &msg);
+  if (good) {
+    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault,
+                                                      LLVMRelocPIC, LLVMCodeModelDefault);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+    char *dls = LLVMCopyStringRepOfTargetData(dl);
+    LLVMSetDataLayout(lm, dls);
+    LLVMSetTarget(lm, triple);
+    LLVMDisposeMessage(dls);
+    LLVMDisposeTargetData(dl);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(lm, "default<O2>", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (err) {
+      char *em = LLVMGetErrorMessage(err);
+      diag_plain_error(pc->d, "LLVM optimization for the host failed: %s", em);
+      LLVMDisposeErrorMessage(em);
+      good = false;
+    }
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+  } else {
+    diag_plain_error(pc->d, "no host target in this LLVM: %s", msg ? msg : "");
+  }
+  if (good) {
+    char *text = LLVMPrintModuleToString(lm);
+    sb_printf(out, "%s", text);
+    LLVMDisposeMessage(text);
+  }
+  if (msg) LLVMDisposeMessage(msg);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeModule(lm);
+  LLVMContextDispose(lctx);
+  return good;
+}

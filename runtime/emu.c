@@ -1,0 +1,768 @@
+/*
+ * emu.c — the CPU emulator: JIT-compiles a kernel retargeted to the host
+ * (codegen/emu.c) with LLVM's ORC and runs its grid.
+ *
+ * Every function the module declares is bound to a C implementation here
+ * (bind_table and the atomics, math and cvt tables); a declaration the
+ * emulator does not know is a load error that names it. The state of the
+ * running thread (its ids, its block's shared memory, the launch) is
+ * thread-local: blocks run in parallel on host threads, and the threads of
+ * a block run as fibers (runtime/fiber.h) when the kernel has barriers or
+ * warp collectives, else one after another on their host thread.
+ *
+ * Checks: a global access outside every buffer of the launch, and a device
+ * assertion, are counted and the first few reported; the access is not
+ * made (a load gives its `other` value). A deadlock or a divergent
+ * collective stops the block. Shared memory is filled with 0xCD before
+ * each block, so that a read of what no thread wrote shows.
+ */
+#include "emu.h"
+
+#include "fiber.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+
+#define MAX_REPORTS 8
+
+struct EmuKernel {
+  LLVMOrcLLJITRef jit;
+  void (*entry)(void **args);
+  int64_t shared_bytes;
+  bool fibers; /* barriers or warp collectives: the threads of a block need fibers */
+  char *name;
+};
+
+/* One launch. */
+typedef struct Run {
+  EmuKernel *k;
+  const EmuLaunch *l;
+  atomic_long next_block;
+  long nblocks;
+  int nthreads;
+  atomic_bool stop;
+  pthread_mutex_t lock;
+  char *report;
+  size_t report_len;
+  long oob, asserts; /* counts */
+  int reports;
+  FILE *out;
+} Run;
+
+/* The thread (of the GPU) running now on this host thread. */
+typedef struct Cur {
+  Run *run;
+  unsigned ctaid[3];
+  int tid; /* without fibers */
+  bool fibers;
+  unsigned char *smem;
+} Cur;
+
+static _Thread_local Cur *cur;
+
+static void report(Run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void report(Run *r, const char *fmt, ...) {
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof line) n = sizeof line - 1;
+  char *grown = realloc(r->report, r->report_len + (size_t)n + 2);
+  if (!grown) return;
+  r->report = grown;
+  memcpy(r->report + r->report_len, line, (size_t)n);
+  r->report_len += (size_t)n;
+  r->report[r->report_len++] = '\n';
+  r->report[r->report_len] = 0;
+}
+
+static int cur_tid(void) { return cur->fibers ? fiber_current_tid() : cur->tid; }
+
+/* ---- ids, barriers, shuffles, shared memory ------------------------------------------------ */
+
+static uint32_t emu_tid_x(void) { return (uint32_t)cur_tid(); }
+static uint32_t emu_zero(void) { return 0; }
+static uint32_t emu_one(void) { return 1; }
+static uint32_t emu_ntid_x(void) { return (uint32_t)cur->run->nthreads; }
+static uint32_t emu_ctaid_x(void) { return cur->ctaid[0]; }
+static uint32_t emu_ctaid_y(void) { return cur->ctaid[1]; }
+static uint32_t emu_ctaid_z(void) { return cur->ctaid[2]; }
+static uint32_t emu_nctaid_x(void) { return cur->run->l->grid[0]; }
+static uint32_t emu_nctaid_y(void) { return cur->run->l->grid[1]; }
+static uint32_t emu_nctaid_z(void) { return cur->run->l->grid[2]; }
+static uint32_t emu_laneid(void) { return (uint32_t)cur_tid() % 32; }
+static void emu_barrier(void) {
+  if (cur->fibers) fiber_barrier();
+}
+static void *emu_smem(void) { return cur->smem; }
+
+static uint32_t shfl_i(FiberShflMode m, uint32_t mask, uint32_t v, uint32_t b, uint32_t c) {
+  return fiber_shfl(mask, v, m, b, c);
+}
+static float shfl_f(FiberShflMode m, uint32_t mask, float v, uint32_t b, uint32_t c) {
+  uint32_t x;
+  memcpy(&x, &v, 4);
+  x = fiber_shfl(mask, x, m, b, c);
+  memcpy(&v, &x, 4);
+  return v;
+}
+#define SHFL(kind, mode)                                                                                               \
+  static uint32_t emu_shfl_##kind##_i32(uint32_t mask, uint32_t v, uint32_t b, uint32_t c) {                         \
+    return shfl_i(mode, mask, v, b, c);                                                                                \
+  }                                                                                                                    \
+  static float emu_shfl_##kind##_f32(uint32_t mask, float v, uint32_t b, uint32_t c) { return shfl_f(mode, mask, v, b, c); }
+SHFL(bfly, FIBER_SHFL_BFLY)
+SHFL(up, FIBER_SHFL_UP)
+SHFL(down, FIBER_SHFL_DOWN)
+SHFL(idx, FIBER_SHFL_IDX)
+
+/* ---- global memory: predicated, checked ------------------------------------------------------ */
+
+/* Whether [p, p+n) lies in one buffer of the launch; if not, reports it. */
+static bool in_bounds(const void *p, size_t n, bool store) {
+  Run *r = cur->run;
+  const EmuLaunch *l = r->l;
+  uintptr_t a = (uintptr_t)p;
+  for (int i = 0; i < l->nbuffers; i++) {
+    uintptr_t b = (uintptr_t)l->buffers[i].data;
+    if (a >= b && a + n <= b + l->buffers[i].bytes) return true;
+  }
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS) {
+    /* the nearest buffer, to say where the access went */
+    int near = -1;
+    long long off = 0;
+    for (int i = 0; i < l->nbuffers; i++) {
+      long long d = (long long)(a - (uintptr_t)l->buffers[i].data);
+      if (near < 0 || llabs(d) < llabs(off)) near = i, off = d;
+    }
+    char where[192] = "";
+    if (near >= 0)
+      snprintf(where, sizeof where, " (%lld bytes %s the start of '%s', which has %zu bytes)", llabs(off),
+               off < 0 ? "before" : "after", l->buffers[near].name ? l->buffers[near].name : "?",
+               l->buffers[near].bytes);
+    report(r, "out-of-bounds %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d%s",
+           store ? "store" : "load", n, p, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid(), where);
+  }
+  r->oob++;
+  pthread_mutex_unlock(&r->lock);
+  return false;
+}
+
+#define LDST(bits, T, A)                                                                                               \
+  static T emu_ld_b##bits(const void *p, uint32_t pred, A other) {                                                     \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), false)) return (T)other;                                               \
+    T v;                                                                                                               \
+    memcpy(&v, p, sizeof v);                                                                                           \
+    return v;                                                                                                          \
+  }                                                                                                                    \
+  static void emu_st_b##bits(void *p, uint32_t pred, A v) {                                                            \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return;                                                         \
+    T x = (T)v;                                                                                                        \
+    memcpy(p, &x, sizeof x);                                                                                           \
+  }
+LDST(8, uint8_t, uint32_t)
+LDST(16, uint16_t, uint32_t)
+LDST(32, uint32_t, uint32_t)
+LDST(64, uint64_t, uint64_t)
+
+/* ---- atomics: tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2]) ------------------------ */
+
+/* All atomics are sequentially consistent here, which every sem allows. */
+#define ATOM_INT(T, S, bits)                                                                                           \
+  static T atom_add_##S##bits(T *p, uint32_t pred, T v) {                                                              \
+    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST) : 0;               \
+  }                                                                                                                    \
+  static T atom_and_##S##bits(T *p, uint32_t pred, T v) {                                                              \
+    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST) : 0;               \
+  }                                                                                                                    \
+  static T atom_or_##S##bits(T *p, uint32_t pred, T v) {                                                               \
+    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST) : 0;                \
+  }                                                                                                                    \
+  static T atom_xor_##S##bits(T *p, uint32_t pred, T v) {                                                              \
+    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST) : 0;               \
+  }                                                                                                                    \
+  static T atom_exch_##S##bits(T *p, uint32_t pred, T v) {                                                             \
+    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST) : 0;              \
+  }                                                                                                                    \
+  static T atom_cas_##S##bits(T *p, uint32_t pred, T cmp, T v) {                                                       \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return 0;                                                       \
+    __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                                \
+    return cmp;                                                                                                        \
+  }
+ATOM_INT(uint32_t, u, 32)
+ATOM_INT(uint64_t, u, 64)
+
+#define ATOM_MINMAX(T, S, bits)                                                                                        \
+  static T atom_max_##S##bits(T *p, uint32_t pred, T v) {                                                              \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return 0;                                                       \
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                      \
+    while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
+    }                                                                                                                  \
+    return old;                                                                                                        \
+  }                                                                                                                    \
+  static T atom_min_##S##bits(T *p, uint32_t pred, T v) {                                                              \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return 0;                                                       \
+    T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                      \
+    while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
+    }                                                                                                                  \
+    return old;                                                                                                        \
+  }
+ATOM_MINMAX(uint32_t, u, 32)
+ATOM_MINMAX(uint64_t, u, 64)
+ATOM_MINMAX(int32_t, s, 32)
+ATOM_MINMAX(int64_t, s, 64)
+
+/* Float atomics: the value travels as its bits; a compare-and-swap loop. */
+#define ATOM_FLOAT(F, U, bits, name, expr)                                                                             \
+  static U atom_##name##_f##bits(U *p, uint32_t pred, U vb) {                                                          \
+    if (!(pred & 1) || !in_bounds(p, sizeof(U), true)) return 0;                                                       \
+    U old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                                  \
+    do {                                                                                                               \
+      F a, v, r;                                                                                                       \
+      memcpy(&a, &old, sizeof a);                                                                                      \
+      memcpy(&v, &vb, sizeof v);                                                                                       \
+      r = (expr);                                                                                                      \
+      memcpy(&nb, &r, sizeof nb);                                                                                      \
+    } while (!__atomic_compare_exchange_n(p, &old, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));                     \
+    return old;                                                                                                        \
+  }
+ATOM_FLOAT(float, uint32_t, 32, add, a + v)
+ATOM_FLOAT(double, uint64_t, 64, add, a + v)
+ATOM_FLOAT(float, uint32_t, 32, max, fmaxf(a, v))
+ATOM_FLOAT(double, uint64_t, 64, max, fmax(a, v))
+ATOM_FLOAT(float, uint32_t, 32, min, fminf(a, v))
+ATOM_FLOAT(double, uint64_t, 64, min, fmin(a, v))
+
+typedef struct Named {
+  const char *name;
+  void *fn;
+} Named;
+
+#define FN(f) ((void *)(uintptr_t)(f))
+
+/* keyed "<op>.<type>": PTX's type names (b: bits, u: unsigned, s: signed, f: float) */
+static const Named atomics[] = {
+    {"add.u32", FN(atom_add_u32)},   {"add.u64", FN(atom_add_u64)},   {"add.s32", FN(atom_add_u32)},
+    {"add.s64", FN(atom_add_u64)},   {"add.f32", FN(atom_add_f32)},   {"add.f64", FN(atom_add_f64)},
+    {"and.b32", FN(atom_and_u32)},   {"and.b64", FN(atom_and_u64)},   {"or.b32", FN(atom_or_u32)},
+    {"or.b64", FN(atom_or_u64)},     {"xor.b32", FN(atom_xor_u32)},   {"xor.b64", FN(atom_xor_u64)},
+    {"exch.b32", FN(atom_exch_u32)}, {"exch.b64", FN(atom_exch_u64)}, {"cas.b32", FN(atom_cas_u32)},
+    {"cas.b64", FN(atom_cas_u64)},   {"max.s32", FN(atom_max_s32)},   {"max.s64", FN(atom_max_s64)},
+    {"max.u32", FN(atom_max_u32)},   {"max.u64", FN(atom_max_u64)},   {"min.s32", FN(atom_min_s32)},
+    {"min.s64", FN(atom_min_s64)},   {"min.u32", FN(atom_min_u32)},   {"min.u64", FN(atom_min_u64)},
+    {"max.f32", FN(atom_max_f32)},   {"max.f64", FN(atom_max_f64)},   {"min.f32", FN(atom_min_f32)},
+    {"min.f64", FN(atom_min_f64)},
+};
+
+/* ---- conversions and the fast-math instructions ---------------------------------------------- */
+
+/* f32 -> f16 bits, rounding toward zero (cvt.rz.f16.f32). */
+static uint16_t cvt_rz_f16_f32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  uint32_t sign = (u >> 16) & 0x8000, a = u & 0x7fffffff;
+  if (a > 0x7f800000) return (uint16_t)(sign | 0x7e00);
+  if (a >= 0x477ff000) return (uint16_t)(sign | (a == 0x7f800000 ? 0x7c00 : 0x7bff)); /* ≥ 65520 truncates to max */
+  if (a < 0x38800000) {                                                                /* subnormal in f16 */
+    float ax;
+    memcpy(&ax, &a, 4);
+    return (uint16_t)(sign | (uint32_t)(ax * 16777216.0f)); /* units of 2^-24, truncated */
+  }
+  return (uint16_t)(sign | (((a >> 23) - 112) << 10) | ((a >> 13) & 0x3ff));
+}
+static uint16_t cvt_rz_bf16_f32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7fffffff) > 0x7f800000) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)(u >> 16);
+}
+static float cvt_rz_f32_f64(double x) {
+  float f = (float)x;
+  if (isfinite(x) && fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
+  if (isinf(f) && isfinite(x)) f = copysignf(3.40282347e38f, f);
+  return f;
+}
+
+static float emu_ex2(float x) { return exp2f(x); }
+static float emu_lg2(float x) { return log2f(x); }
+static float emu_rsqrt(float x) { return 1.0f / sqrtf(x); }
+static float emu_sin(float x) { return sinf(x); }
+static float emu_cos(float x) { return cosf(x); }
+
+/* Half and bfloat16 conversions LLVM's x86 back end may call: the 16-bit
+ * value travels in the low bits of an SSE register, hence the floats. */
+static float ext_hf(float h) {
+  uint32_t b;
+  memcpy(&b, &h, 4);
+  uint32_t x = b & 0xffff, sign = (x & 0x8000) << 16, e = (x >> 10) & 0x1f, m = x & 0x3ff, r;
+  if (e == 0x1f) r = sign | 0x7f800000 | (m << 13);
+  else if (e) r = sign | ((e + 112) << 23) | (m << 13);
+  else {
+    float f = (float)m * 5.9604644775390625e-8f;
+    memcpy(&r, &f, 4);
+    r |= sign;
+  }
+  float f;
+  memcpy(&f, &r, 4);
+  return f;
+}
+static uint16_t f32_to_f16_rn(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  uint32_t sign = (u >> 16) & 0x8000, a = u & 0x7fffffff;
+  if (a > 0x7f800000) return (uint16_t)(sign | 0x7e00);
+  if (a >= 0x477ff000) return (uint16_t)(sign | 0x7c00);
+  if (a < 0x38800000) {
+    float ax;
+    memcpy(&ax, &a, 4);
+    return (uint16_t)(sign | (uint32_t)nearbyintf(ax * 16777216.0f));
+  }
+  uint32_t r = a + 0xfff + ((a >> 13) & 1);
+  return (uint16_t)(sign | ((((r >> 23) - 112) << 10) | ((r >> 13) & 0x3ff)));
+}
+static float as_low16(uint16_t v) {
+  uint32_t b = v;
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
+static float trunc_sfhf(float x) { return as_low16(f32_to_f16_rn(x)); }
+static float trunc_dfhf(double x) { return as_low16(f32_to_f16_rn((float)x)); }
+static float trunc_sfbf(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7fffffff) > 0x7f800000) return as_low16((uint16_t)((u >> 16) | 0x40));
+  return as_low16((uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16));
+}
+static float trunc_dfbf(double x) { return trunc_sfbf((float)x); }
+
+/* ---- libdevice: __nv_<f> and __nv_<f>f, from libm --------------------------------------------- */
+
+static float rsqrtf_(float x) { return 1.0f / sqrtf(x); }
+static double rsqrt_(double x) { return 1.0 / sqrt(x); }
+static float exp10f_(float x) { return powf(10.0f, x); }
+static double exp10_(double x) { return pow(10.0, x); }
+static float rcbrtf_(float x) { return 1.0f / cbrtf(x); }
+static double rcbrt_(double x) { return 1.0 / cbrt(x); }
+static int isnanf_(float x) { return isnan(x); }
+static int isnand_(double x) { return isnan(x); }
+static int isinff_(float x) { return isinf(x); }
+static int isinfd_(double x) { return isinf(x); }
+static int signbitf_(float x) { return signbit(x) != 0; }
+static int signbitd_(double x) { return signbit(x) != 0; }
+static float saturatef_(float x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+static float fdividef_(float x, float y) { return x / y; }
+
+static const Named libdevice[] = {
+    {"exp", FN(exp)},       {"expf", FN(expf)},         {"exp2", FN(exp2)},     {"exp2f", FN(exp2f)},
+    {"exp10", FN(exp10_)},  {"exp10f", FN(exp10f_)},    {"expm1", FN(expm1)},   {"expm1f", FN(expm1f)},
+    {"log", FN(log)},       {"logf", FN(logf)},         {"log2", FN(log2)},     {"log2f", FN(log2f)},
+    {"log10", FN(log10)},   {"log10f", FN(log10f)},     {"log1p", FN(log1p)},   {"log1pf", FN(log1pf)},
+    {"sin", FN(sin)},       {"sinf", FN(sinf)},         {"cos", FN(cos)},       {"cosf", FN(cosf)},
+    {"tan", FN(tan)},       {"tanf", FN(tanf)},         {"asin", FN(asin)},     {"asinf", FN(asinf)},
+    {"acos", FN(acos)},     {"acosf", FN(acosf)},       {"atan", FN(atan)},     {"atanf", FN(atanf)},
+    {"atan2", FN(atan2)},   {"atan2f", FN(atan2f)},     {"sinh", FN(sinh)},     {"sinhf", FN(sinhf)},
+    {"cosh", FN(cosh)},     {"coshf", FN(coshf)},       {"tanh", FN(tanh)},     {"tanhf", FN(tanhf)},
+    {"asinh", FN(asinh)},   {"asinhf", FN(asinhf)},     {"acosh", FN(acosh)},   {"acoshf", FN(acoshf)},
+    {"atanh", FN(atanh)},   {"atanhf", FN(atanhf)},     {"sqrt", FN(sqrt)},     {"sqrtf", FN(sqrtf)},
+    {"rsqrt", FN(rsqrt_)},  {"rsqrtf", FN(rsqrtf_)},    {"cbrt", FN(cbrt)},     {"cbrtf", FN(cbrtf)},
+    {"rcbrt", FN(rcbrt_)},  {"rcbrtf", FN(rcbrtf_)},    {"pow", FN(pow)},       {"powf", FN(powf)},
+    {"fmod", FN(fmod)},     {"fmodf", FN(fmodf)},       {"remainder", FN(remainder)}, {"remainderf", FN(remainderf)},
+    {"floor", FN(floor)},   {"floorf", FN(floorf)},     {"ceil", FN(ceil)},     {"ceilf", FN(ceilf)},
+    {"trunc", FN(trunc)},   {"truncf", FN(truncf)},     {"round", FN(round)},   {"roundf", FN(roundf)},
+    {"rint", FN(rint)},     {"rintf", FN(rintf)},       {"nearbyint", FN(nearbyint)}, {"nearbyintf", FN(nearbyintf)},
+    {"fabs", FN(fabs)},     {"fabsf", FN(fabsf)},       {"fmin", FN(fmin)},     {"fminf", FN(fminf)},
+    {"fmax", FN(fmax)},     {"fmaxf", FN(fmaxf)},       {"fma", FN(fma)},       {"fmaf", FN(fmaf)},
+    {"erf", FN(erf)},       {"erff", FN(erff)},         {"erfc", FN(erfc)},     {"erfcf", FN(erfcf)},
+    {"lgamma", FN(lgamma)}, {"lgammaf", FN(lgammaf)},   {"tgamma", FN(tgamma)}, {"tgammaf", FN(tgammaf)},
+    {"hypot", FN(hypot)},   {"hypotf", FN(hypotf)},     {"copysign", FN(copysign)}, {"copysignf", FN(copysignf)},
+    {"fdim", FN(fdim)},     {"fdimf", FN(fdimf)},       {"isnand", FN(isnand_)}, {"isnanf", FN(isnanf_)},
+    {"isinfd", FN(isinfd_)}, {"isinff", FN(isinff_)},   {"signbitd", FN(signbitd_)}, {"signbitf", FN(signbitf_)},
+    {"saturatef", FN(saturatef_)}, {"fdividef", FN(fdividef_)}, {"fast_expf", FN(expf)}, {"fast_logf", FN(logf)},
+};
+
+/* ---- vprintf and __assertfail ----------------------------------------------------------------- */
+
+/* CUDA's vprintf: the arguments are packed in `buf`, each aligned to its
+ * size; %f and friends are doubles. */
+static int emu_vprintf(const char *fmt, const unsigned char *buf) {
+  Run *r = cur->run;
+  char out[1024];
+  size_t n = 0, at = 0;
+  for (const char *p = fmt; *p && n < sizeof out - 64; p++) {
+    if (*p != '%') {
+      out[n++] = *p;
+      continue;
+    }
+    if (p[1] == '%') {
+      out[n++] = '%';
+      p++;
+      continue;
+    }
+    char spec[32];
+    size_t s = 0;
+    spec[s++] = *p++;
+    int longs = 0;
+    while (*p && strchr("0123456789.-+ #l", *p) && s < sizeof spec - 2) {
+      if (*p == 'l') longs++;
+      spec[s++] = *p++;
+    }
+    if (!*p) break;
+    char c = *p;
+    spec[s++] = c;
+    spec[s] = 0;
+    size_t size = c == 's' || c == 'p' || c == 'f' || c == 'e' || c == 'g' || c == 'E' || c == 'G' || longs ? 8 : 4;
+    at = (at + size - 1) / size * size;
+    int w = 0;
+    if (c == 's') {
+      const char *str;
+      memcpy(&str, buf + at, 8);
+      w = snprintf(out + n, sizeof out - n, spec, str ? str : "(null)");
+    } else if (c == 'f' || c == 'e' || c == 'g' || c == 'E' || c == 'G') {
+      double d;
+      memcpy(&d, buf + at, 8);
+      w = snprintf(out + n, sizeof out - n, spec, d);
+    } else if (c == 'p') {
+      void *v;
+      memcpy(&v, buf + at, 8);
+      w = snprintf(out + n, sizeof out - n, spec, v);
+    } else if (size == 8) {
+      long long v;
+      memcpy(&v, buf + at, 8);
+      w = snprintf(out + n, sizeof out - n, spec, v);
+    } else {
+      int v;
+      memcpy(&v, buf + at, 4);
+      w = snprintf(out + n, sizeof out - n, spec, v);
+    }
+    at += size;
+    if (w > 0) n += (size_t)w < sizeof out - n ? (size_t)w : sizeof out - n - 1;
+  }
+  out[n] = 0;
+  pthread_mutex_lock(&r->lock);
+  fputs(out, r->out);
+  pthread_mutex_unlock(&r->lock);
+  return (int)n;
+}
+
+static void emu_assertfail(const char *msg, const char *file, uint32_t line, const char *func, size_t size) {
+  (void)size;
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "%s:%u: device assertion failed in kernel '%s', block (%u, %u, %u), thread %d: %s", file, line, func,
+           cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid(), msg);
+  r->asserts++;
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- the binding table ------------------------------------------------------------------------ */
+
+static const Named bind_table[] = {
+    {"tilec.emu.tid.x", FN(emu_tid_x)},         {"tilec.emu.tid.y", FN(emu_zero)},
+    {"tilec.emu.tid.z", FN(emu_zero)},          {"tilec.emu.ntid.x", FN(emu_ntid_x)},
+    {"tilec.emu.ntid.y", FN(emu_one)},          {"tilec.emu.ntid.z", FN(emu_one)},
+    {"tilec.emu.ctaid.x", FN(emu_ctaid_x)},     {"tilec.emu.ctaid.y", FN(emu_ctaid_y)},
+    {"tilec.emu.ctaid.z", FN(emu_ctaid_z)},     {"tilec.emu.nctaid.x", FN(emu_nctaid_x)},
+    {"tilec.emu.nctaid.y", FN(emu_nctaid_y)},   {"tilec.emu.nctaid.z", FN(emu_nctaid_z)},
+    {"tilec.emu.laneid", FN(emu_laneid)},       {"tilec.emu.barrier", FN(emu_barrier)},
+    {"tilec.emu.smem", FN(emu_smem)},           {"tilec.emu.shfl.bfly.i32", FN(emu_shfl_bfly_i32)},
+    {"tilec.emu.shfl.bfly.f32", FN(emu_shfl_bfly_f32)}, {"tilec.emu.shfl.up.i32", FN(emu_shfl_up_i32)},
+    {"tilec.emu.shfl.up.f32", FN(emu_shfl_up_f32)}, {"tilec.emu.shfl.down.i32", FN(emu_shfl_down_i32)},
+    {"tilec.emu.shfl.down.f32", FN(emu_shfl_down_f32)}, {"tilec.emu.shfl.idx.i32", FN(emu_shfl_idx_i32)},
+    {"tilec.emu.shfl.idx.f32", FN(emu_shfl_idx_f32)}, {"tilec.ld.b8", FN(emu_ld_b8)},
+    {"tilec.ld.b16", FN(emu_ld_b16)},           {"tilec.ld.b32", FN(emu_ld_b32)},
+    {"tilec.ld.b64", FN(emu_ld_b64)},           {"tilec.st.b8", FN(emu_st_b8)},
+    {"tilec.st.b16", FN(emu_st_b16)},           {"tilec.st.b32", FN(emu_st_b32)},
+    {"tilec.st.b64", FN(emu_st_b64)},           {"tilec.cvt.rz.f16.f32", FN(cvt_rz_f16_f32)},
+    {"tilec.cvt.rz.bf16.f32", FN(cvt_rz_bf16_f32)}, {"tilec.cvt.rz.f32.f64", FN(cvt_rz_f32_f64)},
+    {"tilec.emu.ex2.approx.f32", FN(emu_ex2)},  {"tilec.emu.ex2.approx.f", FN(emu_ex2)},
+    {"tilec.emu.lg2.approx.f", FN(emu_lg2)},    {"tilec.emu.rsqrt.approx.f", FN(emu_rsqrt)},
+    {"tilec.emu.sin.approx.f", FN(emu_sin)},    {"tilec.emu.cos.approx.f", FN(emu_cos)},
+    {"vprintf", FN(emu_vprintf)},               {"__assertfail", FN(emu_assertfail)},
+    {"__extendhfsf2", FN(ext_hf)},              {"__gnu_h2f_ieee", FN(ext_hf)},
+    {"__truncsfhf2", FN(trunc_sfhf)},           {"__gnu_f2h_ieee", FN(trunc_sfhf)},
+    {"__truncdfhf2", FN(trunc_dfhf)},           {"__truncsfbf2", FN(trunc_sfbf)},
+    {"__truncdfbf2", FN(trunc_dfbf)},
+};
+
+static void *find(const Named *t, size_t n, const char *name, size_t len) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(t[i].name) == len && !memcmp(t[i].name, name, len)) return t[i].fn;
+  return NULL;
+}
+
+/* The C implementation of a declared function; NULL when there is none. */
+static void *bind(const char *name, size_t len) {
+  void *f = find(bind_table, sizeof bind_table / sizeof *bind_table, name, len);
+  if (f) return f;
+  if (len > 5 && !memcmp(name, "__nv_", 5))
+    return find(libdevice, sizeof libdevice / sizeof *libdevice, name + 5, len - 5);
+  if (len > 11 && !memcmp(name, "tilec.atom.", 11)) {
+    /* tilec.atom.<op>.<sem>.<scope>.<type>: the op and the type */
+    const char *op = name + 11, *end = name + len;
+    const char *d1 = memchr(op, '.', (size_t)(end - op));
+    const char *ty = end;
+    while (ty > op && ty[-1] != '.') ty--;
+    if (!d1) return NULL;
+    char key[32];
+    snprintf(key, sizeof key, "%.*s.%.*s", (int)(d1 - op), op, (int)(end - ty), ty);
+    return find(atomics, sizeof atomics / sizeof *atomics, key, strlen(key));
+  }
+  return NULL;
+}
+
+/* ---- loading ---------------------------------------------------------------------------------- */
+
+static char *dup_msg(const char *fmt, const char *a, const char *b) {
+  size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, fmt, a, b);
+  return s;
+}
+
+static char *take_error(LLVMErrorRef e, const char *what) {
+  char *m = LLVMGetErrorMessage(e);
+  char *s = dup_msg("emulator: %s: %s", what, m);
+  LLVMDisposeErrorMessage(m);
+  return s;
+}
+
+static pthread_once_t native_once = PTHREAD_ONCE_INIT;
+static void init_native(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+}
+
+EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) {
+  *err = NULL;
+  pthread_once(&native_once, init_native);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, len, "kernel");
+  LLVMModuleRef m = NULL;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &m, &msg)) {
+    *err = dup_msg("emulator: the kernel's IR does not parse: %s%s", msg ? msg : "", "");
+    LLVMDisposeMessage(msg);
+    LLVMContextDispose(ctx);
+    return NULL;
+  }
+  EmuKernel *k = calloc(1, sizeof *k);
+  k->name = strdup(kernel);
+  /* bind every declaration, or say which one is missing */
+  LLVMOrcCSymbolMapPair *syms = NULL;
+  size_t nsyms = 0, cap = 0;
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcJITTargetMachineBuilderRef jtmb;
+  LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
+  if (!e) {
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    e = LLVMOrcCreateLLJIT(&k->jit, builder);
+  } else {
+    LLVMOrcDisposeLLJITBuilder(builder);
+  }
+  if (e) {
+    *err = take_error(e, "cannot create the JIT");
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    free(k->name);
+    free(k);
+    return NULL;
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f)) continue;
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    void *impl = bind(name, n);
+    if (!impl) {
+      char nm[256];
+      snprintf(nm, sizeof nm, "%.*s", (int)n, name);
+      *err = dup_msg("emulator: the kernel calls '%s', which the emulator does not implement%s", nm, "");
+      free(syms);
+      LLVMDisposeModule(m);
+      LLVMContextDispose(ctx);
+      emu_unload(k);
+      return NULL;
+    }
+    if ((n > 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n > 14 && !memcmp(name, "tilec.emu.shfl", 14)))
+      k->fibers = true;
+    if (nsyms == cap) {
+      cap = cap ? 2 * cap : 32;
+      syms = realloc(syms, cap * sizeof *syms);
+    }
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)n, name);
+    syms[nsyms].Name = LLVMOrcLLJITMangleAndIntern(k->jit, nm);
+    syms[nsyms].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)impl;
+    syms[nsyms].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    syms[nsyms].Sym.Flags.TargetFlags = 0;
+    nsyms++;
+  }
+  /* what LLVM's x86 back end may call on its own (half conversions) */
+  static const char *const helpers[] = {"__extendhfsf2", "__truncsfhf2", "__truncdfhf2", "__truncsfbf2", "__truncdfbf2",
+                                        "__gnu_h2f_ieee", "__gnu_f2h_ieee"};
+  for (size_t i = 0; i < sizeof helpers / sizeof *helpers; i++) {
+    if (LLVMGetNamedFunction(m, helpers[i])) continue; /* declared: bound above */
+    if (nsyms == cap) {
+      cap = cap ? 2 * cap : 32;
+      syms = realloc(syms, cap * sizeof *syms);
+    }
+    syms[nsyms].Name = LLVMOrcLLJITMangleAndIntern(k->jit, helpers[i]);
+    syms[nsyms].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)bind(helpers[i], strlen(helpers[i]));
+    syms[nsyms].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    syms[nsyms].Sym.Flags.TargetFlags = 0;
+    nsyms++;
+  }
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(k->jit);
+  e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, nsyms));
+  free(syms);
+  /* libc and libm (memcpy, memset, fmaf, ...), which code generation may call */
+  LLVMOrcDefinitionGeneratorRef gen;
+  if (!e) e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(k->jit), NULL, NULL);
+  if (!e) {
+    LLVMOrcJITDylibAddGenerator(jd, gen);
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    e = LLVMOrcLLJITAddLLVMIRModule(k->jit, jd, tsm);
+    if (e) LLVMOrcDisposeThreadSafeModule(tsm);
+  } else {
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+  }
+  LLVMOrcExecutorAddress entry = 0, shared = 0;
+  if (!e) e = LLVMOrcLLJITLookup(k->jit, &entry, "tilec_emu_entry");
+  if (!e) e = LLVMOrcLLJITLookup(k->jit, &shared, "tilec_emu_shared_bytes");
+  if (e) {
+    *err = take_error(e, "cannot compile the kernel");
+    emu_unload(k);
+    return NULL;
+  }
+  k->entry = (void (*)(void **))(uintptr_t)entry;
+  memcpy(&k->shared_bytes, (const void *)(uintptr_t)shared, sizeof k->shared_bytes);
+  return k;
+}
+
+void emu_unload(EmuKernel *k) {
+  if (!k) return;
+  if (k->jit) {
+    LLVMErrorRef e = LLVMOrcDisposeLLJIT(k->jit);
+    if (e) LLVMConsumeError(e);
+  }
+  free(k->name);
+  free(k);
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+
+static void run_thread(void *arg, int tid) {
+  (void)tid;
+  Run *r = arg;
+  r->k->entry((void **)r->l->args);
+}
+
+typedef struct Worker {
+  Run *run;
+  pthread_t thread;
+} Worker;
+
+static void *worker(void *arg) {
+  Run *r = ((Worker *)arg)->run;
+  const EmuLaunch *l = r->l;
+  Cur c = {.run = r, .fibers = r->k->fibers};
+  size_t smem_bytes = (size_t)(r->k->shared_bytes > 0 ? r->k->shared_bytes : 1);
+  c.smem = aligned_alloc(16, (smem_bytes + 15) / 16 * 16);
+  FiberSched *s = c.fibers ? fiber_sched_create(r->nthreads, 0) : NULL;
+  cur = &c;
+  if (!c.smem || (c.fibers && !s)) {
+    pthread_mutex_lock(&r->lock);
+    report(r, "emulator: out of memory for a block's shared memory or thread stacks");
+    pthread_mutex_unlock(&r->lock);
+    atomic_store(&r->stop, true);
+  }
+  while (!atomic_load(&r->stop)) {
+    long b = atomic_fetch_add(&r->next_block, 1);
+    if (b >= r->nblocks) break;
+    c.ctaid[0] = (unsigned)(b % l->grid[0]);
+    c.ctaid[1] = (unsigned)(b / l->grid[0] % l->grid[1]);
+    c.ctaid[2] = (unsigned)(b / ((long)l->grid[0] * l->grid[1]));
+    memset(c.smem, 0xcd, smem_bytes);
+    if (!c.fibers) {
+      for (c.tid = 0; c.tid < r->nthreads; c.tid++) r->k->entry((void **)l->args);
+      continue;
+    }
+    FiberError fe;
+    if (fiber_sched_run(s, run_thread, r, l->seed, &fe) != FIBER_OK) {
+      pthread_mutex_lock(&r->lock);
+      report(r, "kernel '%s', block (%u, %u, %u): %s", r->k->name, c.ctaid[0], c.ctaid[1], c.ctaid[2], fe.msg);
+      r->reports++;
+      pthread_mutex_unlock(&r->lock);
+      atomic_store(&r->stop, true);
+    }
+  }
+  cur = NULL;
+  fiber_sched_destroy(s);
+  free(c.smem);
+  return NULL;
+}
+
+bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report) {
+  *out_report = NULL;
+  Run r = {.k = k, .l = l, .out = l->print_to ? l->print_to : stdout};
+  pthread_mutex_init(&r.lock, NULL);
+  for (int d = 0; d < 3; d++)
+    if (l->grid[d] < 1) {
+      *out_report = strdup("emulator: every grid dimension must be at least 1");
+      return false;
+    }
+  if (l->num_warps < 1 || l->num_warps > 32) {
+    *out_report = strdup("emulator: num_warps must be 1 to 32");
+    return false;
+  }
+  r.nthreads = 32 * l->num_warps;
+  r.nblocks = (long)l->grid[0] * l->grid[1] * l->grid[2];
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int nworkers = l->host_threads > 0 ? l->host_threads : (int)(cores > 0 ? cores : 1);
+  if (nworkers > r.nblocks) nworkers = (int)r.nblocks;
+  if (nworkers > 64) nworkers = 64;
+  Worker w[64];
+  int started = 0;
+  for (int i = 1; i < nworkers; i++) {
+    w[i].run = &r;
+    if (pthread_create(&w[i].thread, NULL, worker, &w[i])) break;
+    started = i;
+  }
+  w[0].run = &r;
+  worker(&w[0]); /* this thread works too */
+  for (int i = 1; i <= started; i++) pthread_join(w[i].thread, NULL);
+  fflush(r.out);
+  pthread_mutex_destroy(&r.lock);
+  bool ok = !r.report && !r.oob && !r.asserts;
+  if (!ok) {
+    char tail[160] = "";
+    if (r.reports > MAX_REPORTS)
+      snprintf(tail, sizeof tail, "... and %d more (%ld out-of-bounds accesses, %ld failed assertions in all)\n",
+               r.reports - MAX_REPORTS, r.oob, r.asserts);
+    size_t n = r.report_len + strlen(tail) + 1;
+    *out_report = malloc(n);
+    if (*out_report) snprintf(*out_report, n, "%s%s", r.report ? r.report : "", tail);
+  }
+  free(r.report);
+  return ok;
+}
