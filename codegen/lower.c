@@ -1376,8 +1376,8 @@ static void lower_atomic(Lower *L, MlirOperation op, bool cas) {
     MlirValue args[4] = {p->v[k], pred};
     for (int i = 0; i < nvals; i++) args[2 + i] = as_bits(L, ops[i]->v[ops[i]->n == 1 ? 0 : k]);
     MlirValue old = from_bits(L, call(L, name, it, 2 + nvals, args), et);
-    if (scalar) {
-      /* thread 0 did it: everyone reads its result */
+    if (scalar && !op_results_unused(op)) {
+      /* thread 0 did it: everyone reads its result (when it is used) */
       MlirValue base = shared_buffer(L, et, 1);
       MlirValue zero = const_i32(L, 0);
       MlirValue at[2] = {base, zero};

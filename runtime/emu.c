@@ -600,7 +600,7 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
       emu_unload(k);
       return NULL;
     }
-    if ((n > 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n > 14 && !memcmp(name, "tilec.emu.shfl", 14)))
+    if ((n >= 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n >= 14 && !memcmp(name, "tilec.emu.shfl", 14)))
       k->fibers = true;
     if (nsyms == cap) {
       cap = cap ? 2 * cap : 32;

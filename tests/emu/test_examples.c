@@ -1,0 +1,519 @@
+/*
+ * test_examples.c — the emu suite: every example kernel without tl.dot,
+ * compiled for the CPU emulator and run on random data (never zeros) with
+ * sizes that leave ragged edges, against references written here in C.
+ * Exact where the arithmetic is (copies, integer indices, fp16 rounding of
+ * one product); with tolerances where the order of a reduction or the
+ * approximate exp2 of the GPU's fast math may differ (DESIGN.md §7).
+ *
+ * usage: test_examples EXAMPLES_DIR
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/emu.h"
+#include "tilec/tilec.h"
+
+static const char *examples;
+static int failures;
+
+#define CHECK(c)                                                                                                       \
+  do {                                                                                                                 \
+    if (!(c)) {                                                                                                        \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                                            \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+/* ---- data ------------------------------------------------------------------------------------- */
+
+static uint32_t rng = 0x12345678u;
+
+static uint32_t next_u32(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 17;
+  rng ^= rng << 5;
+  return rng;
+}
+
+/* Uniform in [lo, hi), never exactly zero. */
+static float uniform(float lo, float hi) {
+  float u = (next_u32() >> 8) * (1.0f / 16777216.0f);
+  float v = lo + (hi - lo) * u;
+  return v == 0.0f ? 0.5f * (hi - lo) / 16777216.0f : v;
+}
+
+static float *random_floats(size_t n, float lo, float hi) {
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; i++) v[i] = uniform(lo, hi);
+  return v;
+}
+
+static float *filled(size_t n, float value) {
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; i++) v[i] = value;
+  return v;
+}
+
+/* fp16 <-> fp32, round to nearest even */
+static uint16_t to_half(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  uint32_t sign = (u >> 16) & 0x8000, a = u & 0x7fffffff;
+  if (a > 0x7f800000) return (uint16_t)(sign | 0x7e00);
+  if (a >= 0x477ff000) return (uint16_t)(sign | 0x7c00);
+  if (a < 0x38800000) {
+    float af;
+    memcpy(&af, &a, 4);
+    return (uint16_t)(sign | (uint32_t)nearbyintf(af * 16777216.0f));
+  }
+  uint32_t r = a + 0xfff + ((a >> 13) & 1);
+  return (uint16_t)(sign | (((r >> 23) - 112) << 10) | ((r >> 13) & 0x3ff));
+}
+
+static float from_half(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, r;
+  if (e == 0x1f) r = sign | 0x7f800000 | (m << 13);
+  else if (e) r = sign | ((e + 112) << 23) | (m << 13);
+  else {
+    float f = (float)m * 5.9604644775390625e-8f;
+    memcpy(&r, &f, 4);
+    r |= sign;
+  }
+  float f;
+  memcpy(&f, &r, 4);
+  return f;
+}
+
+/* Counts elements off by more than atol + rtol * |want|; reports the first. */
+static int compare(const char *what, const float *got, const double *want, size_t n, double atol, double rtol) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = fabs((double)got[i] - want[i]);
+    if (!(d <= atol + rtol * fabs(want[i]))) {
+      if (!bad) fprintf(stderr, "%s: element %zu is %.9g, want %.9g\n", what, i, (double)got[i], want[i]);
+      bad++;
+    }
+  }
+  if (bad) {
+    fprintf(stderr, "%s: %d of %zu elements differ\n", what, bad, n);
+    failures++;
+  }
+  return bad;
+}
+
+/* ---- compiling and launching ------------------------------------------------------------------ */
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  fclose(f);
+  s[n] = 0;
+  *len = (size_t)n;
+  return s;
+}
+
+static EmuKernel *load(const char *file, const char *kernel, const char *sig, int warps) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", examples, file);
+  size_t len;
+  char *src = slurp(path, &len);
+  if (!src) {
+    fprintf(stderr, "cannot read %s\n", path);
+    failures++;
+    return NULL;
+  }
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
+  tilec_result *r = NULL;
+  EmuKernel *k = NULL;
+  if (tilec_compile(file, src, len, &o, &r) != TILEC_OK) {
+    fprintf(stderr, "%s", tilec_result_diagnostics(r));
+    failures++;
+  } else {
+    size_t n;
+    const char *ir = tilec_result_output(r, &n);
+    char *err = NULL;
+    k = emu_load(ir, n, kernel, &err);
+    if (!k) {
+      fprintf(stderr, "%s: %s\n", kernel, err);
+      free(err);
+      failures++;
+    }
+  }
+  tilec_result_destroy(r);
+  free(src);
+  return k;
+}
+
+static void launch(EmuKernel *k, const char *what, unsigned gx, unsigned gy, int warps, void **args, int nargs,
+                   EmuBuffer *bufs, int nbufs) {
+  if (!k) return;
+  EmuLaunch l = {.grid = {gx, gy, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+  char *report = NULL;
+  if (!emu_launch(k, &l, &report)) {
+    fprintf(stderr, "%s: the launch failed:\n%s", what, report ? report : "");
+    failures++;
+  }
+  free(report);
+}
+
+static unsigned cdiv(long a, long b) { return (unsigned)((a + b - 1) / b); }
+
+/* ---- the kernels ------------------------------------------------------------------------------ */
+
+static void vector_add(void) {
+  int n = 98432 + 17;
+  float *x = random_floats((size_t)n, -1, 1), *y = random_floats((size_t)n, -1, 1), *out = filled((size_t)n, NAN);
+  EmuKernel *k = load("vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024", 4);
+  EmuBuffer b[3] = {{x, n * 4u, "x_ptr"}, {y, n * 4u, "y_ptr"}, {out, n * 4u, "out_ptr"}};
+  void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
+  launch(k, "add_kernel", cdiv(n, 1024), 1, 4, a, 4, b, 3);
+  double *want = malloc((size_t)n * sizeof *want);
+  for (int i = 0; i < n; i++) want[i] = x[i] + y[i];
+  compare("add_kernel fp32", out, want, (size_t)n, 0, 0);
+  emu_unload(k);
+  free(x), free(y), free(out), free(want);
+}
+
+static void vector_add_fp16(void) {
+  int n = 1000 + 3;
+  uint16_t *x = malloc(n * 2u), *y = malloc(n * 2u), *out = malloc(n * 2u);
+  for (int i = 0; i < n; i++) x[i] = to_half(uniform(-4, 4)), y[i] = to_half(uniform(-4, 4)), out[i] = 0x7e00;
+  EmuKernel *k = load("vector_add.py", "add_kernel", "*fp16, *fp16, *fp16, i32, 256", 2);
+  EmuBuffer b[3] = {{x, n * 2u, "x_ptr"}, {y, n * 2u, "y_ptr"}, {out, n * 2u, "out_ptr"}};
+  void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
+  launch(k, "add_kernel fp16", cdiv(n, 256), 1, 2, a, 4, b, 3);
+  int bad = 0;
+  for (int i = 0; i < n; i++)
+    if (out[i] != to_half(from_half(x[i]) + from_half(y[i]))) bad++;
+  if (bad) fprintf(stderr, "add_kernel fp16: %d of %d results are not the rounded sums\n", bad, n);
+  CHECK(bad == 0);
+  emu_unload(k);
+  free(x), free(y), free(out);
+}
+
+static void poly(void) {
+  int n = 5000 + 11;
+  float *x = random_floats((size_t)n, -1, 1), *c = random_floats(5, 0.5f, 2), *out = filled((size_t)n, NAN);
+  EmuKernel *k = load("static_range.py", "poly_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024", 4);
+  EmuBuffer b[3] = {{x, n * 4u, "x_ptr"}, {c, 5 * 4u, "coeff_ptr"}, {out, n * 4u, "out_ptr"}};
+  void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
+  launch(k, "poly_kernel", cdiv(n, 1024), 1, 4, a, 4, b, 3);
+  double *want = malloc((size_t)n * sizeof *want);
+  for (int i = 0; i < n; i++) {
+    double acc = 0;
+    for (int d = 4; d >= 0; d--) acc = acc * x[i] + c[d];
+    want[i] = acc;
+  }
+  compare("poly_kernel", out, want, (size_t)n, 1e-6, 1e-5);
+  emu_unload(k);
+  free(x), free(c), free(out), free(want);
+}
+
+static void window_sum(void) {
+  int n = 3000 + 5;
+  float *x = random_floats((size_t)n, -1, 1), *out = filled((size_t)n, NAN);
+  EmuKernel *k = load("static_range.py", "window_sum_kernel", "*fp32:16, *fp32:16, i32, 8, 512", 4);
+  EmuBuffer b[2] = {{x, n * 4u, "x_ptr"}, {out, n * 4u, "out_ptr"}};
+  void *a[3] = {&b[0].data, &b[1].data, &n};
+  launch(k, "window_sum_kernel", cdiv(n, 512), 1, 4, a, 3, b, 2);
+  double *want = malloc((size_t)n * sizeof *want);
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int w = 0; w < 8 && i + w < n; w++) s += x[i + w];
+    want[i] = s;
+  }
+  compare("window_sum_kernel", out, want, (size_t)n, 1e-5, 1e-5);
+  emu_unload(k);
+  free(x), free(out), free(want);
+}
+
+static void row_sum(void) {
+  int m = 100, n = 300, sm = 307, sn = 1;
+  float *x = random_floats((size_t)m * sm, -1, 1), *out = filled((size_t)m, NAN);
+  EmuKernel *k = load("block_ptr.py", "row_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 64, 128", 4);
+  EmuBuffer b[2] = {{x, (size_t)m * sm * 4, "x_ptr"}, {out, m * 4u, "out_ptr"}};
+  void *a[6] = {&b[0].data, &b[1].data, &m, &n, &sm, &sn};
+  launch(k, "row_sum_kernel", cdiv(m, 64), 1, 4, a, 6, b, 2);
+  double want[100];
+  for (int i = 0; i < m; i++) {
+    want[i] = 0;
+    for (int j = 0; j < n; j++) want[i] += x[i * sm + j];
+  }
+  compare("row_sum_kernel", out, want, (size_t)m, 1e-4, 1e-5);
+  emu_unload(k);
+  free(x), free(out);
+}
+
+static void scale_copy(void) {
+  int m = 70, n = 150, ssm = 160, ssn = 1, sdm = 150, sdn = 1;
+  float scale = 1.75f;
+  float *src = random_floats((size_t)m * ssm, -3, 3);
+  uint16_t *dst = malloc((size_t)m * n * 2);
+  for (int i = 0; i < m * n; i++) dst[i] = 0x7e00;
+  EmuKernel *k = load("block_ptr.py", "scale_copy_kernel",
+                      "*fp32:16, *fp16:16, i32, i32, i32, i32, i32, i32, fp32, 32, 64", 4);
+  EmuBuffer b[2] = {{src, (size_t)m * ssm * 4, "src_ptr"}, {dst, (size_t)m * n * 2, "dst_ptr"}};
+  void *a[9] = {&b[0].data, &b[1].data, &m, &n, &ssm, &ssn, &sdm, &sdn, &scale};
+  launch(k, "scale_copy_kernel", cdiv(m, 32), cdiv(n, 64), 4, a, 9, b, 2);
+  int bad = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      if (dst[i * n + j] != to_half(src[i * ssm + j] * scale)) bad++;
+  if (bad) fprintf(stderr, "scale_copy_kernel: %d of %d results differ\n", bad, m * n);
+  CHECK(bad == 0);
+  emu_unload(k);
+  free(src), free(dst);
+}
+
+/* Philox 4x32 with 10 rounds, as Triton documents tl.randint: the seed's
+ * low and high words are the key, the offset the first counter word. */
+static uint32_t philox_first(uint64_t seed, uint32_t offset) {
+  uint32_t c0 = offset, c1 = 0, c2 = 0, c3 = 0, k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  for (int r = 0; r < 10; r++) {
+    uint32_t p0 = c0, p2 = c2;
+    c0 = (uint32_t)(((uint64_t)0xCD9E8D57u * p2) >> 32) ^ c1 ^ k0;
+    c2 = (uint32_t)(((uint64_t)0xD2511F53u * p0) >> 32) ^ c3 ^ k1;
+    c1 = 0xCD9E8D57u * p2;
+    c3 = 0xD2511F53u * p0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c0;
+}
+
+static void dropout(void) {
+  int n = 10000 + 7, seed = 1234;
+  float p = 0.3f;
+  float *x = random_floats((size_t)n, -1, 1), *out = filled((size_t)n, NAN);
+  EmuKernel *k = load("dropout.py", "dropout_kernel", "*fp32:16, *fp32:16, i32, fp32, i32, 1024", 4);
+  EmuBuffer b[2] = {{x, n * 4u, "x_ptr"}, {out, n * 4u, "output_ptr"}};
+  void *a[5] = {&b[0].data, &b[1].data, &n, &p, &seed};
+  launch(k, "dropout_kernel", cdiv(n, 1024), 1, 4, a, 5, b, 2);
+  double *want = malloc((size_t)n * sizeof *want);
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    int32_t r = (int32_t)philox_first((uint64_t)(int64_t)seed, (uint32_t)i);
+    float u = (float)(r < 0 ? -r - 1 : r) * 4.6566127342e-10f;
+    want[i] = u > p ? x[i] / (1 - p) : 0.0f;
+    kept += u > p;
+  }
+  compare("dropout_kernel", out, want, (size_t)n, 0, 0);
+  CHECK(kept > n * 0.65 && kept < n * 0.75);
+  emu_unload(k);
+  free(x), free(out), free(want);
+}
+
+static void softmax(void) {
+  int rows = 37, cols = 781, stride = 800;
+  float *x = random_floats((size_t)rows * stride, -4, 4), *out = filled((size_t)rows * stride, NAN);
+  EmuKernel *k = load("softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4);
+  EmuBuffer b[2] = {{out, (size_t)rows * stride * 4, "out_ptr"}, {x, (size_t)rows * stride * 4, "in_ptr"}};
+  void *a[6] = {&b[0].data, &b[1].data, &stride, &stride, &rows, &cols};
+  launch(k, "softmax_kernel", 16, 1, 4, a, 6, b, 2); /* fewer programs than rows: the row loop */
+  double *want = malloc((size_t)rows * cols * sizeof *want);
+  float *got = malloc((size_t)rows * cols * sizeof *got);
+  for (int r = 0; r < rows; r++) {
+    double mx = -INFINITY, sum = 0;
+    for (int c = 0; c < cols; c++) mx = fmax(mx, x[r * stride + c]);
+    for (int c = 0; c < cols; c++) sum += exp(x[r * stride + c] - mx);
+    for (int c = 0; c < cols; c++) {
+      want[r * cols + c] = exp(x[r * stride + c] - mx) / sum;
+      got[r * cols + c] = out[r * stride + c];
+    }
+  }
+  compare("softmax_kernel", got, want, (size_t)rows * cols, 1e-7, 1e-5);
+  emu_unload(k);
+  free(x), free(out), free(want), free(got);
+}
+
+static void layer_norm(void) {
+  int m = 13, n = 1500, stride = 1504;
+  float eps = 1e-5f;
+  float *x = random_floats((size_t)m * stride, -2, 3), *w = random_floats((size_t)n, 0.5f, 1.5f);
+  float *bias = random_floats((size_t)n, -1, 1), *y = filled((size_t)m * stride, NAN);
+  float *mean = filled((size_t)m, NAN), *rstd = filled((size_t)m, NAN);
+  EmuKernel *k = load("layer_norm.py", "layer_norm_fwd_kernel",
+                      "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 4);
+  EmuBuffer b[6] = {{x, (size_t)m * stride * 4, "X"}, {y, (size_t)m * stride * 4, "Y"}, {w, n * 4u, "W"},
+                    {bias, n * 4u, "B"}, {mean, m * 4u, "Mean"}, {rstd, m * 4u, "Rstd"}};
+  void *a[9] = {&b[0].data, &b[1].data, &b[2].data, &b[3].data, &b[4].data, &b[5].data, &stride, &n, &eps};
+  launch(k, "layer_norm_fwd_kernel", (unsigned)m, 1, 4, a, 9, b, 6);
+  double *want = malloc((size_t)m * n * sizeof *want), wmean[13], wrstd[13];
+  float *got = malloc((size_t)m * n * sizeof *got);
+  for (int r = 0; r < m; r++) {
+    double s = 0, v = 0;
+    for (int c = 0; c < n; c++) s += x[r * stride + c];
+    wmean[r] = s / n;
+    for (int c = 0; c < n; c++) v += (x[r * stride + c] - wmean[r]) * (x[r * stride + c] - wmean[r]);
+    wrstd[r] = 1 / sqrt(v / n + eps);
+    for (int c = 0; c < n; c++) {
+      want[r * n + c] = (x[r * stride + c] - wmean[r]) * wrstd[r] * w[c] + bias[c];
+      got[r * n + c] = y[r * stride + c];
+    }
+  }
+  compare("layer_norm_fwd_kernel y", got, want, (size_t)m * n, 1e-4, 1e-4);
+  compare("layer_norm_fwd_kernel mean", mean, wmean, (size_t)m, 1e-5, 1e-5);
+  compare("layer_norm_fwd_kernel rstd", rstd, wrstd, (size_t)m, 1e-5, 1e-4);
+  emu_unload(k);
+  free(x), free(w), free(bias), free(y), free(mean), free(rstd), free(want), free(got);
+}
+
+/* The backward pass: dx per row, then partial dw/db per group through a
+ * spin lock, then the column sums of the partials. */
+static void layer_norm_backward(void) {
+  enum { M = 200, N = 700, G = 64 };
+  int m = M, n = N, stride = N;
+  float *x = random_floats((size_t)M * N, -2, 2), *dy = random_floats((size_t)M * N, -1, 1);
+  float *w = random_floats(N, 0.5f, 1.5f), *mean = malloc(M * 4), *rstd = malloc(M * 4);
+  for (int r = 0; r < M; r++) {
+    double s = 0, v = 0;
+    for (int c = 0; c < N; c++) s += x[r * N + c];
+    mean[r] = (float)(s / N);
+    for (int c = 0; c < N; c++) v += (x[r * N + c] - mean[r]) * (x[r * N + c] - mean[r]);
+    rstd[r] = (float)(1 / sqrt(v / N + 1e-5));
+  }
+  /* zeros, as the host code passes: a program's threads read "count" one after another on the
+   * emulator, so all but the first may take the accumulating branch (on a GPU, warps can too) */
+  float *dx = filled((size_t)M * N, NAN), *pdw = filled((size_t)G * N, 0), *pdb = filled((size_t)G * N, 0);
+  int32_t *lock = calloc(G, 4), *count = calloc(G, 4);
+  EmuKernel *k = load("layer_norm.py", "layer_norm_bwd_dx_kernel",
+                      "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, "
+                      "*i32:16, i32, i32, 64, 1024",
+                      4);
+  EmuBuffer b[10] = {{dx, M * N * 4u, "DX"},   {dy, M * N * 4u, "DY"},  {pdw, G * N * 4u, "DW"},
+                     {pdb, G * N * 4u, "DB"},  {x, M * N * 4u, "X"},    {w, N * 4u, "W"},
+                     {mean, M * 4u, "Mean"},   {rstd, M * 4u, "Rstd"},  {lock, G * 4u, "Lock"},
+                     {count, G * 4u, "Count"}};
+  void *a[12];
+  for (int i = 0; i < 10; i++) a[i] = &b[i].data;
+  a[10] = &stride, a[11] = &n;
+  launch(k, "layer_norm_bwd_dx_kernel", M, 1, 4, a, 12, b, 10);
+  double *wdx = malloc((size_t)M * N * sizeof *wdx), *wdw = calloc((size_t)G * N, sizeof *wdw),
+         *wdb = calloc((size_t)G * N, sizeof *wdb);
+  for (int r = 0; r < M; r++) {
+    double c1 = 0, c2 = 0;
+    for (int c = 0; c < N; c++) {
+      double xhat = (x[r * N + c] - mean[r]) * rstd[r], wdy = w[c] * dy[r * N + c];
+      c1 += xhat * wdy, c2 += wdy;
+    }
+    c1 /= N, c2 /= N;
+    for (int c = 0; c < N; c++) {
+      double xhat = (x[r * N + c] - mean[r]) * rstd[r], wdy = w[c] * dy[r * N + c];
+      wdx[r * N + c] = (wdy - (xhat * c1 + c2)) * rstd[r];
+      wdw[(r % G) * N + c] += dy[r * N + c] * xhat;
+      wdb[(r % G) * N + c] += dy[r * N + c];
+    }
+  }
+  compare("layer_norm_bwd_dx_kernel dx", dx, wdx, (size_t)M * N, 1e-4, 1e-4);
+  compare("layer_norm_bwd_dx_kernel partial dw", pdw, wdw, (size_t)G * N, 1e-4, 1e-4);
+  compare("layer_norm_bwd_dx_kernel partial db", pdb, wdb, (size_t)G * N, 1e-4, 1e-4);
+  int unlocked = 1;
+  for (int g = 0; g < G; g++) unlocked &= lock[g] == 0 && count[g] == 1;
+  CHECK(unlocked);
+  emu_unload(k);
+
+  /* the column sums of the partials */
+  float *fdw = filled(N, NAN), *fdb = filled(N, NAN);
+  int groups = G;
+  k = load("layer_norm.py", "layer_norm_bwd_dwdb_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, 32, 128", 4);
+  EmuBuffer c[4] = {{pdw, G * N * 4u, "DW"}, {pdb, G * N * 4u, "DB"}, {fdw, N * 4u, "FINAL_DW"}, {fdb, N * 4u, "FINAL_DB"}};
+  void *ca[6] = {&c[0].data, &c[1].data, &c[2].data, &c[3].data, &groups, &n};
+  launch(k, "layer_norm_bwd_dwdb_kernel", cdiv(N, 128), 1, 4, ca, 6, c, 4);
+  double swdw[N], swdb[N];
+  for (int col = 0; col < N; col++) {
+    swdw[col] = swdb[col] = 0;
+    for (int g = 0; g < G; g++) swdw[col] += pdw[g * N + col], swdb[col] += pdb[g * N + col];
+  }
+  compare("layer_norm_bwd_dwdb_kernel dw", fdw, swdw, N, 1e-4, 1e-5);
+  compare("layer_norm_bwd_dwdb_kernel db", fdb, swdb, N, 1e-4, 1e-5);
+  emu_unload(k);
+  (void)m;
+  free(x), free(dy), free(w), free(mean), free(rstd), free(dx), free(pdw), free(pdb), free(lock), free(count);
+  free(wdx), free(wdw), free(wdb), free(fdw), free(fdb);
+}
+
+static void row_reductions(void) {
+  int rows = 20, cols = 900, stride = 1000;
+  float *x = random_floats((size_t)rows * stride, -5, 5);
+  float *vals = filled((size_t)rows, NAN);
+  int32_t *idx = malloc(rows * 4u);
+  const char *names[2] = {"row_absmax_kernel", "row_argmax_kernel"};
+  for (int which = 0; which < 2; which++) {
+    for (int r = 0; r < rows; r++) idx[r] = -7;
+    EmuKernel *k = load("reduce_combine.py", names[which], "*fp32:16, *fp32:16, *i32:16, i32, i32, 1024", 4);
+    EmuBuffer b[3] = {{x, (size_t)rows * stride * 4, "x_ptr"}, {vals, rows * 4u, "out"}, {idx, rows * 4u, "index_ptr"}};
+    void *a[5] = {&b[0].data, &b[1].data, &b[2].data, &cols, &stride};
+    launch(k, names[which], (unsigned)rows, 1, 4, a, 5, b, 3);
+    int bad = 0;
+    for (int r = 0; r < rows; r++) {
+      float best = -INFINITY;
+      int at = 0;
+      for (int c = 0; c < cols; c++) {
+        float v = which == 0 ? fabsf(x[r * stride + c]) : x[r * stride + c];
+        if (v > best) best = v, at = c;
+      }
+      if (vals[r] != best || idx[r] != at) {
+        if (!bad) fprintf(stderr, "%s: row %d gives %g at %d, want %g at %d\n", names[which], r, vals[r], idx[r], best, at);
+        bad++;
+      }
+    }
+    CHECK(bad == 0);
+    emu_unload(k);
+  }
+  free(x), free(vals), free(idx);
+}
+
+static void linear_recurrence(void) {
+  int rows = 8, len = 777, stride = 800;
+  float *a = random_floats((size_t)rows * stride, 0.5f, 1.0f), *x = random_floats((size_t)rows * stride, -1, 1);
+  float *h = filled((size_t)rows * stride, NAN);
+  EmuKernel *k = load("reduce_combine.py", "linear_recurrence_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024", 4);
+  EmuBuffer b[3] = {{a, (size_t)rows * stride * 4, "a_ptr"}, {x, (size_t)rows * stride * 4, "x_ptr"},
+                    {h, (size_t)rows * stride * 4, "h_ptr"}};
+  void *args[5] = {&b[0].data, &b[1].data, &b[2].data, &len, &stride};
+  launch(k, "linear_recurrence_kernel", (unsigned)rows, 1, 4, args, 5, b, 3);
+  double *want = malloc((size_t)rows * len * sizeof *want);
+  float *got = malloc((size_t)rows * len * sizeof *got);
+  for (int r = 0; r < rows; r++) {
+    double s = 0;
+    for (int t = 0; t < len; t++) {
+      s = a[r * stride + t] * s + x[r * stride + t];
+      want[r * len + t] = s;
+      got[r * len + t] = h[r * stride + t];
+    }
+  }
+  compare("linear_recurrence_kernel", got, want, (size_t)rows * len, 1e-4, 1e-4);
+  emu_unload(k);
+  free(a), free(x), free(h), free(want), free(got);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_examples EXAMPLES_DIR\n");
+    return 2;
+  }
+  examples = argv[1];
+  vector_add();
+  vector_add_fp16();
+  poly();
+  window_sum();
+  row_sum();
+  scale_copy();
+  dropout();
+  softmax();
+  layer_norm();
+  layer_norm_backward();
+  row_reductions();
+  linear_recurrence();
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures != 0;
+}
