@@ -11,6 +11,7 @@
  *   nvvm.shfl.sync <kind>           tilec.emu.shfl.<kind>.<i32|f32>(mask, v, b, c)
  *   llvm.nvvm.<name> intrinsics     tilec.emu.<name>(...)
  *   @tilec_smem                     tilec.emu.smem(): the block's shared memory
+ *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
  *
  * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
  * convention returns no LLVM struct the way LLVM does. The kernel becomes
@@ -106,7 +107,9 @@ static MlirStringRef callee_of(MlirOperation op) {
 static void collect(MlirOperation op, void *user) {
   Emu *e = user;
   MlirStringRef n = op_name(op);
-  bool take = starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
+  bool smem = (starts(n, "llvm.load") || starts(n, "llvm.store")) &&
+              !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.smem")));
+  bool take = smem || starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
               (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v")));
   if (take) vec_push(e->pc->a, &e->ops, op.ptr);
 }
@@ -150,9 +153,42 @@ static void scalarize(Emu *e, MlirOperation call) {
   op_erase(call);
 }
 
+/* A shared-memory access becomes tilec.emu.lds.bN(p) / tilec.emu.sts.bN(p, v)
+ * on the value's bits, so the emulator can tell reads of bytes no thread
+ * of the block has written. */
+static void checked_smem(Emu *e, MlirOperation op) {
+  bool load = starts(op_name(op), "llvm.load");
+  MlirValue v = load ? mlirOperationGetResult(op, 0) : mlirOperationGetOperand(op, 0);
+  MlirValue ptr = mlirOperationGetOperand(op, load ? 0 : 1);
+  MlirType t = mlirValueGetType(v);
+  int bits = mlirTypeIsAInteger(t) ? (int)mlirIntegerTypeGetWidth(t)
+             : mlirTypeIsAF64(t)   ? 64
+             : mlirTypeIsAF32(t)   ? 32
+                                   : 16;
+  MlirType it = mlirIntegerTypeGet(e->ctx, (unsigned)bits);
+  MlirLocation loc = mlirOperationGetLocation(op);
+  char name[32];
+  snprintf(name, sizeof name, "tilec.emu.%s.b%d", load ? "lds" : "sts", bits);
+  if (load) {
+    MlirValue r = call_before(e, op, name, it, 1, &ptr);
+    if (!mlirTypeEqual(t, it)) r = mlirOperationGetResult(create_before(op, "llvm.bitcast", loc, 1, &t, 1, &r, 0, NULL), 0);
+    mlirValueReplaceAllUsesOfWith(v, r);
+  } else {
+    if (!mlirTypeEqual(t, it)) v = mlirOperationGetResult(create_before(op, "llvm.bitcast", loc, 1, &it, 1, &v, 0, NULL), 0);
+    MlirValue args[2] = {ptr, v};
+    call_before(e, op, name, (MlirType){NULL}, 2, args);
+  }
+  op_erase(op);
+}
+
 static void rewrite(Emu *e, MlirOperation op) {
   MlirStringRef n = op_name(op);
   char name[96];
+  if ((starts(n, "llvm.load") || starts(n, "llvm.store")) &&
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.smem")))) {
+    checked_smem(e, op);
+    return;
+  }
   if (starts(n, "llvm.call")) {
     MlirStringRef c = callee_of(op);
     if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);

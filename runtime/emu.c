@@ -10,11 +10,12 @@
  * a block run as fibers (runtime/fiber.h) when the kernel has barriers or
  * warp collectives, else one after another on their host thread.
  *
- * Checks: a global access outside every buffer of the launch, and a device
- * assertion, are counted and the first few reported; the access is not
- * made (a load gives its `other` value). A deadlock or a divergent
- * collective stops the block. Shared memory is filled with 0xCD before
- * each block, so that a read of what no thread wrote shows.
+ * Checks: a global access outside every buffer of the launch, a read of
+ * shared memory no thread of the block has written (a shadow byte per
+ * byte), and a device assertion are counted and the first few reported; an
+ * out-of-bounds access is not made (a load gives its `other` value). A
+ * deadlock or a divergent collective stops the block. Shared memory is also
+ * filled with 0xCD before each block.
  */
 #include "emu.h"
 
@@ -56,7 +57,7 @@ typedef struct Run {
   pthread_mutex_t lock;
   char *report;
   size_t report_len;
-  long oob, asserts; /* counts */
+  long oob, asserts, uninit; /* counts */
   int reports;
   FILE *out;
 } Run;
@@ -68,6 +69,8 @@ typedef struct Cur {
   int tid; /* without fibers */
   bool fibers;
   unsigned char *smem;
+  unsigned char *shadow; /* per byte of shared memory: written in this block */
+  size_t smem_bytes;
 } Cur;
 
 static _Thread_local Cur *cur;
@@ -130,6 +133,41 @@ SHFL(bfly, FIBER_SHFL_BFLY)
 SHFL(up, FIBER_SHFL_UP)
 SHFL(down, FIBER_SHFL_DOWN)
 SHFL(idx, FIBER_SHFL_IDX)
+
+/* ---- shared memory: reads of bytes no thread of the block wrote ------------------------------- */
+
+static bool smem_written(const void *p, size_t n) {
+  size_t off = (size_t)((const unsigned char *)p - cur->smem);
+  bool ok = off + n <= cur->smem_bytes;
+  for (size_t i = 0; ok && i < n; i++) ok = cur->shadow[off + i];
+  if (ok) return true;
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "read of uninitialized shared memory (%zu bytes at offset %zu of %zu) in kernel '%s', block (%u, %u, %u), "
+              "thread %d: no thread of the block wrote it (a missing barrier or a wrong index)",
+           n, off, cur->smem_bytes, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid());
+  r->uninit++;
+  pthread_mutex_unlock(&r->lock);
+  return false;
+}
+
+#define SMEM(bits, T)                                                                                                  \
+  static T emu_lds_b##bits(const void *p) {                                                                            \
+    T v;                                                                                                               \
+    smem_written(p, sizeof v);                                                                                         \
+    memcpy(&v, p, sizeof v);                                                                                           \
+    return v;                                                                                                          \
+  }                                                                                                                    \
+  static void emu_sts_b##bits(void *p, T v) {                                                                          \
+    size_t off = (size_t)((unsigned char *)p - cur->smem);                                                             \
+    if (off + sizeof v <= cur->smem_bytes) memset(cur->shadow + off, 1, sizeof v);                                     \
+    memcpy(p, &v, sizeof v);                                                                                           \
+  }
+SMEM(8, uint8_t)
+SMEM(16, uint16_t)
+SMEM(32, uint32_t)
+SMEM(64, uint64_t)
 
 /* ---- global memory: predicated, checked ------------------------------------------------------ */
 
@@ -482,7 +520,11 @@ static const Named bind_table[] = {
     {"tilec.emu.ctaid.z", FN(emu_ctaid_z)},     {"tilec.emu.nctaid.x", FN(emu_nctaid_x)},
     {"tilec.emu.nctaid.y", FN(emu_nctaid_y)},   {"tilec.emu.nctaid.z", FN(emu_nctaid_z)},
     {"tilec.emu.laneid", FN(emu_laneid)},       {"tilec.emu.barrier", FN(emu_barrier)},
-    {"tilec.emu.smem", FN(emu_smem)},           {"tilec.emu.shfl.bfly.i32", FN(emu_shfl_bfly_i32)},
+    {"tilec.emu.smem", FN(emu_smem)},           {"tilec.emu.lds.b8", FN(emu_lds_b8)},
+    {"tilec.emu.lds.b16", FN(emu_lds_b16)},     {"tilec.emu.lds.b32", FN(emu_lds_b32)},
+    {"tilec.emu.lds.b64", FN(emu_lds_b64)},     {"tilec.emu.sts.b8", FN(emu_sts_b8)},
+    {"tilec.emu.sts.b16", FN(emu_sts_b16)},     {"tilec.emu.sts.b32", FN(emu_sts_b32)},
+    {"tilec.emu.sts.b64", FN(emu_sts_b64)},           {"tilec.emu.shfl.bfly.i32", FN(emu_shfl_bfly_i32)},
     {"tilec.emu.shfl.bfly.f32", FN(emu_shfl_bfly_f32)}, {"tilec.emu.shfl.up.i32", FN(emu_shfl_up_i32)},
     {"tilec.emu.shfl.up.f32", FN(emu_shfl_up_f32)}, {"tilec.emu.shfl.down.i32", FN(emu_shfl_down_i32)},
     {"tilec.emu.shfl.down.f32", FN(emu_shfl_down_f32)}, {"tilec.emu.shfl.idx.i32", FN(emu_shfl_idx_i32)},
@@ -688,9 +730,11 @@ static void *worker(void *arg) {
   Cur c = {.run = r, .fibers = r->k->fibers};
   size_t smem_bytes = (size_t)(r->k->shared_bytes > 0 ? r->k->shared_bytes : 1);
   c.smem = aligned_alloc(16, (smem_bytes + 15) / 16 * 16);
+  c.shadow = malloc(smem_bytes);
+  c.smem_bytes = (size_t)(r->k->shared_bytes > 0 ? r->k->shared_bytes : 0);
   FiberSched *s = c.fibers ? fiber_sched_create(r->nthreads, 0) : NULL;
   cur = &c;
-  if (!c.smem || (c.fibers && !s)) {
+  if (!c.smem || !c.shadow || (c.fibers && !s)) {
     pthread_mutex_lock(&r->lock);
     report(r, "emulator: out of memory for a block's shared memory or thread stacks");
     pthread_mutex_unlock(&r->lock);
@@ -703,6 +747,7 @@ static void *worker(void *arg) {
     c.ctaid[1] = (unsigned)(b / l->grid[0] % l->grid[1]);
     c.ctaid[2] = (unsigned)(b / ((long)l->grid[0] * l->grid[1]));
     memset(c.smem, 0xcd, smem_bytes);
+    memset(c.shadow, 0, smem_bytes);
     if (!c.fibers) {
       for (c.tid = 0; c.tid < r->nthreads; c.tid++) r->k->entry((void **)l->args);
       continue;
@@ -719,6 +764,7 @@ static void *worker(void *arg) {
   cur = NULL;
   fiber_sched_destroy(s);
   free(c.smem);
+  free(c.shadow);
   return NULL;
 }
 
@@ -753,12 +799,14 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report) {
   for (int i = 1; i <= started; i++) pthread_join(w[i].thread, NULL);
   fflush(r.out);
   pthread_mutex_destroy(&r.lock);
-  bool ok = !r.report && !r.oob && !r.asserts;
+  bool ok = !r.report && !r.oob && !r.asserts && !r.uninit;
   if (!ok) {
     char tail[160] = "";
     if (r.reports > MAX_REPORTS)
-      snprintf(tail, sizeof tail, "... and %d more (%ld out-of-bounds accesses, %ld failed assertions in all)\n",
-               r.reports - MAX_REPORTS, r.oob, r.asserts);
+      snprintf(tail, sizeof tail,
+               "... and %d more (%ld out-of-bounds accesses, %ld reads of uninitialized shared memory, %ld failed "
+               "assertions in all)\n",
+               r.reports - MAX_REPORTS, r.oob, r.uninit, r.asserts);
     size_t n = r.report_len + strlen(tail) + 1;
     *out_report = malloc(n);
     if (*out_report) snprintf(*out_report, n, "%s%s", r.report ? r.report : "", tail);
