@@ -80,7 +80,19 @@ static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, const char *du
 
 /* What the runtime needs beside the PTX, as JSON: the entry name, launch
  * shape and the parameters in order. */
+/* FNV-1a of the lowered module's text: the GPU and the CPU emulator start
+ * from the same lowered kernel, and the metadata of each says which. */
+static uint64_t lowered_hash(MlirOperation llvm_module) {
+  StrBuf t = {0};
+  ir_print(&t, llvm_module, false);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < t.len; i++) h = (h ^ (unsigned char)t.s[i]) * 0x100000001b3ull;
+  sb_free(&t);
+  return h;
+}
+
 static void kernel_metadata(StrBuf *sb, const Kernel *k, const char *arch, MlirOperation llvm_module) {
+  uint64_t hash = lowered_hash(llvm_module);
   int64_t shared = 0;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(llvm_module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -106,7 +118,7 @@ static void kernel_metadata(StrBuf *sb, const Kernel *k, const char *arch, MlirO
     sb_printf(sb, "%s\"%s\": %lld", nc++ ? ", " : "", (const char *)k->const_names.v[i],
               c->kind == CV_BOOL ? (long long)c->b : (long long)c->i);
   }
-  sb_printf(sb, "}\n}\n");
+  sb_printf(sb, "},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
 }
 
 /* The passes from tile IR to tile IR with layouts, in order. */

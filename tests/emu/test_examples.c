@@ -4,7 +4,9 @@
  * sizes that leave ragged edges, against references written here in C.
  * Exact where the arithmetic is (copies, integer indices, fp16 rounding of
  * one product); with tolerances where the order of a reduction or the
- * approximate exp2 of the GPU's fast math may differ (DESIGN.md §7).
+ * approximate exp2 of the GPU's fast math may differ (DESIGN.md §7). And
+ * the differential check: PTX and the emulator's code come from the same
+ * lowered kernel (the hash in the metadata).
  *
  * usage: test_examples EXAMPLES_DIR
  */
@@ -496,6 +498,37 @@ static void linear_recurrence(void) {
   free(a), free(x), free(h), free(want), free(got);
 }
 
+/* The metadata's lowered_hash of one compilation. */
+static char *lowered_hash(const char *file, const char *kernel, const char *sig, tilec_emit emit) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", examples, file);
+  size_t len;
+  char *src = slurp(path, &len);
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .emit = emit};
+  tilec_result *r = NULL;
+  char *hash = NULL;
+  if (src && tilec_compile(file, src, len, &o, &r) == TILEC_OK) {
+    const char *m = strstr(tilec_result_metadata(r), "\"lowered_hash\": \"");
+    if (m) hash = strndup(m + 17, 16);
+  }
+  tilec_result_destroy(r);
+  free(src);
+  return hash;
+}
+
+/* The differential check: the PTX and the emulator's code come from the
+ * same lowered kernel (and another kernel hashes differently). */
+static void same_lowered_kernel(void) {
+  const char *sig = "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024";
+  char *gpu = lowered_hash("softmax.py", "softmax_kernel", sig, TILEC_EMIT_PTX);
+  char *cpu = lowered_hash("softmax.py", "softmax_kernel", sig, TILEC_EMIT_CPU);
+  char *other = lowered_hash("softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 512", TILEC_EMIT_CPU);
+  CHECK(gpu && cpu && other);
+  CHECK(gpu && cpu && !strcmp(gpu, cpu));
+  CHECK(cpu && other && strcmp(cpu, other));
+  free(gpu), free(cpu), free(other);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_examples EXAMPLES_DIR\n");
@@ -514,6 +547,7 @@ int main(int argc, char **argv) {
   layer_norm_backward();
   row_reductions();
   linear_recurrence();
+  same_lowered_kernel();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
