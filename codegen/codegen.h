@@ -15,6 +15,7 @@
 #include "../passes/passes.h"
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 /* Lowers the kernel of a tile-gpu module to a new module in the LLVM and
  * NVVM dialects; a null module with diagnostics when an op has no lowering. */
@@ -47,6 +48,10 @@ bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module);
 /* The LLVM-dialect module (arith, math, scf and cf still in it) to LLVM IR
  * in lctx; NULL with a diagnostic on failure. */
 LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation llvm_module, LLVMContextRef lctx);
+
+/* Gives lm the target machine's triple and data layout and runs the LLVM
+ * pass pipeline on it; false with a diagnostic on failure. */
+bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *triple, const char *pipeline);
 
 /* Retargets the lowered module to the host for the CPU emulator (emu.c):
  * GPU operations become calls the emulator binds, shared memory its

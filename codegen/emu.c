@@ -336,21 +336,7 @@ bool cg_emit_cpu(PassCtx *pc, MlirOperation module, StrBuf *out) {
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault,
                                                       LLVMRelocPIC, LLVMCodeModelDefault);
-    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-    char *dls = LLVMCopyStringRepOfTargetData(dl);
-    LLVMSetDataLayout(lm, dls);
-    LLVMSetTarget(lm, triple);
-    LLVMDisposeMessage(dls);
-    LLVMDisposeTargetData(dl);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef err = LLVMRunPasses(lm, "default<O2>", tm, po);
-    LLVMDisposePassBuilderOptions(po);
-    if (err) {
-      char *em = LLVMGetErrorMessage(err);
-      diag_plain_error(pc->d, "LLVM optimization for the host failed: %s", em);
-      LLVMDisposeErrorMessage(em);
-      good = false;
-    }
+    good = cg_optimize(pc, lm, tm, triple, "default<O2>");
     LLVMDisposeTargetMachine(tm);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);

@@ -276,6 +276,23 @@ static void register_once(void) {
   LLVMInitializeNVPTXAsmPrinter();
 }
 
+bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *triple, const char *pipeline) {
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  char *dls = LLVMCopyStringRepOfTargetData(dl);
+  LLVMSetDataLayout(lm, dls);
+  LLVMDisposeMessage(dls);
+  LLVMDisposeTargetData(dl);
+  LLVMSetTarget(lm, triple);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(lm, pipeline, tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (!e) return true;
+  char *em = LLVMGetErrorMessage(e);
+  diag_plain_error(pc->d, "LLVM optimization for %s failed: %s", triple, em);
+  LLVMDisposeErrorMessage(em);
+  return false;
+}
+
 LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lctx) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, register_once);
@@ -319,21 +336,7 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
     /* sm_90a needs PTX 8.0; the others are content with it */
     tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, "+ptx80", LLVMCodeGenLevelAggressive,
                                  LLVMRelocDefault, LLVMCodeModelDefault);
-    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-    char *dls = LLVMCopyStringRepOfTargetData(dl);
-    LLVMSetDataLayout(lm, dls);
-    LLVMDisposeMessage(dls);
-    LLVMDisposeTargetData(dl);
-    LLVMSetTarget(lm, "nvptx64-nvidia-cuda");
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(lm, "default<O3>", tm, po);
-    LLVMDisposePassBuilderOptions(po);
-    if (e) {
-      char *em = LLVMGetErrorMessage(e);
-      diag_plain_error(pc->d, "LLVM optimization failed: %s", em);
-      LLVMDisposeErrorMessage(em);
-      good = false;
-    }
+    good = cg_optimize(pc, lm, tm, "nvptx64-nvidia-cuda", "default<O3>");
   } else {
     diag_plain_error(pc->d, "no NVPTX target in this LLVM: %s", msg ? msg : "");
   }

@@ -624,31 +624,49 @@ static void store_shared_if(Lower *L, MlirValue base, MlirType t, MlirValue pred
   store_shared_at_if(L, base, t, const_i32(L, 0), pred, v);
 }
 
-static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v) {
-  MlirValue at = shared_at(L, base, t, idx);
-  MlirRegion then_r = mlirRegionCreate(), else_r = mlirRegionCreate();
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(then_r, tb);
-  mlirRegionAppendOwnedBlock(else_r, eb);
-  MlirBlock saved_block = L->block;
-  MlirOperation saved_term = L->term;
+/* A per-thread `if (pred) { ... }`: begin_if moves the lowering into the
+ * then block; end_if puts the scf.if where the lowering was, marked
+ * tilec.divergent (no barrier may go inside). */
+typedef struct IfScope {
+  MlirBlock block;
+  MlirOperation term;
+  MlirRegion then_r;
+  MlirValue pred;
+} IfScope;
+
+static IfScope begin_if(Lower *L, MlirValue pred) {
+  IfScope s = {L->block, L->term, mlirRegionCreate(), pred};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(s.then_r, tb);
   L->block = tb;
   L->term = (MlirOperation){NULL};
-  MlirValue sv[2] = {v, at};
-  tag_smem(L, emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
+  return s;
+}
+
+static void end_if(Lower *L, IfScope *s) {
   emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  MlirRegion else_r = mlirRegionCreate();
+  MlirBlock eb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(else_r, eb);
   L->block = eb;
   emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  L->block = saved_block;
-  L->term = saved_term;
+  L->block = s->block;
+  L->term = s->term;
   MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddOperands(&st, 1, &pred);
-  MlirRegion regions[2] = {then_r, else_r};
+  mlirOperationStateAddOperands(&st, 1, &s->pred);
+  MlirRegion regions[2] = {s->then_r, else_r};
   mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  /* a per-thread condition: no barrier may go inside */
   MlirNamedAttribute div = named(L, "tilec.divergent", mlirUnitAttrGet(L->ctx));
   mlirOperationStateAddAttributes(&st, 1, &div);
   insert_op(L, mlirOperationCreate(&st));
+}
+
+static void store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v) {
+  MlirValue at = shared_at(L, base, t, idx);
+  IfScope s = begin_if(L, pred);
+  MlirValue sv[2] = {v, at};
+  tag_smem(L, emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
+  end_if(L, &s);
 }
 
 /* Shared memory holds pointers as i64 and booleans as i8. */
@@ -1208,28 +1226,9 @@ static void lower_assert(Lower *L, MlirOperation op) {
             (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 1))}),
   };
   /* if (failed) __assertfail(...) */
-  MlirRegion then_r = mlirRegionCreate(), else_r = mlirRegionCreate();
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL), eb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(then_r, tb);
-  mlirRegionAppendOwnedBlock(else_r, eb);
-  MlirBlock saved_block = L->block;
-  MlirOperation saved_term = L->term;
-  L->block = tb;
-  L->term = (MlirOperation){NULL};
+  IfScope s = begin_if(L, failed);
   call(L, "__assertfail", (MlirType){NULL}, 5, args);
-  emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  L->block = eb;
-  emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  L->block = saved_block;
-  L->term = saved_term;
-  MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddOperands(&st, 1, &failed);
-  MlirRegion regions[2] = {then_r, else_r};
-  mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  /* a per-thread condition: no barrier may go inside */
-  MlirNamedAttribute div = named(L, "tilec.divergent", mlirUnitAttrGet(L->ctx));
-  mlirOperationStateAddAttributes(&st, 1, &div);
-  insert_op(L, mlirOperationCreate(&st));
+  end_if(L, &s);
 }
 
 /* ---- device_print ---------------------------------------------------------------------- */
