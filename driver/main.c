@@ -14,6 +14,7 @@
 #include <llvm-c/Core.h>
 
 #include "tilec/tilec.h"
+#include "run.h"
 
 #define MAX_SOURCE_BYTES (64u << 20)
 
@@ -28,6 +29,8 @@ static void usage_main(FILE *f) {
           "commands:\n"
           "  compile FILE.py -s SIGNATURE   compile one kernel of a Python file\n"
           "  opt FILE.mlir --pass=NAMES     run tile IR passes on IR text\n"
+          "  run FILE.py -s SIG -g GRID ARG...\n"
+          "                                 run one kernel on the CPU emulator, on .npy arrays\n"
           "\n"
           "options:\n"
           "  -h, --help       show this help (tilec <command> --help for a command)\n"
@@ -372,6 +375,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
   if (!strcmp(cmd, "opt")) return cmd_opt(argc - 2, argv + 2);
+  if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
   if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
   return usage_error("unknown command '%s'", cmd);
 }

@@ -1,0 +1,1337 @@
+/*
+ * run.c — `tilec run`: compile a kernel for the CPU, launch it once on
+ * arrays from .npy files, and save the buffers it wrote.
+ *
+ *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host LLVM IR + metadata JSON
+ *     --run_meta_parse--> parameters and constexprs
+ *     --ARGs--> buffers (.npy or empty:DTYPE:SHAPE) and typed scalar slots
+ *     --run_grid_eval--> grid --emu_load, emu_launch--> --save--> .npy files
+ *
+ * Everything the user gives is checked before anything runs, and every
+ * mismatch is a message naming the parameter, the value and what was
+ * expected: a kernel that reads a buffer of the wrong dtype does not crash,
+ * it computes garbage, and that costs more time than an error. Buffers the
+ * launch creates are filled with 0xCD so that reads of unwritten elements
+ * are visible in the output.
+ *
+ * The metadata reader and the grid evaluator are small hand-written
+ * parsers: the JSON has one fixed shape, and a grid is the integer subset
+ * of a Python expression. Neither trusts its input.
+ */
+#include "run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/emu.h"
+#include "runtime/npy.h"
+#include "tilec/tilec.h"
+
+#define RUN_MAX_SOURCE_BYTES (64u << 20)
+#define RUN_MAX_NESTING 100
+
+static const char *prog = "tilec";
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* ==== the kernel's metadata ===================================================== */
+
+typedef struct Json {
+  const char *start, *p;
+  const char *key; /* where the member being read starts, for messages about its key */
+  char *err;
+  size_t errlen;
+  bool failed;
+} Json;
+
+static bool jfail(Json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool jfail(Json *j, const char *fmt, ...) {
+  if (j->failed) return false;
+  j->failed = true;
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  set_err(j->err, j->errlen, "at byte %zu: %s", (size_t)(j->p - j->start), msg);
+  return false;
+}
+
+static void jskip(Json *j) {
+  while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r') j->p++;
+}
+
+/* "'x'" or "the end", for messages */
+static const char *jnear(const Json *j, char buf[8]) {
+  unsigned char c = (unsigned char)*j->p;
+  if (!c) return "the end";
+  if (c < 0x20 || c >= 0x7f) snprintf(buf, 8, "\\x%02x", c);
+  else snprintf(buf, 8, "'%c'", c);
+  return buf;
+}
+
+static bool jexpect(Json *j, char c) {
+  jskip(j);
+  if (*j->p == c) {
+    j->p++;
+    return true;
+  }
+  char b[8];
+  return jfail(j, "expected '%c', found %s", c, jnear(j, b));
+}
+
+/* string = '"' (char | '\' ["\/])* '"'; the other escapes never occur in
+ * names and types, so they are rejected rather than half-supported */
+static bool jstring(Json *j, char **out) {
+  *out = NULL;
+  if (!jexpect(j, '"')) return false;
+  const char *s = j->p;
+  size_t n = 0;
+  for (const char *q = s; *q != '"'; q++, n++) {
+    if (!*q || (unsigned char)*q < 0x20) {
+      j->p = q;
+      return jfail(j, "unterminated string");
+    }
+    if (*q == '\\') {
+      q++;
+      if (*q != '"' && *q != '\\' && *q != '/') {
+        j->p = q - 1;
+        return jfail(j, "unsupported escape in a string");
+      }
+    }
+    if (n >= 4096) return jfail(j, "a string longer than 4096 bytes");
+  }
+  char *t = malloc(n + 1);
+  if (!t) return jfail(j, "out of memory");
+  size_t k = 0;
+  for (; *j->p != '"'; j->p++) {
+    if (*j->p == '\\') j->p++;
+    t[k++] = *j->p;
+  }
+  t[k] = 0;
+  j->p++;
+  *out = t;
+  return true;
+}
+
+/* integer = '-'? ('0' | [1-9][0-9]*), within int64 */
+static bool jint(Json *j, int64_t *out) {
+  jskip(j);
+  const char *s = j->p;
+  bool neg = *j->p == '-';
+  if (neg) j->p++;
+  if (!isdigit((unsigned char)*j->p)) {
+    char b[8];
+    return jfail(j, "expected an integer, found %s", jnear(j, b));
+  }
+  if (*j->p == '0' && isdigit((unsigned char)j->p[1])) return jfail(j, "an integer with a leading zero");
+  uint64_t mag = 0;
+  for (; isdigit((unsigned char)*j->p); j->p++) {
+    if (mag > (UINT64_MAX - 9) / 10) {
+      j->p = s;
+      return jfail(j, "an integer out of range");
+    }
+    mag = mag * 10 + (uint64_t)(*j->p - '0');
+  }
+  if (*j->p == '.' || *j->p == 'e' || *j->p == 'E') return jfail(j, "expected an integer, found a fraction");
+  if (mag > (uint64_t)INT64_MAX + neg) {
+    j->p = s;
+    return jfail(j, "an integer out of range");
+  }
+  *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+  return true;
+}
+
+static bool jint_in(Json *j, const char *key, int64_t lo, int64_t hi, int64_t *out) {
+  const char *at = j->p;
+  if (!jint(j, out)) return false;
+  if (*out < lo || *out > hi) {
+    j->p = at;
+    jskip(j);
+    return jfail(j, "%s is %" PRId64 ", expected %" PRId64 " to %" PRId64, key, *out, lo, hi);
+  }
+  return true;
+}
+
+/* Calls `member` for each "key": value of an object; the callback reads the value. */
+static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx), void *ctx) {
+  if (!jexpect(j, '{')) return false;
+  jskip(j);
+  if (*j->p == '}') {
+    j->p++;
+    return true;
+  }
+  for (;;) {
+    char *key;
+    const char *at;
+    jskip(j);
+    at = j->key = j->p;
+    if (!jstring(j, &key)) return false;
+    bool ok = jexpect(j, ':');
+    if (ok) {
+      /* false without a message: a key the member does not know */
+      ok = member(j, key, ctx);
+      if (!ok && !j->failed) {
+        j->p = at;
+        jfail(j, "unexpected key '%s'", key);
+      }
+    }
+    free(key);
+    if (!ok) return false;
+    jskip(j);
+    if (*j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (*j->p == '}') {
+      j->p++;
+      return true;
+    }
+    char b[8];
+    return jfail(j, "expected ',' or '}', found %s", jnear(j, b));
+  }
+}
+
+enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
+       K_TYPE = 256, K_DIV = 512 };
+
+typedef struct MetaCtx {
+  RunMeta *m;
+  RunParam *param; /* the parameter being read */
+  unsigned seen;
+} MetaCtx;
+
+/* Marks `bit` seen; a second time is an error. */
+static bool jonce(Json *j, MetaCtx *c, unsigned bit, const char *key) {
+  if (c->seen & bit) {
+    j->p = j->key;
+    return jfail(j, "duplicate key '%s'", key);
+  }
+  c->seen |= bit;
+  return true;
+}
+
+static bool param_member(Json *j, const char *key, void *ctx) {
+  MetaCtx *c = ctx;
+  int64_t v;
+  if (!strcmp(key, "name")) return jonce(j, c, K_NAME, key) && jstring(j, &c->param->name);
+  if (!strcmp(key, "type")) return jonce(j, c, K_TYPE, key) && jstring(j, &c->param->type);
+  if (!strcmp(key, "divisibility")) {
+    if (!jonce(j, c, K_DIV, key) || !jint_in(j, key, 0, INT32_MAX, &v)) return false;
+    c->param->divisibility = (int)v;
+    return true;
+  }
+  return false;
+}
+
+static bool const_member(Json *j, const char *key, void *ctx) {
+  RunMeta *m = ctx;
+  for (int i = 0; i < m->nconsts; i++)
+    if (!strcmp(m->consts[i].name, key)) {
+      j->p = j->key;
+      return jfail(j, "duplicate constexpr '%s'", key);
+    }
+  if (m->nconsts >= 100000) return jfail(j, "too many constexprs");
+  RunConst *cs = realloc(m->consts, ((size_t)m->nconsts + 1) * sizeof *cs);
+  if (!cs) return jfail(j, "out of memory");
+  m->consts = cs;
+  RunConst *rc = &cs[m->nconsts];
+  rc->name = strdup(key);
+  if (!rc->name) return jfail(j, "out of memory");
+  m->nconsts++;
+  return jint(j, &rc->value);
+}
+
+static bool jparams(Json *j, RunMeta *m) {
+  if (!jexpect(j, '[')) return false;
+  jskip(j);
+  if (*j->p == ']') {
+    j->p++;
+    return true;
+  }
+  for (;;) {
+    if (m->nparams >= 100000) return jfail(j, "too many parameters");
+    RunParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
+    if (!ps) return jfail(j, "out of memory");
+    m->params = ps;
+    MetaCtx c = {.m = m, .param = &ps[m->nparams++]};
+    *c.param = (RunParam){0};
+    jskip(j);
+    const char *at = j->p;
+    if (!jobject(j, param_member, &c)) return false;
+    if (c.seen != (K_NAME | K_TYPE | K_DIV)) {
+      j->p = at;
+      return jfail(j, "a parameter needs exactly name, type and divisibility");
+    }
+    if (!c.param->name[0] || !c.param->type[0]) {
+      j->p = at;
+      return jfail(j, "a parameter with an empty name or type");
+    }
+    jskip(j);
+    if (*j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (*j->p == ']') {
+      j->p++;
+      return true;
+    }
+    char b[8];
+    return jfail(j, "expected ',' or ']', found %s", jnear(j, b));
+  }
+}
+
+static bool meta_member(Json *j, const char *key, void *ctx) {
+  MetaCtx *c = ctx;
+  RunMeta *m = c->m;
+  int64_t v;
+  if (!strcmp(key, "name")) return jonce(j, c, K_NAME, key) && jstring(j, &m->name);
+  if (!strcmp(key, "arch")) return jonce(j, c, K_ARCH, key) && jstring(j, &m->arch);
+  if (!strcmp(key, "num_warps")) {
+    if (!jonce(j, c, K_WARPS, key) || !jint_in(j, key, 1, 32, &v)) return false;
+    m->num_warps = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "num_stages")) {
+    if (!jonce(j, c, K_STAGES, key) || !jint_in(j, key, 0, 64, &v)) return false;
+    m->num_stages = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "shared_bytes"))
+    return jonce(j, c, K_SHARED, key) && jint_in(j, key, 0, INT64_MAX, &m->shared_bytes);
+  if (!strcmp(key, "params")) return jonce(j, c, K_PARAMS, key) && jparams(j, m);
+  if (!strcmp(key, "constexprs")) return jonce(j, c, K_CONSTS, key) && jobject(j, const_member, m);
+  if (!strcmp(key, "lowered_hash")) return jonce(j, c, K_HASH, key) && jstring(j, &m->lowered_hash);
+  return false;
+}
+
+void run_meta_free(RunMeta *m) {
+  if (!m) return;
+  free(m->name);
+  free(m->arch);
+  free(m->lowered_hash);
+  for (int i = 0; i < m->nparams; i++) {
+    free(m->params[i].name);
+    free(m->params[i].type);
+  }
+  free(m->params);
+  for (int i = 0; i < m->nconsts; i++) free(m->consts[i].name);
+  free(m->consts);
+  *m = (RunMeta){0};
+}
+
+bool run_meta_parse(const char *json, RunMeta *out, char *err, size_t errlen) {
+  *out = (RunMeta){0};
+  if (!json) {
+    set_err(err, errlen, "no metadata");
+    return false;
+  }
+  Json j = {.start = json, .p = json, .err = err, .errlen = errlen};
+  MetaCtx c = {.m = out};
+  bool ok = jobject(&j, meta_member, &c);
+  static const struct {
+    unsigned bit;
+    const char *key;
+  } required[] = {{K_NAME, "name"},       {K_ARCH, "arch"},         {K_WARPS, "num_warps"},
+                  {K_STAGES, "num_stages"}, {K_SHARED, "shared_bytes"}, {K_PARAMS, "params"},
+                  {K_CONSTS, "constexprs"}, {K_HASH, "lowered_hash"}};
+  for (size_t i = 0; ok && i < sizeof required / sizeof *required; i++)
+    if (!(c.seen & required[i].bit)) {
+      j.p = json;
+      ok = jfail(&j, "no key '%s'", required[i].key);
+    }
+  if (ok) {
+    jskip(&j);
+    if (*j.p) ok = jfail(&j, "text after the object");
+  }
+  if (ok && !out->name[0]) {
+    j.p = json;
+    ok = jfail(&j, "an empty kernel name");
+  }
+  if (!ok) run_meta_free(out);
+  return ok;
+}
+
+/* ==== grid expressions ============================================================ */
+
+typedef struct Grid {
+  const char *start, *p;
+  const RunName *names;
+  int nnames;
+  int depth;
+  char *err;
+  size_t errlen;
+  size_t *errpos;
+  bool failed;
+} Grid;
+
+static bool gfail(Grid *g, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool gfail(Grid *g, const char *at, const char *fmt, ...) {
+  if (g->failed) return false;
+  g->failed = true;
+  if (g->err && g->errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->err, g->errlen, fmt, ap);
+    va_end(ap);
+  }
+  *g->errpos = (size_t)(at - g->start);
+  return false;
+}
+
+static void gskip(Grid *g) {
+  while (*g->p == ' ' || *g->p == '\t') g->p++;
+}
+
+static bool is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
+static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* Python's a // b and a % b: the quotient rounds toward -infinity, the
+ * remainder takes the divisor's sign. The caller has checked b != 0. */
+static bool floor_div(int64_t a, int64_t b, int64_t *q) {
+  if (a == INT64_MIN && b == -1) return false;
+  *q = a / b - (a % b != 0 && (a < 0) != (b < 0));
+  return true;
+}
+
+static int64_t floor_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
+/* Triton's cdiv: (a + b - 1) // b, computed as written. */
+static bool g_cdiv(Grid *g, const char *at, int64_t a, int64_t b, int64_t *out) {
+  if (b == 0) return gfail(g, at, "cdiv() by zero");
+  int64_t t;
+  if (__builtin_add_overflow(a, b, &t) || __builtin_sub_overflow(t, 1, &t) || !floor_div(t, b, out))
+    return gfail(g, at, "cdiv(%" PRId64 ", %" PRId64 ") overflows", a, b);
+  return true;
+}
+
+static bool g_expr(Grid *g, int64_t *v);
+
+/* number = digits ('_' digits)* | '0x' hexdigits; a grid has no fractions */
+static bool g_number(Grid *g, int64_t *v) {
+  const char *at = g->p;
+  int base = 10;
+  if (g->p[0] == '0' && (g->p[1] == 'x' || g->p[1] == 'X') && isxdigit((unsigned char)g->p[2])) {
+    base = 16;
+    g->p += 2;
+  }
+  uint64_t mag = 0;
+  bool overflow = false;
+  for (;; g->p++) {
+    char c = *g->p;
+    if (c == '_' && isxdigit((unsigned char)g->p[1]) && (base == 16 || isdigit((unsigned char)g->p[1]))) continue;
+    int d = isdigit((unsigned char)c) ? c - '0' : base == 16 && isxdigit((unsigned char)c) ? tolower(c) - 'a' + 10 : -1;
+    if (d < 0) break;
+    if (mag > ((uint64_t)INT64_MAX - (uint64_t)d) / (uint64_t)base) overflow = true;
+    else mag = mag * (uint64_t)base + (uint64_t)d;
+  }
+  if (*g->p == '.' || is_ident_char(*g->p)) {
+    while (*g->p == '.' || is_ident_char(*g->p)) g->p++;
+    return gfail(g, at, "'%.*s' is not an integer (a grid is computed in integers)", (int)(g->p - at), at);
+  }
+  if (overflow) return gfail(g, at, "%.*s is too large", (int)(g->p - at), at);
+  *v = (int64_t)mag;
+  return true;
+}
+
+/* The names a grid may use, for messages: "a, b, c". */
+static void list_names(const Grid *g, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; i < g->nnames && n < len; i++) {
+    if (g->names[i].unusable) continue;
+    int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", g->names[i].name);
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+}
+
+static bool g_name(Grid *g, const char *at, size_t len, int64_t *v) {
+  for (int i = 0; i < g->nnames; i++) {
+    const RunName *nm = &g->names[i];
+    if (strlen(nm->name) != len || memcmp(nm->name, at, len)) continue;
+    if (nm->unusable) return gfail(g, at, "'%s' is %s; a grid is computed from integers", nm->name, nm->unusable);
+    *v = nm->value;
+    return true;
+  }
+  if (len == 4 && !memcmp(at, "True", 4)) return *v = 1, true;
+  if (len == 5 && !memcmp(at, "False", 5)) return *v = 0, true;
+  char known[400];
+  list_names(g, known, sizeof known);
+  if (!known[0])
+    return gfail(g, at, "unknown name '%.*s'; the kernel has no integer arguments or constexprs", (int)len, at);
+  return gfail(g, at, "unknown name '%.*s'; the names are %s", (int)len, at, known);
+}
+
+/* call = NAME '(' expr (',' expr)* ')', for cdiv, min and max */
+static bool g_call(Grid *g, const char *at, size_t len, int64_t *v) {
+  bool cdiv = (len == 4 && !memcmp(at, "cdiv", 4)) || (len == 11 && !memcmp(at, "triton.cdiv", 11));
+  bool is_min = len == 3 && !memcmp(at, "min", 3), is_max = len == 3 && !memcmp(at, "max", 3);
+  if (!cdiv && !is_min && !is_max)
+    return gfail(g, at, "unknown function '%.*s'; a grid may call cdiv, triton.cdiv, min and max", (int)len, at);
+  g->p++; /* '(' */
+  int64_t args[2] = {0, 0}, acc = 0;
+  int n = 0;
+  gskip(g);
+  if (*g->p != ')') {
+    for (;;) {
+      int64_t x;
+      if (!g_expr(g, &x)) return false;
+      if (cdiv) {
+        if (n < 2) args[n] = x;
+      } else {
+        acc = n == 0 || (is_min ? x < acc : x > acc) ? x : acc;
+      }
+      n++;
+      gskip(g);
+      if (*g->p != ',') break;
+      g->p++;
+    }
+  }
+  if (*g->p != ')') return gfail(g, g->p, "expected ',' or ')' in the arguments of %.*s()", (int)len, at);
+  g->p++;
+  if (cdiv && n != 2) return gfail(g, at, "%.*s() takes 2 arguments, got %d", (int)len, at, n);
+  if (!cdiv && n < 2) return gfail(g, at, "%.*s() takes 2 or more arguments, got %d", (int)len, at, n);
+  if (cdiv) return g_cdiv(g, at, args[0], args[1], v);
+  *v = acc;
+  return true;
+}
+
+/* subscript = ('meta' | 'META') '[' STRING ']', the argument of a grid lambda */
+static bool g_subscript(Grid *g, int64_t *v) {
+  g->p++; /* '[' */
+  gskip(g);
+  char q = *g->p;
+  if (q != '"' && q != '\'') return gfail(g, g->p, "expected a quoted name after '['");
+  const char *s = ++g->p;
+  while (*g->p && *g->p != q) g->p++;
+  if (!*g->p) return gfail(g, s - 1, "unterminated string");
+  size_t len = (size_t)(g->p - s);
+  g->p++;
+  gskip(g);
+  if (*g->p != ']') return gfail(g, g->p, "expected ']'");
+  g->p++;
+  return g_name(g, s, len, v);
+}
+
+/* primary = number | NAME | call | subscript | '(' expr ')' */
+static bool g_primary(Grid *g, int64_t *v) {
+  gskip(g);
+  const char *at = g->p;
+  if (isdigit((unsigned char)*at)) return g_number(g, v);
+  if (*at == '(') {
+    g->p++;
+    if (!g_expr(g, v)) return false;
+    gskip(g);
+    if (*g->p == ',') return gfail(g, at, "a grid is X,Y,Z without parentheses, not a tuple");
+    if (*g->p != ')') return gfail(g, g->p, "expected ')'");
+    g->p++;
+    return true;
+  }
+  if (is_ident_start(*at)) {
+    while (is_ident_char(*g->p)) g->p++;
+    size_t len = (size_t)(g->p - at);
+    if (len == 6 && !memcmp(at, "triton", 6) && g->p[0] == '.' && is_ident_start(g->p[1])) {
+      g->p++;
+      while (is_ident_char(*g->p)) g->p++;
+      len = (size_t)(g->p - at);
+    }
+    const char *end = g->p;
+    gskip(g);
+    if (*g->p == '(') return g_call(g, at, len, v);
+    if (*g->p == '[' && ((len == 4 && !memcmp(at, "meta", 4)) || (len == 4 && !memcmp(at, "META", 4))))
+      return g_subscript(g, v);
+    g->p = end;
+    return g_name(g, at, len, v);
+  }
+  if (!*at) return gfail(g, at, "the expression ends early: expected a number, a name or '('");
+  if ((unsigned char)*at < 0x20 || (unsigned char)*at >= 0x7f)
+    return gfail(g, at, "unexpected byte 0x%02x: expected a number, a name or '('", (unsigned char)*at);
+  return gfail(g, at, "unexpected '%c': expected a number, a name or '('", *at);
+}
+
+/* unary = ('-' | '+') unary | primary; the nesting is bounded so that no
+ * input runs the stack out */
+static bool g_unary(Grid *g, int64_t *v) {
+  gskip(g);
+  const char *at = g->p;
+  if (++g->depth > RUN_MAX_NESTING) return gfail(g, at, "the expression nests too deeply");
+  bool ok;
+  if (*at == '-' || *at == '+') {
+    g->p++;
+    ok = g_unary(g, v);
+    if (ok && *at == '-') {
+      if (*v == INT64_MIN) ok = gfail(g, at, "-(%" PRId64 ") overflows", *v);
+      else *v = -*v;
+    }
+  } else {
+    ok = g_primary(g, v);
+  }
+  g->depth--;
+  return ok;
+}
+
+/* term = unary (('*' | '//' | '/' | '%') unary)* */
+static bool g_term(Grid *g, int64_t *v) {
+  if (!g_unary(g, v)) return false;
+  for (;;) {
+    gskip(g);
+    const char *at = g->p;
+    char op = *at;
+    if (op != '*' && op != '/' && op != '%') return true;
+    if (op == '*' && at[1] == '*') return gfail(g, at, "'**' is not supported in a grid");
+    bool floordiv = op == '/' && at[1] == '/';
+    g->p += floordiv ? 2 : 1;
+    int64_t r, a = *v;
+    if (!g_unary(g, &r)) return false;
+    if (op == '*') {
+      if (__builtin_mul_overflow(a, r, v)) return gfail(g, at, "%" PRId64 " * %" PRId64 " overflows", a, r);
+      continue;
+    }
+    if (r == 0) return gfail(g, at, "division by zero");
+    if (op == '%') {
+      *v = floor_mod(a, r);
+    } else if (floordiv) {
+      if (!floor_div(a, r, v)) return gfail(g, at, "%" PRId64 " // %" PRId64 " overflows", a, r);
+    } else {
+      if (floor_mod(a, r) != 0)
+        return gfail(g, at, "%" PRId64 " / %" PRId64 " is not an integer; use // or cdiv()", a, r);
+      if (!floor_div(a, r, v)) return gfail(g, at, "%" PRId64 " / %" PRId64 " overflows", a, r);
+    }
+  }
+}
+
+/* expr = term (('+' | '-') term)* */
+static bool g_expr(Grid *g, int64_t *v) {
+  if (++g->depth > RUN_MAX_NESTING) return gfail(g, g->p, "the expression nests too deeply");
+  bool ok = g_term(g, v);
+  while (ok) {
+    gskip(g);
+    const char *at = g->p;
+    char op = *at;
+    if (op != '+' && op != '-') break;
+    g->p++;
+    int64_t r, a = *v;
+    ok = g_term(g, &r);
+    if (ok && (op == '+' ? __builtin_add_overflow(a, r, v) : __builtin_sub_overflow(a, r, v)))
+      ok = gfail(g, at, "%" PRId64 " %c %" PRId64 " overflows", a, op, r);
+  }
+  g->depth--;
+  return ok;
+}
+
+/* grid = expr (',' expr){0,2} ','? */
+bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err,
+                   size_t errlen, size_t *errpos) {
+  size_t pos_unused;
+  Grid g = {.start = grid ? grid : "", .names = names, .nnames = nnames, .err = err, .errlen = errlen,
+            .errpos = errpos ? errpos : &pos_unused};
+  g.p = g.start;
+  int64_t v[3] = {1, 1, 1};
+  const char *at[3] = {g.start, g.start, g.start};
+  int n = 0;
+  for (;;) {
+    gskip(&g);
+    if (n == 3) return gfail(&g, g.p, "a grid has at most 3 dimensions");
+    at[n] = g.p;
+    if (!g_expr(&g, &v[n])) return false;
+    n++;
+    gskip(&g);
+    if (*g.p == ',') {
+      g.p++;
+      gskip(&g);
+      if (!*g.p) break; /* "(n,)" in Python: a trailing comma */
+      continue;
+    }
+    if (!*g.p) break;
+    if (*g.p == ')') return gfail(&g, g.p, "unmatched ')'");
+    return gfail(&g, g.p, "expected an operator, ',' or the end of the grid");
+  }
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int i = 0; i < n; i++) {
+    int64_t most = i == 0 ? INT32_MAX : 65535;
+    if (v[i] < 1) return gfail(&g, at[i], "grid dimension %c is %" PRId64 "; it must be at least 1", axis[i], v[i]);
+    if (v[i] > most)
+      return gfail(&g, at[i], "grid dimension %c is %" PRId64 "; the most is %" PRId64, axis[i], v[i], most);
+  }
+  for (int i = 0; i < 3; i++) dims[i] = (unsigned)v[i];
+  return true;
+}
+
+/* ==== 16-bit floats ================================================================ */
+
+/* Rounds a double to a float of `ebits` exponent and `mbits` mantissa bits,
+ * ties to even, straight from the double's bits (no double rounding through
+ * fp32). */
+static uint16_t f64_to_small(double v, int ebits, int mbits) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  uint16_t sign = (uint16_t)((b >> 63) << (ebits + mbits));
+  int e = (int)((b >> 52) & 0x7ff);
+  uint64_t m = b & ((UINT64_C(1) << 52) - 1);
+  int emax = (1 << ebits) - 1, bias = (1 << (ebits - 1)) - 1;
+  if (e == 0x7ff) return (uint16_t)(sign | emax << mbits | (m ? 1u << (mbits - 1) : 0));
+  if (e == 0) return sign; /* zero, or a double subnormal: far below the smallest fp16/bf16 */
+  int te = e - 1023 + bias;   /* the target's biased exponent */
+  uint64_t full = m | UINT64_C(1) << 52;
+  int shift = 52 - mbits + (te >= 1 ? 0 : 1 - te);
+  if (shift > 53) return sign; /* under half the smallest subnormal */
+  uint64_t q = full >> shift, rem = full & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+  if (rem > half || (rem == half && (q & 1))) q++;
+  if (te < 1) return (uint16_t)(sign | q); /* a subnormal; q == 1 << mbits is the smallest normal */
+  if (q >> (mbits + 1)) {
+    q >>= 1;
+    te++;
+  }
+  if (te >= emax) return (uint16_t)(sign | emax << mbits);
+  return (uint16_t)(sign | (uint64_t)te << mbits | (q & ((UINT64_C(1) << mbits) - 1)));
+}
+
+uint16_t run_f16_bits(double v) { return f64_to_small(v, 5, 10); }
+uint16_t run_bf16_bits(double v) { return f64_to_small(v, 8, 7); }
+
+/* ==== arguments ==================================================================== */
+
+typedef enum { T_BOOL, T_SINT, T_UINT, T_FLOAT, T_FP8 } TypeKind;
+
+/* An element type as the signature spells it, and how .npy stores it. */
+typedef struct RunType {
+  const char *name;
+  TypeKind kind;
+  int bits;
+  const char *npy;     /* the dtype of its arrays, also for empty:... buffers */
+  const char *npy_alt; /* another accepted on input */
+} RunType;
+
+static const RunType run_types[] = {
+    {"i1", T_BOOL, 8, "|b1", "|u1"},   {"i8", T_SINT, 8, "|i1", NULL},    {"i16", T_SINT, 16, "<i2", NULL},
+    {"i32", T_SINT, 32, "<i4", NULL},  {"i64", T_SINT, 64, "<i8", NULL},  {"u8", T_UINT, 8, "|u1", NULL},
+    {"u16", T_UINT, 16, "<u2", NULL},  {"u32", T_UINT, 32, "<u4", NULL},  {"u64", T_UINT, 64, "<u8", NULL},
+    {"fp16", T_FLOAT, 16, "<f2", NULL}, {"bf16", T_FLOAT, 16, "<u2", NULL}, {"fp32", T_FLOAT, 32, "<f4", NULL},
+    {"fp64", T_FLOAT, 64, "<f8", NULL}, {"fp8e4nv", T_FP8, 8, "|u1", NULL}, {"fp8e5", T_FP8, 8, "|u1", NULL},
+};
+
+static const RunType *find_type(const char *name) {
+  for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
+    if (!strcmp(run_types[i].name, name)) return &run_types[i];
+  return NULL;
+}
+
+/* One runtime argument: where its value lives, as the launch passes it. */
+typedef struct Arg {
+  const RunParam *param;
+  const RunType *type; /* the pointee of a pointer, else the scalar's type */
+  bool is_ptr;
+  union {
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f32;
+    double f64;
+    void *ptr;
+  } slot;
+  NpyArray buf; /* a pointer's buffer, with the dtype and shape --save writes */
+} Arg;
+
+static int arg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int arg_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", prog);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 1;
+}
+
+/* "0x1F", "-12", "+7": *neg and the magnitude; false if not an integer. */
+static bool parse_integer(const char *s, bool *neg, uint64_t *mag) {
+  *neg = *s == '-';
+  if (*s == '-' || *s == '+') s++;
+  int base = 10;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s += 2;
+  }
+  if (!isxdigit((unsigned char)*s) || (base == 10 && !isdigit((unsigned char)*s))) return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, base);
+  if (*end || errno) return false;
+  *mag = v;
+  return true;
+}
+
+/* A scalar argument into its typed slot. */
+static int scalar_arg(Arg *a, const char *text) {
+  const RunParam *p = a->param;
+  const RunType *t = a->type;
+  if (t->kind == T_BOOL) {
+    if (!strcmp(text, "True") || !strcmp(text, "1")) a->slot.u8 = 1;
+    else if (!strcmp(text, "False") || !strcmp(text, "0")) a->slot.u8 = 0;
+    else return arg_error("%s: '%s' is not True or False (the parameter is i1)", p->name, text);
+    return 0;
+  }
+  if (t->kind == T_SINT || t->kind == T_UINT) {
+    bool neg;
+    uint64_t mag;
+    if (!parse_integer(text, &neg, &mag))
+      return arg_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, t->name);
+    uint64_t hi = t->kind == T_UINT ? (t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1)
+                                    : (UINT64_C(1) << (t->bits - 1)) - 1;
+    uint64_t neg_most = t->kind == T_UINT ? 0 : UINT64_C(1) << (t->bits - 1);
+    if ((neg && mag > neg_most) || (!neg && mag > hi)) {
+      if (t->kind == T_UINT)
+        return arg_error("%s: %s is out of range for %s (0 to %" PRIu64 ")", p->name, text, t->name, hi);
+      return arg_error("%s: %s is out of range for %s (-%" PRIu64 " to %" PRIu64 ")", p->name, text, t->name,
+                       neg_most, hi);
+    }
+    uint64_t bits = neg ? 0 - mag : mag;
+    switch (t->bits) {
+    case 8: a->slot.u8 = (uint8_t)bits; break;
+    case 16: a->slot.u16 = (uint16_t)bits; break;
+    case 32: a->slot.u32 = (uint32_t)bits; break;
+    default: a->slot.u64 = bits; break;
+    }
+    return 0;
+  }
+  if (t->kind == T_FP8) return arg_error("%s: scalar %s arguments are not supported", p->name, t->name);
+  char *end;
+  double d = strtod(text, &end);
+  if (!*text || *end || isspace((unsigned char)*text))
+    return arg_error("%s: '%s' is not a number (the parameter is %s)", p->name, text, t->name);
+  if (!strcmp(t->name, "fp64")) a->slot.f64 = d;
+  else if (!strcmp(t->name, "fp32")) a->slot.f32 = (float)d;
+  else if (!strcmp(t->name, "fp16")) a->slot.u16 = run_f16_bits(d);
+  else a->slot.u16 = run_bf16_bits(d);
+  return 0;
+}
+
+/* "empty:DTYPE:SHAPE": a new buffer of the pointee's dtype, poisoned. */
+static int empty_arg(Arg *a, const char *text) {
+  const RunParam *p = a->param;
+  const char *dt = text + 6, *colon = strchr(dt, ':');
+  if (!colon)
+    return arg_error("%s: expected empty:DTYPE:SHAPE (empty:%s:1024), got '%s'", p->name, a->type->name, text);
+  size_t dl = (size_t)(colon - dt);
+  if (dl != strlen(a->type->name) || memcmp(dt, a->type->name, dl)) {
+    bool known = false;
+    for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
+      known |= strlen(run_types[i].name) == dl && !memcmp(run_types[i].name, dt, dl);
+    if (!known)
+      return arg_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so empty:%s:SHAPE", p->name, (int)dl,
+                       dt, text, p->type, a->type->name);
+    return arg_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
+  }
+  NpyArray *b = &a->buf;
+  memcpy(b->dtype, a->type->npy, 4);
+  b->itemsize = (size_t)a->type->bits / 8;
+  b->count = 1;
+  const char *s = colon + 1;
+  for (;;) {
+    if (b->ndim == NPY_MAX_DIMS) return arg_error("%s: '%s' has more than %d dimensions", p->name, text, NPY_MAX_DIMS);
+    if (!isdigit((unsigned char)*s))
+      return arg_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
+    char *end;
+    errno = 0;
+    unsigned long long d = strtoull(s, &end, 10);
+    if (errno || d > SIZE_MAX || (d && b->count > SIZE_MAX / d))
+      return arg_error("%s: the shape of '%s' is too large", p->name, text);
+    b->shape[b->ndim++] = d;
+    b->count *= (size_t)d;
+    s = end;
+    if (!*s) break;
+    if (*s != 'x') return arg_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
+    s++;
+  }
+  if (b->count > SIZE_MAX / b->itemsize) return arg_error("%s: the shape of '%s' is too large", p->name, text);
+  b->nbytes = b->count * b->itemsize;
+  b->data = malloc(b->nbytes ? b->nbytes : 1);
+  if (!b->data) return arg_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes, text);
+  memset(b->data, 0xCD, b->nbytes);
+  return 0;
+}
+
+/* A pointer argument: an .npy file of the pointee's dtype, or empty:... */
+static int buffer_arg(Arg *a, const char *text) {
+  const RunType *t = a->type;
+  if (!strncmp(text, "empty:", 6)) return empty_arg(a, text);
+  char err[512];
+  if (!npy_read_file(text, &a->buf, err, sizeof err)) return arg_error("%s: %s", a->param->name, err);
+  if (strcmp(a->buf.dtype, t->npy) && (!t->npy_alt || strcmp(a->buf.dtype, t->npy_alt))) {
+    char want[16];
+    snprintf(want, sizeof want, t->npy_alt ? "%s or %s" : "%s", t->npy, t->npy_alt ? t->npy_alt : "");
+    return arg_error("%s: '%s' has dtype %s, but the parameter is %s, which needs %s", a->param->name, text,
+                     a->buf.dtype, a->param->type, want);
+  }
+  return 0;
+}
+
+/* Types the parameter: "*fp32" is a pointer to fp32; false when run cannot pass it. */
+static int type_arg(Arg *a, const RunParam *p) {
+  a->param = p;
+  a->is_ptr = p->type[0] == '*';
+  a->type = find_type(p->type + a->is_ptr);
+  if (!a->type) return arg_error("%s: tilec run cannot pass an argument of type %s yet", p->name, p->type);
+  return 0;
+}
+
+/* ==== the command ================================================================== */
+
+static void usage_run(FILE *f) {
+  fputs(
+          "usage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [-w N] [--num-stages N] [-D NAME=VALUE]...\n"
+          "                 [--device=cpu|cuda|auto] [--seed N] ARG... [--save I=PATH.npy]...\n"
+          "\n"
+          "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE, launches it\n"
+          "once on GRID with the ARGs, and saves the buffers asked for. The ARGs are the runtime\n"
+          "parameters in order; constexprs take their values from SIGNATURE or -D.\n"
+          "\n"
+          "arguments:\n"
+          "  FILE.npy              for a pointer parameter: a NumPy array whose dtype matches the\n"
+          "                        pointee: *fp32 <f4, *fp16 <f2, *bf16 <u2 (the raw bits), *fp64 <f8,\n"
+          "                        *i8 |i1, *i16 <i2, *i32 <i4, *i64 <i8, *u8 |u1, *u16 <u2, *u32 <u4,\n"
+          "                        *u64 <u8, *i1 |b1 or |u1, *fp8e4nv and *fp8e5 |u1 (the raw bits)\n"
+          "  empty:DTYPE:SHAPE     for a pointer parameter: a new buffer of the pointee's DTYPE, filled\n"
+          "                        with the byte 0xCD so that reads of unwritten elements show:\n"
+          "                        empty:fp32:4096, empty:fp16:128x64\n"
+          "  NUMBER                for a scalar parameter: an integer within its type's range (decimal\n"
+          "                        or 0x hex), a float (1.5, 1e-6, inf, nan), True or False for i1\n"
+          "\n"
+          "options:\n"
+          "  -k, --kernel NAME     the kernel to run (default: the file's only kernel)\n"
+          "  -s, --signature SIG   parameter types and constexpr values, as for tilec compile:\n"
+          "                        \"*fp32:16, *fp32:16, i32, 1024\"\n"
+          "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
+          "  -g, --grid GRID       the programs to launch, X[,Y[,Z]]: each an integer or an expression\n"
+          "                        over the integer arguments and the constexprs, as a Triton grid\n"
+          "                        lambda computes it: + - * // % (Python's floor semantics), / (when\n"
+          "                        it divides exactly), unary -, parentheses, cdiv(a, b) or\n"
+          "                        triton.cdiv(a, b), min(...), max(...), meta[\"NAME\"]; X is 1 to\n"
+          "                        2^31-1, Y and Z 1 to 65535, a missing Y or Z is 1\n"
+          "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
+          "  --num-stages N        software pipelining stages (default: config, else 3)\n"
+          "  --device DEVICE       cpu (the emulator), cuda (not built yet) or auto (the default,\n"
+          "                        cpu for now); without it, the TILEC_DEVICE environment variable\n"
+          "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
+          "                        missing barriers (default: TILEC_EMU_SEED, else 0: in order)\n"
+          "  --save I=PATH.npy     after the launch, write buffer I (a 0-based argument index or the\n"
+          "                        parameter's name) to PATH.npy, in the dtype and shape it came in;\n"
+          "                        also when a check fails, so that the output can be inspected\n"
+          "  -h, --help            show this help\n"
+          "\n"
+          "Exit codes: 0 success (nothing is printed but what the kernel prints), 1 a bad argument,\n"
+          "a compile error, or a check the emulator tripped (its report on standard error), 2 a\n"
+          "usage error.\n"
+          "\n"
+          "example: add two vectors of 98432 elements, in blocks of 1024\n"
+          "  tilec run examples/vector_add.py -k add_kernel -s \"*fp32:16, *fp32:16, *fp32:16, i32, 1024\" \\\n"
+          "    -g \"cdiv(n_elements, BLOCK_SIZE)\" x.npy y.npy empty:fp32:98432 98432 --save 2=out.npy\n",
+        f);
+}
+
+static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run_usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", prog);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr,
+          "\nusage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [options] ARG... [--save I=PATH.npy]...\n"
+          "(see '%s run --help')\n",
+          prog);
+  return 2;
+}
+
+/* Matches "-x VALUE", "-xVALUE", "--long VALUE" and "--long=VALUE". */
+static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, bool *missing) {
+  const char *a = argv[*i];
+  size_t ll = strlen(lng);
+  if (!strncmp(a, lng, ll) && a[ll] == '=') return a + ll + 1;
+  if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
+    if (*i + 1 >= argc) {
+      *missing = true;
+      return NULL;
+    }
+    return argv[++*i];
+  }
+  if (shrt && !strncmp(a, shrt, 2) && a[2]) return a + 2;
+  return NULL;
+}
+
+/* A negative number is an argument, not an option. */
+static bool looks_negative_number(const char *a) {
+  return a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.' || !strcmp(a, "-inf") || !strcmp(a, "-nan"));
+}
+
+static bool parse_small_int(const char *s, int lo, int hi, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi) return false;
+  *out = (int)v;
+  return true;
+}
+
+static bool parse_seed(const char *s, uint64_t *out) {
+  bool neg;
+  return parse_integer(s, &neg, out) && !neg && *s != '+';
+}
+
+/* Reads a whole file; NULL with a message on failure. */
+static char *read_source(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "%s: error: cannot open '%s': %s\n", prog, path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    if (cap >= RUN_MAX_SOURCE_BYTES) {
+      fprintf(stderr, "%s: error: '%s' is larger than %u MiB\n", prog, path, RUN_MAX_SOURCE_BYTES >> 20);
+      free(buf);
+      fclose(f);
+      return NULL;
+    }
+    char *b = realloc(buf, cap *= 2);
+    if (!b) free(buf);
+    buf = b;
+  }
+  bool bad = !buf || ferror(f);
+  fclose(f);
+  if (bad) {
+    fprintf(stderr, "%s: error: cannot read '%s'\n", prog, path);
+    free(buf);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+/* Prints a grid error: the message, the expression, a caret under pos. */
+static int grid_error(const char *grid, const char *msg, size_t pos) {
+  fprintf(stderr, "%s: error: in the grid: %s\n  ", prog, msg);
+  size_t col = 0;
+  for (size_t i = 0; grid[i]; i++) {
+    unsigned char c = (unsigned char)grid[i];
+    fputc(c == '\t' || c < 0x20 ? ' ' : c, stderr);
+    if (i < pos && (c & 0xc0) != 0x80) col++; /* a column per character, not per UTF-8 byte */
+  }
+  fprintf(stderr, "\n  %*s^\n", (int)col, "");
+  return 1;
+}
+
+/* The command line of `tilec run`, as given. */
+typedef struct RunOptions {
+  const char *file, *grid, *device;
+  const char **args, **saves;
+  int nargs, nsaves;
+  bool has_seed;
+  uint64_t seed;
+  tilec_compile_options compile;
+  const char **defines;
+} RunOptions;
+
+/* Parses the command line; 0, or the exit code of a usage error (-1 for --help). */
+static int parse_run_options(int argc, char **argv, RunOptions *o) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *v;
+    bool missing = false;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage_run(stdout);
+      return -1;
+    }
+    if (!strcmp(a, "--")) {
+      for (i++; i < argc; i++) o->args[o->nargs++] = argv[i];
+      break;
+    }
+    if (a[0] != '-' || !a[1] || looks_negative_number(a)) {
+      if (!o->file) o->file = a;
+      else o->args[o->nargs++] = a;
+      continue;
+    }
+    if ((v = opt_value(argc, argv, &i, "-k", "--kernel", &missing))) o->compile.kernel = v;
+    else if ((v = opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->compile.signature = v;
+    else if ((v = opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
+    else if ((v = opt_value(argc, argv, &i, "-D", "--define", &missing))) {
+      if (!strchr(v, '=')) return run_usage_error("-D expects NAME=VALUE, got '%s'", v);
+      o->defines[o->compile.num_defines++] = v;
+    } else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
+      int w;
+      if (!parse_small_int(v, 1, 32, &w) || (w & (w - 1)))
+        return run_usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
+      o->compile.num_warps = w;
+    } else if ((v = opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
+      if (!parse_small_int(v, 1, 8, &o->compile.num_stages))
+        return run_usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
+    } else if ((v = opt_value(argc, argv, &i, NULL, "--device", &missing))) {
+      o->device = v;
+    } else if ((v = opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
+      if (!parse_seed(v, &o->seed)) return run_usage_error("--seed expects a non-negative integer, got '%s'", v);
+      o->has_seed = true;
+    } else if ((v = opt_value(argc, argv, &i, NULL, "--save", &missing))) {
+      const char *eq = strchr(v, '=');
+      if (!eq || eq == v || !eq[1]) return run_usage_error("--save expects I=PATH.npy, got '%s'", v);
+      o->saves[o->nsaves++] = v;
+    } else if (missing) {
+      return run_usage_error("option '%s' needs a value", a);
+    } else {
+      return run_usage_error("unknown option '%s' for 'run'", a);
+    }
+    if (missing) return run_usage_error("option '%s' needs a value", a);
+  }
+  if (!o->file) return run_usage_error("run needs an input file");
+  if (!o->compile.signature) return run_usage_error("run needs a signature (-s \"*fp32:16, i32, 1024\")");
+  if (!o->grid) return run_usage_error("run needs a grid (-g \"cdiv(n_elements, BLOCK_SIZE)\")");
+  return 0;
+}
+
+/* Checks the device: 0 for the emulator, else the exit code. */
+static int pick_device(const RunOptions *o) {
+  const char *dev = o->device, *from = "--device";
+  if (!dev && (dev = getenv("TILEC_DEVICE")) && *dev) from = "TILEC_DEVICE";
+  if (!dev || !*dev) dev = "auto";
+  if (!strcmp(dev, "cpu") || !strcmp(dev, "auto")) return 0;
+  if (!strcmp(dev, "cuda")) {
+    fprintf(stderr, "%s: error: the CUDA device is not built yet; run on the CPU emulator with --device=cpu%s\n", prog,
+            !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
+    return 1;
+  }
+  return run_usage_error("%s expects cpu, cuda or auto, got '%s'", from, dev);
+}
+
+/* The buffer --save names: an argument index or a parameter's name. */
+static int resolve_save(const RunMeta *m, const Arg *args, const char *spec, int *out) {
+  const char *eq = strchr(spec, '=');
+  int len = (int)(eq - spec), idx = -1;
+  char *end;
+  long n = strtol(spec, &end, 10);
+  if (isdigit((unsigned char)spec[0]) && end == eq) {
+    if (n >= m->nparams)
+      return arg_error("--save %.*s: %s has %d runtime arguments, numbered 0 to %d", len, spec, m->name, m->nparams,
+                       m->nparams - 1);
+    idx = (int)n;
+  } else {
+    for (int i = 0; i < m->nparams; i++)
+      if ((int)strlen(m->params[i].name) == len && !memcmp(m->params[i].name, spec, (size_t)len)) idx = i;
+    if (idx < 0) {
+      fprintf(stderr, "%s: error: --save %.*s: %s has no runtime parameter named '%.*s'; they are", prog, len, spec,
+              m->name, len, spec);
+      for (int i = 0; i < m->nparams; i++) fprintf(stderr, "%s %s", i ? "," : "", m->params[i].name);
+      fputc('\n', stderr);
+      return 1;
+    }
+  }
+  if (!args[idx].is_ptr)
+    return arg_error("--save %.*s: %s is a scalar (%s), not a buffer", len, spec, m->params[idx].name,
+                     m->params[idx].type);
+  *out = idx;
+  return 0;
+}
+
+/* What a grid expression sees of an argument: NULL and its value for an
+ * integer scalar, else why it cannot be used. */
+static const char *grid_value(const Arg *a, int64_t *v) {
+  if (a->is_ptr) return "a pointer parameter";
+  int bits = a->type->bits;
+  switch (a->type->kind) {
+  case T_BOOL: *v = a->slot.u8; return NULL;
+  case T_SINT:
+    *v = bits == 8 ? (int8_t)a->slot.u8 : bits == 16 ? (int16_t)a->slot.u16 : bits == 32 ? (int32_t)a->slot.u32
+                                                                                      : (int64_t)a->slot.u64;
+    return NULL;
+  case T_UINT:
+    if (bits == 64 && a->slot.u64 > INT64_MAX) return "a u64 beyond the range of grid arithmetic";
+    *v = bits == 8 ? a->slot.u8 : bits == 16 ? a->slot.u16 : bits == 32 ? a->slot.u32 : (int64_t)a->slot.u64;
+    return NULL;
+  case T_FLOAT:
+  case T_FP8: break;
+  }
+  return "a floating-point parameter";
+}
+
+/* Loads the kernel, launches it, writes the buffers --save names (also
+ * after a failed launch: they show how far it got); the exit code. */
+static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, Arg *args, const int *saves,
+                  const unsigned grid[3]) {
+  void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
+  EmuBuffer *bufs = calloc((size_t)m->nparams + 1, sizeof *bufs);
+  if (!argv || !bufs) {
+    free(argv);
+    free(bufs);
+    return arg_error("out of memory");
+  }
+  int nbufs = 0;
+  for (int i = 0; i < m->nparams; i++) {
+    Arg *a = &args[i];
+    if (a->is_ptr) {
+      a->slot.ptr = a->buf.data;
+      bufs[nbufs++] = (EmuBuffer){.data = a->buf.data, .bytes = a->buf.nbytes, .name = a->param->name};
+    }
+    argv[i] = &a->slot;
+  }
+  size_t irlen;
+  const char *ir = tilec_result_output(r, &irlen);
+  char *msg = NULL;
+  int rc = 0;
+  EmuKernel *k = emu_load(ir, irlen, m->name, &msg);
+  if (!k) {
+    rc = arg_error("%s", msg ? msg : "the emulator cannot load the kernel");
+    goto done;
+  }
+  EmuLaunch l = {
+      .grid = {grid[0], grid[1], grid[2]},
+      .num_warps = m->num_warps,
+      .args = argv,
+      .nargs = m->nparams,
+      .buffers = bufs,
+      .nbuffers = nbufs,
+      .seed = o->seed,
+  };
+  fflush(stdout); /* the kernel's prints come after the host's */
+  bool ok = emu_launch(k, &l, &msg);
+  fflush(stdout);
+  emu_unload(k);
+  for (int i = 0; i < o->nsaves; i++) {
+    const NpyArray *b = &args[saves[i]].buf;
+    const char *path = strchr(o->saves[i], '=') + 1;
+    char err[512];
+    if (!npy_write_file(path, b->dtype, b->ndim, b->shape, b->data, err, sizeof err))
+      rc = arg_error("--save %.*s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], err);
+  }
+  if (!ok) {
+    const char *rep = msg ? msg : "the launch failed";
+    size_t n = strlen(rep);
+    fprintf(stderr, "%s%s", rep, n && rep[n - 1] == '\n' ? "" : "\n");
+    rc = 1;
+  }
+done:
+  free(msg);
+  free(argv);
+  free(bufs);
+  return rc;
+}
+
+/* Prints the argument count error, with the parameters expected. */
+static int count_error(const RunMeta *m, int got) {
+  fprintf(stderr, "%s: error: %s takes %d runtime argument%s", prog, m->name, m->nparams, m->nparams == 1 ? "" : "s");
+  for (int i = 0; i < m->nparams; i++)
+    fprintf(stderr, "%s%s %s", i ? ", " : " (", m->params[i].type, m->params[i].name);
+  fprintf(stderr, "%s, got %d", m->nparams ? ")" : "", got);
+  if (got > m->nparams && m->nconsts)
+    fprintf(stderr, "; constexprs such as %s take their values from -s or -D", m->consts[0].name);
+  fputc('\n', stderr);
+  return 1;
+}
+
+/* Compiles, checks the arguments and the grid, launches; the exit code. */
+static int run_kernel(const RunOptions *o, const char *src, size_t len) {
+  tilec_compile_options copt = o->compile;
+  copt.emit = TILEC_EMIT_CPU;
+  copt.defines = o->defines;
+  tilec_result *r = NULL;
+  tilec_status st = tilec_compile(o->file, src, len, &copt, &r);
+  fputs(tilec_result_diagnostics(r), stderr);
+  if (st != TILEC_OK) {
+    tilec_result_destroy(r);
+    return st == TILEC_ERROR_USAGE ? 2 : 1;
+  }
+  RunMeta m;
+  char err[512];
+  if (!run_meta_parse(tilec_result_metadata(r), &m, err, sizeof err)) {
+    tilec_result_destroy(r);
+    return arg_error("the kernel's metadata cannot be read: %s", err);
+  }
+  int rc = 0;
+  Arg *args = calloc((size_t)m.nparams + 1, sizeof *args);
+  int *saves = calloc((size_t)o->nsaves + 1, sizeof *saves);
+  RunName *names = calloc((size_t)m.nparams + (size_t)m.nconsts + 1, sizeof *names);
+  if (!args || !saves || !names) rc = arg_error("out of memory");
+
+  /* the arguments: one per runtime parameter, each of its type; then the
+   * buffers --save names */
+  if (!rc && o->nargs != m.nparams) rc = count_error(&m, o->nargs);
+  for (int i = 0; i < m.nparams && !rc; i++) rc = type_arg(&args[i], &m.params[i]);
+  for (int i = 0; i < o->nsaves && !rc; i++) rc = resolve_save(&m, args, o->saves[i], &saves[i]);
+  for (int i = 0; i < m.nparams && !rc; i++)
+    rc = args[i].is_ptr ? buffer_arg(&args[i], o->args[i]) : scalar_arg(&args[i], o->args[i]);
+
+  /* the grid, over the integer arguments and the constexprs */
+  unsigned grid[3];
+  if (!rc) {
+    int n = 0;
+    for (int i = 0; i < m.nparams; i++, n++) {
+      names[n].name = m.params[i].name;
+      names[n].unusable = grid_value(&args[i], &names[n].value);
+    }
+    for (int i = 0; i < m.nconsts; i++, n++) names[n] = (RunName){.name = m.consts[i].name, .value = m.consts[i].value};
+    size_t pos;
+    if (!run_grid_eval(o->grid, names, n, grid, err, sizeof err, &pos)) rc = grid_error(o->grid, err, pos);
+  }
+
+  if (!rc) rc = launch(o, r, &m, args, saves, grid);
+  for (int i = 0; args && i < m.nparams; i++) npy_free(&args[i].buf);
+  free(args);
+  free(saves);
+  free(names);
+  run_meta_free(&m);
+  tilec_result_destroy(r);
+  return rc;
+}
+
+int cmd_run(int argc, char **argv) {
+  RunOptions o = {0};
+  o.args = calloc((size_t)argc + 1, sizeof *o.args);
+  o.saves = calloc((size_t)argc + 1, sizeof *o.saves);
+  o.defines = calloc((size_t)argc + 1, sizeof *o.defines);
+  int rc = 1;
+  if (!o.args || !o.saves || !o.defines) goto done;
+  rc = parse_run_options(argc, argv, &o);
+  if (rc) {
+    rc = rc < 0 ? 0 : rc;
+    goto done;
+  }
+  if ((rc = pick_device(&o))) goto done;
+  if (!o.has_seed) {
+    const char *s = getenv("TILEC_EMU_SEED");
+    if (s && *s && !parse_seed(s, &o.seed)) {
+      rc = run_usage_error("TILEC_EMU_SEED expects a non-negative integer, got '%s'", s);
+      goto done;
+    }
+  }
+  size_t len;
+  char *src = read_source(o.file, &len);
+  if (!src) {
+    rc = 1;
+    goto done;
+  }
+  rc = run_kernel(&o, src, len);
+  free(src);
+done:
+  free(o.args);
+  free(o.saves);
+  free(o.defines);
+  return rc;
+}

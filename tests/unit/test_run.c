@@ -1,0 +1,295 @@
+/* test_run.c — the pieces of `tilec run` that need no kernel: the reader of
+ * the kernel's metadata (every prefix and many corruptions of a real one
+ * must fail cleanly), grid expressions with Python's integer semantics and
+ * their messages and positions, and the fp16/bf16 rounding of scalars. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "driver/run.h"
+#include "unit.h"
+
+/* What tilec_result_metadata gives for examples/vector_add.py. */
+static const char meta_json[] =
+    "{\n  \"name\": \"add_kernel\",\n  \"arch\": \"sm_80\",\n  \"num_warps\": 4,\n  \"num_stages\": 3,\n"
+    "  \"shared_bytes\": 0,\n  \"params\": [\n"
+    "    {\"name\": \"x_ptr\", \"type\": \"*fp32\", \"divisibility\": 16},\n"
+    "    {\"name\": \"y_ptr\", \"type\": \"*fp32\", \"divisibility\": 16},\n"
+    "    {\"name\": \"out_ptr\", \"type\": \"*fp32\", \"divisibility\": 16},\n"
+    "    {\"name\": \"n_elements\", \"type\": \"i32\", \"divisibility\": 16}\n"
+    "  ],\n  \"constexprs\": {\"BLOCK_SIZE\": 1024, \"EVEN\": 1},\n  \"lowered_hash\": \"8f2c3a9d01b4e765\"\n}\n";
+
+static void test_meta_reads_the_compilers_json(void) {
+  RunMeta m;
+  char err[256] = "";
+  CHECK(run_meta_parse(meta_json, &m, err, sizeof err));
+  CHECK_STR(err, "");
+  CHECK_STR(m.name, "add_kernel");
+  CHECK_STR(m.arch, "sm_80");
+  CHECK_STR(m.lowered_hash, "8f2c3a9d01b4e765");
+  CHECK(m.num_warps == 4 && m.num_stages == 3 && m.shared_bytes == 0);
+  CHECK(m.nparams == 4);
+  if (m.nparams == 4) {
+    CHECK_STR(m.params[0].name, "x_ptr");
+    CHECK_STR(m.params[2].type, "*fp32");
+    CHECK_STR(m.params[3].name, "n_elements");
+    CHECK_STR(m.params[3].type, "i32");
+    CHECK(m.params[3].divisibility == 16);
+  }
+  CHECK(m.nconsts == 2);
+  if (m.nconsts == 2) {
+    CHECK_STR(m.consts[0].name, "BLOCK_SIZE");
+    CHECK(m.consts[0].value == 1024);
+    CHECK_STR(m.consts[1].name, "EVEN");
+    CHECK(m.consts[1].value == 1);
+  }
+  run_meta_free(&m);
+  CHECK(m.name == NULL && m.params == NULL && m.nparams == 0);
+
+  /* no parameters, no constexprs, keys in another order, escapes */
+  const char *small = "{\"constexprs\": {}, \"params\": [], \"name\": \"k\\\"\\\\\", \"arch\": \"sm_90a\", "
+                      "\"num_warps\": 32, \"num_stages\": 1, \"shared_bytes\": 98304, \"lowered_hash\": \"\"}";
+  CHECK(run_meta_parse(small, &m, err, sizeof err));
+  CHECK_STR(m.name, "k\"\\");
+  CHECK(m.nparams == 0 && m.nconsts == 0 && m.num_warps == 32 && m.shared_bytes == 98304);
+  run_meta_free(&m);
+
+  /* the extremes of a constexpr's int64 */
+  CHECK(run_meta_parse("{\"name\": \"k\", \"arch\": \"a\", \"num_warps\": 1, \"num_stages\": 0, \"shared_bytes\": 0,"
+                       " \"params\": [], \"constexprs\": {\"A\": -9223372036854775808, \"B\": 9223372036854775807},"
+                       " \"lowered_hash\": \"0\"}",
+                       &m, err, sizeof err));
+  CHECK(m.nconsts == 2 && m.consts[0].value == INT64_MIN && m.consts[1].value == INT64_MAX);
+  run_meta_free(&m);
+}
+
+/* Replaces the first `from` in meta_json by `to` and expects the message. */
+static void meta_fails(const char *from, const char *to, const char *want) {
+  char text[2048];
+  const char *at = strstr(meta_json, from);
+  CHECK(at != NULL);
+  if (!at) return;
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - meta_json), meta_json, to, at + strlen(from));
+  RunMeta m = {.nparams = 7};
+  char err[256] = "";
+  CHECK(!run_meta_parse(text, &m, err, sizeof err));
+  CHECK_STR(err, want);
+  CHECK(m.name == NULL && m.params == NULL && m.nparams == 0 && m.consts == NULL);
+}
+
+static void test_meta_errors(void) {
+  meta_fails("\"arch\": \"sm_80\",\n  ", "", "at byte 0: no key 'arch'");
+  meta_fails("\"arch\"", "\"name\"", "at byte 28: duplicate key 'name'");
+  meta_fails("\"shared_bytes\"", "\"shared\"", "at byte 84: unexpected key 'shared'");
+  meta_fails("\"num_warps\": 4", "\"num_warps\": 3.5", "at byte 61: expected an integer, found a fraction");
+  meta_fails("\"num_warps\": 4", "\"num_warps\": 64", "at byte 60: num_warps is 64, expected 1 to 32");
+  meta_fails("\"num_warps\": 4", "\"num_warps\": \"4\"", "at byte 60: expected an integer, found '\"'");
+  meta_fails("\"num_stages\": 3", "\"num_stages\": 03", "at byte 79: an integer with a leading zero");
+  meta_fails("\"BLOCK_SIZE\": 1024", "\"BLOCK_SIZE\": 9223372036854775808",
+             "at byte 397: an integer out of range");
+  meta_fails("\"EVEN\": 1", "\"BLOCK_SIZE\": 1", "at byte 403: duplicate constexpr 'BLOCK_SIZE'");
+  meta_fails(", \"divisibility\": 16}", "}", "at byte 121: a parameter needs exactly name, type and divisibility");
+  meta_fails("\"type\": \"*fp32\"", "\"type\": \"\"", "at byte 121: a parameter with an empty name or type");
+  meta_fails("\"divisibility\": 16}", "\"divisibility\": 16, \"align\": 4}",
+             "at byte 176: unexpected key 'align'");
+  meta_fails("\"x_ptr\"", "\"x\\u0041\"", "at byte 132: unsupported escape in a string");
+  meta_fails("\"x_ptr\"", "\"x\nptr\"", "at byte 132: unterminated string");
+  meta_fails("\n  ],", "\n  ,],", "at byte 364: expected '{', found ']'"); /* no trailing commas */
+  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 454: text after the object");
+  meta_fails(",\n  \"lowered_hash\": \"8f2c3a9d01b4e765\"", "", "at byte 0: no key 'lowered_hash'");
+  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 433: expected '\"', found '1'");
+  meta_fails("{\n", "[", "at byte 0: expected '{', found '['");
+}
+
+static void test_meta_never_crashes(void) {
+  size_t n = strlen(meta_json);
+  char *text = malloc(n + 1);
+  char err[256];
+  RunMeta m;
+  /* every proper prefix is incomplete (the last byte is a newline) */
+  for (size_t i = 0; i + 1 < n; i++) {
+    memcpy(text, meta_json, i);
+    text[i] = 0;
+    CHECK(!run_meta_parse(text, &m, err, sizeof err));
+    CHECK(m.name == NULL && m.params == NULL);
+  }
+  /* one byte replaced by each of a few troublesome ones: fails or reads, never crashes */
+  static const char bytes[] = {'"', '\\', '{', '}', '[', ']', ',', ':', '-', '0', 'x', '\x01', (char)0xff};
+  int parsed = 0;
+  for (size_t i = 0; i < n; i++) {
+    for (size_t b = 0; b < sizeof bytes; b++) {
+      memcpy(text, meta_json, n + 1);
+      text[i] = bytes[b];
+      if (run_meta_parse(text, &m, err, sizeof err)) {
+        parsed++;
+        run_meta_free(&m);
+      }
+    }
+  }
+  CHECK(parsed > 0); /* e.g. a digit in a number or a letter in a name */
+  CHECK(!run_meta_parse(NULL, &m, err, sizeof err));
+  free(text);
+}
+
+static const RunName names[] = {
+    {"n_elements", 98432, NULL}, {"BLOCK_SIZE", 1024, NULL}, {"M", 1000, NULL}, {"neg", -7, NULL},
+    {"x_ptr", 0, "a pointer parameter"},
+};
+enum { NNAMES = sizeof names / sizeof *names };
+
+static void grid_is(const char *expr, unsigned x, unsigned y, unsigned z) {
+  unsigned d[3] = {0, 0, 0};
+  char err[256] = "";
+  size_t pos = 0;
+  bool ok = run_grid_eval(expr, names, NNAMES, d, err, sizeof err, &pos);
+  if (!ok || d[0] != x || d[1] != y || d[2] != z) {
+    fprintf(stderr, "grid '%s': expected %u,%u,%u, got %s %u,%u,%u (%s at %zu)\n", expr, x, y, z,
+            ok ? "" : "an error", d[0], d[1], d[2], err, pos);
+    unit_failures++;
+  }
+}
+
+static void grid_fails(const char *expr, size_t want_pos, const char *want) {
+  unsigned d[3] = {0, 0, 0};
+  char err[256] = "";
+  size_t pos = 12345;
+  CHECK(!run_grid_eval(expr, names, NNAMES, d, err, sizeof err, &pos));
+  CHECK_STR(err, want);
+  if (pos != want_pos) {
+    fprintf(stderr, "grid '%s': error at %zu, expected %zu\n", expr, pos, want_pos);
+    unit_failures++;
+  }
+}
+
+static void test_grid_values(void) {
+  grid_is("8", 8, 1, 1);
+  grid_is("cdiv(n_elements, BLOCK_SIZE)", 97, 1, 1);
+  grid_is("triton.cdiv(n_elements, BLOCK_SIZE)", 97, 1, 1);
+  grid_is("meta[\"BLOCK_SIZE\"] // 256, META['M'] - 999", 4, 1, 1);
+  grid_is(" cdiv( M , 64 ) ,\t4 , 2 ", 16, 4, 2);
+  grid_is("cdiv(M, 64),", 16, 1, 1); /* Python's one-element tuple */
+  grid_is("1, 2, 3,", 1, 2, 3);
+  /* Python's integer semantics: // and % round toward -infinity */
+  grid_is("neg // 2 + 5, neg % 2, 7 % -2 + 2", 1, 1, 1);
+  grid_is("7 // -2 + 5, -7 // -2 - 2", 1, 1, 1);
+  grid_is("cdiv(neg, 2) + 4", 1, 1, 1); /* (-7 + 2 - 1) // 2 == -3 */
+  grid_is("cdiv(7, -2) + 3", 1, 1, 1); /* (7 - 2 - 1) // -2 == -2: Triton's formula as written */
+  grid_is("M / 8, 64 / -8 * -1", 125, 8, 1);
+  grid_is("-neg, +3, - - 2", 7, 3, 2);
+  grid_is("2 + 3 * 4 - 10 // 3, (2 + 3) * 4", 11, 20, 1);
+  grid_is("min(M, 64, n_elements), max(1, neg, 2), min(3, max(1, 2))", 64, 2, 2);
+  grid_is("True + True, False + 1", 2, 1, 1);
+  grid_is("1_000, 0x10, 0XfF", 1000, 16, 255);
+  grid_is("(-9223372036854775807 - 1) % -1 + 1", 1, 1, 1);
+  grid_is("2147483647, 65535, 65535", 2147483647u, 65535, 65535);
+}
+
+static void test_grid_errors(void) {
+  grid_fails("cdiv(n_elements, BLOCK)", 17, "unknown name 'BLOCK'; the names are n_elements, BLOCK_SIZE, M, neg");
+  grid_fails("meta['BLOCK']", 6, "unknown name 'BLOCK'; the names are n_elements, BLOCK_SIZE, M, neg");
+  grid_fails("x_ptr // 4", 0, "'x_ptr' is a pointer parameter; a grid is computed from integers");
+  grid_fails("M / 3", 2, "1000 / 3 is not an integer; use // or cdiv()");
+  grid_fails("M // (BLOCK_SIZE - 1024)", 2, "division by zero");
+  grid_fails("1 + M % 0", 6, "division by zero");
+  grid_fails("cdiv(M, 0)", 0, "cdiv() by zero");
+  grid_fails("cdiv(M)", 0, "cdiv() takes 2 arguments, got 1");
+  grid_fails("triton.cdiv(1, 2, 3)", 0, "triton.cdiv() takes 2 arguments, got 3");
+  grid_fails("min(4)", 0, "min() takes 2 or more arguments, got 1");
+  grid_fails("max()", 0, "max() takes 2 or more arguments, got 0");
+  grid_fails("ceil(M / 64)", 0, "unknown function 'ceil'; a grid may call cdiv, triton.cdiv, min and max");
+  grid_fails("tl.cdiv(M, 64)", 0, "unknown name 'tl'; the names are n_elements, BLOCK_SIZE, M, neg");
+  grid_fails("cdiv(M, 64", 10, "expected ',' or ')' in the arguments of cdiv()");
+  grid_fails("(M + 1", 6, "expected ')'");
+  grid_fails("M + 1)", 5, "unmatched ')'");
+  grid_fails("(M, 1)", 0, "a grid is X,Y,Z without parentheses, not a tuple");
+  grid_fails("M 1", 2, "expected an operator, ',' or the end of the grid");
+  grid_fails("", 0, "the expression ends early: expected a number, a name or '('");
+  grid_fails("M +", 3, "the expression ends early: expected a number, a name or '('");
+  grid_fails("1,,2", 2, "unexpected ',': expected a number, a name or '('");
+  grid_fails("M \x01", 2, "expected an operator, ',' or the end of the grid");
+  grid_fails("\xc3\xa9", 0, "unexpected byte 0xc3: expected a number, a name or '('");
+  grid_fails("M ** 2", 2, "'**' is not supported in a grid");
+  grid_fails("M * 1.5", 4, "'1.5' is not an integer (a grid is computed in integers)");
+  grid_fails("1e3", 0, "'1e3' is not an integer (a grid is computed in integers)");
+  grid_fails("meta[BLOCK_SIZE]", 5, "expected a quoted name after '['");
+  grid_fails("meta['M'", 8, "expected ']'");
+  grid_fails("meta['M", 5, "unterminated string");
+  /* the range of each dimension */
+  grid_fails("M - 1000", 0, "grid dimension x is 0; it must be at least 1");
+  grid_fails("1, neg", 3, "grid dimension y is -7; it must be at least 1");
+  grid_fails("2147483648", 0, "grid dimension x is 2147483648; the most is 2147483647");
+  grid_fails("1, 1, 65536", 6, "grid dimension z is 65536; the most is 65535");
+  grid_fails("1, 2, 3, 4", 9, "a grid has at most 3 dimensions");
+  /* int64 overflow anywhere is an error, never a wrapped value */
+  grid_fails("9223372036854775807 + 1", 20, "9223372036854775807 + 1 overflows");
+  grid_fails("-9223372036854775807 - 2", 21, "-9223372036854775807 - 2 overflows");
+  grid_fails("4294967296 * 4294967296", 11, "4294967296 * 4294967296 overflows");
+  grid_fails("9223372036854775808", 0, "9223372036854775808 is too large");
+  grid_fails("-(-9223372036854775807 - 1)", 0, "-(-9223372036854775808) overflows");
+  grid_fails("(-9223372036854775807 - 1) // -1", 27, "-9223372036854775808 // -1 overflows");
+  grid_fails("cdiv(9223372036854775807, 2)", 0, "cdiv(9223372036854775807, 2) overflows");
+}
+
+static void test_grid_deep_nesting(void) {
+  /* bounded recursion: a long chain is an error, not a stack overflow */
+  enum { N = 100000 };
+  char *s = malloc(2 * N + 2);
+  memset(s, '(', N);
+  s[N] = '1';
+  memset(s + N + 1, ')', N);
+  s[2 * N + 1] = 0;
+  unsigned d[3];
+  char err[256];
+  size_t pos;
+  CHECK(!run_grid_eval(s, names, NNAMES, d, err, sizeof err, &pos));
+  CHECK_STR(err, "the expression nests too deeply");
+  memset(s, '-', N);
+  s[N] = '1';
+  s[N + 1] = 0;
+  CHECK(!run_grid_eval(s, names, NNAMES, d, err, sizeof err, &pos));
+  CHECK_STR(err, "the expression nests too deeply");
+  free(s);
+  /* 40 levels are fine */
+  grid_is("((((((((((((((((((((((((((((((((((((((((3))))))))))))))))))))))))))))))))))))))))", 3, 1, 1);
+  /* no names at all */
+  CHECK(!run_grid_eval("n", NULL, 0, d, err, sizeof err, &pos));
+  CHECK_STR(err, "unknown name 'n'; the kernel has no integer arguments or constexprs");
+}
+
+static void test_half_floats(void) {
+  CHECK(run_f16_bits(1.0) == 0x3c00);
+  CHECK(run_f16_bits(-2.0) == 0xc000);
+  CHECK(run_f16_bits(0.1) == 0x2e66);
+  CHECK(run_f16_bits(65504.0) == 0x7bff);
+  CHECK(run_f16_bits(65519.99) == 0x7bff); /* below the halfway point to 65536 */
+  CHECK(run_f16_bits(65520.0) == 0x7c00);  /* the tie rounds to even: infinity */
+  CHECK(run_f16_bits(1e10) == 0x7c00);
+  CHECK(run_f16_bits(-1.0 / 0.0) == 0xfc00);
+  CHECK((run_f16_bits(0.0 / 0.0) & 0x7e00) == 0x7e00);
+  CHECK(run_f16_bits(-0.0) == 0x8000);
+  CHECK(run_f16_bits(0x1p-24) == 0x0001);        /* the smallest subnormal */
+  CHECK(run_f16_bits(0x1p-25) == 0x0000);        /* its half: a tie to even zero */
+  CHECK(run_f16_bits(0x1.8p-25) == 0x0001);      /* above the half */
+  CHECK(run_f16_bits(0x1.ff8p-15) == 0x03ff);    /* the largest subnormal */
+  CHECK(run_f16_bits(0x1.ffcp-15) == 0x0400);    /* a tie: to even, the smallest normal */
+  CHECK(run_f16_bits(0x1.ff9p-15) == 0x03ff);
+  CHECK(run_f16_bits(1.0 + 0x1p-11) == 0x3c00);  /* a tie: to even */
+  CHECK(run_f16_bits(1.0 + 0x1.8p-10) == 0x3c02); /* a tie: to even, upwards */
+  CHECK(run_f16_bits(1e-300) == 0x0000);
+  CHECK(run_bf16_bits(1.0) == 0x3f80);
+  CHECK(run_bf16_bits(3.140625) == 0x4049);
+  CHECK(run_bf16_bits(-0.1) == 0xbdcd);
+  CHECK(run_bf16_bits(3.4e38) == 0x7f80); /* past bf16's largest finite value, 3.39e38 */
+  CHECK(run_bf16_bits(0x1p-133) == 0x0001);
+  CHECK(run_bf16_bits(1.0 + 0x1p-8) == 0x3f80);
+}
+
+int unit_main(void) {
+  test_meta_reads_the_compilers_json();
+  test_meta_errors();
+  test_meta_never_crashes();
+  test_grid_values();
+  test_grid_errors();
+  test_grid_deep_nesting();
+  test_half_floats();
+  return 0;
+}
