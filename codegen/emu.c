@@ -14,7 +14,10 @@
  *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
  *
  * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
- * convention returns no LLVM struct the way LLVM does. The kernel becomes
+ * convention returns no LLVM struct the way LLVM does. Global accesses and
+ * atomics become tilec.emu.ld/st/atom.* with one more argument, the number
+ * of their source position in tilec_emu_sites ("file:line:col", NUL
+ * separated), for the emulator's reports. The kernel becomes
  * an ordinary function, and tilec_emu_entry(void **args) calls it with the
  * arguments as cuLaunchKernel passes them; tilec_emu_shared_bytes holds the
  * size of shared memory. The same IR as NVPTX gets, up to these changes.
@@ -39,6 +42,7 @@ typedef struct Emu {
   MlirOperation module;
   PtrVec ops;      /* the ops to rewrite */
   PtrVec declared; /* names declared so far */
+  PtrVec sites;    /* "file:line:col" of the global accesses, by site number */
 } Emu;
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -235,6 +239,46 @@ static void rewrite(Emu *e, MlirOperation op) {
   }
 }
 
+/* The number of the source position of `loc` in the site table. */
+static int site_of(Emu *e, MlirLocation loc) {
+  const char *file;
+  size_t flen;
+  int line, col;
+  char text[512] = "an unknown place";
+  if (ir_file_pos(loc, &file, &flen, &line, &col))
+    snprintf(text, sizeof text, "%.*s:%d:%d", (int)(flen < 400 ? flen : 400), file, line, col);
+  for (int i = 0; i < e->sites.n; i++)
+    if (!strcmp(e->sites.v[i], text)) return i;
+  vec_push(e->pc->a, &e->sites, arena_strndup(e->pc->a, text, strlen(text)));
+  return e->sites.n - 1;
+}
+
+static void collect_global(MlirOperation op, void *user) {
+  Emu *e = user;
+  MlirStringRef c = callee_of(op);
+  if (starts(op_name(op), "llvm.call") && (starts(c, "tilec.ld.") || starts(c, "tilec.st.") || starts(c, "tilec.atom.")))
+    vec_push(e->pc->a, &e->ops, op.ptr);
+}
+
+/* tilec.ld/st/atom.*(args) -> tilec.emu.ld/st/atom.*(args, site): the
+ * emulator's checks then say where in the source an access went wrong. */
+static void add_site(Emu *e, MlirOperation call) {
+  MlirStringRef c = callee_of(call);
+  char name[128];
+  snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
+  intptr_t n = mlirOperationGetNumOperands(call);
+  MlirValue args[8];
+  for (intptr_t i = 0; i < n && i < 7; i++) args[i] = mlirOperationGetOperand(call, i);
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32);
+  MlirNamedAttribute v = named(e, "value", mlirIntegerAttrGet(i32, site_of(e, mlirOperationGetLocation(call))));
+  args[n] = mlirOperationGetResult(create_before(call, "arith.constant", mlirOperationGetLocation(call), 1, &i32, 0, NULL, 1, &v), 0);
+  bool has_result = mlirOperationGetNumResults(call) == 1;
+  MlirType rt = has_result ? mlirValueGetType(mlirOperationGetResult(call, 0)) : (MlirType){NULL};
+  MlirValue r = call_before(e, call, name, rt, (int)n + 1, args);
+  if (has_result) mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), r);
+  op_erase(call);
+}
+
 static MlirOperation find_symbol(MlirOperation module, const char *name) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation f = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f)) {
@@ -266,6 +310,20 @@ static bool add_entry(Emu *e) {
   StrBuf t = {0};
   sb_printf(&t, "module {\n  llvm.mlir.global external constant @tilec_emu_shared_bytes(%lld : i64) : i64\n",
             (long long)shared);
+  /* the source positions of the global accesses, NUL-separated, by site number */
+  StrBuf sites = {0};
+  size_t bytes = 0;
+  for (int i = 0; i < e->sites.n; i++) {
+    for (const char *c = e->sites.v[i]; *c; c++, bytes++)
+      sb_printf(&sites, *c == '"' || *c == '\\' || (unsigned char)*c < 32 ? "\\%02X" : "%c", *c);
+    sb_printf(&sites, "\\00");
+    bytes++;
+  }
+  sb_printf(&sites, "\\00"); /* an empty string ends the table */
+  bytes++;
+  sb_printf(&t, "  llvm.mlir.global external constant @tilec_emu_sites(\"%s\") : !llvm.array<%zu x i8>\n", sites.s,
+            bytes);
+  sb_free(&sites);
   /* the kernel, declared so that the text parses on its own */
   sb_printf(&t, "  llvm.func @%.*s(", (int)kname.length, kname.data);
   for (int i = 0; i < np; i++) {
@@ -309,6 +367,18 @@ bool cg_emit_cpu(PassCtx *pc, MlirOperation module, StrBuf *out) {
   Emu e = {.pc = pc, .ctx = ir_mlir(pc->ic), .module = module};
   walk_ops(module, collect, &e, false);
   for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});
+  e.ops.n = 0;
+  walk_ops(module, collect_global, &e, false);
+  for (int i = 0; i < e.ops.n; i++) add_site(&e, (MlirOperation){e.ops.v[i]});
+  /* the old declarations go */
+  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", NULL}; *p; p++) {
+    MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+    for (MlirOperation f = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(f); f = next) {
+      next = mlirOperationGetNextInBlock(f);
+      MlirAttribute sn = mlirOperationGetAttributeByName(f, str("sym_name"));
+      if (!mlirAttributeIsNull(sn) && starts(mlirStringAttrGetValue(sn), *p)) op_erase(f);
+    }
+  }
   MlirOperation smem = find_symbol(module, "tilec_smem");
   if (!mlirOperationIsNull(smem)) op_erase(smem);
   mlirOperationRemoveAttributeByName(module, str("llvm.target_triple"));

@@ -52,6 +52,7 @@ typedef struct Lower {
   int64_t const_vals[256];
   MlirValue consts[256];
   struct BinMemo *memo; /* integer ops already emitted: (op, a, b) -> result */
+  MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
   bool failed;
 } Lower;
 
@@ -101,7 +102,7 @@ static void insert_op(Lower *L, MlirOperation op) {
 
 static MlirOperation emit(Lower *L, const char *name, int nres, const MlirType *res, int nops, const MlirValue *ops,
                           int nattrs, const MlirNamedAttribute *attrs) {
-  MlirLocation loc = mlirLocationUnknownGet(L->ctx);
+  MlirLocation loc = mlirLocationIsNull(L->loc) ? mlirLocationUnknownGet(L->ctx) : L->loc;
   MlirOperationState st = mlirOperationStateGet(str(name), loc);
   if (nres) mlirOperationStateAddResults(&st, nres, res);
   if (nops) mlirOperationStateAddOperands(&st, nops, ops);
@@ -1964,6 +1965,7 @@ static void lower_reduce(Lower *L, MlirOperation op) {
 }
 
 static void lower_op(Lower *L, MlirOperation op) {
+  L->loc = mlirOperationGetLocation(op);
   TileOp t = tile_op_of(op);
   intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
   MlirValue r = nres ? mlirOperationGetResult(op, 0) : (MlirValue){NULL};

@@ -194,7 +194,7 @@ void ir_print(StrBuf *sb, MlirOperation op, bool with_locations) {
 /* ---- diagnostics ---------------------------------------------------------------- */
 
 /* The innermost file position of a location: the callee end of call sites. */
-static bool file_pos(MlirLocation l, const char **file, size_t *flen, int *line, int *col) {
+bool ir_file_pos(MlirLocation l, const char **file, size_t *flen, int *line, int *col) {
   for (int guard = 0; guard < 64; guard++) {
     if (mlirLocationIsACallSite(l)) {
       l = mlirLocationCallSiteGetCallee(l);
@@ -231,7 +231,7 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic diag, void *user) {
   int line, col;
   Loc loc = {0};
   /* IR parsed from text has the buffer name "-": it is the source given */
-  if (file_pos(mlirDiagnosticGetLocation(diag), &file, &flen, &line, &col) && ic->src &&
+  if (ir_file_pos(mlirDiagnosticGetLocation(diag), &file, &flen, &line, &col) && ic->src &&
       ((strlen(ic->src->name) == flen && !memcmp(ic->src->name, file, flen)) || (flen == 1 && file[0] == '-')))
     loc = (Loc){ic->src, line, col};
   switch (mlirDiagnosticGetSeverity(diag)) {

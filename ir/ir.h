@@ -75,6 +75,8 @@ bool ir_verify(IrContext *ic, MlirOperation module, Diags *d);
 /* Prints a type to sb (IRDL types have no accessors: passes read the text). */
 void ir_type_text(StrBuf *sb, MlirType t);
 void ir_attr_text(StrBuf *sb, MlirAttribute a);
+/* The innermost file position of a location (the callee end of call sites). */
+bool ir_file_pos(MlirLocation l, const char **file, size_t *flen, int *line, int *col);
 
 /* Prints an operation with source locations to sb. */
 void ir_print(StrBuf *sb, MlirOperation op, bool with_locations);

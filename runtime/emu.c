@@ -44,6 +44,8 @@ struct EmuKernel {
   int64_t shared_bytes;
   bool fibers; /* barriers or warp collectives: the threads of a block need fibers */
   char *name;
+  const char **sites; /* "file:line:col" of each global access, by site number */
+  int nsites;
 };
 
 /* One launch. */
@@ -172,7 +174,12 @@ SMEM(64, uint64_t)
 /* ---- global memory: predicated, checked ------------------------------------------------------ */
 
 /* Whether [p, p+n) lies in one buffer of the launch; if not, reports it. */
-static bool in_bounds(const void *p, size_t n, bool store) {
+static const char *site_name(uint32_t site) {
+  EmuKernel *k = cur->run->k;
+  return site < (uint32_t)k->nsites ? k->sites[site] : "an unknown place";
+}
+
+static bool in_bounds(const void *p, size_t n, bool store, uint32_t site) {
   Run *r = cur->run;
   const EmuLaunch *l = r->l;
   uintptr_t a = (uintptr_t)p;
@@ -194,8 +201,9 @@ static bool in_bounds(const void *p, size_t n, bool store) {
       snprintf(where, sizeof where, " (%lld bytes %s the start of '%s', which has %zu bytes)", llabs(off),
                off < 0 ? "before" : "after", l->buffers[near].name ? l->buffers[near].name : "?",
                l->buffers[near].bytes);
-    report(r, "out-of-bounds %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d%s",
-           store ? "store" : "load", n, p, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid(), where);
+    report(r, "%s: out-of-bounds %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d%s",
+           site_name(site), store ? "store" : "load", n, p, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2],
+           cur_tid(), where);
   }
   r->oob++;
   pthread_mutex_unlock(&r->lock);
@@ -203,14 +211,14 @@ static bool in_bounds(const void *p, size_t n, bool store) {
 }
 
 #define LDST(bits, T, A)                                                                                               \
-  static T emu_ld_b##bits(const void *p, uint32_t pred, A other) {                                                     \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), false)) return (T)other;                                               \
+  static T emu_ld_b##bits(const void *p, uint32_t pred, A other, uint32_t site) {                                      \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), false, site)) return (T)other;                                         \
     T v;                                                                                                               \
     memcpy(&v, p, sizeof v);                                                                                           \
     return v;                                                                                                          \
   }                                                                                                                    \
-  static void emu_st_b##bits(void *p, uint32_t pred, A v) {                                                            \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return;                                                         \
+  static void emu_st_b##bits(void *p, uint32_t pred, A v, uint32_t site) {                                             \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return;                                                   \
     T x = (T)v;                                                                                                        \
     memcpy(p, &x, sizeof x);                                                                                           \
   }
@@ -219,27 +227,27 @@ LDST(16, uint16_t, uint32_t)
 LDST(32, uint32_t, uint32_t)
 LDST(64, uint64_t, uint64_t)
 
-/* ---- atomics: tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2]) ------------------------ */
+/* ---- atomics: tilec.emu.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2], site) ------------- */
 
 /* All atomics are sequentially consistent here, which every sem allows. */
 #define ATOM_INT(T, S, bits)                                                                                           \
-  static T atom_add_##S##bits(T *p, uint32_t pred, T v) {                                                              \
-    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST) : 0;               \
+  static T atom_add_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
+    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST) : 0;               \
   }                                                                                                                    \
-  static T atom_and_##S##bits(T *p, uint32_t pred, T v) {                                                              \
-    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST) : 0;               \
+  static T atom_and_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
+    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST) : 0;               \
   }                                                                                                                    \
-  static T atom_or_##S##bits(T *p, uint32_t pred, T v) {                                                               \
-    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST) : 0;                \
+  static T atom_or_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                               \
+    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST) : 0;                \
   }                                                                                                                    \
-  static T atom_xor_##S##bits(T *p, uint32_t pred, T v) {                                                              \
-    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST) : 0;               \
+  static T atom_xor_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
+    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST) : 0;               \
   }                                                                                                                    \
-  static T atom_exch_##S##bits(T *p, uint32_t pred, T v) {                                                             \
-    return (pred & 1) && in_bounds(p, sizeof(T), true) ? __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST) : 0;              \
+  static T atom_exch_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                             \
+    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST) : 0;              \
   }                                                                                                                    \
-  static T atom_cas_##S##bits(T *p, uint32_t pred, T cmp, T v) {                                                       \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return 0;                                                       \
+  static T atom_cas_##S##bits(T *p, uint32_t pred, T cmp, T v, uint32_t site) {                                                       \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return 0;                                                       \
     __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                                \
     return cmp;                                                                                                        \
   }
@@ -247,15 +255,15 @@ ATOM_INT(uint32_t, u, 32)
 ATOM_INT(uint64_t, u, 64)
 
 #define ATOM_MINMAX(T, S, bits)                                                                                        \
-  static T atom_max_##S##bits(T *p, uint32_t pred, T v) {                                                              \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return 0;                                                       \
+  static T atom_max_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return 0;                                                       \
     T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                      \
     while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
     }                                                                                                                  \
     return old;                                                                                                        \
   }                                                                                                                    \
-  static T atom_min_##S##bits(T *p, uint32_t pred, T v) {                                                              \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true)) return 0;                                                       \
+  static T atom_min_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
+    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return 0;                                                       \
     T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                      \
     while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
     }                                                                                                                  \
@@ -268,8 +276,8 @@ ATOM_MINMAX(int64_t, s, 64)
 
 /* Float atomics: the value travels as its bits; a compare-and-swap loop. */
 #define ATOM_FLOAT(F, U, bits, name, expr)                                                                             \
-  static U atom_##name##_f##bits(U *p, uint32_t pred, U vb) {                                                          \
-    if (!(pred & 1) || !in_bounds(p, sizeof(U), true)) return 0;                                                       \
+  static U atom_##name##_f##bits(U *p, uint32_t pred, U vb, uint32_t site) {                                                          \
+    if (!(pred & 1) || !in_bounds(p, sizeof(U), true, site)) return 0;                                                       \
     U old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                                  \
     do {                                                                                                               \
       F a, v, r;                                                                                                       \
@@ -528,11 +536,11 @@ static const Named bind_table[] = {
     {"tilec.emu.shfl.bfly.f32", FN(emu_shfl_bfly_f32)}, {"tilec.emu.shfl.up.i32", FN(emu_shfl_up_i32)},
     {"tilec.emu.shfl.up.f32", FN(emu_shfl_up_f32)}, {"tilec.emu.shfl.down.i32", FN(emu_shfl_down_i32)},
     {"tilec.emu.shfl.down.f32", FN(emu_shfl_down_f32)}, {"tilec.emu.shfl.idx.i32", FN(emu_shfl_idx_i32)},
-    {"tilec.emu.shfl.idx.f32", FN(emu_shfl_idx_f32)}, {"tilec.ld.b8", FN(emu_ld_b8)},
-    {"tilec.ld.b16", FN(emu_ld_b16)},           {"tilec.ld.b32", FN(emu_ld_b32)},
-    {"tilec.ld.b64", FN(emu_ld_b64)},           {"tilec.st.b8", FN(emu_st_b8)},
-    {"tilec.st.b16", FN(emu_st_b16)},           {"tilec.st.b32", FN(emu_st_b32)},
-    {"tilec.st.b64", FN(emu_st_b64)},           {"tilec.cvt.rz.f16.f32", FN(cvt_rz_f16_f32)},
+    {"tilec.emu.shfl.idx.f32", FN(emu_shfl_idx_f32)}, {"tilec.emu.ld.b8", FN(emu_ld_b8)},
+    {"tilec.emu.ld.b16", FN(emu_ld_b16)},           {"tilec.emu.ld.b32", FN(emu_ld_b32)},
+    {"tilec.emu.ld.b64", FN(emu_ld_b64)},           {"tilec.emu.st.b8", FN(emu_st_b8)},
+    {"tilec.emu.st.b16", FN(emu_st_b16)},           {"tilec.emu.st.b32", FN(emu_st_b32)},
+    {"tilec.emu.st.b64", FN(emu_st_b64)},           {"tilec.cvt.rz.f16.f32", FN(cvt_rz_f16_f32)},
     {"tilec.cvt.rz.bf16.f32", FN(cvt_rz_bf16_f32)}, {"tilec.cvt.rz.f32.f64", FN(cvt_rz_f32_f64)},
     {"tilec.emu.ex2.approx.f32", FN(emu_ex2)},  {"tilec.emu.ex2.approx.f", FN(emu_ex2)},
     {"tilec.emu.lg2.approx.f", FN(emu_lg2)},    {"tilec.emu.rsqrt.approx.f", FN(emu_rsqrt)},
@@ -556,9 +564,9 @@ static void *bind(const char *name, size_t len) {
   if (f) return f;
   if (len > 5 && !memcmp(name, "__nv_", 5))
     return find(libdevice, sizeof libdevice / sizeof *libdevice, name + 5, len - 5);
-  if (len > 11 && !memcmp(name, "tilec.atom.", 11)) {
-    /* tilec.atom.<op>.<sem>.<scope>.<type>: the op and the type */
-    const char *op = name + 11, *end = name + len;
+  if (len > 15 && !memcmp(name, "tilec.emu.atom.", 15)) {
+    /* tilec.emu.atom.<op>.<sem>.<scope>.<type>: the op and the type */
+    const char *op = name + 15, *end = name + len;
     const char *d1 = memchr(op, '.', (size_t)(end - op));
     const char *ty = end;
     while (ty > op && ty[-1] != '.') ty--;
@@ -691,12 +699,21 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
   LLVMOrcExecutorAddress entry = 0, shared = 0;
   if (!e) e = LLVMOrcLLJITLookup(k->jit, &entry, "tilec_emu_entry");
   if (!e) e = LLVMOrcLLJITLookup(k->jit, &shared, "tilec_emu_shared_bytes");
+  LLVMOrcExecutorAddress sites = 0;
+  if (!e) e = LLVMOrcLLJITLookup(k->jit, &sites, "tilec_emu_sites");
   if (e) {
     *err = take_error(e, "cannot compile the kernel");
     emu_unload(k);
     return NULL;
   }
   k->entry = (void (*)(void **))(uintptr_t)entry;
+  /* the site table: strings, ended by an empty one */
+  for (const char *p = (const char *)(uintptr_t)sites; *p; p += strlen(p) + 1) {
+    const char **grown = realloc(k->sites, (size_t)(k->nsites + 1) * sizeof *grown);
+    if (!grown) break;
+    k->sites = grown;
+    k->sites[k->nsites++] = p;
+  }
   memcpy(&k->shared_bytes, (const void *)(uintptr_t)shared, sizeof k->shared_bytes);
   return k;
 }
@@ -707,6 +724,7 @@ void emu_unload(EmuKernel *k) {
     LLVMErrorRef e = LLVMOrcDisposeLLJIT(k->jit);
     if (e) LLVMConsumeError(e);
   }
+  free(k->sites);
   free(k->name);
   free(k);
 }

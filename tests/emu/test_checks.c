@@ -42,7 +42,8 @@ static const char prelude[] =
     "declare void @tilec.emu.barrier()\n"
     "declare i32 @tilec.emu.lds.b32(ptr addrspace(3))\n"
     "declare void @tilec.emu.sts.b32(ptr addrspace(3), i32)\n"
-    "declare void @tilec.st.b32(ptr addrspace(1), i1, i32)\n"
+    "@tilec_emu_sites = constant [14 x i8] c\"race.ll:20:3\\00\\00\"\n"
+    "declare void @tilec.emu.st.b32(ptr addrspace(1), i1, i32, i32)\n"
     "declare i32 @tilec.emu.shfl.bfly.i32(i32, i32, i32, i32)\n";
 
 /* Runs `body` (the instructions of tilec_emu_entry after %tid, %s and %out
@@ -95,7 +96,7 @@ static const char *exchange(bool middle_barrier) {
            "  call void @tilec.emu.barrier()\n"
            "  %%y = call i32 @tilec.emu.lds.b32(ptr addrspace(3) %%b)\n"
            "  %%o = getelementptr i32, ptr addrspace(1) %%out, i32 %%tid\n"
-           "  call void @tilec.st.b32(ptr addrspace(1) %%o, i1 true, i32 %%y)\n",
+           "  call void @tilec.emu.st.b32(ptr addrspace(1) %%o, i1 true, i32 %%y, i32 0)\n",
            middle_barrier ? "  call void @tilec.emu.barrier()\n" : "");
   return body;
 }
@@ -133,7 +134,7 @@ static void uninitialized_shared(void) {
                      "  %b = getelementptr i32, ptr addrspace(3) %s, i32 %n\n"
                      "  %x = call i32 @tilec.emu.lds.b32(ptr addrspace(3) %b)\n"
                      "  %o = getelementptr i32, ptr addrspace(1) %out, i32 %tid\n"
-                     "  call void @tilec.st.b32(ptr addrspace(1) %o, i1 true, i32 %x)\n";
+                     "  call void @tilec.emu.st.b32(ptr addrspace(1) %o, i1 true, i32 %x, i32 0)\n";
   int32_t out[128];
   char *report = NULL;
   CHECK(!run_ir(body, 0, out, &report));
@@ -148,7 +149,7 @@ static void divergent_shuffle(void) {
                      "  %mask = select i1 %lo, i32 -1, i32 -65536\n"
                      "  %v = call i32 @tilec.emu.shfl.bfly.i32(i32 %mask, i32 %tid, i32 1, i32 31)\n"
                      "  %o = getelementptr i32, ptr addrspace(1) %out, i32 %tid\n"
-                     "  call void @tilec.st.b32(ptr addrspace(1) %o, i1 true, i32 %v)\n";
+                     "  call void @tilec.emu.st.b32(ptr addrspace(1) %o, i1 true, i32 %v, i32 0)\n";
   int32_t out[128];
   char *report = NULL;
   CHECK(!run_ir(body, 0, out, &report));
@@ -180,6 +181,7 @@ static void deadlock(void) {
 
 static void unknown_function(void) {
   const char *ir = "@tilec_emu_shared_bytes = constant i64 0\n"
+                   "@tilec_emu_sites = constant [1 x i8] zeroinitializer\n"
                    "declare void @tilec.emu.warp.teleport()\n"
                    "define void @tilec_emu_entry(ptr %args) {\n"
                    "  call void @tilec.emu.warp.teleport()\n"
@@ -246,7 +248,7 @@ static void out_of_bounds(const char *examples) {
   EmuLaunch l = {.grid = {3, 1, 1}, .num_warps = 4, .args = a, .nargs = 4, .buffers = b, .nbuffers = 3};
   char *report = NULL;
   CHECK(!emu_launch(k, &l, &report));
-  CHECK_CONTAINS(report, "out-of-bounds store of 4 bytes");
+  CHECK_CONTAINS(report, "vector_add.py:17:5: out-of-bounds store of 4 bytes");
   CHECK_CONTAINS(report, "in kernel 'add_kernel', block (2, 0, 0)");
   CHECK_CONTAINS(report, "bytes after the start of 'out_ptr', which has 11980 bytes");
   int bad = 0;
