@@ -1,0 +1,343 @@
+/*
+ * run_meta.c — the kernel's metadata for `tilec run`: a strict reader of the
+ * one JSON object tilec_result_metadata writes.
+ *
+ * The object has a fixed shape (run.h lists its keys), so this is a small
+ * hand-written recursive reader, not a JSON library: each key once, no
+ * other keys, integers within int64, strings without the escapes that never
+ * occur in names and types. It does not trust its input: it stops at the
+ * NUL, reports the byte where it stopped, and frees what it built.
+ */
+#include "run.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+typedef struct Json {
+  const char *start, *p;
+  const char *key; /* where the member being read starts, for messages about its key */
+  char *err;
+  size_t errlen;
+  bool failed;
+} Json;
+
+static bool jfail(Json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool jfail(Json *j, const char *fmt, ...) {
+  if (j->failed) return false;
+  j->failed = true;
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  set_err(j->err, j->errlen, "at byte %zu: %s", (size_t)(j->p - j->start), msg);
+  return false;
+}
+
+static void jskip(Json *j) {
+  while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r') j->p++;
+}
+
+/* "'x'" or "the end", for messages */
+static const char *jnear(const Json *j, char buf[8]) {
+  unsigned char c = (unsigned char)*j->p;
+  if (!c) return "the end";
+  if (c < 0x20 || c >= 0x7f) snprintf(buf, 8, "\\x%02x", c);
+  else snprintf(buf, 8, "'%c'", c);
+  return buf;
+}
+
+static bool jexpect(Json *j, char c) {
+  jskip(j);
+  if (*j->p == c) {
+    j->p++;
+    return true;
+  }
+  char b[8];
+  return jfail(j, "expected '%c', found %s", c, jnear(j, b));
+}
+
+/* string = '"' (char | '\' ["\/])* '"'; the other escapes never occur in
+ * names and types, so they are rejected rather than half-supported */
+static bool jstring(Json *j, char **out) {
+  *out = NULL;
+  if (!jexpect(j, '"')) return false;
+  const char *s = j->p;
+  size_t n = 0;
+  for (const char *q = s; *q != '"'; q++, n++) {
+    if (!*q || (unsigned char)*q < 0x20) {
+      j->p = q;
+      return jfail(j, "unterminated string");
+    }
+    if (*q == '\\') {
+      q++;
+      if (*q != '"' && *q != '\\' && *q != '/') {
+        j->p = q - 1;
+        return jfail(j, "unsupported escape in a string");
+      }
+    }
+    if (n >= 4096) return jfail(j, "a string longer than 4096 bytes");
+  }
+  char *t = malloc(n + 1);
+  if (!t) return jfail(j, "out of memory");
+  size_t k = 0;
+  for (; *j->p != '"'; j->p++) {
+    if (*j->p == '\\') j->p++;
+    t[k++] = *j->p;
+  }
+  t[k] = 0;
+  j->p++;
+  *out = t;
+  return true;
+}
+
+/* integer = '-'? ('0' | [1-9][0-9]*), within int64 */
+static bool jint(Json *j, int64_t *out) {
+  jskip(j);
+  const char *s = j->p;
+  bool neg = *j->p == '-';
+  if (neg) j->p++;
+  if (!isdigit((unsigned char)*j->p)) {
+    char b[8];
+    return jfail(j, "expected an integer, found %s", jnear(j, b));
+  }
+  if (*j->p == '0' && isdigit((unsigned char)j->p[1])) return jfail(j, "an integer with a leading zero");
+  uint64_t mag = 0;
+  for (; isdigit((unsigned char)*j->p); j->p++) {
+    if (mag > (UINT64_MAX - 9) / 10) {
+      j->p = s;
+      return jfail(j, "an integer out of range");
+    }
+    mag = mag * 10 + (uint64_t)(*j->p - '0');
+  }
+  if (*j->p == '.' || *j->p == 'e' || *j->p == 'E') return jfail(j, "expected an integer, found a fraction");
+  if (mag > (uint64_t)INT64_MAX + neg) {
+    j->p = s;
+    return jfail(j, "an integer out of range");
+  }
+  *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+  return true;
+}
+
+static bool jint_in(Json *j, const char *key, int64_t lo, int64_t hi, int64_t *out) {
+  const char *at = j->p;
+  if (!jint(j, out)) return false;
+  if (*out < lo || *out > hi) {
+    j->p = at;
+    jskip(j);
+    return jfail(j, "%s is %" PRId64 ", expected %" PRId64 " to %" PRId64, key, *out, lo, hi);
+  }
+  return true;
+}
+
+/* Calls `member` for each "key": value of an object; the callback reads the value. */
+static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx), void *ctx) {
+  if (!jexpect(j, '{')) return false;
+  jskip(j);
+  if (*j->p == '}') {
+    j->p++;
+    return true;
+  }
+  for (;;) {
+    char *key;
+    const char *at;
+    jskip(j);
+    at = j->key = j->p;
+    if (!jstring(j, &key)) return false;
+    bool ok = jexpect(j, ':');
+    if (ok) {
+      /* false without a message: a key the member does not know */
+      ok = member(j, key, ctx);
+      if (!ok && !j->failed) {
+        j->p = at;
+        jfail(j, "unexpected key '%s'", key);
+      }
+    }
+    free(key);
+    if (!ok) return false;
+    jskip(j);
+    if (*j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (*j->p == '}') {
+      j->p++;
+      return true;
+    }
+    char b[8];
+    return jfail(j, "expected ',' or '}', found %s", jnear(j, b));
+  }
+}
+
+enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
+       K_TYPE = 256, K_DIV = 512 };
+
+typedef struct MetaCtx {
+  RunMeta *m;
+  RunParam *param; /* the parameter being read */
+  unsigned seen;
+} MetaCtx;
+
+/* Marks `bit` seen; a second time is an error. */
+static bool jonce(Json *j, MetaCtx *c, unsigned bit, const char *key) {
+  if (c->seen & bit) {
+    j->p = j->key;
+    return jfail(j, "duplicate key '%s'", key);
+  }
+  c->seen |= bit;
+  return true;
+}
+
+static bool param_member(Json *j, const char *key, void *ctx) {
+  MetaCtx *c = ctx;
+  int64_t v;
+  if (!strcmp(key, "name")) return jonce(j, c, K_NAME, key) && jstring(j, &c->param->name);
+  if (!strcmp(key, "type")) return jonce(j, c, K_TYPE, key) && jstring(j, &c->param->type);
+  if (!strcmp(key, "divisibility")) {
+    if (!jonce(j, c, K_DIV, key) || !jint_in(j, key, 0, INT32_MAX, &v)) return false;
+    c->param->divisibility = (int)v;
+    return true;
+  }
+  return false;
+}
+
+static bool const_member(Json *j, const char *key, void *ctx) {
+  RunMeta *m = ctx;
+  for (int i = 0; i < m->nconsts; i++)
+    if (!strcmp(m->consts[i].name, key)) {
+      j->p = j->key;
+      return jfail(j, "duplicate constexpr '%s'", key);
+    }
+  if (m->nconsts >= 100000) return jfail(j, "too many constexprs");
+  RunConst *cs = realloc(m->consts, ((size_t)m->nconsts + 1) * sizeof *cs);
+  if (!cs) return jfail(j, "out of memory");
+  m->consts = cs;
+  RunConst *rc = &cs[m->nconsts];
+  rc->name = strdup(key);
+  if (!rc->name) return jfail(j, "out of memory");
+  m->nconsts++;
+  return jint(j, &rc->value);
+}
+
+static bool jparams(Json *j, RunMeta *m) {
+  if (!jexpect(j, '[')) return false;
+  jskip(j);
+  if (*j->p == ']') {
+    j->p++;
+    return true;
+  }
+  for (;;) {
+    if (m->nparams >= 100000) return jfail(j, "too many parameters");
+    RunParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
+    if (!ps) return jfail(j, "out of memory");
+    m->params = ps;
+    MetaCtx c = {.m = m, .param = &ps[m->nparams++]};
+    *c.param = (RunParam){0};
+    jskip(j);
+    const char *at = j->p;
+    if (!jobject(j, param_member, &c)) return false;
+    if (c.seen != (K_NAME | K_TYPE | K_DIV)) {
+      j->p = at;
+      return jfail(j, "a parameter needs exactly name, type and divisibility");
+    }
+    if (!c.param->name[0] || !c.param->type[0]) {
+      j->p = at;
+      return jfail(j, "a parameter with an empty name or type");
+    }
+    jskip(j);
+    if (*j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (*j->p == ']') {
+      j->p++;
+      return true;
+    }
+    char b[8];
+    return jfail(j, "expected ',' or ']', found %s", jnear(j, b));
+  }
+}
+
+static bool meta_member(Json *j, const char *key, void *ctx) {
+  MetaCtx *c = ctx;
+  RunMeta *m = c->m;
+  int64_t v;
+  if (!strcmp(key, "name")) return jonce(j, c, K_NAME, key) && jstring(j, &m->name);
+  if (!strcmp(key, "arch")) return jonce(j, c, K_ARCH, key) && jstring(j, &m->arch);
+  if (!strcmp(key, "num_warps")) {
+    if (!jonce(j, c, K_WARPS, key) || !jint_in(j, key, 1, 32, &v)) return false;
+    m->num_warps = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "num_stages")) {
+    if (!jonce(j, c, K_STAGES, key) || !jint_in(j, key, 0, 64, &v)) return false;
+    m->num_stages = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "shared_bytes"))
+    return jonce(j, c, K_SHARED, key) && jint_in(j, key, 0, INT64_MAX, &m->shared_bytes);
+  if (!strcmp(key, "params")) return jonce(j, c, K_PARAMS, key) && jparams(j, m);
+  if (!strcmp(key, "constexprs")) return jonce(j, c, K_CONSTS, key) && jobject(j, const_member, m);
+  if (!strcmp(key, "lowered_hash")) return jonce(j, c, K_HASH, key) && jstring(j, &m->lowered_hash);
+  return false;
+}
+
+void run_meta_free(RunMeta *m) {
+  if (!m) return;
+  free(m->name);
+  free(m->arch);
+  free(m->lowered_hash);
+  for (int i = 0; i < m->nparams; i++) {
+    free(m->params[i].name);
+    free(m->params[i].type);
+  }
+  free(m->params);
+  for (int i = 0; i < m->nconsts; i++) free(m->consts[i].name);
+  free(m->consts);
+  *m = (RunMeta){0};
+}
+
+bool run_meta_parse(const char *json, RunMeta *out, char *err, size_t errlen) {
+  *out = (RunMeta){0};
+  if (!json) {
+    set_err(err, errlen, "no metadata");
+    return false;
+  }
+  Json j = {.start = json, .p = json, .err = err, .errlen = errlen};
+  MetaCtx c = {.m = out};
+  bool ok = jobject(&j, meta_member, &c);
+  static const struct {
+    unsigned bit;
+    const char *key;
+  } required[] = {{K_NAME, "name"},       {K_ARCH, "arch"},         {K_WARPS, "num_warps"},
+                  {K_STAGES, "num_stages"}, {K_SHARED, "shared_bytes"}, {K_PARAMS, "params"},
+                  {K_CONSTS, "constexprs"}, {K_HASH, "lowered_hash"}};
+  for (size_t i = 0; ok && i < sizeof required / sizeof *required; i++)
+    if (!(c.seen & required[i].bit)) {
+      j.p = json;
+      ok = jfail(&j, "no key '%s'", required[i].key);
+    }
+  if (ok) {
+    jskip(&j);
+    if (*j.p) ok = jfail(&j, "text after the object");
+  }
+  if (ok && !out->name[0]) {
+    j.p = json;
+    ok = jfail(&j, "an empty kernel name");
+  }
+  if (!ok) run_meta_free(out);
+  return ok;
+}
