@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs the whole test suite.
 # With CI=true: warnings are errors, and a second build with ASan+UBSan runs
-# the unit and diag suites.
+# the unit, diag and emu suites (the emulator's runtime, fibers included, under the sanitizers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -36,5 +36,5 @@ if [ "${CI:-}" = "true" ]; then
   fi
   quiet ninja -C build-asan
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson test -C build-asan --print-errorlogs --suite unit --suite diag
+    meson test -C build-asan --print-errorlogs --suite unit --suite diag --suite emu
 fi
