@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,20 +186,56 @@ static int scalar_arg(Arg *a, const char *text) {
   return 0;
 }
 
-/* "empty:DTYPE:SHAPE": a new buffer of the pointee's dtype, poisoned. */
-static int empty_arg(Arg *a, const char *text) {
+/* Fills a new buffer with uniform random values from a fixed seed (per
+ * argument, so that a run can be repeated): floats in [-1, 1), signed
+ * integers in [-100, 100), unsigned ones in [0, 200), booleans 0 or 1. */
+static void fill_random(Arg *a, uint32_t seed) {
+  NpyArray *b = &a->buf;
+  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (size_t i = 0; i < b->count; i++) {
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    uint64_t r = x * 0x2545F4914F6CDD1Dull;
+    double u = (double)(r >> 11) / 9007199254740992.0 * 2 - 1;
+    unsigned char *at = (unsigned char *)b->data + i * b->itemsize;
+    uint64_t bits = 0;
+    switch (a->type->kind) {
+    case T_BOOL: bits = r >> 63; break;
+    case T_SINT: bits = (uint64_t)(int64_t)(r % 200) - 100; break;
+    case T_UINT: bits = r % 200; break;
+    case T_FP8: bits = f64_to_small(u, !strcmp(a->type->name, "fp8e5") ? 5 : 4, !strcmp(a->type->name, "fp8e5") ? 2 : 3); break;
+    case T_FLOAT:
+      if (a->type->bits == 64) memcpy(&bits, &u, 8);
+      else if (a->type->bits == 32) {
+        float f = (float)u;
+        uint32_t w;
+        memcpy(&w, &f, 4);
+        bits = w;
+      } else {
+        bits = !strcmp(a->type->name, "bf16") ? run_bf16_bits(u) : run_f16_bits(u);
+      }
+      break;
+    }
+    memcpy(at, &bits, b->itemsize); /* little-endian: the low bytes */
+  }
+}
+
+/* "empty:DTYPE:SHAPE" (poisoned) or "rand:DTYPE:SHAPE" (random): a new
+ * buffer of the pointee's dtype. */
+static int new_buffer_arg(Arg *a, const char *text, int index) {
   const RunParam *p = a->param;
-  const char *dt = text + 6, *colon = strchr(dt, ':');
+  bool rand = !strncmp(text, "rand:", 5);
+  const char *kind = rand ? "rand" : "empty";
+  const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':');
   if (!colon)
-    return arg_error("%s: expected empty:DTYPE:SHAPE (empty:%s:1024), got '%s'", p->name, a->type->name, text);
+    return arg_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, a->type->name, text);
   size_t dl = (size_t)(colon - dt);
   if (dl != strlen(a->type->name) || memcmp(dt, a->type->name, dl)) {
     bool known = false;
     for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
       known |= strlen(run_types[i].name) == dl && !memcmp(run_types[i].name, dt, dl);
     if (!known)
-      return arg_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so empty:%s:SHAPE", p->name, (int)dl,
-                       dt, text, p->type, a->type->name);
+      return arg_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so %s:%s:SHAPE", p->name, (int)dl,
+                       dt, text, p->type, kind, a->type->name);
     return arg_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
   }
   NpyArray *b = &a->buf;
@@ -227,13 +264,14 @@ static int empty_arg(Arg *a, const char *text) {
   b->data = malloc(b->nbytes ? b->nbytes : 1);
   if (!b->data) return arg_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes, text);
   memset(b->data, 0xCD, b->nbytes);
+  if (rand) fill_random(a, (uint32_t)index);
   return 0;
 }
 
 /* A pointer argument: an .npy file of the pointee's dtype, or empty:... */
-static int buffer_arg(Arg *a, const char *text) {
+static int buffer_arg(Arg *a, const char *text, int index) {
   const RunType *t = a->type;
-  if (!strncmp(text, "empty:", 6)) return empty_arg(a, text);
+  if (!strncmp(text, "empty:", 6) || !strncmp(text, "rand:", 5)) return new_buffer_arg(a, text, index);
   char err[512];
   if (!npy_read_file(text, &a->buf, err, sizeof err)) return arg_error("%s: %s", a->param->name, err);
   if (strcmp(a->buf.dtype, t->npy) && (!t->npy_alt || strcmp(a->buf.dtype, t->npy_alt))) {
@@ -270,6 +308,8 @@ static void usage_run(FILE *f) {
           "                        pointee: *fp32 <f4, *fp16 <f2, *bf16 <u2 (the raw bits), *fp64 <f8,\n"
           "                        *i8 |i1, *i16 <i2, *i32 <i4, *i64 <i8, *u8 |u1, *u16 <u2, *u32 <u4,\n"
           "                        *u64 <u8, *i1 |b1 or |u1, *fp8e4nv and *fp8e5 |u1 (the raw bits)\n"
+          "  rand:DTYPE:SHAPE      for a pointer parameter: a new buffer of random values (floats in\n"
+          "                        [-1, 1), integers in [-100, 100)), the same on every run\n"
           "  empty:DTYPE:SHAPE     for a pointer parameter: a new buffer of the pointee's DTYPE, filled\n"
           "                        with the byte 0xCD so that reads of unwritten elements show:\n"
           "                        empty:fp32:4096, empty:fp16:128x64\n"
@@ -296,6 +336,7 @@ static void usage_run(FILE *f) {
           "  --save I=PATH.npy     after the launch, write buffer I (a 0-based argument index or the\n"
           "                        parameter's name) to PATH.npy, in the dtype and shape it came in;\n"
           "                        also when a check fails, so that the output can be inspected\n"
+          "  --print I[:N]         after the launch, print the first N (8) elements of buffer I\n"
           "  -h, --help            show this help\n"
           "\n"
           "Exit codes: 0 success (nothing is printed but what the kernel prints), 1 a bad argument,\n"
@@ -406,8 +447,8 @@ static int grid_error(const char *grid, const char *msg, size_t pos) {
 /* The command line of `tilec run`, as given. */
 typedef struct RunOptions {
   const char *file, *grid, *device;
-  const char **args, **saves;
-  int nargs, nsaves;
+  const char **args, **saves, **prints;
+  int nargs, nsaves, nprints;
   bool has_seed;
   uint64_t seed;
   tilec_compile_options compile;
@@ -455,6 +496,8 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
       const char *eq = strchr(v, '=');
       if (!eq || eq == v || !eq[1]) return run_usage_error("--save expects I=PATH.npy, got '%s'", v);
       o->saves[o->nsaves++] = v;
+    } else if ((v = opt_value(argc, argv, &i, NULL, "--print", &missing))) {
+      o->prints[o->nprints++] = v;
     } else if (missing) {
       return run_usage_error("option '%s' needs a value", a);
     } else {
@@ -482,22 +525,24 @@ static int pick_device(const RunOptions *o) {
   return run_usage_error("%s expects cpu, cuda or auto, got '%s'", from, dev);
 }
 
-/* The buffer --save names: an argument index or a parameter's name. */
-static int resolve_save(const RunMeta *m, const Arg *args, const char *spec, int *out) {
-  const char *eq = strchr(spec, '=');
+/* The buffer --save (or --print) names: an argument index or a parameter's
+ * name, up to `end` ('=' or ':') or the end of spec. */
+static int resolve_buffer(const RunMeta *m, const Arg *args, const char *flag, const char *spec, char end_at, int *out) {
+  const char *eq = strchr(spec, end_at);
+  if (!eq) eq = spec + strlen(spec);
   int len = (int)(eq - spec), idx = -1;
   char *end;
   long n = strtol(spec, &end, 10);
   if (isdigit((unsigned char)spec[0]) && end == eq) {
     if (n >= m->nparams)
-      return arg_error("--save %.*s: %s has %d runtime arguments, numbered 0 to %d", len, spec, m->name, m->nparams,
+      return arg_error("%s %.*s: %s has %d runtime arguments, numbered 0 to %d", flag, len, spec, m->name, m->nparams,
                        m->nparams - 1);
     idx = (int)n;
   } else {
     for (int i = 0; i < m->nparams; i++)
       if ((int)strlen(m->params[i].name) == len && !memcmp(m->params[i].name, spec, (size_t)len)) idx = i;
     if (idx < 0) {
-      fprintf(stderr, "%s: error: --save %.*s: %s has no runtime parameter named '%.*s'; they are", prog, len, spec,
+      fprintf(stderr, "%s: error: %s %.*s: %s has no runtime parameter named '%.*s'; they are", prog, flag, len, spec,
               m->name, len, spec);
       for (int i = 0; i < m->nparams; i++) fprintf(stderr, "%s %s", i ? "," : "", m->params[i].name);
       fputc('\n', stderr);
@@ -505,7 +550,7 @@ static int resolve_save(const RunMeta *m, const Arg *args, const char *spec, int
     }
   }
   if (!args[idx].is_ptr)
-    return arg_error("--save %.*s: %s is a scalar (%s), not a buffer", len, spec, m->params[idx].name,
+    return arg_error("%s %.*s: %s is a scalar (%s), not a buffer", flag, len, spec, m->params[idx].name,
                      m->params[idx].type);
   *out = idx;
   return 0;
@@ -606,6 +651,43 @@ static int count_error(const RunMeta *m, int got) {
   return 1;
 }
 
+static double small_to_f64(uint32_t bits, int ebits, int mbits) {
+  int bias = (1 << (ebits - 1)) - 1, e = (int)(bits >> mbits) & ((1 << ebits) - 1);
+  double m = (double)(bits & ((1u << mbits) - 1)), sign = bits >> (ebits + mbits) & 1 ? -1 : 1;
+  if (e == 0) return sign * ldexp(m, 1 - bias - mbits);
+  return sign * ldexp(m + (double)(1u << mbits), e - bias - mbits);
+}
+
+/* --print I[:N]: the first N (8) elements of buffer I after the launch. */
+static void print_buffer(const Arg *a, const char *spec) {
+  const char *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)strtoull(colon + 1, NULL, 10) : 8;
+  const NpyArray *b = &a->buf;
+  if (n > b->count) n = b->count;
+  printf("%s[0:%zu] =", a->param->name, n);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t bits = 0;
+    memcpy(&bits, (const unsigned char *)b->data + i * b->itemsize, b->itemsize);
+    const RunType *t = a->type;
+    if (t->kind == T_SINT) printf(" %lld", (long long)(t->bits == 64 ? (int64_t)bits : (int64_t)(bits << (64 - t->bits)) >> (64 - t->bits)));
+    else if (t->kind == T_UINT || t->kind == T_BOOL) printf(" %llu", (unsigned long long)bits);
+    else if (t->kind == T_FP8) printf(" %g", small_to_f64((uint32_t)bits, !strcmp(t->name, "fp8e5") ? 5 : 4, !strcmp(t->name, "fp8e5") ? 2 : 3));
+    else if (t->bits == 64) {
+      double d;
+      memcpy(&d, &bits, 8);
+      printf(" %.9g", d);
+    } else if (t->bits == 32) {
+      float f;
+      uint32_t w = (uint32_t)bits;
+      memcpy(&f, &w, 4);
+      printf(" %.7g", (double)f);
+    } else {
+      printf(" %.5g", !strcmp(t->name, "bf16") ? small_to_f64((uint32_t)bits, 8, 7) : small_to_f64((uint32_t)bits, 5, 10));
+    }
+  }
+  printf("\n");
+}
+
 /* Compiles, checks the arguments and the grid, launches; the exit code. */
 static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   tilec_compile_options copt = o->compile;
@@ -626,17 +708,18 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   }
   int rc = 0;
   Arg *args = calloc((size_t)m.nparams + 1, sizeof *args);
-  int *saves = calloc((size_t)o->nsaves + 1, sizeof *saves);
+  int *saves = calloc((size_t)o->nsaves + 1, sizeof *saves), *prints = calloc((size_t)o->nprints + 1, sizeof *prints);
   RunName *names = calloc((size_t)m.nparams + (size_t)m.nconsts + 1, sizeof *names);
-  if (!args || !saves || !names) rc = arg_error("out of memory");
+  if (!args || !saves || !prints || !names) rc = arg_error("out of memory");
 
   /* the arguments: one per runtime parameter, each of its type; then the
    * buffers --save names */
   if (!rc && o->nargs != m.nparams) rc = count_error(&m, o->nargs);
   for (int i = 0; i < m.nparams && !rc; i++) rc = type_arg(&args[i], &m.params[i]);
-  for (int i = 0; i < o->nsaves && !rc; i++) rc = resolve_save(&m, args, o->saves[i], &saves[i]);
+  for (int i = 0; i < o->nsaves && !rc; i++) rc = resolve_buffer(&m, args, "--save", o->saves[i], '=', &saves[i]);
+  for (int i = 0; i < o->nprints && !rc; i++) rc = resolve_buffer(&m, args, "--print", o->prints[i], ':', &prints[i]);
   for (int i = 0; i < m.nparams && !rc; i++)
-    rc = args[i].is_ptr ? buffer_arg(&args[i], o->args[i]) : scalar_arg(&args[i], o->args[i]);
+    rc = args[i].is_ptr ? buffer_arg(&args[i], o->args[i], i) : scalar_arg(&args[i], o->args[i]);
 
   /* the grid, over the integer arguments and the constexprs */
   unsigned grid[3];
@@ -651,10 +734,14 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
     if (!run_grid_eval(o->grid, names, n, grid, err, sizeof err, &pos)) rc = grid_error(o->grid, err, pos);
   }
 
-  if (!rc) rc = launch(o, r, &m, args, saves, grid);
+  if (!rc) {
+    rc = launch(o, r, &m, args, saves, grid);
+    for (int i = 0; i < o->nprints; i++) print_buffer(&args[prints[i]], o->prints[i]);
+  }
   for (int i = 0; args && i < m.nparams; i++) npy_free(&args[i].buf);
   free(args);
   free(saves);
+  free(prints);
   free(names);
   run_meta_free(&m);
   tilec_result_destroy(r);
@@ -665,9 +752,10 @@ int cmd_run(int argc, char **argv) {
   RunOptions o = {0};
   o.args = calloc((size_t)argc + 1, sizeof *o.args);
   o.saves = calloc((size_t)argc + 1, sizeof *o.saves);
+  o.prints = calloc((size_t)argc + 1, sizeof *o.prints);
   o.defines = calloc((size_t)argc + 1, sizeof *o.defines);
   int rc = 1;
-  if (!o.args || !o.saves || !o.defines) goto done;
+  if (!o.args || !o.saves || !o.prints || !o.defines) goto done;
   rc = parse_run_options(argc, argv, &o);
   if (rc) {
     rc = rc < 0 ? 0 : rc;
@@ -692,6 +780,7 @@ int cmd_run(int argc, char **argv) {
 done:
   free(o.args);
   free(o.saves);
+  free(o.prints);
   free(o.defines);
   return rc;
 }

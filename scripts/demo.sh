@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs tilec on an example kernel: the vector add of
-# examples/vector_add.py, specialized for fp32 pointers aligned to 16 bytes,
-# n divisible by 16 and a block of 1024, compiled to PTX for sm_80 (its
-# typed AST and tile IR are a flag away: --emit=ast, --emit=tile-gpu).
-# Running it waits for the CPU emulator and the CUDA runtime.
+# examples/vector_add.py, specialized for fp32 pointers aligned to 16 bytes
+# and n divisible by 16, and a block of 1024. It is compiled to PTX for sm_80 (the head of it is
+# shown), then run on 98432 random elements, a ragged last block included,
+# on the CPU emulator (the CUDA device is not built yet), and the first
+# inputs and sums are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
+sig="*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
 set -x
-./build/tilec compile examples/vector_add.py -k add_kernel \
-  -s "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" --emit=ptx
+./build/tilec compile examples/vector_add.py -k add_kernel -s "$sig" --emit=ptx -o build/vector_add.ptx
+{ set +x; } 2>/dev/null
+grep -E "^\.(version|target)|ld\.global|st\.global" build/vector_add.ptx | head -6
+set -x
+./build/tilec run examples/vector_add.py -k add_kernel -s "$sig" -g "cdiv(n_elements, BLOCK_SIZE)" \
+  rand:fp32:98432 rand:fp32:98432 empty:fp32:98432 98432 --print x_ptr:4 --print y_ptr:4 --print out_ptr:4

@@ -3,7 +3,8 @@
 # random fp32 data of ragged sizes (the masked tail block), compared with a
 # reference computed in C; an output buffer longer than the data must keep
 # its 0xCD poison past the end. Then a launch that goes out of bounds must
-# exit 1 with the emulator's report, and still save its output.
+# exit 1 with the emulator's report, and still save its output. And
+# rand: inputs with --print.
 #
 #   run-emu.sh TILEC [DATA]
 #
@@ -70,6 +71,18 @@ rc=$?
 if [ "$rc" != 1 ] || ! grep -q "out-of-bounds" err.txt || [ ! -s out.npy ]; then
   echo "FAILED: an out-of-bounds launch must exit 1 (got $rc) with the emulator's report and save its output"
   cat err.txt
+  fail=1
+fi
+
+# rand: inputs and --print: the printed sums are the printed inputs' sums
+if ! "$tilec" run "$root/examples/vector_add.py" -k add_kernel -s "$sig" -g "cdiv(n_elements, BLOCK_SIZE)" \
+     rand:fp32:3000 rand:fp32:3000 empty:fp32:3000 3000 --print 0:16 --print 1:16 --print out_ptr:16 >print.txt ||
+   ! awk 'NR <= 3 { for (i = 3; i <= NF; i++) v[NR, i] = $i; n = NF }
+          END { if (NR != 3 || n != 18) exit 1
+                for (i = 3; i <= n; i++) { d = v[1, i] + v[2, i] - v[3, i]; if (d > 1e-6 || d < -1e-6) exit 1
+                                           if (v[1, i] == v[2, i]) exit 1 } }' print.txt; then
+  echo "FAILED: rand: inputs and --print"
+  cat print.txt
   fail=1
 fi
 
