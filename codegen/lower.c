@@ -396,11 +396,19 @@ static MlirValue call(Lower *L, const char *name, MlirType ret, int n, const Mli
 /* A value as the integer of its width (for the predicated access functions). */
 static MlirValue as_bits(Lower *L, MlirValue v) {
   MlirType t = mlirValueGetType(v);
+  if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1) /* a boolean is a byte in memory */
+    return emit1(L, "arith.extui", mlirIntegerTypeGet(L->ctx, 8), 1, &v, 0, NULL);
   if (mlirTypeIsAInteger(t)) return v;
   return emit1(L, "arith.bitcast", mlirIntegerTypeGet(L->ctx, (unsigned)bits_of(t)), 1, &v, 0, NULL);
 }
 
 static MlirValue from_bits(Lower *L, MlirValue v, MlirType t) {
+  if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1) { /* any nonzero byte is true */
+    MlirValue ops[2] = {v, mlirOperationGetResult(emit(L, "arith.constant", 1, (MlirType[]){mlirValueGetType(v)}, 0, NULL, 1,
+                                                        (MlirNamedAttribute[]){named(L, "value", mlirIntegerAttrGet(mlirValueGetType(v), 0))}), 0)};
+    MlirNamedAttribute ne = named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 1));
+    return emit1(L, "arith.cmpi", t, 2, ops, 1, &ne);
+  }
   if (mlirTypeIsAInteger(t)) return v;
   return emit1(L, "arith.bitcast", t, 1, &v, 0, NULL);
 }
@@ -446,7 +454,7 @@ static void lower_block_access(Lower *L, MlirOperation op, bool is_load) {
   MlirAttribute pad = mlirOperationGetAttributeByName(op, str("padding"));
   bool nan = !mlirAttributeIsNull(pad) && mlirStringAttrGetValue(pad).length == 3;
   MlirType et = scalar_of(L, tt), i64 = mlirIntegerTypeGet(L->ctx, 64), i1 = mlirIntegerTypeGet(L->ctx, 1);
-  int bits = bits_of(et);
+  int bits = bits_of(et) == 1 ? 8 : bits_of(et); /* booleans are bytes in memory */
   MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
   Vals *v = is_load ? NULL : get(L, mlirOperationGetOperand(op, 1));
   Vals *out = is_load ? new_vals(L, e.n) : NULL;
@@ -511,7 +519,7 @@ static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   Vals *o = mlirValueIsNull(other) ? NULL : get(L, other);
   Vals *v = mlirValueIsNull(value) ? NULL : get(L, value);
   MlirType et = is_load ? scalar_of(L, mlirValueGetType(mlirOperationGetResult(op, 0))) : scalar_of(L, mlirValueGetType(value));
-  int bits = bits_of(et);
+  int bits = bits_of(et) == 1 ? 8 : bits_of(et); /* booleans are bytes in memory */
   MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
   MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
   Vals *res = is_load ? new_vals(L, p->n) : NULL;

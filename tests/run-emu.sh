@@ -86,4 +86,25 @@ if ! "$tilec" run "$root/examples/vector_add.py" -k add_kernel -s "$sig" -g "cdi
   fail=1
 fi
 
+# booleans: a mask stored as bytes, then loaded back
+cat > bool.py <<'PY'
+import triton
+import triton.language as tl
+
+@triton.jit
+def bool_mask(x_ptr, m_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(m_ptr + offs, x > 0)
+    tl.store(x_ptr + offs, tl.where(tl.load(m_ptr + offs), x, 0.0))
+PY
+if ! "$tilec" run bool.py -s "*fp32, *i1, 128" -g 1 rand:fp32:128 empty:i1:128 --print 0:128 --print 1:128 >bool.txt ||
+   ! awk 'NR <= 2 { for (i = 3; i <= NF; i++) v[NR, i] = $i; n = NF }
+          END { if (NR != 2 || n != 130) exit 1
+                for (i = 3; i <= n; i++) if ((v[1, i] > 0) != (v[2, i] == 1) || v[1, i] < 0) exit 1 }' bool.txt; then
+  echo "FAILED: booleans in memory"
+  cat bool.txt
+  fail=1
+fi
+
 exit $fail

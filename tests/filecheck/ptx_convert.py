@@ -7,8 +7,15 @@
 # RUN: %tilec compile %s -k fp8_ints -s "*i32, *fp8e5, *i16, 128" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k round_toward_zero -s "*fp32:16, *fp16:16, *bf16:16, 256" --emit=ptx | FileCheck %s --check-prefix=RZ
 # RUN: %tilec compile %s -k round_toward_zero -s "*fp32:16, *fp16:16, *bf16:16, 256" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k bool_mask -s "*fp32, *i1, 128" --emit=ptx | FileCheck %s --check-prefix=BOOL
+# RUN: %tilec compile %s -k bool_mask -s "*fp32, *i1, 128" --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
+
+# Booleans are bytes in memory: stored as 0 or 1, any nonzero byte loads as true.
+# BOOL: st.global.b8
+# BOOL: ld.global.b8
+# BOOL: setp.ne
 
 # FP8: cvt.rni.f32.f32
 # FP8: st.global.b8
@@ -41,3 +48,12 @@ def round_toward_zero(x_ptr, h_ptr, b_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + offs)
     tl.store(h_ptr + offs, x.to(tl.float16, fp_downcast_rounding="rtz"))
     tl.store(b_ptr + offs, x.to(tl.bfloat16, fp_downcast_rounding="rtz"))
+
+
+@triton.jit
+def bool_mask(x_ptr, m_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(m_ptr + offs, x > 0)
+    keep = tl.load(m_ptr + offs)
+    tl.store(x_ptr + offs, tl.where(keep, x, 0.0))
