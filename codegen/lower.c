@@ -1242,9 +1242,10 @@ static void lower_assert(Lower *L, MlirOperation op) {
 
 /* ---- device_print ---------------------------------------------------------------------- */
 
-/* tile.print: for each element a thread holds, one vprintf of
+/* tile.print: for each element, one vprintf by its first holder of
  * "pid (x, y, z) idx (i, j) PREFIX v0 v1 ...": the program ids, the
- * element's index, and the value of each argument there. */
+ * element's index, and the value of each argument there; a scalar once,
+ * by thread 0. */
 static void lower_print(Lower *L, MlirOperation op) {
   int n = (int)mlirOperationGetNumOperands(op);
   MlirStringRef prefix = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("prefix")));
@@ -1320,8 +1321,13 @@ static void lower_print(Lower *L, MlirOperation op) {
       MlirValue sv[2] = {vals[f], at};
       emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
     }
+    /* once per element, by its first holder; a scalar by thread 0 */
+    MlirValue tid0[2] = {emit1(L, "nvvm.read.ptx.sreg.tid.x", i32(L), 0, NULL, 0, NULL), const_i32(L, 0)};
+    MlirNamedAttribute eq = named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
+    IfScope s = begin_if(L, tensor ? owns(L, &e, k) : emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, tid0, 1, &eq));
     MlirValue cargs[2] = {fmt_ptr, buf};
     call(L, "vprintf", i32(L), 2, cargs);
+    end_if(L, &s);
   }
 }
 

@@ -107,4 +107,35 @@ if ! "$tilec" run bool.py -s "*fp32, *i1, 128" -g 1 rand:fp32:128 empty:i1:128 -
   fail=1
 fi
 
+# device_print: once per element, by its first holder (the layout of 4
+# elements over 32 threads repeats each 8 times), a scalar once
+cat > show.py <<'PY'
+import triton
+import triton.language as tl
+
+@triton.jit
+def show(x_ptr, n, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.device_print("x = ", x)
+    tl.device_print("n is ", n)
+PY
+"$tilec" run show.py -s "*i32, i32, 4" -g 2 -w 1 rand:i32:4 7 | sort >show.txt
+cat >want.txt <<'TXT'
+pid (0, 0, 0) idx () n is  7
+pid (0, 0, 0) idx (0) x =  -90
+pid (0, 0, 0) idx (1) x =  -13
+pid (0, 0, 0) idx (2) x =  12
+pid (0, 0, 0) idx (3) x =  -83
+pid (1, 0, 0) idx () n is  7
+pid (1, 0, 0) idx (0) x =  -90
+pid (1, 0, 0) idx (1) x =  -13
+pid (1, 0, 0) idx (2) x =  12
+pid (1, 0, 0) idx (3) x =  -83
+TXT
+if ! cmp -s show.txt want.txt; then
+  echo "FAILED: device_print"
+  diff want.txt show.txt
+  fail=1
+fi
+
 exit $fail
