@@ -1,8 +1,9 @@
 /*
  * tilec.h — compile Triton-language kernels from C.
  *
- * The compiler is a library: it reads kernel source, never the environment,
- * never calls exit(), and prints nothing. Every call returns a status; the
+ * The compiler is a library: it reads kernel source, never the environment
+ * (only the devices and the kernel cache below do), never calls exit(), and
+ * prints nothing. Every call returns a status; the
  * diagnostics it produced (file:line:col, the line, a caret) are text in the
  * result. Results are owned by the caller and freed with
  * tilec_result_destroy().
@@ -88,6 +89,80 @@ void tilec_result_destroy(tilec_result *r);
 
 /* "0.1.0" */
 const char *tilec_version(void);
+
+/* ---- running kernels: devices and the JIT ------------------------------------------------
+ *
+ * A device is the CUDA GPU (through libcuda, opened when needed) or the CPU
+ * emulator. A kernel is compiled from source when it is created, and again
+ * for each specialization its launches need: like Triton, the JIT looks at
+ * the raw arguments and specializes on pointers aligned to 16 bytes and on
+ * integers divisible by 16 or equal to 1, compiling each distinct
+ * specialization once (kept in the kernel, and on disk in the kernel
+ * cache). A launch that finds its specialization compiled allocates nothing
+ * and hashes nothing.
+ *
+ * The devices and the cache are the part of the library that reads the
+ * environment: TILEC_DEVICE=cpu|cuda|auto for TILEC_DEVICE_AUTO, and
+ * TILEC_CACHE_DIR for the cache's directory. Thread safety: a kernel may be
+ * launched from several threads at once; create and destroy must not race
+ * with its launches. */
+
+typedef enum tilec_device_kind {
+  TILEC_DEVICE_AUTO = 0, /* TILEC_DEVICE if set, else CUDA when a GPU is present, else the CPU */
+  TILEC_DEVICE_CPU = 1,  /* the CPU emulator */
+  TILEC_DEVICE_CUDA = 2,
+} tilec_device_kind;
+
+typedef struct tilec_device tilec_device;
+
+/* Opens a device; on failure *message (may be NULL; free() it) says why. */
+tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, char **message);
+void tilec_device_destroy(tilec_device *d); /* NULL is allowed */
+tilec_device_kind tilec_device_kind_of(const tilec_device *d);
+
+/* Device memory, as 64-bit addresses (on the CPU, host memory that the
+ * emulator checks every access against). */
+tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long long *address);
+tilec_status tilec_device_free(tilec_device *d, unsigned long long address);
+tilec_status tilec_device_copy_to(tilec_device *d, unsigned long long dst, const void *src, size_t bytes);
+tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long long src, size_t bytes);
+
+typedef struct tilec_jit_options {
+  const char *kernel;         /* NULL: the file's only kernel */
+  const char *signature;      /* as for tilec_compile, without hints: "*fp32, *fp32, *fp32, i32, 1024" */
+  const char *const *defines; /* "NAME=VALUE" constexpr overrides */
+  int num_defines;
+  int num_warps;              /* 0: from the autotune config, else 4 */
+  int num_stages;             /* 0: from the autotune config, else 3 */
+  const char *cache_dir;      /* NULL: TILEC_CACHE_DIR, else ~/.cache/tilec */
+  int no_disk_cache;          /* nonzero: compile in memory only */
+} tilec_jit_options;
+
+typedef struct tilec_kernel tilec_kernel;
+
+/* Compiles the kernel for the device with no specialization, which checks
+ * the source and the signature; *diagnostics (may be NULL; free() it) has
+ * the compiler's messages. */
+tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
+                                 const tilec_jit_options *options, tilec_kernel **out, char **diagnostics);
+void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
+
+/* Launches on a 3-D grid. args[i] points to runtime parameter i's value, as
+ * cuLaunchKernel takes them; a pointer parameter's value is a device
+ * address (unsigned long long). nargs must be the number of runtime
+ * parameters. stream: a CUstream on CUDA, ignored on the CPU. On failure
+ * *report (may be NULL; free() it) says why: a compile error of a
+ * specialization, a driver error, or what the emulator's checks found. */
+tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
+                                 char **report);
+
+/* The same with the arguments in the call, in parameter order: pointers as
+ * unsigned long long, i1/i8/i16/i32 (and unsigned) as int, i64 as long
+ * long, fp16/bf16/fp32/fp64 as double. */
+tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...);
+
+/* How many specializations the kernel has compiled (or found in the cache). */
+int tilec_kernel_specializations(const tilec_kernel *k);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,73 @@
+/*
+ * runtime.h — load and launch compiled kernels on a CUDA GPU, from C.
+ *
+ * libtilec_rt links neither LLVM nor MLIR: a program that only runs
+ * kernels compiled ahead of time (PTX or cubin images, with the metadata
+ * tilec writes beside them) carries nothing of the compiler. The CUDA
+ * driver is opened with dlopen("libcuda.so.1") when first needed; without
+ * a driver or a GPU every call returns TILEC_RT_NO_DRIVER or
+ * TILEC_RT_NO_DEVICE with a message, and nothing else happens.
+ *
+ * Contexts: a device uses the context current on the calling thread when
+ * there is one, else it retains the device's primary context and makes it
+ * current around its calls. Streams are the caller's (NULL: the default
+ * stream).
+ *
+ * Thread safety: a tilec_cuda and its modules may be used from several
+ * threads at once for launches; loading and unloading a module must not
+ * race with launches of that module.
+ */
+#ifndef TILEC_RUNTIME_H
+#define TILEC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tilec_rt_status {
+  TILEC_RT_OK = 0,
+  TILEC_RT_NO_DRIVER = 1,   /* libcuda.so.1 cannot be opened, or a symbol is missing */
+  TILEC_RT_NO_DEVICE = 2,   /* the driver has no such device */
+  TILEC_RT_CUDA_ERROR = 3,  /* a driver call failed: the message names it and its error */
+  TILEC_RT_LOAD_ERROR = 4,  /* the image does not load: the message has the JIT's log */
+  TILEC_RT_INVALID = 5,     /* a null handle, a bad argument */
+} tilec_rt_status;
+
+typedef struct tilec_cuda tilec_cuda;
+typedef struct tilec_cuda_module tilec_cuda_module;
+
+/* Opens device `ordinal` (0 for the first). err (may be NULL) gets a
+ * one-line message on failure. */
+tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen);
+void tilec_cuda_close(tilec_cuda *cuda); /* NULL is allowed */
+
+/* The device's compute capability as 10 * major + minor (90 for sm_90). */
+int tilec_cuda_arch(const tilec_cuda *cuda);
+
+/* Device memory. */
+tilec_rt_status tilec_cuda_alloc(tilec_cuda *cuda, size_t bytes, uint64_t *ptr, char *err, size_t errlen);
+tilec_rt_status tilec_cuda_free(tilec_cuda *cuda, uint64_t ptr);
+tilec_rt_status tilec_cuda_copy_to(tilec_cuda *cuda, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen);
+tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen);
+tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char *err, size_t errlen);
+
+/* Loads a PTX (NUL-terminated text) or cubin image and finds `kernel` in
+ * it; shared_bytes from the kernel's metadata (above 48 KB the launch
+ * opts in). The JIT's info and error logs go to log (may be NULL). */
+tilec_rt_status tilec_cuda_module_load(tilec_cuda *cuda, const void *image, size_t size, const char *kernel,
+                                       int num_warps, size_t shared_bytes, tilec_cuda_module **out, char *log,
+                                       size_t loglen);
+void tilec_cuda_module_unload(tilec_cuda_module *m); /* NULL is allowed */
+
+/* Launches on `stream` (a CUstream; NULL: the default stream) with the
+ * arguments as cuLaunchKernel takes them: args[i] points to parameter i. */
+tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream, char *err,
+                                  size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

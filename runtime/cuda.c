@@ -1,0 +1,292 @@
+/*
+ * cuda.c — the CUDA driver, opened with dlopen, for runtime.h.
+ *
+ * Only the driver's C ABI is used, declared here (the handful of types and
+ * entry points the runtime needs), so that libtilec_rt builds without the
+ * CUDA toolkit and runs without a GPU: every call then says why it cannot.
+ */
+#include "tilec/runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the driver's ABI (cuda.h) ------------------------------------------------------------ */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_JIT_INFO_LOG_BUFFER = 3,
+  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+typedef struct Driver {
+  void *lib;
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxPushCurrent)(CUcontext);
+  CUresult (*cuCtxPopCurrent)(CUcontext *);
+  CUresult (*cuCtxSynchronize)(void);
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+} Driver;
+
+static Driver drv;
+static const char *drv_error;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+
+static void open_driver(void) {
+  drv.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!drv.lib) {
+    drv_error = "the CUDA driver (libcuda.so.1) is not installed on this machine";
+    return;
+  }
+  /* the _v2 entry points where the driver has them */
+  struct {
+    void **at;
+    const char *name;
+  } syms[] = {
+      {(void **)&drv.cuInit, "cuInit"},
+      {(void **)&drv.cuDeviceGetCount, "cuDeviceGetCount"},
+      {(void **)&drv.cuDeviceGet, "cuDeviceGet"},
+      {(void **)&drv.cuDeviceGetAttribute, "cuDeviceGetAttribute"},
+      {(void **)&drv.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"},
+      {(void **)&drv.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"},
+      {(void **)&drv.cuCtxGetCurrent, "cuCtxGetCurrent"},
+      {(void **)&drv.cuCtxPushCurrent, "cuCtxPushCurrent_v2"},
+      {(void **)&drv.cuCtxPopCurrent, "cuCtxPopCurrent_v2"},
+      {(void **)&drv.cuCtxSynchronize, "cuCtxSynchronize"},
+      {(void **)&drv.cuModuleLoadDataEx, "cuModuleLoadDataEx"},
+      {(void **)&drv.cuModuleGetFunction, "cuModuleGetFunction"},
+      {(void **)&drv.cuModuleUnload, "cuModuleUnload"},
+      {(void **)&drv.cuFuncSetAttribute, "cuFuncSetAttribute"},
+      {(void **)&drv.cuLaunchKernel, "cuLaunchKernel"},
+      {(void **)&drv.cuMemAlloc, "cuMemAlloc_v2"},
+      {(void **)&drv.cuMemFree, "cuMemFree_v2"},
+      {(void **)&drv.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
+      {(void **)&drv.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
+      {(void **)&drv.cuGetErrorName, "cuGetErrorName"},
+  };
+  for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
+    *syms[i].at = dlsym(drv.lib, syms[i].name);
+    if (!*syms[i].at) {
+      drv_error = "the CUDA driver lacks an entry point tilec needs (it is older than CUDA 12)";
+      return;
+    }
+  }
+  if (drv.cuInit(0) != 0) drv_error = "the CUDA driver does not initialize (no GPU, or the driver is not loaded)";
+}
+
+struct tilec_cuda {
+  CUdevice dev;
+  CUcontext ctx;
+  bool retained; /* the primary context, released on close */
+  int arch;
+};
+
+struct tilec_cuda_module {
+  tilec_cuda *cuda;
+  CUmodule mod;
+  CUfunction fn;
+  int threads;
+  size_t shared;
+};
+
+static void say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t len, const char *fmt, ...) {
+  if (!err || !len) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
+}
+
+static tilec_rt_status cuda_failed(CUresult r, const char *call, char *err, size_t len) {
+  const char *name = NULL;
+  if (drv.cuGetErrorName) drv.cuGetErrorName(r, &name);
+  say(err, len, "%s failed: %s (%d)", call, name ? name : "unknown error", r);
+  return TILEC_RT_CUDA_ERROR;
+}
+
+/* Makes the device's context current around a call: the caller's, if it
+ * has one, else the primary context. */
+static void enter(tilec_cuda *c) { drv.cuCtxPushCurrent(c->ctx); }
+static void leave(void) {
+  CUcontext dummy;
+  drv.cuCtxPopCurrent(&dummy);
+}
+
+tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen) {
+  if (!out) return TILEC_RT_INVALID;
+  *out = NULL;
+  pthread_once(&drv_once, open_driver);
+  if (drv_error) {
+    say(err, errlen, "%s", drv_error);
+    return TILEC_RT_NO_DRIVER;
+  }
+  int n = 0;
+  CUresult r = drv.cuDeviceGetCount(&n);
+  if (r) return cuda_failed(r, "cuDeviceGetCount", err, errlen);
+  if (ordinal < 0 || ordinal >= n) {
+    say(err, errlen, "there is no CUDA device %d (the machine has %d)", ordinal, n);
+    return TILEC_RT_NO_DEVICE;
+  }
+  tilec_cuda *c = calloc(1, sizeof *c);
+  if (!c) return TILEC_RT_INVALID;
+  int major = 0, minor = 0;
+  if ((r = drv.cuDeviceGet(&c->dev, ordinal)) || (r = drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev)) ||
+      (r = drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev))) {
+    free(c);
+    return cuda_failed(r, "cuDeviceGet", err, errlen);
+  }
+  c->arch = 10 * major + minor;
+  CUcontext current = NULL;
+  drv.cuCtxGetCurrent(&current);
+  if (current) {
+    c->ctx = current;
+  } else if ((r = drv.cuDevicePrimaryCtxRetain(&c->ctx, c->dev))) {
+    free(c);
+    return cuda_failed(r, "cuDevicePrimaryCtxRetain", err, errlen);
+  } else {
+    c->retained = true;
+  }
+  *out = c;
+  return TILEC_RT_OK;
+}
+
+void tilec_cuda_close(tilec_cuda *c) {
+  if (!c) return;
+  if (c->retained) drv.cuDevicePrimaryCtxRelease(c->dev);
+  free(c);
+}
+
+int tilec_cuda_arch(const tilec_cuda *c) { return c ? c->arch : 0; }
+
+tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, uint64_t *ptr, char *err, size_t errlen) {
+  if (!c || !ptr) return TILEC_RT_INVALID;
+  CUdeviceptr p = 0;
+  enter(c);
+  CUresult r = drv.cuMemAlloc(&p, bytes ? bytes : 1);
+  leave();
+  if (r) return cuda_failed(r, "cuMemAlloc", err, errlen);
+  *ptr = p;
+  return TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_free(tilec_cuda *c, uint64_t ptr) {
+  if (!c) return TILEC_RT_INVALID;
+  enter(c);
+  CUresult r = drv.cuMemFree(ptr);
+  leave();
+  return r ? TILEC_RT_CUDA_ERROR : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_copy_to(tilec_cuda *c, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen) {
+  if (!c || (!src && bytes)) return TILEC_RT_INVALID;
+  enter(c);
+  CUresult r = drv.cuMemcpyHtoD(dst, src, bytes);
+  leave();
+  return r ? cuda_failed(r, "cuMemcpyHtoD", err, errlen) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen) {
+  if (!c || (!dst && bytes)) return TILEC_RT_INVALID;
+  enter(c);
+  CUresult r = drv.cuMemcpyDtoH(dst, src, bytes);
+  leave();
+  return r ? cuda_failed(r, "cuMemcpyDtoH", err, errlen) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char *err, size_t errlen) {
+  if (!c) return TILEC_RT_INVALID;
+  enter(c);
+  CUresult r = drv.cuCtxSynchronize();
+  leave();
+  return r ? cuda_failed(r, "cuCtxSynchronize", err, errlen) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t size, const char *kernel, int num_warps,
+                                       size_t shared_bytes, tilec_cuda_module **out, char *log, size_t loglen) {
+  (void)size;
+  if (!out) return TILEC_RT_INVALID;
+  *out = NULL;
+  if (!c || !image || !kernel || num_warps < 1 || num_warps > 32) return TILEC_RT_INVALID;
+  char info[4096] = "", error[4096] = "";
+  int opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                 CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[4] = {info, (void *)(uintptr_t)sizeof info, error, (void *)(uintptr_t)sizeof error};
+  tilec_cuda_module *m = calloc(1, sizeof *m);
+  if (!m) return TILEC_RT_INVALID;
+  m->cuda = c;
+  m->threads = 32 * num_warps;
+  m->shared = shared_bytes;
+  enter(c);
+  CUresult r = drv.cuModuleLoadDataEx(&m->mod, image, 4, opts, vals);
+  if (r) {
+    leave();
+    say(log, loglen, "the kernel image does not load (%d): %s%s%s", r, error, *error && *info ? "\n" : "", info);
+    free(m);
+    return TILEC_RT_LOAD_ERROR;
+  }
+  r = drv.cuModuleGetFunction(&m->fn, m->mod, kernel);
+  if (!r && shared_bytes > 48 * 1024)
+    r = drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+  leave();
+  if (r) {
+    tilec_rt_status st = cuda_failed(r, "cuModuleGetFunction", log, loglen);
+    tilec_cuda_module_unload(m);
+    return st;
+  }
+  say(log, loglen, "%s", info);
+  *out = m;
+  return TILEC_RT_OK;
+}
+
+void tilec_cuda_module_unload(tilec_cuda_module *m) {
+  if (!m) return;
+  if (m->mod) {
+    enter(m->cuda);
+    drv.cuModuleUnload(m->mod);
+    leave();
+  }
+  free(m);
+}
+
+tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream, char *err,
+                                  size_t errlen) {
+  if (!m || !grid || !grid[0] || !grid[1] || !grid[2]) return TILEC_RT_INVALID;
+  enter(m->cuda);
+  CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, 0, (CUstream)stream, args,
+                                  NULL);
+  leave();
+  return r ? cuda_failed(r, "cuLaunchKernel", err, errlen) : TILEC_RT_OK;
+}
