@@ -137,12 +137,19 @@ static tilec_rt_status cuda_failed(CUresult r, const char *call, char *err, size
   return TILEC_RT_CUDA_ERROR;
 }
 
-/* Makes the device's context current around a call: the caller's, if it
- * has one, else the primary context. */
-static void enter(tilec_cuda *c) { drv.cuCtxPushCurrent(c->ctx); }
-static void leave(void) {
+/* Makes the device's context current around a call when it is not (a
+ * launch from a thread that has it current pays one cuCtxGetCurrent). */
+static bool enter(tilec_cuda *c) {
+  CUcontext current = NULL;
+  drv.cuCtxGetCurrent(&current);
+  if (current == c->ctx) return false;
+  drv.cuCtxPushCurrent(c->ctx);
+  return true;
+}
+
+static void leave(bool pushed) {
   CUcontext dummy;
-  drv.cuCtxPopCurrent(&dummy);
+  if (pushed) drv.cuCtxPopCurrent(&dummy);
 }
 
 tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen) {
@@ -194,9 +201,9 @@ int tilec_cuda_arch(const tilec_cuda *c) { return c ? c->arch : 0; }
 tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, uint64_t *ptr, char *err, size_t errlen) {
   if (!c || !ptr) return TILEC_RT_INVALID;
   CUdeviceptr p = 0;
-  enter(c);
+  bool pushed = enter(c);
   CUresult r = drv.cuMemAlloc(&p, bytes ? bytes : 1);
-  leave();
+  leave(pushed);
   if (r) return cuda_failed(r, "cuMemAlloc", err, errlen);
   *ptr = p;
   return TILEC_RT_OK;
@@ -204,33 +211,33 @@ tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, uint64_t *ptr, cha
 
 tilec_rt_status tilec_cuda_free(tilec_cuda *c, uint64_t ptr) {
   if (!c) return TILEC_RT_INVALID;
-  enter(c);
+  bool pushed = enter(c);
   CUresult r = drv.cuMemFree(ptr);
-  leave();
+  leave(pushed);
   return r ? TILEC_RT_CUDA_ERROR : TILEC_RT_OK;
 }
 
 tilec_rt_status tilec_cuda_copy_to(tilec_cuda *c, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen) {
   if (!c || (!src && bytes)) return TILEC_RT_INVALID;
-  enter(c);
+  bool pushed = enter(c);
   CUresult r = drv.cuMemcpyHtoD(dst, src, bytes);
-  leave();
+  leave(pushed);
   return r ? cuda_failed(r, "cuMemcpyHtoD", err, errlen) : TILEC_RT_OK;
 }
 
 tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen) {
   if (!c || (!dst && bytes)) return TILEC_RT_INVALID;
-  enter(c);
+  bool pushed = enter(c);
   CUresult r = drv.cuMemcpyDtoH(dst, src, bytes);
-  leave();
+  leave(pushed);
   return r ? cuda_failed(r, "cuMemcpyDtoH", err, errlen) : TILEC_RT_OK;
 }
 
 tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char *err, size_t errlen) {
   if (!c) return TILEC_RT_INVALID;
-  enter(c);
+  bool pushed = enter(c);
   CUresult r = drv.cuCtxSynchronize();
-  leave();
+  leave(pushed);
   return r ? cuda_failed(r, "cuCtxSynchronize", err, errlen) : TILEC_RT_OK;
 }
 
@@ -249,10 +256,10 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
   m->cuda = c;
   m->threads = 32 * num_warps;
   m->shared = shared_bytes;
-  enter(c);
+  bool pushed = enter(c);
   CUresult r = drv.cuModuleLoadDataEx(&m->mod, image, 4, opts, vals);
   if (r) {
-    leave();
+    leave(pushed);
     say(log, loglen, "the kernel image does not load (%d): %s%s%s", r, error, *error && *info ? "\n" : "", info);
     free(m);
     return TILEC_RT_LOAD_ERROR;
@@ -260,7 +267,7 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
   r = drv.cuModuleGetFunction(&m->fn, m->mod, kernel);
   if (!r && shared_bytes > 48 * 1024)
     r = drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
-  leave();
+  leave(pushed);
   if (r) {
     tilec_rt_status st = cuda_failed(r, "cuModuleGetFunction", log, loglen);
     tilec_cuda_module_unload(m);
@@ -274,9 +281,9 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
 void tilec_cuda_module_unload(tilec_cuda_module *m) {
   if (!m) return;
   if (m->mod) {
-    enter(m->cuda);
+    bool pushed = enter(m->cuda);
     drv.cuModuleUnload(m->mod);
-    leave();
+    leave(pushed);
   }
   free(m);
 }
@@ -284,9 +291,9 @@ void tilec_cuda_module_unload(tilec_cuda_module *m) {
 tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream, char *err,
                                   size_t errlen) {
   if (!m || !grid || !grid[0] || !grid[1] || !grid[2]) return TILEC_RT_INVALID;
-  enter(m->cuda);
+  bool pushed = enter(m->cuda);
   CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, 0, (CUstream)stream, args,
                                   NULL);
-  leave();
+  leave(pushed);
   return r ? cuda_failed(r, "cuLaunchKernel", err, errlen) : TILEC_RT_OK;
 }
