@@ -31,6 +31,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
 /* ---- SHA-256 ----------------------------------------------------------------------- */
 
 static const uint32_t sha_k[64] = {
@@ -75,6 +81,82 @@ static void sha_block(uint32_t s[8], const unsigned char *p) {
   s[0] += a, s[1] += b, s[2] += c, s[3] += d, s[4] += e, s[5] += f, s[6] += g, s[7] += h;
 }
 
+/* The same, many blocks at a time, with the x86 SHA extensions (SHA-NI):
+ * about six times as fast, which is most of a cache hit's time. The state
+ * is kept as ABEF and CDGH, the order sha256rnds2 wants; each group of four
+ * rounds adds K to four message words, runs two rounds with the low half
+ * and two with the high, and extends the message schedule four words
+ * ahead (msg1 three groups before msg2, as FIPS 180-4's W recurrence
+ * needs). */
+#ifdef HAVE_SHA_NI
+__attribute__((target("sha,sse4.1,ssse3"))) static void sha_blocks_ni(uint32_t s[8], const unsigned char *p,
+                                                                        size_t n) {
+  const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s[0]), 0xb1); /* CDAB */
+  __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s[4]), 0x1b); /* EFGH */
+  __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
+  st1 = _mm_blend_epi16(st1, tmp, 0xf0);                                          /* CDGH */
+  for (; n; n--, p += 64) {
+    __m128i abef = st0, cdgh = st1, w[4];
+    for (int i = 0; i < 4; i++) w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) {
+      __m128i m = _mm_add_epi32(w[i & 3], _mm_loadu_si128((const __m128i *)&sha_k[4 * i]));
+      st1 = _mm_sha256rnds2_epu32(st1, st0, m);
+      if (i >= 3 && i <= 14) {
+        __m128i next = _mm_add_epi32(w[(i + 1) & 3], _mm_alignr_epi8(w[i & 3], w[(i - 1) & 3], 4));
+        w[(i + 1) & 3] = _mm_sha256msg2_epu32(next, w[i & 3]);
+      }
+      st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(m, 0x0e));
+      if (i >= 1 && i <= 12) w[(i - 1) & 3] = _mm_sha256msg1_epu32(w[(i - 1) & 3], w[i & 3]);
+    }
+    st0 = _mm_add_epi32(st0, abef);
+    st1 = _mm_add_epi32(st1, cdgh);
+  }
+  tmp = _mm_shuffle_epi32(st0, 0x1b);    /* FEBA */
+  st1 = _mm_shuffle_epi32(st1, 0xb1);    /* DCHG */
+  _mm_storeu_si128((__m128i *)&s[0], _mm_blend_epi16(tmp, st1, 0xf0));
+  _mm_storeu_si128((__m128i *)&s[4], _mm_alignr_epi8(st1, tmp, 8));
+}
+
+/* -1: not asked yet; 0 or 1: whether the CPU has SHA, SSE4.1 and SSSE3.
+ * cpuid can cost microseconds under a hypervisor, so it is asked once. */
+static int sha_ni = -1;
+
+static bool use_sha_ni(void) {
+  int v = __atomic_load_n(&sha_ni, __ATOMIC_RELAXED);
+  if (v < 0) {
+    unsigned a, b, c, d;
+    bool sse = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3);
+    v = sse && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+    __atomic_store_n(&sha_ni, v, __ATOMIC_RELAXED);
+  }
+  return v > 0;
+}
+#endif
+
+static void sha_blocks(uint32_t s[8], const unsigned char *p, size_t n) {
+#ifdef HAVE_SHA_NI
+  if (use_sha_ni()) {
+    sha_blocks_ni(s, p, n);
+    return;
+  }
+#endif
+  for (; n; n--, p += 64) sha_block(s, p);
+}
+
+int cache_hash_accel(int enable) {
+#ifdef HAVE_SHA_NI
+  if (!enable) __atomic_store_n(&sha_ni, 0, __ATOMIC_RELAXED);
+  else __atomic_store_n(&sha_ni, -1, __ATOMIC_RELAXED);
+  return use_sha_ni();
+#else
+  (void)enable;
+  return 0;
+#endif
+}
+
+
 void cache_hash_init(CacheHash *h) {
   static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -91,10 +173,11 @@ void cache_hash_update(CacheHash *h, const void *data, size_t len) {
     memcpy(h->block + fill, p, take);
     p += take, len -= take, fill += take;
     if (fill < 64) return;
-    sha_block(h->state, h->block);
+    sha_blocks(h->state, h->block, 1);
   }
-  for (; len >= 64; p += 64, len -= 64) sha_block(h->state, p);
-  if (len) memcpy(h->block, p, len);
+  sha_blocks(h->state, p, len / 64);
+  p += len / 64 * 64;
+  if (len % 64) memcpy(h->block, p, len % 64);
 }
 
 void cache_hash_str(CacheHash *h, const char *s) {

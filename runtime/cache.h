@@ -49,6 +49,11 @@ void cache_hash_update(CacheHash *h, const void *data, size_t len);
 void cache_hash_str(CacheHash *h, const char *s);
 /* Writes the digest as 64 lowercase hex digits and a NUL. h is spent. */
 void cache_hash_final(CacheHash *h, char hex[65]);
+/* Where the CPU has them (x86-64 with the SHA extensions), the hash uses
+ * the SHA instructions. cache_hash_accel(0) turns that off for the whole
+ * process, cache_hash_accel(1) back on where available; it returns whether
+ * they are in use. For tests and benchmarks, which compare the two. */
+int cache_hash_accel(int enable);
 
 /* ---- the cache ------------------------------------------------------------------- */
 
