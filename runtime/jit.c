@@ -13,6 +13,7 @@
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
+#include "cache.h"
 #include "emu.h"
 
 #include <pthread.h>
@@ -201,7 +202,8 @@ struct tilec_kernel {
   ParamKind kind[MAX_PARAMS];
   int nparams, num_warps;
   size_t shared_bytes;
-  tilec_context *ctx;
+  tilec_context *ctx; /* made when something must be compiled */
+  char *warnings;     /* what the cache had to say */
   pthread_mutex_t lock;
   Spec specs[MAX_SPECIALIZATIONS];
   _Atomic int nspecs;
@@ -304,6 +306,35 @@ static char *signature_for(const tilec_kernel *k, uint64_t key) {
   return s;
 }
 
+static void warn(tilec_kernel *k, const char *w) {
+  if (!w || !*w) return;
+  size_t old = k->warnings ? strlen(k->warnings) : 0, n = strlen(w);
+  char *grown = realloc(k->warnings, old + n + 2);
+  if (!grown) return;
+  memcpy(grown + old, w, n);
+  grown[old + n] = '\n';
+  grown[old + n + 1] = 0;
+  k->warnings = grown;
+}
+
+/* The cache key of a compilation: everything its output depends on. */
+static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, char hex[65]) {
+  CacheHash h;
+  cache_hash_init(&h);
+  cache_hash_str(&h, "tilec kernel");
+  cache_hash_str(&h, tilec_version());
+  char num[64];
+  snprintf(num, sizeof num, "%d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines);
+  cache_hash_str(&h, num);
+  cache_hash_str(&h, o->arch ? o->arch : "");
+  cache_hash_str(&h, k->filename);
+  cache_hash_str(&h, o->kernel ? o->kernel : "");
+  cache_hash_str(&h, o->signature);
+  for (int i = 0; i < o->num_defines; i++) cache_hash_str(&h, o->defines[i]);
+  cache_hash_update(&h, k->source, k->length);
+  cache_hash_final(&h, hex);
+}
+
 static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char **why) {
   char *sig = signature_for(k, key);
   tilec_compile_options o = {
@@ -322,16 +353,54 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
     snprintf(arch, sizeof arch, a >= 90 ? "sm_90a" : a >= 89 ? "sm_89" : a >= 86 ? "sm_86" : "sm_80");
     o.arch = arch;
   }
+  /* the disk cache holds the metadata and the output, each NUL-terminated */
+  char dirbuf[1024], hex[65], w8[512] = "";
+  const char *dir = k->opt.no_disk_cache ? NULL : k->opt.cache_dir ? k->opt.cache_dir : cache_default_dir(dirbuf, sizeof dirbuf);
   tilec_result *r = NULL;
-  tilec_status st = tilec_compile(k->filename, k->source, k->length, &o, &r);
-  free(sig);
-  if (st != TILEC_OK) {
-    if (why) *why = dup_text(tilec_result_diagnostics(r));
-    tilec_result_destroy(r);
-    return st;
+  void *blob = NULL;
+  size_t blen = 0, len = 0;
+  const char *meta = NULL, *text = NULL;
+  tilec_status st = TILEC_OK;
+  if (dir) {
+    cache_key(k, &o, hex);
+    if (cache_get(dir, hex, &blob, &blen, w8, sizeof w8) == 1) {
+      const char *nul = memchr(blob, 0, blen);
+      if (nul && blen >= (size_t)(nul - (const char *)blob) + 2 && ((const char *)blob)[blen - 1] == 0) {
+        meta = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
+      } else {
+        free(blob), blob = NULL;
+      }
+    }
+    warn(k, w8);
   }
+  if (!meta) {
+    st = k->ctx ? TILEC_OK : tilec_context_create(&k->ctx);
+    o.context = k->ctx;
+    if (st == TILEC_OK) st = tilec_compile(k->filename, k->source, k->length, &o, &r);
+    if (st != TILEC_OK) {
+      if (why) *why = dup_text(tilec_result_diagnostics(r));
+      tilec_result_destroy(r);
+      free(sig);
+      return st;
+    }
+    meta = tilec_result_metadata(r);
+    text = tilec_result_output(r, &len);
+    if (dir) {
+      size_t ml = strlen(meta);
+      char *payload = malloc(ml + len + 2);
+      if (payload) {
+        memcpy(payload, meta, ml + 1);
+        memcpy(payload + ml + 1, text, len);
+        payload[ml + 1 + len] = 0;
+        cache_put(dir, hex, payload, ml + len + 2, w8, sizeof w8);
+        warn(k, w8);
+        free(payload);
+      }
+    }
+  }
+  free(sig);
   /* what the launch needs from the metadata: the entry, warps, shared memory */
-  const char *meta = tilec_result_metadata(r), *w = strstr(meta, "\"num_warps\": "), *sm = strstr(meta, "\"shared_bytes\": ");
+  const char *w = strstr(meta, "\"num_warps\": "), *sm = strstr(meta, "\"shared_bytes\": ");
   const char *nm = strstr(meta, "\"name\": \"");
   if (!k->name && nm) {
     const char *e = strchr(nm + 9, '"');
@@ -341,8 +410,6 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
   }
   k->num_warps = w ? atoi(w + 13) : 4;
   k->shared_bytes = sm ? (size_t)strtoull(sm + 16, NULL, 10) : 0;
-  size_t len;
-  const char *text = tilec_result_output(r, &len);
   *out = (Spec){.key = key};
   if (k->dev->cuda) {
     char log[4096] = "";
@@ -361,6 +428,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
     }
   }
   tilec_result_destroy(r);
+  free(blob);
   return st;
 }
 
@@ -377,7 +445,9 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   free(k->filename);
   free(k->source);
   free(k->name);
+  free(k->warnings);
   free((char *)k->opt.kernel);
+  free((char *)k->opt.cache_dir);
   tilec_context_destroy(k->ctx);
   pthread_mutex_destroy(&k->lock);
   free(k);
@@ -398,6 +468,7 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   k->dev = d;
   k->opt = *options;
   k->opt.kernel = options->kernel ? dup_text(options->kernel) : NULL;
+  k->opt.cache_dir = options->cache_dir ? dup_text(options->cache_dir) : NULL;
   k->filename = dup_text(filename ? filename : "<source>");
   k->source = malloc(length + 1);
   memcpy(k->source, source, length);
@@ -405,8 +476,8 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   k->length = length;
   k->defines = calloc((size_t)options->num_defines + 1, sizeof *k->defines);
   for (int i = 0; i < options->num_defines; i++) k->defines[i] = dup_text(options->defines[i]);
-  tilec_status st = tilec_context_create(&k->ctx);
-  if (st == TILEC_OK && !split_signature(k, options->signature, diagnostics)) st = TILEC_ERROR_USAGE;
+  tilec_status st = TILEC_OK;
+  if (!split_signature(k, options->signature, diagnostics)) st = TILEC_ERROR_USAGE;
   if (st == TILEC_OK) st = compile_spec(k, 0, &k->specs[0], diagnostics);
   if (st != TILEC_OK) {
     tilec_kernel_destroy(k);
@@ -418,6 +489,8 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
 }
 
 int tilec_kernel_specializations(const tilec_kernel *k) { return k ? k->nspecs : 0; }
+
+const char *tilec_kernel_warnings(const tilec_kernel *k) { return k && k->warnings ? k->warnings : ""; }
 
 /* The specialization of a key: found without locking when it is there
  * (entries are written before the count that publishes them). */

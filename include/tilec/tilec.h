@@ -164,6 +164,11 @@ tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void 
 /* How many specializations the kernel has compiled (or found in the cache). */
 int tilec_kernel_specializations(const tilec_kernel *k);
 
+/* What the disk cache had to say, a line each ("" when nothing): an entry
+ * found corrupt (and compiled again), a directory that cannot be written
+ * (so nothing is cached). */
+const char *tilec_kernel_warnings(const tilec_kernel *k);
+
 #ifdef __cplusplus
 }
 #endif

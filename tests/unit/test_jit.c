@@ -1,8 +1,13 @@
 /* test_jit.c — the JIT C API on the CPU device: specializations, misuse,
  * what the emulator's checks say through a launch, the CUDA device failing
  * cleanly without a driver. */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tilec/tilec.h"
 #include "unit.h"
@@ -13,6 +18,121 @@ static const char src[] = "import triton\n"
                           "def scale(x, y, n, s, B: tl.constexpr):\n"
                           "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
                           "    tl.store(y + o, tl.load(x + o, mask=o < n) * s, mask=o < n)\n";
+
+/* The number of entries in a cache directory (DIR/xx/KEY.tc), and the path of one. */
+static int entries(const char *dir, char *one, size_t n) {
+  int count = 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+    DIR *s = opendir(sub);
+    if (!s) continue;
+    for (struct dirent *f; (f = readdir(s));) {
+      size_t l = strlen(f->d_name);
+      if (l > 3 && !strcmp(f->d_name + l - 3, ".tc")) {
+        count++;
+        if (one) snprintf(one, n, "%s/%s", sub, f->d_name);
+      }
+    }
+    closedir(s);
+  }
+  closedir(d);
+  return count;
+}
+
+/* Creates the kernel with a cache and runs it once on 100 elements; 0 when
+ * it worked and gave 2 * x. */
+static int cached_run(tilec_device *dev, const char *dir, const char *source, size_t len, const char *sig, int warps,
+                      char *warnings, size_t wlen) {
+  tilec_jit_options o = {.signature = sig, .num_warps = warps, .cache_dir = dir};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  if (tilec_kernel_create(dev, "scale.py", source, len, &o, &k, &diag) != TILEC_OK) {
+    fprintf(stderr, "%s\n", diag ? diag : "");
+    free(diag);
+    return 1;
+  }
+  unsigned long long x, y;
+  float in[100], out[100];
+  for (int i = 0; i < 100; i++) in[i] = (float)i;
+  int bad = tilec_device_alloc(dev, sizeof in, &x) || tilec_device_alloc(dev, sizeof out, &y) ||
+            tilec_device_copy_to(dev, x, in, sizeof in);
+  unsigned grid[3] = {2, 1, 1}; /* enough for blocks of 64 */
+  bad = bad || tilec_kernel_launchv(k, grid, NULL, NULL, x, y, 100, 2.0) != TILEC_OK ||
+        tilec_device_copy_from(dev, out, y, sizeof out) != TILEC_OK;
+  for (int i = 0; !bad && i < 100; i++) bad = out[i] != 2.0f * i;
+  if (warnings) snprintf(warnings, wlen, "%s", tilec_kernel_warnings(k));
+  tilec_device_free(dev, x), tilec_device_free(dev, y);
+  tilec_kernel_destroy(k);
+  return bad;
+}
+
+static void disk_cache(tilec_device *cpu) {
+  char dir[] = "/tmp/tilec-jit-cache-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  const char *sig = "*fp32, *fp32, i32, fp32, 128";
+  char warnings[1024], entry[2048];
+  /* the first run fills it: the unspecialized kernel and the launch's specialization */
+  CHECK(cached_run(cpu, dir, src, sizeof src - 1, sig, 4, warnings, sizeof warnings) == 0);
+  CHECK(entries(dir, NULL, 0) == 2);
+  CHECK_STR(warnings, "");
+  /* the same again finds them; each input of the key makes new ones */
+  CHECK(cached_run(cpu, dir, src, sizeof src - 1, sig, 4, NULL, 0) == 0);
+  CHECK(entries(dir, NULL, 0) == 2);
+  CHECK(cached_run(cpu, dir, src, sizeof src - 1, sig, 2, NULL, 0) == 0);
+  CHECK(entries(dir, NULL, 0) == 4);
+  CHECK(cached_run(cpu, dir, src, sizeof src - 1, "*fp32, *fp32, i32, fp32, 64", 4, NULL, 0) == 0);
+  CHECK(entries(dir, NULL, 0) == 6);
+  char other[sizeof src + 16];
+  snprintf(other, sizeof other, "%s# a comment\n", src);
+  CHECK(cached_run(cpu, dir, other, strlen(other), sig, 4, NULL, 0) == 0);
+  CHECK(entries(dir, NULL, 0) == 8);
+  /* a corrupted entry is compiled again, with a warning */
+  entries(dir, entry, sizeof entry);
+  FILE *f = fopen(entry, "r+b");
+  CHECK(f != NULL);
+  if (f) {
+    fseek(f, -3, SEEK_END);
+    fputc('#', f);
+    fclose(f);
+  }
+  int before = entries(dir, NULL, 0);
+  for (int w = 1; w <= 8; w *= 2) CHECK(cached_run(cpu, dir, src, sizeof src - 1, sig, 4, NULL, 0) == 0);
+  CHECK(cached_run(cpu, dir, other, strlen(other), sig, 4, NULL, 0) == 0);
+  CHECK(cached_run(cpu, dir, src, sizeof src - 1, sig, 2, NULL, 0) == 0);
+  CHECK(cached_run(cpu, dir, src, sizeof src - 1, "*fp32, *fp32, i32, fp32, 64", 4, NULL, 0) == 0);
+  CHECK(entries(dir, NULL, 0) == before);
+  /* 8 processes compiling the same kernel into a fresh cache at once all succeed */
+  char fresh[] = "/tmp/tilec-jit-cache-XXXXXX";
+  CHECK(mkdtemp(fresh) != NULL);
+  pid_t kids[8];
+  for (int i = 0; i < 8; i++) {
+    kids[i] = fork();
+    if (kids[i] == 0) _exit(cached_run(cpu, fresh, src, sizeof src - 1, sig, 4, NULL, 0));
+  }
+  int ok = 0;
+  for (int i = 0; i < 8; i++) {
+    int status = 0;
+    waitpid(kids[i], &status, 0);
+    ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  CHECK(ok == 8);
+  CHECK(entries(fresh, NULL, 0) == 2);
+  /* a cache that cannot be written: a warning, and the kernel still runs */
+  char blocked[1100];
+  snprintf(blocked, sizeof blocked, "%s/file", fresh);
+  f = fopen(blocked, "w");
+  if (f) fclose(f);
+  snprintf(blocked, sizeof blocked, "%s/file/cache", fresh);
+  CHECK(cached_run(cpu, blocked, src, sizeof src - 1, sig, 4, warnings, sizeof warnings) == 0);
+  CHECK(strlen(warnings) > 0);
+  char cmd[2200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, fresh);
+  CHECK(system(cmd) == 0);
+}
 
 int unit_main(void) {
   /* devices */
@@ -110,6 +230,7 @@ int unit_main(void) {
   free(diag);
 
   CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
+  disk_cache(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
