@@ -342,7 +342,8 @@ int cache_get(const char *dir, const char *key, void **data, size_t *len, char *
   if (!dir || !*dir) return warnf(warn, wlen, "cache: no cache directory");
   if (!entry_paths(dir, key, sub, path)) return warnf(warn, wlen, "cache: path too long under %s", dir);
 
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  /* O_NONBLOCK so that a FIFO in the entry's place cannot hang the open. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return 0;
     return warnf(warn, wlen, "cache: cannot open %s: %s", path, strerror(errno));

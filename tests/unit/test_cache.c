@@ -317,9 +317,18 @@ static void test_damaged(void) {
   CHECK(n == 300 && got && !memcmp(got, payload, 300));
   free(got);
 
+  /* A FIFO where the entry should be: a miss that does not wait for a
+   * writer, and the FIFO is removed. */
+  CHECK(remove(p) == 0 && mkfifo(p, 0600) == 0);
+  CHECK(cache_get(dir, key, &got, &n, warn, sizeof warn) == 0);
+  char want[1200];
+  snprintf(want, sizeof want, "cache: removed corrupt entry %s (not a regular file)", p);
+  CHECK_STR(warn, want);
+  CHECK(!exists(p));
+
   /* A directory where the entry should be: a miss with a warning, and a put
    * that fails cleanly. */
-  CHECK(remove(p) == 0 && mkdir(p, 0700) == 0);
+  CHECK(mkdir(p, 0700) == 0);
   CHECK(cache_get(dir, key, &got, &n, warn, sizeof warn) == 0);
   CHECK_CONTAINS(warn, "(not a regular file)");
   CHECK(cache_put(dir, key, payload, 300, warn, sizeof warn) == 0);
