@@ -14,6 +14,7 @@
 #include <llvm-c/Core.h>
 
 #include "tilec/tilec.h"
+#include "aot.h"
 #include "run.h"
 
 #define MAX_SOURCE_BYTES (64u << 20)
@@ -31,6 +32,9 @@ static void usage_main(FILE *f) {
           "  opt FILE.mlir --pass=NAMES     run tile IR passes on IR text\n"
           "  run FILE.py -s SIG -g GRID ARG...\n"
           "                                 run one kernel on the CPU emulator, on .npy arrays\n"
+          "  aot FILE.py -s SIG [-s SIG]... -o PREFIX\n"
+          "                                 compile one kernel into C (PREFIX.c, PREFIX.h) that\n"
+          "                                 launches it with libcuda alone\n"
           "\n"
           "options:\n"
           "  -h, --help       show this help (tilec <command> --help for a command)\n"
@@ -376,6 +380,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
   if (!strcmp(cmd, "opt")) return cmd_opt(argc - 2, argv + 2);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+  if (!strcmp(cmd, "aot")) return cmd_aot(argc - 2, argv + 2);
   if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
   return usage_error("unknown command '%s'", cmd);
 }

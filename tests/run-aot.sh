@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# tilec aot end to end, as a deployment would use it: generate launchers for
+# examples/vector_add.py, compile them with a strict C11 compiler line that
+# sees only cuda.h, link them against libcuda's stub, and check what the
+# objects define and embed. Then:
+#   build: run tests/aot/test_pick.c, the dispatchers' decisions, on the stub
+#          (every driver call fails there; the decisions come before them);
+#   gpu:   run examples/aot_vector_add.c on the real driver.
+# Usage: run-aot.sh build|gpu TILEC CUDA_HOME SOURCE_ROOT
+# Exit 77 (skip) without the toolkit's cuda.h and stub, or, for gpu, without libcuda.so.1.
+set -eu
+mode=$1
+tilec=$2
+cuda=$3
+root=$4
+stub=$cuda/lib64/stubs/libcuda.so
+[ -f "$stub" ] || stub=$cuda/lib/stubs/libcuda.so
+if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$stub" ]; then
+  echo "skip: no cuda.h or stub libcuda.so under $cuda"
+  exit 77
+fi
+if [ "$mode" = gpu ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  echo "skip: no libcuda.so.1 (no NVIDIA driver)"
+  exit 77
+fi
+cc=$(command -v gcc || command -v cc)
+cflags=(-std=c11 -Wall -Wextra -Werror "-I$cuda/include")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+
+fail() {
+  echo "run-aot: $*"
+  exit 1
+}
+
+# the launchers: vadd (two signatures and a grid, for two targets), vone
+# (the aligned signature alone, the grid given at launch), vgrid (a grid
+# that calls every helper the generator can emit)
+aligned="*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+"$tilec" aot examples/vector_add.py -k add_kernel -s "$aligned" -s "*fp32, *fp32, *fp32, i32, 1024" \
+  -g "cdiv(n_elements, BLOCK_SIZE)" --arch sm_80,sm_90a -o "$tmp/vadd" 2>"$tmp/vadd.err" ||
+  { cat "$tmp/vadd.err"; fail "tilec aot failed"; }
+cat "$tmp/vadd.err"
+"$tilec" aot examples/vector_add.py -s "$aligned" -o "$tmp/vone" 2>/dev/null || fail "tilec aot (vone) failed"
+"$tilec" aot examples/vector_add.py -s "*fp32, *fp32, *fp32, i32, 1024" -o "$tmp/vgrid" 2>/dev/null \
+  -g "max(cdiv(n_elements, BLOCK_SIZE), 1) * 2 - 1, (n_elements // 16) % 7 + 1 + min(BLOCK_SIZE / 512, 3) - 2, 65536 // -(-n_elements)" ||
+  fail "tilec aot (vgrid) failed"
+
+for p in vadd vone vgrid; do
+  "$cc" "${cflags[@]}" -c "$tmp/$p.c" -o "$tmp/$p.o" || fail "$p.c does not compile with ${cflags[*]}"
+done
+"$cc" "${cflags[@]}" -x c -fsyntax-only - <<<'#include "vadd.h"' -I"$tmp" || fail "vadd.h does not stand alone"
+
+# what the object defines, and that the PTX it embeds is the kernel's
+defined=$(nm "$tmp/vadd.o" | awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')
+for f in vadd vadd_0 vadd_1 vadd_load vadd_load_log vadd_unload; do
+  grep -qw -- "$f" <<<"$defined" || fail "vadd.o does not define $f (it defines: $defined)"
+done
+[ "$(wc -w <<<"$defined")" = 6 ] || fail "vadd.o defines more than its API: $defined"
+undefined=$(nm -u "$tmp/vadd.o" | awk '{ print $2 }' | grep -v -E '^(cu[A-Z]|memcpy$|strlen$|snprintf$)' || true)
+[ -z "$undefined" ] || fail "vadd.o needs more than libcuda and libc: $undefined"
+n=$(grep -a -c '\.entry add_kernel' "$tmp/vadd.o" || true)
+[ "$n" = 4 ] || fail "vadd.o embeds $n PTX images with '.entry add_kernel', expected 4 (2 signatures x 2 targets)"
+if grep -q 'note: no cubin' "$tmp/vadd.err"; then
+  grep -q 'sm_80 (PTX)' "$tmp/vadd.h" || fail "vadd.h does not say it holds PTX only"
+else
+  grep -q 'sm_80 (cubin and PTX), sm_90a (cubin and PTX)' "$tmp/vadd.h" || fail "vadd.h does not list its cubins"
+fi
+
+# the example links against the stub with -lcuda alone
+"$cc" "${cflags[@]}" -I"$tmp" examples/aot_vector_add.c "$tmp/vadd.o" -L"$(dirname "$stub")" -lcuda \
+  -o "$tmp/aot_vector_add" || fail "examples/aot_vector_add.c does not build"
+
+if [ "$mode" = gpu ]; then
+  "$tmp/aot_vector_add"
+  exit
+fi
+
+# the dispatchers' decisions, on the stub (its soname is libcuda.so.1)
+"$cc" "${cflags[@]}" -I"$tmp" tests/aot/test_pick.c "$tmp/vadd.o" "$tmp/vone.o" "$tmp/vgrid.o" \
+  -L"$(dirname "$stub")" -lcuda -o "$tmp/test_pick" || fail "tests/aot/test_pick.c does not build"
+mkdir "$tmp/stub"
+ln -s "$stub" "$tmp/stub/libcuda.so.1"
+LD_LIBRARY_PATH="$tmp/stub" "$tmp/test_pick"
