@@ -350,6 +350,9 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
   if (st != TILEC_OK || a == 0) fputs(tilec_result_diagnostics(r), stderr);
   if (st != TILEC_OK) {
     tilec_result_destroy(r);
+    /* the diagnostics show the signature's text only where an entry is wrong */
+    if (o->nsigs > 1 || o->narchs > 1)
+      fprintf(stderr, "%s: note: compiling signature %d (\"%s\") for %s\n", prog, s, o->sig_texts[s], o->archs[a]);
     return st == TILEC_ERROR_USAGE ? 2 : 1;
   }
   char err[512];
@@ -387,16 +390,16 @@ static int check_params(const Aot *o) {
     for (int a = 0; a < o->narchs; a++) {
       const RunMeta *m = &o->sigs[s].images[a].meta;
       if (m->nparams != m0->nparams)
-        return aot_error("signature %d (\"%s\") leaves %s %d runtime parameter%s, signature 0 (\"%s\") %d; the "
-                         "signatures of one dispatcher must agree on the runtime parameters",
+        return aot_error("signature %d (\"%s\") leaves %s %d runtime parameter%s, but signature 0 (\"%s\") %d; "
+                         "one dispatcher needs the same runtime parameters in every signature",
                          s, o->sig_texts[s], m->name, m->nparams, m->nparams == 1 ? "" : "s", o->sig_texts[0],
                          m0->nparams);
       for (int i = 0; i < m->nparams; i++)
         if (strcmp(m->params[i].type, m0->params[i].type) || strcmp(m->params[i].name, m0->params[i].name))
-          return aot_error("signature %d (\"%s\") makes %s %s, signature 0 (\"%s\") %s %s; the signatures of one "
-                           "dispatcher must agree on the runtime parameters' types",
+          return aot_error("signature %d (\"%s\") gives %s the type %s, but signature 0 (\"%s\") gives it %s; "
+                           "one dispatcher needs the same runtime parameter types in every signature",
                            s, o->sig_texts[s], m->params[i].name, m->params[i].type, o->sig_texts[0],
-                           m0->params[i].name, m0->params[i].type);
+                           m0->params[i].type);
     }
   return 0;
 }
