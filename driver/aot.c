@@ -436,7 +436,7 @@ static char *c_name(const char *name) {
   if (!c) return NULL;
   for (size_t i = 0; i <= n; i++) c[i] = isalnum((unsigned char)name[i]) || name[i] == '_' || !name[i] ? name[i] : '_';
   for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
-    if (!strcmp(c, taken[i]) || c[0] == '_') {
+    if (!strcmp(c, taken[i])) {
       c[n] = '_';
       c[n + 1] = 0;
       break;
