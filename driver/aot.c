@@ -93,6 +93,7 @@ typedef struct Aot {
   const char *file, *grid, *out_path, *arch_list;
   const char **sig_texts;
   int nsigs;
+  bool ptx_only;
   tilec_compile_options copt;
   const char *archs[AOT_MAX_ARCHS];
   char arch_buf[256];
@@ -118,7 +119,7 @@ static int aot_error(const char *fmt, ...) {
 
 static void usage_aot(FILE *f) {
   fputs("usage: tilec aot FILE.py [-k NAME] -s SIGNATURE [-s SIGNATURE]... [-g GRID] [-w N] [--num-stages N]\n"
-        "                 [--arch sm_80,sm_90a] -o PREFIX\n"
+        "                 [--arch sm_80,sm_90a] [--ptx-only] -o PREFIX\n"
         "\n"
         "Compiles the @triton.jit kernel NAME of FILE.py for each SIGNATURE and each target, and\n"
         "writes PREFIX.h and PREFIX.c: C11 that embeds the cubins and the PTX and launches them\n"
@@ -154,6 +155,8 @@ static void usage_aot(FILE *f) {
         "  --num-stages N        software pipelining stages (default: config, else 3)\n"
         "  --arch ARCHS          the targets, comma-separated: sm_80 (default), sm_86, sm_89, sm_90,\n"
         "                        sm_90a\n"
+        "  --ptx-only            embed PTX alone, no cubins: smaller, and compiled by the driver at\n"
+        "                        load\n"
         "  -o, --output PREFIX   write PREFIX.h and PREFIX.c\n"
         "  -h, --help            show this help\n"
         "\n"
@@ -251,6 +254,10 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage_aot(stdout);
       return -1;
+    }
+    if (!strcmp(a, "--ptx-only")) {
+      o->ptx_only = true;
+      continue;
     }
     if (a[0] != '-' || !a[1]) {
       if (o->file) return aot_usage_error("unexpected argument '%s' (one input file at a time)", a);
@@ -365,6 +372,7 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
   tilec_result_destroy(r);
   if (!im->ptx) return aot_error("out of memory");
 
+  if (o->ptx_only) return 0;
   copt.emit = TILEC_EMIT_CUBIN;
   r = NULL;
   st = tilec_compile(o->file, src, len, &copt, &r);
@@ -910,7 +918,7 @@ static int run_aot(Aot *o, const char *src, size_t len) {
       if (!(o->sigs[s].dims[d] = malloc(AOT_DIM_CHARS))) rc = aot_error("out of memory");
   if (!rc && o->grid) rc = translate_grids(o);
   if (!rc) rc = generate(o);
-  if (!rc && no_cubin)
+  if (!rc && no_cubin && !o->ptx_only)
     fprintf(stderr, "%s: note: no cubin (%s): %s.c embeds PTX only for %d of %d images, which the driver compiles at load\n",
             prog, why, o->out_path, no_cubin, o->nsigs * o->narchs);
   return rc;

@@ -10,7 +10,7 @@
 # Exit 77 (skip) without the toolkit's cuda.h and stub, or, for gpu, without libcuda.so.1.
 set -eu
 mode=$1
-tilec=$2
+tilec=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")  # absolute: the script works in the source tree
 cuda=$3
 root=$4
 stub=$cuda/lib64/stubs/libcuda.so
@@ -35,14 +35,16 @@ fail() {
 }
 
 # the launchers: vadd (two signatures and a grid, for two targets), vone
-# (the aligned signature alone, the grid given at launch), vgrid (a grid
+# (the aligned signature alone, the grid given at launch, PTX only), vgrid (a grid
 # that calls every helper the generator can emit)
 aligned="*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
 "$tilec" aot examples/vector_add.py -k add_kernel -s "$aligned" -s "*fp32, *fp32, *fp32, i32, 1024" \
   -g "cdiv(n_elements, BLOCK_SIZE)" --arch sm_80,sm_90a -o "$tmp/vadd" 2>"$tmp/vadd.err" ||
   { cat "$tmp/vadd.err"; fail "tilec aot failed"; }
 cat "$tmp/vadd.err"
-"$tilec" aot examples/vector_add.py -s "$aligned" -o "$tmp/vone" 2>/dev/null || fail "tilec aot (vone) failed"
+"$tilec" aot examples/vector_add.py -s "$aligned" --ptx-only -o "$tmp/vone" 2>/dev/null || fail "tilec aot (vone) failed"
+grep -q 'Targets: sm_80 (PTX)\.' "$tmp/vone.h" || fail "vone.h, built with --ptx-only, does not say it holds PTX only"
+grep -q '_cubin' "$tmp/vone.c" && fail "vone.c, built with --ptx-only, embeds a cubin"
 "$tilec" aot examples/vector_add.py -s "*fp32, *fp32, *fp32, i32, 1024" -o "$tmp/vgrid" 2>/dev/null \
   -g "max(cdiv(n_elements, BLOCK_SIZE), 1) * 2 - 1, (n_elements // 16) % 7 + 1 + min(BLOCK_SIZE / 512, 3) - 2, 65536 // -(-n_elements)" ||
   fail "tilec aot (vgrid) failed"

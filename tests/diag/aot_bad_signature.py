@@ -1,5 +1,5 @@
 # COMMAND: aot
-# ARGS: -s "*fp32:16, *fp32:16, i33, 128" -o out
+# ARGS: --ptx-only -s "*fp32:16, *fp32:16, i33, 128" -o out
 import triton
 import triton.language as tl
 

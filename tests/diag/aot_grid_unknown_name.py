@@ -1,5 +1,5 @@
 # COMMAND: aot
-# ARGS: -s "*fp32:16, *fp32:16, i32, 128" -g "cdiv(n, BLOCK_SIZE)" -o out
+# ARGS: --ptx-only -s "*fp32:16, *fp32:16, i32, 128" -g "cdiv(n, BLOCK_SIZE)" -o out
 import triton
 import triton.language as tl
 

@@ -1,5 +1,5 @@
 # COMMAND: aot
-# ARGS: -s "*fp32:16, *fp32:16, i32, 128" -o no_such_dir/out
+# ARGS: --ptx-only -s "*fp32:16, *fp32:16, i32, 128" -o no_such_dir/out
 import triton
 import triton.language as tl
 

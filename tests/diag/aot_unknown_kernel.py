@@ -1,5 +1,5 @@
 # COMMAND: aot
-# ARGS: -k nope -s "*fp32:16, *fp32:16, i32, 128" -o out
+# ARGS: --ptx-only -k nope -s "*fp32:16, *fp32:16, i32, 128" -o out
 import triton
 import triton.language as tl
 
