@@ -17,6 +17,7 @@
  * output embeds PTX only, which the driver compiles at load, and a one-line
  * note says so.
  */
+#include "cli.h"
 #include "aot.h"
 
 #include <ctype.h>
@@ -30,7 +31,6 @@
 #include "run.h"
 #include "tilec/tilec.h"
 
-#define AOT_MAX_SOURCE_BYTES (64u << 20)
 #define AOT_MAX_ARCHS 8
 #define AOT_DIM_CHARS 4096
 
@@ -186,30 +186,7 @@ static int aot_usage_error(const char *fmt, ...) {
   return 2;
 }
 
-/* Matches "-x VALUE", "-xVALUE", "--long VALUE" and "--long=VALUE". */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, bool *missing) {
-  const char *a = argv[*i];
-  size_t ll = strlen(lng);
-  if (!strncmp(a, lng, ll) && a[ll] == '=') return a + ll + 1;
-  if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
-    if (*i + 1 >= argc) {
-      *missing = true;
-      return NULL;
-    }
-    return argv[++*i];
-  }
-  if (shrt && !strncmp(a, shrt, 2) && a[2]) return a + 2;
-  return NULL;
-}
 
-static bool parse_small_int(const char *s, int lo, int hi, int *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || errno || v < lo || v > hi) return false;
-  *out = (int)v;
-  return true;
-}
 
 /* "sm_80,sm_90a" into o->archs; 0 or the exit code of a usage error. */
 static int parse_archs(Aot *o) {
@@ -264,18 +241,18 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
       o->file = a;
       continue;
     }
-    if ((v = opt_value(argc, argv, &i, "-k", "--kernel", &missing))) o->copt.kernel = v;
-    else if ((v = opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->sig_texts[o->nsigs++] = v;
-    else if ((v = opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
-    else if ((v = opt_value(argc, argv, &i, "-o", "--output", &missing))) o->out_path = v;
-    else if ((v = opt_value(argc, argv, &i, NULL, "--arch", &missing))) o->arch_list = v;
-    else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
+    if ((v = cli_opt_value(argc, argv, &i, "-k", "--kernel", &missing))) o->copt.kernel = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->sig_texts[o->nsigs++] = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &missing))) o->out_path = v;
+    else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &missing))) o->arch_list = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
-      if (!parse_small_int(v, 1, 32, &w) || (w & (w - 1)))
+      if (!cli_small_int(v, 1, 32, &w) || (w & (w - 1)))
         return aot_usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->copt.num_warps = w;
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
-      if (!parse_small_int(v, 1, 8, &o->copt.num_stages))
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
+      if (!cli_small_int(v, 1, 8, &o->copt.num_stages))
         return aot_usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
     } else if (missing) {
       return aot_usage_error("option '%s' needs a value", a);
@@ -294,37 +271,6 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
 
 /* ==== compiling ==================================================================== */
 
-static char *read_source(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    aot_error("cannot open '%s': %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    if (cap >= AOT_MAX_SOURCE_BYTES) {
-      aot_error("'%s' is larger than %u MiB", path, AOT_MAX_SOURCE_BYTES >> 20);
-      free(buf);
-      fclose(f);
-      return NULL;
-    }
-    char *b = realloc(buf, cap *= 2);
-    if (!b) free(buf);
-    buf = b;
-  }
-  bool bad = !buf || ferror(f);
-  fclose(f);
-  if (bad) {
-    aot_error("cannot read '%s'", path);
-    free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
 
 static char *copy_bytes(const char *s, size_t n) {
   char *c = malloc(n + 1);
@@ -936,7 +882,7 @@ int cmd_aot(int argc, char **argv) {
     goto done;
   }
   size_t len;
-  char *src = read_source(o.file, &len);
+  char *src = cli_read_source(o.file, &len);
   if (!src) {
     rc = 1;
     goto done;

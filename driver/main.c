@@ -13,11 +13,11 @@
 
 #include <llvm-c/Core.h>
 
+#include "cli.h"
 #include "tilec/tilec.h"
 #include "aot.h"
 #include "run.h"
 
-#define MAX_SOURCE_BYTES (64u << 20)
 
 static const char *prog = "tilec";
 
@@ -74,68 +74,8 @@ static int usage_error(const char *fmt, const char *arg) {
   return 2;
 }
 
-/* Reads a whole file; NULL with a message on failure. */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "%s: error: cannot open '%s': %s\n", prog, path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) break;
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-    if (n == cap) {
-      if (cap >= MAX_SOURCE_BYTES) {
-        fprintf(stderr, "%s: error: '%s' is larger than %u MiB\n", prog, path, MAX_SOURCE_BYTES >> 20);
-        free(buf);
-        fclose(f);
-        return NULL;
-      }
-      cap *= 2;
-      char *b = realloc(buf, cap);
-      if (!b) free(buf);
-      buf = b;
-    }
-  }
-  int err = ferror(f);
-  fclose(f);
-  if (!buf || err) {
-    fprintf(stderr, "%s: error: cannot read '%s'\n", prog, path);
-    free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
 
-static bool parse_int_opt(const char *s, int lo, int hi, int *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || errno || v < lo || v > hi) return false;
-  *out = (int)v;
-  return true;
-}
 
-/* Matches "-x VALUE", "--long VALUE" and "--long=VALUE". */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, bool *bad) {
-  const char *a = argv[*i];
-  size_t ll = strlen(lng);
-  if (!strncmp(a, lng, ll) && a[ll] == '=') return a + ll + 1;
-  if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
-    if (*i + 1 >= argc) {
-      *bad = true;
-      return NULL;
-    }
-    return argv[++*i];
-  }
-  if (shrt && !strncmp(a, shrt, 2) && a[2] && shrt[1] != '-' && strlen(shrt) == 2) return a + 2;
-  return NULL;
-}
 
 static int write_output(const tilec_result *r, const char *out_path);
 
@@ -154,25 +94,25 @@ static int cmd_compile(int argc, char **argv) {
       free(defines);
       return 0;
     }
-    if ((v = opt_value(argc, argv, &i, "-k", "--kernel", &bad))) opt.kernel = v;
-    else if ((v = opt_value(argc, argv, &i, "-s", "--signature", &bad))) opt.signature = v;
-    else if ((v = opt_value(argc, argv, &i, "-D", "--define", &bad))) {
+    if ((v = cli_opt_value(argc, argv, &i, "-k", "--kernel", &bad))) opt.kernel = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-s", "--signature", &bad))) opt.signature = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-D", "--define", &bad))) {
       if (!strchr(v, '=')) {
         rc = usage_error("-D expects NAME=VALUE, got '%s'", v);
         goto done;
       }
       defines[ndefines++] = v;
-    } else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
-    else if ((v = opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
-    else if ((v = opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
-    else if ((v = opt_value(argc, argv, &i, NULL, "--arch", &bad))) opt.arch = v;
-    else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
-      if (!parse_int_opt(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {
+    } else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
+    else if ((v = cli_opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
+    else if ((v = cli_opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
+    else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &bad))) opt.arch = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
+      if (!cli_small_int(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {
         rc = usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
         goto done;
       }
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--num-stages", &bad))) {
-      if (!parse_int_opt(v, 1, 8, &opt.num_stages)) {
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &bad))) {
+      if (!cli_small_int(v, 1, 8, &opt.num_stages)) {
         rc = usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
         goto done;
       }
@@ -223,7 +163,7 @@ static int cmd_compile(int argc, char **argv) {
   opt.num_defines = ndefines;
 
   size_t len;
-  char *src = read_file(file, &len);
+  char *src = cli_read_source(file, &len);
   if (!src) {
     rc = 1;
     goto done;
@@ -301,10 +241,10 @@ static int cmd_opt(int argc, char **argv) {
       split = true;
       continue;
     }
-    if ((v = opt_value(argc, argv, &i, NULL, "--pass", &bad))) passes = v;
-    else if ((v = opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
-    else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
-      if (!parse_int_opt(v, 1, 32, &warps) || (warps & (warps - 1)))
+    if ((v = cli_opt_value(argc, argv, &i, NULL, "--pass", &bad))) passes = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
+      if (!cli_small_int(v, 1, 32, &warps) || (warps & (warps - 1)))
         return usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
     } else if (bad) return usage_error("option '%s' needs a value", a);
     else if (a[0] == '-' && a[1]) return usage_error("unknown option '%s' for 'opt'", a);
@@ -314,7 +254,7 @@ static int cmd_opt(int argc, char **argv) {
   if (!file) return usage_error("%s", "opt needs an input file");
   if (!passes) return usage_error("%s", "opt needs --pass=NAME[,NAME...]");
   size_t len;
-  char *src = read_file(file, &len);
+  char *src = cli_read_source(file, &len);
   if (!src) return 1;
   /* --split-input-file: each "// -----" piece is its own module; blank lines
    * in front keep its line numbers those of the file */

@@ -17,6 +17,7 @@
  * The metadata reader (run_meta.c) and the grid evaluator (run_grid.c)
  * are small parsers of their own.
  */
+#include "cli.h"
 #include "run.h"
 
 #include <ctype.h>
@@ -32,7 +33,6 @@
 #include "runtime/npy.h"
 #include "tilec/tilec.h"
 
-#define RUN_MAX_SOURCE_BYTES (64u << 20)
 
 static const char *prog = "tilec";
 
@@ -363,73 +363,18 @@ static int run_usage_error(const char *fmt, ...) {
   return 2;
 }
 
-/* Matches "-x VALUE", "-xVALUE", "--long VALUE" and "--long=VALUE". */
-static const char *opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, bool *missing) {
-  const char *a = argv[*i];
-  size_t ll = strlen(lng);
-  if (!strncmp(a, lng, ll) && a[ll] == '=') return a + ll + 1;
-  if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
-    if (*i + 1 >= argc) {
-      *missing = true;
-      return NULL;
-    }
-    return argv[++*i];
-  }
-  if (shrt && !strncmp(a, shrt, 2) && a[2]) return a + 2;
-  return NULL;
-}
 
 /* A negative number is an argument, not an option. */
 static bool looks_negative_number(const char *a) {
   return a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.' || !strcmp(a, "-inf") || !strcmp(a, "-nan"));
 }
 
-static bool parse_small_int(const char *s, int lo, int hi, int *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || errno || v < lo || v > hi) return false;
-  *out = (int)v;
-  return true;
-}
 
 static bool parse_seed(const char *s, uint64_t *out) {
   bool neg;
   return parse_integer(s, &neg, out) && !neg && *s != '+';
 }
 
-/* Reads a whole file; NULL with a message on failure. */
-static char *read_source(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "%s: error: cannot open '%s': %s\n", prog, path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    if (cap >= RUN_MAX_SOURCE_BYTES) {
-      fprintf(stderr, "%s: error: '%s' is larger than %u MiB\n", prog, path, RUN_MAX_SOURCE_BYTES >> 20);
-      free(buf);
-      fclose(f);
-      return NULL;
-    }
-    char *b = realloc(buf, cap *= 2);
-    if (!b) free(buf);
-    buf = b;
-  }
-  bool bad = !buf || ferror(f);
-  fclose(f);
-  if (bad) {
-    fprintf(stderr, "%s: error: cannot read '%s'\n", prog, path);
-    free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
 
 /* Prints a grid error: the message, the expression, a caret under pos. */
 static int grid_error(const char *grid, const char *msg, size_t pos) {
@@ -473,30 +418,30 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
       else o->args[o->nargs++] = a;
       continue;
     }
-    if ((v = opt_value(argc, argv, &i, "-k", "--kernel", &missing))) o->compile.kernel = v;
-    else if ((v = opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->compile.signature = v;
-    else if ((v = opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
-    else if ((v = opt_value(argc, argv, &i, "-D", "--define", &missing))) {
+    if ((v = cli_opt_value(argc, argv, &i, "-k", "--kernel", &missing))) o->compile.kernel = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->compile.signature = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-D", "--define", &missing))) {
       if (!strchr(v, '=')) return run_usage_error("-D expects NAME=VALUE, got '%s'", v);
       o->defines[o->compile.num_defines++] = v;
-    } else if ((v = opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
+    } else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
-      if (!parse_small_int(v, 1, 32, &w) || (w & (w - 1)))
+      if (!cli_small_int(v, 1, 32, &w) || (w & (w - 1)))
         return run_usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->compile.num_warps = w;
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
-      if (!parse_small_int(v, 1, 8, &o->compile.num_stages))
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
+      if (!cli_small_int(v, 1, 8, &o->compile.num_stages))
         return run_usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--device", &missing))) {
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--device", &missing))) {
       o->device = v;
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
       if (!parse_seed(v, &o->seed)) return run_usage_error("--seed expects a non-negative integer, got '%s'", v);
       o->has_seed = true;
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--save", &missing))) {
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--save", &missing))) {
       const char *eq = strchr(v, '=');
       if (!eq || eq == v || !eq[1]) return run_usage_error("--save expects I=PATH.npy, got '%s'", v);
       o->saves[o->nsaves++] = v;
-    } else if ((v = opt_value(argc, argv, &i, NULL, "--print", &missing))) {
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--print", &missing))) {
       o->prints[o->nprints++] = v;
     } else if (missing) {
       return run_usage_error("option '%s' needs a value", a);
@@ -770,7 +715,7 @@ int cmd_run(int argc, char **argv) {
     }
   }
   size_t len;
-  char *src = read_source(o.file, &len);
+  char *src = cli_read_source(o.file, &len);
   if (!src) {
     rc = 1;
     goto done;

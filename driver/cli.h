@@ -1,0 +1,26 @@
+/*
+ * cli.h — what the tilec subcommands (compile, opt, run, aot) share: reading
+ * a source file, option values, small integers.
+ */
+#ifndef TILEC_DRIVER_CLI_H
+#define TILEC_DRIVER_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CLI_MAX_SOURCE_BYTES (64u << 20)
+
+/* The whole file, NUL-terminated, malloc'd; NULL after printing
+ * "tilec: error: ..." (cannot open, larger than 64 MiB, cannot read). */
+char *cli_read_source(const char *path, size_t *len);
+
+/* Matches "-x VALUE", "-xVALUE" (for two-letter short options), "--long
+ * VALUE" and "--long=VALUE" at argv[*i], moving *i past a separate value.
+ * NULL when argv[*i] is not this option, or when its value is missing
+ * (then *missing is set). */
+const char *cli_opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, bool *missing);
+
+/* A decimal integer in [lo, hi], the whole string. */
+bool cli_small_int(const char *s, int lo, int hi, int *out);
+
+#endif
