@@ -6,6 +6,7 @@
 #include "codegen.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,23 @@ static void *sym(void *lib, const char *fn) {
   return dlsym(lib, name);
 }
 
-bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf *out) {
+/* nvJitLink is opened once and stays loaded: unloading it after each cubin
+ * would leak what it allocates at load time, and cost a load per compile. */
+static void *jitlink;
+static pthread_once_t jitlink_once = PTHREAD_ONCE_INIT;
+
+static void open_jitlink(void) {
   const char *home = TILEC_CUDA_HOME;
   char path[1024];
   snprintf(path, sizeof path, "%s/lib64/libnvJitLink.so", home);
-  void *lib = *home ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-  if (!lib) lib = dlopen("libnvJitLink.so", RTLD_NOW | RTLD_LOCAL);
+  jitlink = *home ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+  if (!jitlink) jitlink = dlopen("libnvJitLink.so", RTLD_NOW | RTLD_LOCAL);
+}
+
+bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf *out) {
+  const char *home = TILEC_CUDA_HOME;
+  pthread_once(&jitlink_once, open_jitlink);
+  void *lib = jitlink;
   if (!lib) {
     diag_plain_error(pc->d, "--emit=cubin needs the CUDA toolkit's libnvJitLink.so, which was not found%s%s",
                      *home ? " under " : "", home);
@@ -67,7 +79,6 @@ bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf
   }
   if (!found) {
     diag_plain_error(pc->d, "libnvJitLink.so lacks the functions tilec uses");
-    dlclose(lib);
     return false;
   }
   char opt[32];
@@ -97,6 +108,5 @@ bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf
     free(msg);
   }
   if (h) destroy(&h);
-  dlclose(lib);
   return ok;
 }
