@@ -3,7 +3,8 @@
  * with tilec and runs them: vector add and a row softmax, on the GPU when
  * there is one, else on the CPU emulator (TILEC_DEVICE=cpu|cuda|auto
  * chooses). It checks the results against the host and prints a line per
- * kernel; exit status 0 when both match.
+ * kernel; exit status 0 when both match, 77 when TILEC_DEVICE=cuda and
+ * there is no GPU.
  *
  * usage: jit_host EXAMPLES_DIR
  */
@@ -125,9 +126,12 @@ int main(int argc, char **argv) {
   tilec_device *dev = NULL;
   char *why = NULL;
   if (tilec_device_create(TILEC_DEVICE_AUTO, &dev, &why) != TILEC_OK) {
-    fprintf(stderr, "%s\n", why ? why : "no device");
+    /* TILEC_DEVICE=cuda on a machine without a GPU: skipped, as tests say */
+    const char *env = getenv("TILEC_DEVICE");
+    int skip = env && !strcmp(env, "cuda") && why && strstr(why, "no CUDA device");
+    fprintf(stderr, "%s%s\n", why ? why : "no device", skip ? ": skipped" : "");
     free(why);
-    return 1;
+    return skip ? 77 : 1;
   }
   printf("device: %s\n", tilec_device_kind_of(dev) == TILEC_DEVICE_CUDA ? "CUDA" : "the CPU emulator");
   int bad = vector_add(dev, argv[1]) + softmax(dev, argv[1]);
