@@ -1,0 +1,133 @@
+/*
+ * lower.h — what the pieces of the lowering share (lower.c and the
+ * lower_*.c files): the lowering's state, the per-thread values of a tile,
+ * the layout arithmetic, and the helpers that emit ops. Internal to
+ * codegen; the lw_ prefix keeps the names apart from the rest of libtilec.
+ */
+#ifndef TILEC_CODEGEN_LOWER_H
+#define TILEC_CODEGEN_LOWER_H
+
+#include "codegen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/LLVM.h>
+
+typedef struct Vals {
+  int n;
+  MlirValue *v;
+} Vals;
+
+typedef struct Lower {
+  PassCtx *pc;
+  MlirContext ctx;
+  MlirModule out;
+  MlirBlock block;    /* where ops go */
+  MlirOperation term; /* ops are inserted before it */
+  MlirValue lane, warp;
+  PtrVec keys, vals;  /* tile value -> Vals* */
+  PtrVec declared;    /* names of tilec.* functions declared */
+  AxisAnalysis *aa;
+  int nbuffers;       /* shared-memory buffers made so far */
+  int nstrings;       /* constant strings made so far */
+  MlirBlock entry;    /* the kernel's entry block and its first op: allocas go there */
+  MlirOperation entry_first;
+  bool in_helper;     /* emitting a helper function's body, not the kernel's */
+  int nconsts;        /* i32 constants made once, at the top of the entry block */
+  int64_t const_vals[256];
+  MlirValue consts[256];
+  struct BinMemo *memo; /* integer ops already emitted: (op, a, b) -> result */
+  MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
+  bool failed;
+} Lower;
+
+/* A binary integer op already emitted in `block`. */
+typedef struct BinMemo {
+  const char *name;
+  const void *a, *b;
+  MlirBlock block;
+  MlirValue r;
+} BinMemo;
+
+#define MEMO_SLOTS 4096
+
+typedef struct Elems {
+  int rank, n;
+  int64_t shape[MAX_RANK];
+  int per[MAX_RANK];  /* elements per thread along each dim */
+  Layout l;           /* the blocked layout (the parent for slices) */
+  int sliced;         /* the removed dim of a slice layout, else -1 */
+} Elems;
+
+/* A per-thread `if (pred) { ... }`: begin_if moves the lowering into the
+ * then block; end_if puts the scf.if where the lowering was, marked
+ * tilec.divergent (no barrier may go inside). */
+typedef struct IfScope {
+  MlirBlock block;
+  MlirOperation term;
+  MlirRegion then_r;
+  MlirValue pred;
+} IfScope;
+
+static inline MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+MlirValue lw_as_bits(Lower *L, MlirValue v);
+IfScope lw_begin_if(Lower *L, MlirValue pred);
+MlirValue lw_bin(Lower *L, const char *name, MlirValue a, MlirValue b);
+int lw_bits_of(MlirType t);
+MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args);
+MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b);
+MlirValue lw_const_f32(Lower *L, double v);
+MlirValue lw_const_i32(Lower *L, int64_t v);
+int lw_count_of(Lower *L, MlirType t);
+void lw_counters(const Elems *e, int k, int *c);
+void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirType *args);
+int lw_element_of(const Elems *e, const int *c);
+bool lw_elems_of(Lower *L, MlirType t, Elems *e);
+MlirOperation lw_emit(Lower *L, const char *name, int nres, const MlirType *res, int nops, const MlirValue *ops, int nattrs, const MlirNamedAttribute *attrs);
+MlirValue lw_emit1(Lower *L, const char *name, MlirType t, int nops, const MlirValue *ops, int nattrs, const MlirNamedAttribute *attrs);
+void lw_end_if(Lower *L, IfScope *s);
+int lw_f8_bits(double v, int fmt, bool rtz);
+int lw_f8_format(MlirType t);
+void lw_fail(Lower *L, MlirOperation op, const char *msg);
+bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n);
+MlirValue lw_from_bits(Lower *L, MlirValue v, MlirType t);
+Vals *lw_get(Lower *L, MlirValue v);
+MlirType lw_i32(Lower *L);
+MlirValue lw_index_of(Lower *L, const Elems *e, int k, int dim);
+void lw_insert_op(Lower *L, MlirOperation op);
+MlirValue lw_intrinsic(Lower *L, const char *name, MlirValue x);
+bool lw_libdevice_math(Lower *L, MlirOperation op, MlirValue r, int n);
+MlirValue lw_linear_index(Lower *L, const Elems *e, MlirType t, int k);
+MlirValue lw_load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx);
+void lw_lower_assert(Lower *L, MlirOperation op);
+void lw_lower_atomic(Lower *L, MlirOperation op, bool cas);
+bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
+void lw_lower_op(Lower *L, MlirOperation op);
+void lw_lower_print(Lower *L, MlirOperation op);
+void lw_lower_random(Lower *L, MlirOperation op);
+void lw_lower_reduce(Lower *L, MlirOperation op);
+void lw_lower_scan(Lower *L, MlirOperation op);
+void lw_lower_scf(Lower *L, MlirOperation op);
+void lw_lower_shape(Lower *L, MlirOperation op, TileOp t);
+MlirNamedAttribute lw_named(Lower *L, const char *name, MlirAttribute a);
+Vals *lw_new_vals(Lower *L, int n);
+int64_t lw_numel_of(MlirType t);
+MlirValue lw_owns(Lower *L, const Elems *e, int k);
+MlirValue lw_pick(Lower *L, MlirValue c, MlirValue a, MlirValue b);
+void lw_put(Lower *L, MlirValue v, Vals *x);
+MlirType lw_scalar_of(Lower *L, MlirType t);
+MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n);
+MlirValue lw_smem_get(Lower *L, MlirValue base, MlirType et, MlirValue idx);
+void lw_smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirValue v);
+MlirType lw_smem_type(Lower *L, MlirType et);
+void lw_store_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue v);
+void lw_store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v);
+void lw_store_shared_if(Lower *L, MlirValue base, MlirType t, MlirValue pred, MlirValue v);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * lower_control.c — lowering control flow (scf.for, scf.if, scf.while with
+ * every thread's values flattened) and math: the fast PTX instructions and
+ * libdevice.
+ */
+#include "lower.h"
+
+/* ---- control flow: scf ops with every thread's values flattened ------------------------ */
+
+
+/* Appends the per-thread values of vs to a flat list. */
+static int flatten_vals(Lower *L, MlirOperation op, int n, const MlirValue *vs, MlirValue *out, int cap) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    Vals *x = lw_get(L, vs[i]);
+    if (!x) {
+      lw_fail(L, op, "uses a value the GPU code generator has not lowered");
+      return -1;
+    }
+    if (k + x->n > cap) {
+      lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
+      return -1;
+    }
+    for (int j = 0; j < x->n; j++) out[k++] = x->v[j];
+  }
+  return k;
+}
+
+/* Maps tile values vs to consecutive runs of flat, by their element counts. */
+static void unflatten(Lower *L, int n, const MlirValue *vs, const MlirValue *flat) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    int c = lw_count_of(L, mlirValueGetType(vs[i]));
+    Vals *x = lw_new_vals(L, c);
+    for (int j = 0; j < c; j++) x->v[j] = flat[k++];
+    lw_put(L, vs[i], x);
+  }
+}
+
+#define MAX_FLAT 1024
+
+/* Lowers the ops of block src into dst, then its terminator's operands
+ * into a terminator `term_name` of dst (with a leading `extra` operand). */
+static void lower_region_body(Lower *L, MlirBlock src, MlirBlock dst, const char *term_name, MlirValue *extra) {
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = dst;
+  L->term = (MlirOperation){NULL};
+  MlirOperation last = {NULL};
+  for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationIsNull(o) && !L->failed; o = mlirOperationGetNextInBlock(o)) {
+    if (mlirOperationIsNull(mlirOperationGetNextInBlock(o))) {
+      last = o;
+      break;
+    }
+    lw_lower_op(L, o);
+  }
+  if (!L->failed && !mlirOperationIsNull(last)) {
+    int n = (int)mlirOperationGetNumOperands(last), from = extra ? 1 : 0;
+    MlirValue vs[64], flat[MAX_FLAT + 1];
+    for (int i = from; i < n && i - from < 64; i++) vs[i - from] = mlirOperationGetOperand(last, i);
+    int k = flatten_vals(L, last, n - from, vs, flat + from, MAX_FLAT);
+    if (k >= 0) {
+      if (extra) flat[0] = lw_get(L, mlirOperationGetOperand(last, 0))->v[0];
+      lw_emit(L, term_name, 0, NULL, k + from, flat, 0, NULL);
+    }
+  }
+  L->block = saved_block;
+  L->term = saved_term;
+}
+
+static void emit_yield_into(Lower *L, MlirBlock b) {
+  MlirOperationState st = mlirOperationStateGet(str("scf.yield"), mlirLocationUnknownGet(L->ctx));
+  mlirBlockAppendOwnedOperation(b, mlirOperationCreate(&st));
+}
+
+static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
+  MlirLocation locs[MAX_FLAT + 1];
+  for (int i = 0; i < n; i++) locs[i] = mlirLocationUnknownGet(L->ctx);
+  return mlirBlockCreate(n, types, locs);
+}
+
+/* Creates the lowered scf op (its regions filled), and maps the tile op's
+ * results to runs of its flat results. */
+static void finish_scf(Lower *L, const char *name, int k, const MlirType *types, int nops, const MlirValue *ops,
+                       int nregions, MlirRegion *regions, int nres, const MlirValue *results) {
+  MlirOperationState st = mlirOperationStateGet(str(name), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddResults(&st, k, types);
+  mlirOperationStateAddOperands(&st, nops, ops);
+  mlirOperationStateAddOwnedRegions(&st, nregions, regions);
+  MlirOperation f = mlirOperationCreate(&st);
+  lw_insert_op(L, f);
+  MlirValue outs[MAX_FLAT + 1];
+  for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
+  unflatten(L, nres, results, outs);
+}
+
+void lw_lower_scf(Lower *L, MlirOperation op) {
+  MlirValue flat[MAX_FLAT + 1];
+  MlirType types[MAX_FLAT + 1];
+  int nres = (int)mlirOperationGetNumResults(op);
+  MlirValue results[64];
+  if (nres > 64) {
+    lw_fail(L, op, "has more results than the GPU code generator supports yet");
+    return;
+  }
+  for (int i = 0; i < nres; i++) results[i] = mlirOperationGetResult(op, i);
+  if (op_is(op, "scf.for")) {
+    int n = (int)mlirOperationGetNumOperands(op) - 3;
+    MlirValue inits[64];
+    for (int i = 0; i < n; i++) inits[i] = mlirOperationGetOperand(op, 3 + i);
+    int k = flatten_vals(L, op, n, inits, flat + 3, MAX_FLAT - 3);
+    if (k < 0) return;
+    for (int i = 0; i < 3; i++) flat[i] = lw_get(L, mlirOperationGetOperand(op, i))->v[0];
+    MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+    types[0] = mlirValueGetType(flat[0]);
+    for (int i = 0; i < k; i++) types[1 + i] = mlirValueGetType(flat[3 + i]);
+    MlirBlock body = new_block(L, 1 + k, types);
+    MlirRegion region = mlirRegionCreate();
+    mlirRegionAppendOwnedBlock(region, body);
+    /* the induction variable, then the carried values */
+    Vals *iv = lw_new_vals(L, 1);
+    iv->v[0] = mlirBlockGetArgument(body, 0);
+    lw_put(L, mlirBlockGetArgument(src, 0), iv);
+    MlirValue args[MAX_FLAT + 1], sargs[64];
+    for (int i = 0; i < k; i++) args[i] = mlirBlockGetArgument(body, 1 + i);
+    for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, 1 + i);
+    unflatten(L, n, sargs, args);
+    lower_region_body(L, src, body, "scf.yield", NULL);
+    if (L->failed) {
+      mlirRegionDestroy(region);
+      return;
+    }
+    finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+    return;
+  }
+  if (op_is(op, "scf.if")) {
+    MlirValue cond = lw_get(L, mlirOperationGetOperand(op, 0))->v[0];
+    int k = 0;
+    for (int i = 0; i < nres; i++) {
+      int c = lw_count_of(L, mlirValueGetType(results[i]));
+      MlirType t = lw_scalar_of(L, mlirValueGetType(results[i]));
+      for (int j = 0; j < c && k < MAX_FLAT; j++) types[k++] = t;
+    }
+    MlirRegion regions[2];
+    for (int b = 0; b < 2; b++) {
+      regions[b] = mlirRegionCreate();
+      MlirBlock blk = new_block(L, 0, NULL);
+      mlirRegionAppendOwnedBlock(regions[b], blk);
+      MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, b));
+      if (mlirBlockIsNull(src)) emit_yield_into(L, blk);
+      else lower_region_body(L, src, blk, "scf.yield", NULL);
+    }
+    if (L->failed) {
+      mlirRegionDestroy(regions[0]);
+      mlirRegionDestroy(regions[1]);
+      return;
+    }
+    finish_scf(L, "scf.if", k, types, 1, &cond, 2, regions, nres, results);
+    return;
+  }
+  if (op_is(op, "scf.while")) {
+    int n = (int)mlirOperationGetNumOperands(op);
+    MlirValue inits[64];
+    for (int i = 0; i < n; i++) inits[i] = mlirOperationGetOperand(op, i);
+    int k = flatten_vals(L, op, n, inits, flat, MAX_FLAT);
+    if (k < 0) return;
+    for (int i = 0; i < k; i++) types[i] = mlirValueGetType(flat[i]);
+    MlirRegion regions[2];
+    for (int b = 0; b < 2; b++) {
+      regions[b] = mlirRegionCreate();
+      MlirBlock blk = new_block(L, k, types);
+      mlirRegionAppendOwnedBlock(regions[b], blk);
+      MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, b));
+      MlirValue args[MAX_FLAT + 1], sargs[64];
+      for (int i = 0; i < k; i++) args[i] = mlirBlockGetArgument(blk, i);
+      for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, i);
+      unflatten(L, n, sargs, args);
+      MlirValue cond = {NULL};
+      lower_region_body(L, src, blk, b == 0 ? "scf.condition" : "scf.yield", b == 0 ? &cond : NULL);
+    }
+    if (L->failed) {
+      mlirRegionDestroy(regions[0]);
+      mlirRegionDestroy(regions[1]);
+      return;
+    }
+    finish_scf(L, "scf.while", k, types, k, flat, 2, regions, nres, results);
+    return;
+  }
+  lw_fail(L, op, "is not supported yet by the GPU code generator");
+}
+
+/* ---- fp32 math through the approximate PTX instructions ---------------------------------- */
+
+MlirValue lw_intrinsic(Lower *L, const char *name, MlirValue x) {
+  int32_t seg[2] = {1, 0};
+  MlirNamedAttribute attrs[3] = {
+      lw_named(L, "intrin", mlirStringAttrGet(L->ctx, str(name))),
+      lw_named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
+      lw_named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+  };
+  return lw_emit1(L, "llvm.call_intrinsic", mlirValueGetType(x), 1, &x, 3, attrs);
+}
+
+MlirValue lw_const_f32(Lower *L, double v) {
+  MlirType f = mlirF32TypeGet(L->ctx);
+  MlirNamedAttribute a = lw_named(L, "value", mlirFloatAttrDoubleGet(L->ctx, f, v));
+  return lw_emit1(L, "arith.constant", f, 0, NULL, 1, &a);
+}
+
+/* exp, exp2, log, log2, rsqrt, sin, cos of fp32: Triton's fast paths
+ * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). */
+bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
+  static const struct {
+    const char *op, *intrin;
+    double pre, post; /* x * pre, then result * post (0: none) */
+  } table[] = {
+      {"math.exp", "llvm.nvvm.ex2.approx.f32", 1.4426950408889634, 0},
+      {"math.exp2", "llvm.nvvm.ex2.approx.f32", 0, 0},
+      {"math.log", "llvm.nvvm.lg2.approx.f", 0, 0.6931471805599453},
+      {"math.log2", "llvm.nvvm.lg2.approx.f", 0, 0},
+      {"math.rsqrt", "llvm.nvvm.rsqrt.approx.f", 0, 0},
+      {"math.sin", "llvm.nvvm.sin.approx.f", 0, 0},
+      {"math.cos", "llvm.nvvm.cos.approx.f", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    if (!op_is(op, table[i].op)) continue;
+    if (!mlirTypeIsAF32(lw_scalar_of(L, mlirValueGetType(r)))) return false;
+    Vals *in = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
+    for (int k = 0; k < n; k++) {
+      MlirValue v = in->v[in->n == 1 ? 0 : k];
+      if (table[i].pre) v = lw_bin(L, "arith.mulf", v, lw_const_f32(L, table[i].pre));
+      v = lw_intrinsic(L, table[i].intrin, v);
+      if (table[i].post) v = lw_bin(L, "arith.mulf", v, lw_const_f32(L, table[i].post));
+      x->v[k] = v;
+    }
+    lw_put(L, r, x);
+    return true;
+  }
+  return false;
+}
+
+/* Math the approximate instructions do not cover (erf, f64, ...): the
+ * libdevice function, which cg_emit links in. f16/bf16 go through f32. */
+bool lw_libdevice_math(Lower *L, MlirOperation op, MlirValue r, int n) {
+  static const struct {
+    const char *op, *fn;
+  } table[] = {
+      {"math.exp", "exp"},   {"math.exp2", "exp2"}, {"math.log", "log"}, {"math.log2", "log2"},
+      {"math.rsqrt", "rsqrt"}, {"math.sin", "sin"}, {"math.cos", "cos"}, {"math.erf", "erf"},
+      {"math.tanh", "tanh"}, {"math.powf", "pow"},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+    if (!op_is(op, table[i].op)) continue;
+    MlirType et = lw_scalar_of(L, mlirValueGetType(r));
+    bool f64 = mlirTypeIsAF64(et), narrow = mlirTypeIsAF16(et) || mlirTypeIsABF16(et);
+    if (!f64 && !narrow && !mlirTypeIsAF32(et)) return false;
+    char name[64];
+    snprintf(name, sizeof name, "__nv_%s%s", table[i].fn, f64 ? "" : "f");
+    int nops = (int)mlirOperationGetNumOperands(op);
+    Vals *ins[2];
+    for (int j = 0; j < nops && j < 2; j++) ins[j] = lw_get(L, mlirOperationGetOperand(op, j));
+    MlirType f32 = mlirF32TypeGet(L->ctx), ct = narrow ? f32 : et;
+    Vals *x = lw_new_vals(L, n);
+    for (int k = 0; k < n; k++) {
+      MlirValue args[2];
+      for (int j = 0; j < nops && j < 2; j++) {
+        args[j] = ins[j]->v[ins[j]->n == 1 ? 0 : k];
+        if (narrow) args[j] = lw_emit1(L, "arith.extf", f32, 1, &args[j], 0, NULL);
+      }
+      MlirValue v = lw_call(L, name, ct, nops, args);
+      x->v[k] = narrow ? lw_emit1(L, "arith.truncf", et, 1, &v, 0, NULL) : v;
+    }
+    lw_put(L, r, x);
+    return true;
+  }
+  return false;
+}

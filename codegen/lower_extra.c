@@ -1,0 +1,306 @@
+/*
+ * lower_extra.c — lowering random numbers (Philox), device_assert,
+ * device_print and atomics.
+ */
+#include "lower.h"
+
+/* ---- random numbers: Philox 4x32, as Triton documents it ---------------------------------- */
+
+static MlirValue const_u32(Lower *L, uint32_t v) { return lw_const_i32(L, (int32_t)v); }
+
+static MlirValue umulhi(Lower *L, MlirValue a, MlirValue b) {
+  MlirValue ops[2] = {a, b};
+  MlirType two[2] = {lw_i32(L), lw_i32(L)};
+  return mlirOperationGetResult(lw_emit(L, "arith.mului_extended", 2, two, 2, ops, 0, NULL), 1);
+}
+
+/* philox(seed, offset): four 32-bit words after n rounds */
+static void philox(Lower *L, MlirValue seed, MlirValue offset, int rounds, MlirValue *c) {
+  MlirType st = mlirValueGetType(seed);
+  MlirValue k0, k1;
+  if (lw_bits_of(st) == 64) {
+    k0 = lw_emit1(L, "arith.trunci", lw_i32(L), 1, &seed, 0, NULL);
+    MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
+    MlirNamedAttribute v32 = lw_named(L, "value", mlirIntegerAttrGet(i64, 32));
+    MlirValue hi = lw_bin(L, "arith.shrui", seed, lw_emit1(L, "arith.constant", i64, 0, NULL, 1, &v32));
+    k1 = lw_emit1(L, "arith.trunci", lw_i32(L), 1, &hi, 0, NULL);
+  } else {
+    /* Triton widens an int32 seed to 64 bits with its sign */
+    k0 = seed;
+    k1 = lw_bin(L, "arith.shrsi", seed, lw_const_i32(L, 31));
+  }
+  c[0] = lw_bits_of(mlirValueGetType(offset)) == 64 ? lw_emit1(L, "arith.trunci", lw_i32(L), 1, &offset, 0, NULL) : offset;
+  c[1] = c[2] = c[3] = lw_const_i32(L, 0);
+  MlirValue A = const_u32(L, 0xD2511F53u), B = const_u32(L, 0xCD9E8D57u);
+  for (int r = 0; r < rounds; r++) {
+    MlirValue c0 = c[0], c2 = c[2];
+    c[0] = lw_bin(L, "arith.xori", lw_bin(L, "arith.xori", umulhi(L, B, c2), c[1]), k0);
+    c[2] = lw_bin(L, "arith.xori", lw_bin(L, "arith.xori", umulhi(L, A, c0), c[3]), k1);
+    c[1] = lw_bin(L, "arith.muli", B, c2);
+    c[3] = lw_bin(L, "arith.muli", A, c0);
+    k0 = lw_bin(L, "arith.addi", k0, const_u32(L, 0x9E3779B9u));
+    k1 = lw_bin(L, "arith.addi", k1, const_u32(L, 0xBB67AE85u));
+  }
+}
+
+/* uint32 -> uniform float in [0, 1): as Triton's uint_to_uniform_float */
+static MlirValue to_uniform(Lower *L, MlirValue x) {
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  MlirValue zero = lw_const_i32(L, 0);
+  MlirValue cmp[2] = {x, zero};
+  MlirNamedAttribute slt = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 2));
+  MlirValue neg = lw_emit1(L, "arith.cmpi", i1, 2, cmp, 1, &slt);
+  MlirValue flipped = lw_bin(L, "arith.subi", lw_bin(L, "arith.subi", zero, x), lw_const_i32(L, 1));
+  MlirValue sel[3] = {neg, flipped, x};
+  MlirValue pos = lw_emit1(L, "arith.select", lw_i32(L), 3, sel, 0, NULL);
+  MlirValue f = lw_emit1(L, "arith.sitofp", mlirF32TypeGet(L->ctx), 1, &pos, 0, NULL);
+  return lw_bin(L, "arith.mulf", f, lw_const_f32(L, 4.6566127342e-10));
+}
+
+void lw_lower_random(Lower *L, MlirOperation op) {
+  MlirStringRef kind = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
+  int rounds = (int)op_int_attr(op, "n_rounds", 10);
+  Vals *seed = lw_get(L, mlirOperationGetOperand(op, 0)), *off = lw_get(L, mlirOperationGetOperand(op, 1));
+  int nres = (int)mlirOperationGetNumResults(op);
+  int n = lw_count_of(L, mlirValueGetType(mlirOperationGetResult(op, 0)));
+  Vals *out[4];
+  for (int i = 0; i < nres; i++) out[i] = lw_new_vals(L, n);
+  bool is = kind.length == 4 && !memcmp(kind.data, "rand", 4);
+  bool isn = kind.length == 5 && !memcmp(kind.data, "randn", 5);
+  for (int k = 0; k < n; k++) {
+    MlirValue c[4];
+    philox(L, seed->v[0], off->v[off->n == 1 ? 0 : k], rounds, c);
+    if (is) {
+      out[0]->v[k] = to_uniform(L, c[0]);
+    } else if (isn) {
+      /* Box-Muller on the first two words */
+      MlirValue u1 = lw_bin(L, "arith.maxnumf", to_uniform(L, c[0]), lw_const_f32(L, 1.0e-7));
+      MlirValue u2 = to_uniform(L, c[1]);
+      MlirValue th = lw_bin(L, "arith.mulf", u2, lw_const_f32(L, 6.283185307179586));
+      MlirValue lg = lw_bin(L, "arith.mulf", lw_intrinsic(L, "llvm.nvvm.lg2.approx.f", u1), lw_const_f32(L, 0.6931471805599453));
+      MlirValue rr = lw_bin(L, "arith.mulf", lg, lw_const_f32(L, -2.0));
+      MlirValue sq = lw_emit1(L, "math.sqrt", mlirF32TypeGet(L->ctx), 1, &rr, 0, NULL);
+      out[0]->v[k] = lw_bin(L, "arith.mulf", sq, lw_intrinsic(L, "llvm.nvvm.cos.approx.f", th));
+    } else {
+      for (int i = 0; i < nres; i++) out[i]->v[k] = c[i];
+    }
+  }
+  for (int i = 0; i < nres; i++) lw_put(L, mlirOperationGetResult(op, i), out[i]);
+}
+
+/* ---- device_assert ---------------------------------------------------------------------- */
+
+/* A constant NUL-terminated string in global memory; its generic address. */
+static MlirValue string_global(Lower *L, const char *text, size_t len) {
+  char name[32];
+  snprintf(name, sizeof name, "tilec_str%d", L->nstrings++);
+  char *z = arena_alloc(L->pc->a, len + 1);
+  memcpy(z, text, len);
+  MlirNamedAttribute gattrs[6] = {
+      lw_named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
+      lw_named(L, "global_type", mlirTypeAttrGet(mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)len + 1))),
+      lw_named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
+      lw_named(L, "value", mlirStringAttrGet(L->ctx, mlirStringRefCreate(z, len + 1))),
+      lw_named(L, "constant", mlirUnitAttrGet(L->ctx)),
+      lw_named(L, "addr_space", mlirIntegerAttrGet(lw_i32(L), 0)),
+  };
+  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddAttributes(&gs, 6, gattrs);
+  MlirRegion init = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
+  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
+  MlirNamedAttribute ga = lw_named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
+  return lw_emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 0), 0, NULL, 1, &ga);
+}
+
+static MlirValue string_attr_global(Lower *L, MlirOperation op, const char *attr) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str(attr));
+  MlirStringRef v = mlirAttributeIsNull(a) ? str("") : mlirStringAttrGetValue(a);
+  return string_global(L, v.data, v.length);
+}
+
+/* tile.assert: when any element of the condition is false, the thread
+ * calls CUDA's __assertfail with the message, file, line and kernel, which
+ * stops the kernel and reports them. */
+void lw_lower_assert(Lower *L, MlirOperation op) {
+  Vals *c = lw_get(L, mlirOperationGetOperand(op, 0));
+  MlirValue all = c->v[0];
+  for (int k = 1; k < c->n; k++) all = lw_bin(L, "arith.andi", all, c->v[k]);
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  MlirNamedAttribute one = lw_named(L, "value", mlirIntegerAttrGet(i1, 1));
+  MlirValue failed = lw_bin(L, "arith.xori", all, lw_emit1(L, "arith.constant", i1, 0, NULL, 1, &one));
+  MlirValue args[5] = {
+      string_attr_global(L, op, "message"), string_attr_global(L, op, "file"),
+      lw_const_i32(L, op_int_attr(op, "line", 0)), string_attr_global(L, op, "function"),
+      lw_emit1(L, "arith.constant", mlirIntegerTypeGet(L->ctx, 64), 0, NULL, 1,
+            (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 1))}),
+  };
+  /* if (failed) __assertfail(...) */
+  IfScope s = lw_begin_if(L, failed);
+  lw_call(L, "__assertfail", (MlirType){NULL}, 5, args);
+  lw_end_if(L, &s);
+}
+
+/* ---- device_print ---------------------------------------------------------------------- */
+
+/* tile.print: for each element, one vprintf by its first holder of
+ * "pid (x, y, z) idx (i, j) PREFIX v0 v1 ...": the program ids, the
+ * element's index, and the value of each argument there; a scalar once,
+ * by thread 0. */
+void lw_lower_print(Lower *L, MlirOperation op) {
+  int n = (int)mlirOperationGetNumOperands(op);
+  MlirStringRef prefix = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("prefix")));
+  bool hex = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("hex")));
+  /* the elements follow the first tensor argument's layout */
+  Elems e = {.n = 1};
+  bool tensor = false;
+  for (int i = 0; i < n && !tensor; i++) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (mlirTypeIsARankedTensor(t)) {
+      if (!lw_elems_of(L, t, &e)) {
+        lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
+        return;
+      }
+      tensor = true;
+    }
+  }
+  int rank = tensor ? (int)mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(op, 0))) : 0;
+  /* the format */
+  StrBuf fmt = {.arena = L->pc->a};
+  sb_printf(&fmt, "pid (%%d, %%d, %%d) idx (");
+  for (int d = 0; d < rank; d++) sb_printf(&fmt, "%s%%d", d ? ", " : "");
+  sb_printf(&fmt, ") %.*s", (int)prefix.length, prefix.data);
+  MlirType f64 = mlirF64TypeGet(L->ctx), i64 = mlirIntegerTypeGet(L->ctx, 64);
+  MlirType fields[32];
+  int nf = 0;
+  for (int i = 0; i < 3 + rank; i++) fields[nf++] = lw_i32(L);
+  Vals *args[16];
+  for (int i = 0; i < n && i < 16; i++) {
+    args[i] = lw_get(L, mlirOperationGetOperand(op, i));
+    MlirType et = lw_scalar_of(L, mlirValueGetType(mlirOperationGetOperand(op, i)));
+    bool fl = !mlirTypeIsAInteger(et) && !mlirTypeIsALLVMPointerType(et);
+    bool wide = mlirTypeIsALLVMPointerType(et) || (mlirTypeIsAInteger(et) && mlirIntegerTypeGetWidth(et) == 64);
+    sb_printf(&fmt, " %s", fl ? (hex ? "%a" : "%f") : hex ? (wide ? "0x%llx" : "0x%x") : wide ? "%lld" : "%d");
+    fields[nf++] = fl ? f64 : wide ? i64 : lw_i32(L);
+  }
+  sb_printf(&fmt, "\n");
+  MlirValue fmt_ptr = string_global(L, fmt.s, fmt.len);
+  MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, nf, fields, false);
+  MlirNamedAttribute aa = lw_named(L, "elem_type", mlirTypeAttrGet(st));
+  /* the buffer is allocated once, in the entry block (a print in a loop must
+   * not grow the stack) */
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = L->entry;
+  L->term = L->entry_first;
+  MlirValue one = lw_const_i32(L, 1);
+  MlirValue buf = lw_emit1(L, "llvm.alloca", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &one, 1, &aa);
+  L->block = saved_block;
+  L->term = saved_term;
+  static const char *const ids[3] = {"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"};
+  MlirValue pid[3];
+  for (int d = 0; d < 3; d++) pid[d] = lw_emit1(L, ids[d], lw_i32(L), 0, NULL, 0, NULL);
+  for (int k = 0; k < e.n; k++) {
+    MlirValue vals[32];
+    int nv = 0;
+    for (int d = 0; d < 3; d++) vals[nv++] = pid[d];
+    for (int d = 0; d < rank; d++) vals[nv++] = lw_index_of(L, &e, k, d + (e.sliced >= 0 && d >= e.sliced));
+    for (int i = 0; i < n && i < 16; i++) {
+      MlirValue v = args[i]->v[args[i]->n == 1 ? 0 : k];
+      MlirType t = mlirValueGetType(v), want = fields[3 + rank + i];
+      if (mlirTypeIsALLVMPointerType(t)) v = lw_emit1(L, "llvm.ptrtoint", i64, 1, &v, 0, NULL);
+      else if (mlirTypeEqual(want, f64) && !mlirTypeEqual(t, f64)) v = lw_emit1(L, "arith.extf", f64, 1, &v, 0, NULL);
+      else if (mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) < 32) v = lw_emit1(L, "arith.extsi", lw_i32(L), 1, &v, 0, NULL);
+      vals[nv++] = v;
+    }
+    for (int f = 0; f < nf; f++) {
+      MlirNamedAttribute gep[2] = {
+          lw_named(L, "elem_type", mlirTypeAttrGet(st)),
+          lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 2, (int32_t[]){0, f})),
+      };
+      MlirValue at = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &buf, 2, gep);
+      MlirValue sv[2] = {vals[f], at};
+      lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
+    }
+    /* once per element, by its first holder; a scalar by thread 0 */
+    MlirValue tid0[2] = {lw_emit1(L, "nvvm.read.ptx.sreg.tid.x", lw_i32(L), 0, NULL, 0, NULL), lw_const_i32(L, 0)};
+    MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
+    IfScope s = lw_begin_if(L, tensor ? lw_owns(L, &e, k) : lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, tid0, 1, &eq));
+    MlirValue cargs[2] = {fmt_ptr, buf};
+    lw_call(L, "vprintf", lw_i32(L), 2, cargs);
+    lw_end_if(L, &s);
+  }
+}
+
+/* ---- atomics ------------------------------------------------------------------------ */
+
+/* tile.atomic_rmw / atomic_cas: each element once, by its first holder (a
+ * scalar atomic by thread 0, its result shared through shared memory), as
+ * a predicated call tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...). */
+void lw_lower_atomic(Lower *L, MlirOperation op, bool cas) {
+  MlirValue ptr = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
+  MlirType rt = mlirValueGetType(r), et = lw_scalar_of(L, rt);
+  const char *kind = "cas";
+  char buf[16];
+  if (!cas) {
+    MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("op")));
+    snprintf(buf, sizeof buf, "%.*s", (int)k.length, k.data);
+    kind = buf;
+  }
+  MlirStringRef sem = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("sem")));
+  MlirStringRef scope = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("scope")));
+  int bits = lw_bits_of(et);
+  bool fl = mlirTypeIsAF32(et) || mlirTypeIsAF64(et) || mlirTypeIsAF16(et) || mlirTypeIsABF16(et);
+  /* PTX type suffix: bit types for exch/cas/bitwise, typed for arithmetic */
+  char ty[8];
+  if (!strcmp(kind, "xchg") || !strcmp(kind, "cas") || !strcmp(kind, "and") || !strcmp(kind, "or") || !strcmp(kind, "xor"))
+    snprintf(ty, sizeof ty, "b%d", bits);
+  else if (fl)
+    snprintf(ty, sizeof ty, "f%d", bits);
+  else
+    snprintf(ty, sizeof ty, "%c%d", !strcmp(kind, "add") ? 'u' : 's', bits);
+  if (fl && bits < 32) {
+    lw_fail(L, op, "on 16-bit floats is not supported yet by the GPU code generator");
+    return;
+  }
+  char name[96];
+  snprintf(name, sizeof name, "tilec.atom.%s.%.*s.%.*s.%s", !strcmp(kind, "xchg") ? "exch" : kind, (int)sem.length, sem.data,
+           (int)scope.length, scope.data, ty);
+  Vals *p = lw_get(L, ptr);
+  int nvals = cas ? 2 : 1;
+  Vals *ops[2] = {lw_get(L, mlirOperationGetOperand(op, 1)), cas ? lw_get(L, mlirOperationGetOperand(op, 2)) : NULL};
+  Vals *mask = !cas && mlirOperationGetNumOperands(op) > 2 ? lw_get(L, mlirOperationGetOperand(op, 2)) : NULL;
+  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  bool scalar = !mlirTypeIsARankedTensor(rt);
+  Elems e;
+  if (!scalar && !lw_elems_of(L, rt, &e)) {
+    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *out = lw_new_vals(L, p->n);
+  for (int k = 0; k < p->n; k++) {
+    MlirValue pred;
+    if (scalar) {
+      MlirValue tid0[2] = {lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", L->warp, lw_const_i32(L, 32)), L->lane), lw_const_i32(L, 0)};
+      MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
+      pred = lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, tid0, 1, &eq);
+    } else {
+      pred = lw_owns(L, &e, k);
+    }
+    if (mask) pred = lw_bin(L, "arith.andi", pred, mask->v[mask->n == 1 ? 0 : k]);
+    MlirValue args[4] = {p->v[k], pred};
+    for (int i = 0; i < nvals; i++) args[2 + i] = lw_as_bits(L, ops[i]->v[ops[i]->n == 1 ? 0 : k]);
+    MlirValue old = lw_from_bits(L, lw_call(L, name, it, 2 + nvals, args), et);
+    if (scalar && !op_results_unused(op)) {
+      /* thread 0 did it: everyone reads its result (when it is used) */
+      MlirValue base = lw_shared_buffer(L, et, 1);
+      MlirValue zero = lw_const_i32(L, 0);
+      MlirValue at[2] = {base, zero};
+      (void)at;
+      lw_store_shared_if(L, base, et, pred, old);
+      old = lw_load_shared(L, base, et, zero);
+    }
+    out->v[k] = old;
+  }
+  lw_put(L, r, out);
+}

@@ -1,0 +1,307 @@
+/*
+ * lower_reduce.c — lowering reductions and scans: within a thread, across a
+ * warp with shuffles, across warps through shared memory.
+ */
+#include "lower.h"
+
+/* ---- reductions ------------------------------------------------------------------- */
+
+/* Applies a reduce op's combiner to (a[0..n), b[0..n)) into out. */
+static void combine(Lower *L, MlirOperation red, int n, const MlirValue *a, const MlirValue *b, MlirValue *out) {
+  MlirBlock blk = mlirRegionGetFirstBlock(mlirOperationGetRegion(red, 0));
+  for (int i = 0; i < n; i++) {
+    Vals *x = lw_new_vals(L, 1), *y = lw_new_vals(L, 1);
+    x->v[0] = a[i];
+    y->v[0] = b[i];
+    lw_put(L, mlirBlockGetArgument(blk, i), x);
+    lw_put(L, mlirBlockGetArgument(blk, n + i), y);
+  }
+  MlirOperation o = mlirBlockGetFirstOperation(blk);
+  for (; !mlirOperationIsNull(mlirOperationGetNextInBlock(o)) && !L->failed; o = mlirOperationGetNextInBlock(o))
+    lw_lower_op(L, o);
+  for (int i = 0; !L->failed && i < n; i++) out[i] = lw_get(L, mlirOperationGetOperand(o, i))->v[0];
+}
+
+/* A butterfly shuffle of a scalar across the lanes of a warp. */
+static MlirValue shuffle_xor(Lower *L, MlirValue v, int offset) {
+  MlirType t = mlirValueGetType(v), it32 = lw_i32(L);
+  int bits = lw_bits_of(t);
+  if (bits == 64) {
+    /* two 32-bit halves */
+    MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
+    MlirValue x = mlirTypeIsAInteger(t) ? v : lw_emit1(L, "arith.bitcast", i64, 1, &v, 0, NULL);
+    MlirValue lo = lw_emit1(L, "arith.trunci", it32, 1, &x, 0, NULL);
+    MlirValue sh = lw_bin(L, "arith.shrui", x, lw_emit1(L, "arith.constant", i64, 0, NULL, 1,
+                                                  (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, 32))}));
+    MlirValue hi = lw_emit1(L, "arith.trunci", it32, 1, &sh, 0, NULL);
+    lo = shuffle_xor(L, lo, offset);
+    hi = shuffle_xor(L, hi, offset);
+    MlirValue lo64 = lw_emit1(L, "arith.extui", i64, 1, &lo, 0, NULL), hi64 = lw_emit1(L, "arith.extui", i64, 1, &hi, 0, NULL);
+    MlirValue r = lw_bin(L, "arith.ori", lo64, lw_bin(L, "arith.shli", hi64, lw_emit1(L, "arith.constant", i64, 0, NULL, 1,
+                                                                            (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, 32))})));
+    return mlirTypeIsAInteger(t) ? r : lw_emit1(L, "arith.bitcast", t, 1, &r, 0, NULL);
+  }
+  MlirValue x = v;
+  if (bits < 32) {
+    MlirType ib = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+    if (!mlirTypeIsAInteger(t)) x = lw_emit1(L, "arith.bitcast", ib, 1, &x, 0, NULL);
+    x = lw_emit1(L, "arith.extui", it32, 1, &x, 0, NULL);
+  } else if (!mlirTypeIsAInteger(t) && !mlirTypeIsAF32(t)) {
+    x = lw_emit1(L, "arith.bitcast", it32, 1, &x, 0, NULL);
+  }
+  MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, 31)};
+  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->pc->ic, "#nvvm<shfl_kind bfly>"));
+  MlirValue r = lw_emit1(L, "nvvm.shfl.sync", mlirValueGetType(x), 4, ops, 1, &kind);
+  if (bits < 32) {
+    MlirType ib = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+    r = lw_emit1(L, "arith.trunci", ib, 1, &r, 0, NULL);
+    if (!mlirTypeIsAInteger(t)) r = lw_emit1(L, "arith.bitcast", t, 1, &r, 0, NULL);
+  }
+  return r;
+}
+
+/* A shuffle up by offset lanes (lanes below take nothing new: the caller
+ * selects); 32-bit values only. */
+static MlirValue shuffle_up(Lower *L, MlirValue v, int offset) {
+  MlirType t = mlirValueGetType(v);
+  MlirValue x = v;
+  bool cast = !mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32);
+  if (cast) return (MlirValue){NULL};
+  MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, 0)};
+  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->pc->ic, "#nvvm<shfl_kind up>"));
+  return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
+}
+
+MlirValue lw_pick(Lower *L, MlirValue c, MlirValue a, MlirValue b) {
+  MlirValue ops[3] = {c, a, b};
+  return lw_emit1(L, "arith.select", mlirValueGetType(a), 3, ops, 0, NULL);
+}
+
+MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b) {
+  MlirValue ops[2] = {a, b};
+  MlirNamedAttribute p = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), pred));
+  return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &p);
+}
+
+/* tile.scan (inclusive, forward): within each thread along the axis, then
+ * across its lanes (Hillis-Steele with shuffles up), then across warps
+ * through shared memory; each stage's prefix is combined on the left, so
+ * combine functions need not commute. */
+void lw_lower_scan(Lower *L, MlirOperation op) {
+  int n = (int)mlirOperationGetNumOperands(op);
+  MlirValue src0 = mlirOperationGetOperand(op, 0);
+  Elems e;
+  int axis = (int)op_int_attr(op, "axis", 0);
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0 || e.per[axis] != e.l.spt[axis] ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("reverse")))) {
+    lw_fail(L, op, "of this layout or direction is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *in[8], *out[8];
+  for (int i = 0; i < n; i++) {
+    in[i] = lw_get(L, mlirOperationGetOperand(op, i));
+    out[i] = lw_new_vals(L, e.n);
+    for (int k = 0; k < e.n; k++) out[i]->v[k] = in[i]->v[k];
+  }
+  /* 1. within the thread: element k after the one before it along the axis */
+  for (int k = 0; k < e.n && !L->failed; k++) {
+    int c[MAX_RANK] = {0};
+    lw_counters(&e, k, c);
+    if (c[axis] == 0) continue;
+    c[axis]--;
+    int prev = lw_element_of(&e, c);
+    MlirValue a[8], b[8], r[8];
+    for (int i = 0; i < n; i++) a[i] = out[i]->v[prev], b[i] = out[i]->v[k];
+    combine(L, op, n, a, b, r);
+    for (int i = 0; i < n; i++) out[i]->v[k] = r[i];
+  }
+  /* the thread's totals: its last element along the axis, per group */
+  const Layout *l = &e.l;
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != axis; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  int64_t lanes = e.shape[axis] / l->spt[axis];
+  if (lanes > l->tpw[axis]) lanes = l->tpw[axis];
+  int64_t warps = e.shape[axis] / ((int64_t)l->spt[axis] * l->tpw[axis]);
+  if (warps > l->wpc[axis]) warps = l->wpc[axis];
+  if (warps < 1) warps = 1;
+  int ngroups = e.n / e.per[axis];
+  Elems groups = e;
+  groups.per[axis] = 1;
+  groups.n = ngroups;
+  MlirValue lane_c = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, lane_div)), lw_const_i32(L, l->tpw[axis]));
+  MlirValue warp_c = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, l->wpc[axis]));
+  for (int g = 0; g < ngroups && !L->failed && (lanes > 1 || warps > 1); g++) {
+    /* the elements of group g (the same counters but the axis), in axis order */
+    int ks[64], nk = 0;
+    for (int k = 0; k < e.n && nk < 64; k++) {
+      int c[MAX_RANK] = {0};
+      lw_counters(&e, k, c);
+      c[axis] = 0;
+      if (lw_element_of(&groups, c) == g) ks[nk++] = k;
+    }
+    MlirValue total[8];
+    for (int i = 0; i < n; i++) total[i] = out[i]->v[ks[nk - 1]];
+    /* 2. across lanes: inclusive scan of the totals */
+    for (int step = 1; step < lanes && !L->failed; step *= 2) {
+      MlirValue up[8], comb[8];
+      for (int i = 0; i < n; i++) {
+        up[i] = shuffle_up(L, total[i], step * lane_div);
+        if (mlirValueIsNull(up[i])) {
+          lw_fail(L, op, "of values that are not 32 bits wide is not supported yet by the GPU code generator");
+          return;
+        }
+      }
+      combine(L, op, n, up, total, comb);
+      MlirValue take = lw_cmp_u32(L, 9 /* uge */, lane_c, lw_const_i32(L, step));
+      for (int i = 0; i < n; i++) total[i] = lw_pick(L, take, comb[i], total[i]);
+    }
+    /* the exclusive prefix of this lane: the inclusive total of the lane before */
+    MlirValue prefix[8];
+    MlirValue has_prefix = lw_cmp_u32(L, 8 /* ugt */, lane_c, lw_const_i32(L, 0));
+    for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_up(L, total[i], lane_div);
+    /* 3. across warps: each warp's total (its last lane) through shared memory */
+    if (warps > 1 && !L->failed) {
+      MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_c, lw_const_i32(L, (int32_t)(lanes - 1)));
+      for (int i = 0; i < n; i++) {
+        MlirType et = mlirValueGetType(total[i]);
+        base[i] = lw_shared_buffer(L, et, warps * 32 * L->pc->num_warps);
+        /* slot: [warp coordinate][lane within the warp], one per lane group */
+        MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_c, lw_const_i32(L, 32)), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
+        lw_store_shared_at_if(L, base[i], et, slot, last, total[i]);
+      }
+      MlirValue wacc[8] = {{NULL}};
+      for (int w = 0; w + 1 < warps; w++) {
+        MlirValue t[8], cand[8];
+        MlirValue slot = lw_bin(L, "arith.addi", lw_const_i32(L, w * 32), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
+        for (int i = 0; i < n; i++) t[i] = lw_load_shared(L, base[i], mlirValueGetType(total[i]), slot);
+        if (w == 0) {
+          for (int i = 0; i < n; i++) cand[i] = t[i];
+        } else {
+          combine(L, op, n, wacc, t, cand);
+        }
+        MlirValue before = lw_cmp_u32(L, 8 /* ugt */, warp_c, lw_const_i32(L, w));
+        for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : lw_pick(L, before, cand[i], wacc[i]);
+      }
+      /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
+      MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, warp_c, lw_const_i32(L, 0));
+      if (lanes > 1) {
+        MlirValue comb[8];
+        combine(L, op, n, wacc, prefix, comb);
+        for (int i = 0; i < n; i++) {
+          MlirValue with_lane = lw_pick(L, has_prefix, comb[i], wacc[i]);
+          prefix[i] = lw_pick(L, in_later_warp, with_lane, prefix[i]);
+        }
+      } else {
+        for (int i = 0; i < n; i++) prefix[i] = wacc[i];
+      }
+      has_prefix = lw_bin(L, "arith.ori", has_prefix, in_later_warp);
+    }
+    /* every element of the group takes the prefix on its left */
+    for (int j = 0; j < nk && !L->failed; j++) {
+      MlirValue x[8], comb[8];
+      for (int i = 0; i < n; i++) x[i] = out[i]->v[ks[j]];
+      combine(L, op, n, prefix, x, comb);
+      for (int i = 0; i < n; i++) out[i]->v[ks[j]] = lw_pick(L, has_prefix, comb[i], x[i]);
+    }
+  }
+  if (L->failed) return;
+  for (int i = 0; i < n; i++) lw_put(L, mlirOperationGetResult(op, i), out[i]);
+}
+
+/* tile.reduce: within each thread, then across the lanes holding the axis
+ * (butterfly shuffles), then across warps through shared memory. Lanes and
+ * warps that only replicate elements (a layout wider than the tensor) take
+ * no part, so nothing is counted twice. */
+void lw_lower_reduce(Lower *L, MlirOperation op) {
+  int n = 0;
+  while (n < (int)mlirOperationGetNumOperands(op)) n++;
+  MlirValue src0 = mlirOperationGetOperand(op, 0);
+  Elems e;
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0) {
+    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  int axis = (int)op_int_attr(op, "axis", 0);
+  Vals *in[8];
+  for (int i = 0; i < n; i++) in[i] = lw_get(L, mlirOperationGetOperand(op, i));
+  /* 1. within the thread: one accumulator per output element */
+  int nout = e.n / e.per[axis];
+  MlirValue *acc = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(nout * n + 1));
+  Elems outl = e;
+  outl.per[axis] = 1;
+  outl.n = nout;
+  for (int k = 0; k < e.n && !L->failed; k++) {
+    int c[MAX_RANK] = {0};
+    lw_counters(&e, k, c);
+    int ca = c[axis];
+    c[axis] = 0;
+    int o = lw_element_of(&outl, c);
+    MlirValue x[8];
+    for (int i = 0; i < n; i++) x[i] = in[i]->v[k];
+    if (ca == 0) {
+      for (int i = 0; i < n; i++) acc[o * n + i] = x[i];
+    } else {
+      combine(L, op, n, acc + o * n, x, acc + o * n);
+    }
+  }
+  /* 2. across lanes */
+  const Layout *l = &e.l;
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != axis; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  int64_t distinct_lanes = e.shape[axis] / l->spt[axis];
+  if (distinct_lanes > l->tpw[axis]) distinct_lanes = l->tpw[axis];
+  for (int step = 1; step < distinct_lanes && !L->failed; step *= 2)
+    for (int o = 0; o < nout; o++) {
+      MlirValue other[8];
+      for (int i = 0; i < n; i++) other[i] = shuffle_xor(L, acc[o * n + i], step * lane_div);
+      combine(L, op, n, acc + o * n, other, acc + o * n);
+    }
+  /* 3. across warps: each warp's partials at [warp coordinate][output
+   * element's row-major place], a barrier, then every thread combines the
+   * partials of its output elements */
+  int64_t distinct_warps = e.shape[axis] / ((int64_t)l->spt[axis] * l->tpw[axis]);
+  if (distinct_warps > l->wpc[axis]) distinct_warps = l->wpc[axis];
+  if (distinct_warps > 1 && !L->failed) {
+    int64_t m = 1; /* elements of the result */
+    for (int d = 0; d < e.rank; d++)
+      if (d != axis) m *= e.shape[d];
+    MlirValue coord = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, distinct_warps));
+    MlirValue *lin = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(nout + 1));
+    for (int o = 0; o < nout; o++) {
+      lin[o] = lw_const_i32(L, 0);
+      for (int d = 0; d < e.rank; d++)
+        if (d != axis) lin[o] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lin[o], lw_const_i32(L, e.shape[d])), lw_index_of(L, &outl, o, d));
+    }
+    /* one buffer per operand; the partials of all operands combine together */
+    MlirValue base[8];
+    for (int i = 0; i < n; i++) {
+      MlirType et = mlirValueGetType(acc[i]);
+      base[i] = lw_shared_buffer(L, et, distinct_warps * m);
+      for (int o = 0; o < nout; o++)
+        lw_store_shared(L, base[i], et, lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", coord, lw_const_i32(L, m)), lin[o]), acc[o * n + i]);
+    }
+    for (int o = 0; o < nout && !L->failed; o++) {
+      MlirValue total[8], v[8];
+      for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lin[o]);
+      for (int w = 1; w < distinct_warps && !L->failed; w++) {
+        for (int i = 0; i < n; i++)
+          v[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lw_bin(L, "arith.addi", lw_const_i32(L, (int64_t)w * m), lin[o]));
+        combine(L, op, n, total, v, total);
+      }
+      for (int i = 0; i < n; i++) acc[o * n + i] = total[i];
+    }
+  }
+  if (L->failed) return;
+  for (int i = 0; i < n; i++) {
+    MlirValue r = mlirOperationGetResult(op, i);
+    Vals *x = lw_new_vals(L, nout);
+    for (int o = 0; o < nout; o++) x->v[o] = acc[o * n + i];
+    lw_put(L, r, x);
+  }
+}
