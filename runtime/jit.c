@@ -353,36 +353,39 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
     snprintf(arch, sizeof arch, a >= 90 ? "sm_90a" : a >= 89 ? "sm_89" : a >= 86 ? "sm_86" : "sm_80");
     o.arch = arch;
   }
-  /* the disk cache holds the metadata and the output, each NUL-terminated */
+  /* the disk cache holds the metadata and the output, each NUL-terminated.
+   * On CUDA a cubin (nvJitLink) is tried first, so that the driver need not
+   * compile PTX at load time; PTX when there is no toolkit. */
   char dirbuf[1024], hex[65], w8[512] = "";
   const char *dir = k->opt.no_disk_cache ? NULL : k->opt.cache_dir ? k->opt.cache_dir : cache_default_dir(dirbuf, sizeof dirbuf);
+  tilec_emit emits[2] = {TILEC_EMIT_CPU, TILEC_EMIT_CPU};
+  int nemits = 1;
+  if (k->dev->cuda) emits[0] = TILEC_EMIT_CUBIN, emits[1] = TILEC_EMIT_PTX, nemits = 2;
   tilec_result *r = NULL;
   void *blob = NULL;
   size_t blen = 0, len = 0;
   const char *meta = NULL, *text = NULL;
   tilec_status st = TILEC_OK;
-  if (dir) {
-    cache_key(k, &o, hex);
-    if (cache_get(dir, hex, &blob, &blen, w8, sizeof w8) == 1) {
-      const char *nul = memchr(blob, 0, blen);
-      if (nul && blen >= (size_t)(nul - (const char *)blob) + 2 && ((const char *)blob)[blen - 1] == 0) {
-        meta = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
-      } else {
+  for (int e = 0; e < nemits && !meta; e++) {
+    o.emit = emits[e];
+    if (dir) {
+      cache_key(k, &o, hex);
+      if (cache_get(dir, hex, &blob, &blen, w8, sizeof w8) == 1) {
+        const char *nul = memchr(blob, 0, blen);
+        if (nul && blen >= (size_t)(nul - (const char *)blob) + 2 && ((const char *)blob)[blen - 1] == 0) {
+          meta = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
+          break;
+        }
         free(blob), blob = NULL;
       }
+      warn(k, w8);
     }
-    warn(k, w8);
-  }
-  if (!meta) {
     st = k->ctx ? TILEC_OK : tilec_context_create(&k->ctx);
     o.context = k->ctx;
+    tilec_result_destroy(r);
+    r = NULL;
     if (st == TILEC_OK) st = tilec_compile(k->filename, k->source, k->length, &o, &r);
-    if (st != TILEC_OK) {
-      if (why) *why = dup_text(tilec_result_diagnostics(r));
-      tilec_result_destroy(r);
-      free(sig);
-      return st;
-    }
+    if (st != TILEC_OK) continue; /* the next kind, if any */
     meta = tilec_result_metadata(r);
     text = tilec_result_output(r, &len);
     if (dir) {
@@ -397,6 +400,12 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
         free(payload);
       }
     }
+  }
+  if (!meta) {
+    if (why) *why = dup_text(r ? tilec_result_diagnostics(r) : "the compiler could not start");
+    tilec_result_destroy(r);
+    free(sig);
+    return st != TILEC_OK ? st : TILEC_ERROR_COMPILE;
   }
   free(sig);
   /* what the launch needs from the metadata: the entry, warps, shared memory */
