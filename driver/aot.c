@@ -104,16 +104,6 @@ typedef struct Aot {
   unsigned uses; /* the grid helpers the translated grids call */
 } Aot;
 
-static int aot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int aot_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: error: ", prog);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return 1;
-}
 
 /* ==== the command line ============================================================== */
 
@@ -172,26 +162,15 @@ static void usage_aot(FILE *f) {
         f);
 }
 
-static int aot_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int aot_usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: error: ", prog);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr,
-          "\nusage: tilec aot FILE.py [-k NAME] -s SIGNATURE [-s SIGNATURE]... [-g GRID] [options] -o PREFIX\n"
-          "(see '%s aot --help')\n",
-          prog);
-  return 2;
-}
+#define AOT_USAGE "tilec aot FILE.py [-k NAME] -s SIGNATURE [-s SIGNATURE]... [-g GRID] [options] -o PREFIX"
+
 
 
 
 /* "sm_80,sm_90a" into o->archs; 0 or the exit code of a usage error. */
 static int parse_archs(Aot *o) {
   static const char *const known[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
-  if (strlen(o->arch_list) >= sizeof o->arch_buf) return aot_usage_error("--arch: too long a list");
+  if (strlen(o->arch_list) >= sizeof o->arch_buf) return cli_usage_error("aot", AOT_USAGE, "--arch: too long a list");
   strcpy(o->arch_buf, o->arch_list);
   for (char *p = o->arch_buf;;) {
     char *comma = strchr(p, ',');
@@ -199,9 +178,9 @@ static int parse_archs(Aot *o) {
     bool ok = false;
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) ok |= !strcmp(known[i], p);
     if (!ok)
-      return aot_usage_error("--arch: unknown target '%s'; the targets are sm_80, sm_86, sm_89, sm_90 and sm_90a", p);
+      return cli_usage_error("aot", AOT_USAGE, "--arch: unknown target '%s'; the targets are sm_80, sm_86, sm_89, sm_90 and sm_90a", p);
     for (int i = 0; i < o->narchs; i++)
-      if (!strcmp(o->archs[i], p)) return aot_usage_error("--arch: '%s' is listed twice", p);
+      if (!strcmp(o->archs[i], p)) return cli_usage_error("aot", AOT_USAGE, "--arch: '%s' is listed twice", p);
     o->archs[o->narchs++] = p;
     if (!comma) return 0;
     p = comma + 1;
@@ -218,8 +197,8 @@ static int make_ident(Aot *o) {
   for (const char *c = base; *c && n + 1 < sizeof o->ident; c++)
     o->ident[n++] = isalnum((unsigned char)*c) || *c == '_' ? *c : '_';
   o->ident[n] = 0;
-  if (!n) return aot_usage_error("-o '%s' has no file name to name the functions after", o->out_path);
-  if (strlen(base) + 1 >= sizeof o->ident) return aot_usage_error("-o '%s': the file name is too long", o->out_path);
+  if (!n) return cli_usage_error("aot", AOT_USAGE, "-o '%s' has no file name to name the functions after", o->out_path);
+  if (strlen(base) + 1 >= sizeof o->ident) return cli_usage_error("aot", AOT_USAGE, "-o '%s': the file name is too long", o->out_path);
   return 0;
 }
 
@@ -237,7 +216,7 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
       continue;
     }
     if (a[0] != '-' || !a[1]) {
-      if (o->file) return aot_usage_error("unexpected argument '%s' (one input file at a time)", a);
+      if (o->file) return cli_usage_error("aot", AOT_USAGE, "unexpected argument '%s' (one input file at a time)", a);
       o->file = a;
       continue;
     }
@@ -249,21 +228,21 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
     else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
       if (!cli_small_int(v, 1, 32, &w) || (w & (w - 1)))
-        return aot_usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
+        return cli_usage_error("aot", AOT_USAGE, "--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->copt.num_warps = w;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
       if (!cli_small_int(v, 1, 8, &o->copt.num_stages))
-        return aot_usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
+        return cli_usage_error("aot", AOT_USAGE, "--num-stages expects a number from 1 to 8, got '%s'", v);
     } else if (missing) {
-      return aot_usage_error("option '%s' needs a value", a);
+      return cli_usage_error("aot", AOT_USAGE, "option '%s' needs a value", a);
     } else {
-      return aot_usage_error("unknown option '%s' for 'aot'", a);
+      return cli_usage_error("aot", AOT_USAGE, "unknown option '%s' for 'aot'", a);
     }
-    if (missing) return aot_usage_error("option '%s' needs a value", a);
+    if (missing) return cli_usage_error("aot", AOT_USAGE, "option '%s' needs a value", a);
   }
-  if (!o->file) return aot_usage_error("aot needs an input file");
-  if (!o->nsigs) return aot_usage_error("aot needs a signature (-s \"*fp32:16, i32, 1024\")");
-  if (!o->out_path) return aot_usage_error("aot needs an output prefix (-o PREFIX writes PREFIX.h and PREFIX.c)");
+  if (!o->file) return cli_usage_error("aot", AOT_USAGE, "aot needs an input file");
+  if (!o->nsigs) return cli_usage_error("aot", AOT_USAGE, "aot needs a signature (-s \"*fp32:16, i32, 1024\")");
+  if (!o->out_path) return cli_usage_error("aot", AOT_USAGE, "aot needs an output prefix (-o PREFIX writes PREFIX.h and PREFIX.c)");
   if (!o->arch_list) o->arch_list = "sm_80";
   int rc = parse_archs(o);
   return rc ? rc : make_ident(o);
@@ -311,12 +290,12 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
   char err[512];
   if (!run_meta_parse(tilec_result_metadata(r), &im->meta, err, sizeof err)) {
     tilec_result_destroy(r);
-    return aot_error("the kernel's metadata cannot be read: %s", err);
+    return cli_error("the kernel's metadata cannot be read: %s", err);
   }
   const char *text = tilec_result_output(r, &im->ptx_len);
   im->ptx = copy_bytes(text, im->ptx_len);
   tilec_result_destroy(r);
-  if (!im->ptx) return aot_error("out of memory");
+  if (!im->ptx) return cli_error("out of memory");
 
   if (o->ptx_only) return 0;
   copt.emit = TILEC_EMIT_CUBIN;
@@ -327,7 +306,7 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
     im->cubin = copy_bytes(text, im->cubin_len);
     if (!im->cubin) {
       tilec_result_destroy(r);
-      return aot_error("out of memory");
+      return cli_error("out of memory");
     }
   } else if (!why_no_cubin[0]) {
     first_line(tilec_result_diagnostics(r), why_no_cubin, whylen);
@@ -344,13 +323,13 @@ static int check_params(const Aot *o) {
     for (int a = 0; a < o->narchs; a++) {
       const RunMeta *m = &o->sigs[s].images[a].meta;
       if (m->nparams != m0->nparams)
-        return aot_error("signature %d (\"%s\") leaves %s %d runtime parameter%s, but signature 0 (\"%s\") %d; "
+        return cli_error("signature %d (\"%s\") leaves %s %d runtime parameter%s, but signature 0 (\"%s\") %d; "
                          "one dispatcher needs the same runtime parameters in every signature",
                          s, o->sig_texts[s], m->name, m->nparams, m->nparams == 1 ? "" : "s", o->sig_texts[0],
                          m0->nparams);
       for (int i = 0; i < m->nparams; i++)
         if (strcmp(m->params[i].type, m0->params[i].type) || strcmp(m->params[i].name, m0->params[i].name))
-          return aot_error("signature %d (\"%s\") gives %s the type %s, but signature 0 (\"%s\") gives it %s; "
+          return cli_error("signature %d (\"%s\") gives %s the type %s, but signature 0 (\"%s\") gives it %s; "
                            "one dispatcher needs the same runtime parameter types in every signature",
                            s, o->sig_texts[s], m->params[i].name, m->params[i].type, o->sig_texts[0],
                            m0->params[i].type);
@@ -785,7 +764,7 @@ static int translate_grids(Aot *o) {
   for (int s = 0; s < o->nsigs; s++) {
     const RunMeta *m = &o->sigs[s].images[0].meta;
     AotName *names = calloc((size_t)m0->nparams + (size_t)m->nconsts + 1, sizeof *names);
-    if (!names) return aot_error("out of memory");
+    if (!names) return cli_error("out of memory");
     int n = 0;
     for (int i = 0; i < m0->nparams; i++, n++) {
       const char *t = m0->params[i].type;
@@ -807,17 +786,17 @@ static int translate_grids(Aot *o) {
 /* Writes a whole file; the exit code. */
 static int write_file(const char *path, const Out *text) {
   FILE *f = fopen(path, "wb");
-  if (!f) return aot_error("cannot write '%s': %s", path, strerror(errno));
+  if (!f) return cli_error("cannot write '%s': %s", path, strerror(errno));
   bool ok = fwrite(text->s, 1, text->n, f) == text->n;
   ok &= fclose(f) == 0;
-  return ok ? 0 : aot_error("writing '%s' failed", path);
+  return ok ? 0 : cli_error("writing '%s' failed", path);
 }
 
 static int generate(Aot *o) {
   const RunMeta *m = &o->sigs[0].images[0].meta;
   for (int i = 0; i < m->nparams; i++)
     if (!c_type(m->params[i].type))
-      return aot_error("%s: tilec aot cannot pass a parameter of type %s yet", m->params[i].name, m->params[i].type);
+      return cli_error("%s: tilec aot cannot pass a parameter of type %s yet", m->params[i].name, m->params[i].type);
   int rc = 0;
   Out h = {0}, c = {0};
   char guard[160];
@@ -827,7 +806,7 @@ static int generate(Aot *o) {
   emit_source(&c, o);
   size_t n = strlen(o->out_path);
   char *path = malloc(n + 3);
-  if (h.oom || c.oom || !path) rc = aot_error("out of memory");
+  if (h.oom || c.oom || !path) rc = cli_error("out of memory");
   if (!rc) {
     snprintf(path, n + 3, "%s.h", o->out_path);
     rc = write_file(path, &h);
@@ -844,7 +823,7 @@ static int generate(Aot *o) {
 
 static int run_aot(Aot *o, const char *src, size_t len) {
   tilec_context *ctx = NULL;
-  if (tilec_context_create(&ctx) != TILEC_OK) return aot_error("cannot set up the compiler");
+  if (tilec_context_create(&ctx) != TILEC_OK) return cli_error("cannot set up the compiler");
   o->copt.context = ctx;
   char why[400] = "";
   int rc = 0, no_cubin = 0;
@@ -856,12 +835,12 @@ static int run_aot(Aot *o, const char *src, size_t len) {
   tilec_context_destroy(ctx);
   if (!rc) rc = check_params(o);
   const RunMeta *m = &o->sigs[0].images[0].meta;
-  if (!rc && !(o->cnames = calloc((size_t)m->nparams + 1, sizeof *o->cnames))) rc = aot_error("out of memory");
+  if (!rc && !(o->cnames = calloc((size_t)m->nparams + 1, sizeof *o->cnames))) rc = cli_error("out of memory");
   for (int i = 0; !rc && i < m->nparams; i++)
-    if (!(o->cnames[i] = c_name(m->params[i].name))) rc = aot_error("out of memory");
+    if (!(o->cnames[i] = c_name(m->params[i].name))) rc = cli_error("out of memory");
   for (int s = 0; !rc && o->grid && s < o->nsigs; s++)
     for (int d = 0; d < 3; d++)
-      if (!(o->sigs[s].dims[d] = malloc(AOT_DIM_CHARS))) rc = aot_error("out of memory");
+      if (!(o->sigs[s].dims[d] = malloc(AOT_DIM_CHARS))) rc = cli_error("out of memory");
   if (!rc && o->grid) rc = translate_grids(o);
   if (!rc) rc = generate(o);
   if (!rc && no_cubin && !o->ptx_only)

@@ -23,4 +23,11 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *shrt, const
 /* A decimal integer in [lo, hi], the whole string. */
 bool cli_small_int(const char *s, int lo, int hi, int *out);
 
+/* "tilec: error: MESSAGE" on stderr; returns 1, the exit code. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A usage error of subcommand cmd: the message, the usage line, and a
+ * pointer to `tilec CMD --help`; returns 2, the exit code. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -112,16 +112,6 @@ typedef struct Arg {
   NpyArray buf; /* a pointer's buffer, with the dtype and shape --save writes */
 } Arg;
 
-static int arg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int arg_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: error: ", prog);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return 1;
-}
 
 /* "0x1F", "-12", "+7": *neg and the magnitude; false if not an integer. */
 static bool parse_integer(const char *s, bool *neg, uint64_t *mag) {
@@ -148,21 +138,21 @@ static int scalar_arg(Arg *a, const char *text) {
   if (t->kind == T_BOOL) {
     if (!strcmp(text, "True") || !strcmp(text, "1")) a->slot.u8 = 1;
     else if (!strcmp(text, "False") || !strcmp(text, "0")) a->slot.u8 = 0;
-    else return arg_error("%s: '%s' is not True or False (the parameter is i1)", p->name, text);
+    else return cli_error("%s: '%s' is not True or False (the parameter is i1)", p->name, text);
     return 0;
   }
   if (t->kind == T_SINT || t->kind == T_UINT) {
     bool neg;
     uint64_t mag;
     if (!parse_integer(text, &neg, &mag))
-      return arg_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, t->name);
+      return cli_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, t->name);
     uint64_t hi = t->kind == T_UINT ? (t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1)
                                     : (UINT64_C(1) << (t->bits - 1)) - 1;
     uint64_t neg_most = t->kind == T_UINT ? 0 : UINT64_C(1) << (t->bits - 1);
     if ((neg && mag > neg_most) || (!neg && mag > hi)) {
       if (t->kind == T_UINT)
-        return arg_error("%s: %s is out of range for %s (0 to %" PRIu64 ")", p->name, text, t->name, hi);
-      return arg_error("%s: %s is out of range for %s (-%" PRIu64 " to %" PRIu64 ")", p->name, text, t->name,
+        return cli_error("%s: %s is out of range for %s (0 to %" PRIu64 ")", p->name, text, t->name, hi);
+      return cli_error("%s: %s is out of range for %s (-%" PRIu64 " to %" PRIu64 ")", p->name, text, t->name,
                        neg_most, hi);
     }
     uint64_t bits = neg ? 0 - mag : mag;
@@ -174,11 +164,11 @@ static int scalar_arg(Arg *a, const char *text) {
     }
     return 0;
   }
-  if (t->kind == T_FP8) return arg_error("%s: scalar %s arguments are not supported", p->name, t->name);
+  if (t->kind == T_FP8) return cli_error("%s: scalar %s arguments are not supported", p->name, t->name);
   char *end;
   double d = strtod(text, &end);
   if (!*text || *end || isspace((unsigned char)*text))
-    return arg_error("%s: '%s' is not a number (the parameter is %s)", p->name, text, t->name);
+    return cli_error("%s: '%s' is not a number (the parameter is %s)", p->name, text, t->name);
   if (!strcmp(t->name, "fp64")) a->slot.f64 = d;
   else if (!strcmp(t->name, "fp32")) a->slot.f32 = (float)d;
   else if (!strcmp(t->name, "fp16")) a->slot.u16 = run_f16_bits(d);
@@ -227,16 +217,16 @@ static int new_buffer_arg(Arg *a, const char *text, int index) {
   const char *kind = rand ? "rand" : "empty";
   const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':');
   if (!colon)
-    return arg_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, a->type->name, text);
+    return cli_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, a->type->name, text);
   size_t dl = (size_t)(colon - dt);
   if (dl != strlen(a->type->name) || memcmp(dt, a->type->name, dl)) {
     bool known = false;
     for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
       known |= strlen(run_types[i].name) == dl && !memcmp(run_types[i].name, dt, dl);
     if (!known)
-      return arg_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so %s:%s:SHAPE", p->name, (int)dl,
+      return cli_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so %s:%s:SHAPE", p->name, (int)dl,
                        dt, text, p->type, kind, a->type->name);
-    return arg_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
+    return cli_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
   }
   NpyArray *b = &a->buf;
   memcpy(b->dtype, a->type->npy, 4);
@@ -244,25 +234,25 @@ static int new_buffer_arg(Arg *a, const char *text, int index) {
   b->count = 1;
   const char *s = colon + 1;
   for (;;) {
-    if (b->ndim == NPY_MAX_DIMS) return arg_error("%s: '%s' has more than %d dimensions", p->name, text, NPY_MAX_DIMS);
+    if (b->ndim == NPY_MAX_DIMS) return cli_error("%s: '%s' has more than %d dimensions", p->name, text, NPY_MAX_DIMS);
     if (!isdigit((unsigned char)*s))
-      return arg_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
+      return cli_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
     char *end;
     errno = 0;
     unsigned long long d = strtoull(s, &end, 10);
     if (errno || d > SIZE_MAX || (d && b->count > SIZE_MAX / d))
-      return arg_error("%s: the shape of '%s' is too large", p->name, text);
+      return cli_error("%s: the shape of '%s' is too large", p->name, text);
     b->shape[b->ndim++] = d;
     b->count *= (size_t)d;
     s = end;
     if (!*s) break;
-    if (*s != 'x') return arg_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
+    if (*s != 'x') return cli_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
     s++;
   }
-  if (b->count > SIZE_MAX / b->itemsize) return arg_error("%s: the shape of '%s' is too large", p->name, text);
+  if (b->count > SIZE_MAX / b->itemsize) return cli_error("%s: the shape of '%s' is too large", p->name, text);
   b->nbytes = b->count * b->itemsize;
   b->data = malloc(b->nbytes ? b->nbytes : 1);
-  if (!b->data) return arg_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes, text);
+  if (!b->data) return cli_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes, text);
   memset(b->data, 0xCD, b->nbytes);
   if (rand) fill_random(a, (uint32_t)index);
   return 0;
@@ -273,11 +263,11 @@ static int buffer_arg(Arg *a, const char *text, int index) {
   const RunType *t = a->type;
   if (!strncmp(text, "empty:", 6) || !strncmp(text, "rand:", 5)) return new_buffer_arg(a, text, index);
   char err[512];
-  if (!npy_read_file(text, &a->buf, err, sizeof err)) return arg_error("%s: %s", a->param->name, err);
+  if (!npy_read_file(text, &a->buf, err, sizeof err)) return cli_error("%s: %s", a->param->name, err);
   if (strcmp(a->buf.dtype, t->npy) && (!t->npy_alt || strcmp(a->buf.dtype, t->npy_alt))) {
     char want[16];
     snprintf(want, sizeof want, t->npy_alt ? "%s or %s" : "%s", t->npy, t->npy_alt ? t->npy_alt : "");
-    return arg_error("%s: '%s' has dtype %s, but the parameter is %s, which needs %s", a->param->name, text,
+    return cli_error("%s: '%s' has dtype %s, but the parameter is %s, which needs %s", a->param->name, text,
                      a->buf.dtype, a->param->type, want);
   }
   return 0;
@@ -288,7 +278,7 @@ static int type_arg(Arg *a, const RunParam *p) {
   a->param = p;
   a->is_ptr = p->type[0] == '*';
   a->type = find_type(p->type + a->is_ptr);
-  if (!a->type) return arg_error("%s: tilec run cannot pass an argument of type %s yet", p->name, p->type);
+  if (!a->type) return cli_error("%s: tilec run cannot pass an argument of type %s yet", p->name, p->type);
   return 0;
 }
 
@@ -349,19 +339,8 @@ static void usage_run(FILE *f) {
         f);
 }
 
-static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run_usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s: error: ", prog);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr,
-          "\nusage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [options] ARG... [--save I=PATH.npy]...\n"
-          "(see '%s run --help')\n",
-          prog);
-  return 2;
-}
+#define RUN_USAGE "tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [options] ARG... [--save I=PATH.npy]..."
+
 
 
 /* A negative number is an argument, not an option. */
@@ -422,37 +401,37 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     else if ((v = cli_opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->compile.signature = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-D", "--define", &missing))) {
-      if (!strchr(v, '=')) return run_usage_error("-D expects NAME=VALUE, got '%s'", v);
+      if (!strchr(v, '=')) return cli_usage_error("run", RUN_USAGE, "-D expects NAME=VALUE, got '%s'", v);
       o->defines[o->compile.num_defines++] = v;
     } else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
       if (!cli_small_int(v, 1, 32, &w) || (w & (w - 1)))
-        return run_usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
+        return cli_usage_error("run", RUN_USAGE, "--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->compile.num_warps = w;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
       if (!cli_small_int(v, 1, 8, &o->compile.num_stages))
-        return run_usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
+        return cli_usage_error("run", RUN_USAGE, "--num-stages expects a number from 1 to 8, got '%s'", v);
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--device", &missing))) {
       o->device = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
-      if (!parse_seed(v, &o->seed)) return run_usage_error("--seed expects a non-negative integer, got '%s'", v);
+      if (!parse_seed(v, &o->seed)) return cli_usage_error("run", RUN_USAGE, "--seed expects a non-negative integer, got '%s'", v);
       o->has_seed = true;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--save", &missing))) {
       const char *eq = strchr(v, '=');
-      if (!eq || eq == v || !eq[1]) return run_usage_error("--save expects I=PATH.npy, got '%s'", v);
+      if (!eq || eq == v || !eq[1]) return cli_usage_error("run", RUN_USAGE, "--save expects I=PATH.npy, got '%s'", v);
       o->saves[o->nsaves++] = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--print", &missing))) {
       o->prints[o->nprints++] = v;
     } else if (missing) {
-      return run_usage_error("option '%s' needs a value", a);
+      return cli_usage_error("run", RUN_USAGE, "option '%s' needs a value", a);
     } else {
-      return run_usage_error("unknown option '%s' for 'run'", a);
+      return cli_usage_error("run", RUN_USAGE, "unknown option '%s' for 'run'", a);
     }
-    if (missing) return run_usage_error("option '%s' needs a value", a);
+    if (missing) return cli_usage_error("run", RUN_USAGE, "option '%s' needs a value", a);
   }
-  if (!o->file) return run_usage_error("run needs an input file");
-  if (!o->compile.signature) return run_usage_error("run needs a signature (-s \"*fp32:16, i32, 1024\")");
-  if (!o->grid) return run_usage_error("run needs a grid (-g \"cdiv(n_elements, BLOCK_SIZE)\")");
+  if (!o->file) return cli_usage_error("run", RUN_USAGE, "run needs an input file");
+  if (!o->compile.signature) return cli_usage_error("run", RUN_USAGE, "run needs a signature (-s \"*fp32:16, i32, 1024\")");
+  if (!o->grid) return cli_usage_error("run", RUN_USAGE, "run needs a grid (-g \"cdiv(n_elements, BLOCK_SIZE)\")");
   return 0;
 }
 
@@ -467,7 +446,7 @@ static int pick_device(const RunOptions *o) {
             !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
     return 1;
   }
-  return run_usage_error("%s expects cpu, cuda or auto, got '%s'", from, dev);
+  return cli_usage_error("run", RUN_USAGE, "%s expects cpu, cuda or auto, got '%s'", from, dev);
 }
 
 /* The buffer --save (or --print) names: an argument index or a parameter's
@@ -480,7 +459,7 @@ static int resolve_buffer(const RunMeta *m, const Arg *args, const char *flag, c
   long n = strtol(spec, &end, 10);
   if (isdigit((unsigned char)spec[0]) && end == eq) {
     if (n >= m->nparams)
-      return arg_error("%s %.*s: %s has %d runtime arguments, numbered 0 to %d", flag, len, spec, m->name, m->nparams,
+      return cli_error("%s %.*s: %s has %d runtime arguments, numbered 0 to %d", flag, len, spec, m->name, m->nparams,
                        m->nparams - 1);
     idx = (int)n;
   } else {
@@ -495,7 +474,7 @@ static int resolve_buffer(const RunMeta *m, const Arg *args, const char *flag, c
     }
   }
   if (!args[idx].is_ptr)
-    return arg_error("%s %.*s: %s is a scalar (%s), not a buffer", flag, len, spec, m->params[idx].name,
+    return cli_error("%s %.*s: %s is a scalar (%s), not a buffer", flag, len, spec, m->params[idx].name,
                      m->params[idx].type);
   *out = idx;
   return 0;
@@ -531,7 +510,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, 
   if (!argv || !bufs) {
     free(argv);
     free(bufs);
-    return arg_error("out of memory");
+    return cli_error("out of memory");
   }
   int nbufs = 0;
   for (int i = 0; i < m->nparams; i++) {
@@ -548,7 +527,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, 
   int rc = 0;
   EmuKernel *k = emu_load(ir, irlen, m->name, &msg);
   if (!k) {
-    rc = arg_error("%s", msg ? msg : "the emulator cannot load the kernel");
+    rc = cli_error("%s", msg ? msg : "the emulator cannot load the kernel");
     goto done;
   }
   EmuLaunch l = {
@@ -569,7 +548,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, 
     const char *path = strchr(o->saves[i], '=') + 1;
     char err[512];
     if (!npy_write_file(path, b->dtype, b->ndim, b->shape, b->data, err, sizeof err))
-      rc = arg_error("--save %.*s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], err);
+      rc = cli_error("--save %.*s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], err);
   }
   if (!ok) {
     const char *rep = msg ? msg : "the launch failed";
@@ -649,13 +628,13 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   char err[512];
   if (!run_meta_parse(tilec_result_metadata(r), &m, err, sizeof err)) {
     tilec_result_destroy(r);
-    return arg_error("the kernel's metadata cannot be read: %s", err);
+    return cli_error("the kernel's metadata cannot be read: %s", err);
   }
   int rc = 0;
   Arg *args = calloc((size_t)m.nparams + 1, sizeof *args);
   int *saves = calloc((size_t)o->nsaves + 1, sizeof *saves), *prints = calloc((size_t)o->nprints + 1, sizeof *prints);
   RunName *names = calloc((size_t)m.nparams + (size_t)m.nconsts + 1, sizeof *names);
-  if (!args || !saves || !prints || !names) rc = arg_error("out of memory");
+  if (!args || !saves || !prints || !names) rc = cli_error("out of memory");
 
   /* the arguments: one per runtime parameter, each of its type; then the
    * buffers --save names */
@@ -710,7 +689,7 @@ int cmd_run(int argc, char **argv) {
   if (!o.has_seed) {
     const char *s = getenv("TILEC_EMU_SEED");
     if (s && *s && !parse_seed(s, &o.seed)) {
-      rc = run_usage_error("TILEC_EMU_SEED expects a non-negative integer, got '%s'", s);
+      rc = cli_usage_error("run", RUN_USAGE, "TILEC_EMU_SEED expects a non-negative integer, got '%s'", s);
       goto done;
     }
   }
