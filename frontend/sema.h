@@ -1,0 +1,69 @@
+/*
+ * sema.h — what the pieces of semantic analysis share (sema.c and the
+ * sema_*.c files): the environments and frames of the abstract
+ * interpreter, and the functions one piece calls in another. Internal to
+ * the frontend; the sema_ prefix keeps the names apart from the rest of
+ * libtilec.
+ */
+#ifndef TILEC_FRONTEND_SEMA_H
+#define TILEC_FRONTEND_SEMA_H
+
+#define TILEC_SEMA_INTERNAL
+#include "frontend.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Env {
+  const char **names;
+  Val **vals;
+  int n, cap;
+} Env;
+
+typedef struct Frame {
+  Env env;
+  JitFunc *fn;
+  const InlineSite *site;
+  bool is_kernel;
+  Val *ret;        /* an inlined function's return value */
+  bool returned;   /* a return ran at this level: skip the rest */
+  int rt_depth;    /* nesting of runtime if/loops */
+  int loop_depth;  /* runtime loops, for break/continue */
+  int static_depth; /* static_range loops */
+  PtrVec var_names; /* Var* per name, shared by every assignment in the frame */
+  PtrVec vars;
+} Frame;
+
+#define MAX_INLINE_DEPTH 64
+
+void sema_bind(Sema *S, Node *at, const char *name, Val *v);
+bool sema_c_is_num(const CValue *c);
+double sema_cf(const CValue *c);
+int64_t sema_ci(const CValue *c);
+const Type *sema_const_default_type(Sema *S, Node *at, CValue *c);
+void sema_count_work(Sema *S, Node *at);
+void sema_count_work_n(Sema *S, Node *at, long n);
+bool sema_cv_equal(const CValue *a, const CValue *b);
+CValue *sema_cv_new(Sema *S, CKind k);
+Env sema_env_copy(Sema *S, const Env *e);
+Val *sema_env_get(Env *e, const char *name);
+void sema_env_set(Sema *S, Env *e, const char *name, Val *v);
+Val *sema_eval(Sema *S, Node *n);
+void sema_exec_block(Sema *S, NodeList *body);
+void sema_exec_function_body(Sema *S, JitFunc *fn);
+Var *sema_frame_var(Sema *S, const char *name);
+Var *sema_held_var(const Val *v);
+Val *sema_held_var_val(Sema *S, Var *var, const Type *ty);
+TNode *sema_make_binop(Sema *S, Node *at, TNodeKind k, Op op, TNode *a, TNode *b, const Type *ty);
+Val *sema_new_val(Sema *S, VKind k);
+bool sema_param_is_constexpr(Sema *S, Node *p);
+Val *sema_read_name(Sema *S, Node *n);
+Val *sema_read_val(Sema *S, Node *at, Val *v);
+Val *sema_store_rt(Sema *S, Node *at, const char *name, TNode *e);
+TNode *sema_to_bool(Sema *S, Node *at, Val *v);
+TNodeList sema_to_tlist(Sema *S, PtrVec *v);
+
+#endif

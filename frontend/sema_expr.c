@@ -1,0 +1,703 @@
+/*
+ * sema_expr.c — frames, variables and assignment, expressions, and the
+ * inlined calls of @jit functions.
+ */
+#include "sema.h"
+
+/* ---- frames, vars, assignment ----------------------------------------------------- */
+
+/* The set of var names in the kernel: open addressing, so that inlining
+ * many calls stays linear; each name remembers the next suffix to try for
+ * a new var of that base name. */
+typedef struct NameEntry {
+  const char *name;
+  int next_suffix;
+} NameEntry;
+
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static NameEntry *name_find(Sema *S, const char *u) {
+  if (!S->names.cap) return NULL;
+  for (unsigned i = name_hash(u) & (unsigned)(S->names.cap - 1);; i = (i + 1) & (unsigned)(S->names.cap - 1)) {
+    NameEntry *e = S->names.v[i];
+    if (!e) return NULL;
+    if (!strcmp(e->name, u)) return e;
+  }
+}
+
+static NameEntry *name_add(Sema *S, NameEntry *e) {
+  if (2 * (S->names.n + 1) > S->names.cap) {
+    PtrVec old = S->names;
+    int cap = old.cap ? old.cap * 2 : 256;
+    S->names.v = arena_alloc(S->a, sizeof(void *) * (size_t)cap);
+    S->names.cap = cap;
+    S->names.n = 0;
+    for (int i = 0; i < old.cap; i++)
+      if (old.v[i]) name_add(S, old.v[i]);
+  }
+  unsigned i = name_hash(e->name) & (unsigned)(S->names.cap - 1);
+  while (S->names.v[i]) i = (i + 1) & (unsigned)(S->names.cap - 1);
+  S->names.v[i] = e;
+  S->names.n++;
+  return e;
+}
+
+/* A kernel-unique spelling of name: name, name_1, name_2, ... */
+static const char *unique_name(Sema *S, const char *name) {
+  NameEntry *base = name_find(S, name);
+  const char *u = name;
+  if (base) {
+    do u = arena_printf(S->a, "%s_%d", name, base->next_suffix++);
+    while (name_find(S, u));
+  }
+  NameEntry *e = arena_alloc(S->a, sizeof *e);
+  e->name = u;
+  e->next_suffix = 1;
+  name_add(S, e);
+  return u;
+}
+
+Var *sema_frame_var(Sema *S, const char *name) {
+  Frame *f = S->f;
+  for (int i = 0; i < f->var_names.n; i++)
+    if (!strcmp(f->var_names.v[i], name)) return f->vars.v[i];
+  Var *v = arena_alloc(S->a, sizeof *v);
+  /* unique within the kernel, for readable dumps */
+  const char *u = unique_name(S, name);
+  v->name = u;
+  v->id = S->k->nvars++;
+  vec_push(S->a, &f->var_names, (void *)name);
+  vec_push(S->a, &f->vars, v);
+  return v;
+}
+
+static Val *var_ref(Sema *S, Node *at, Var *var, const Type *ty) {
+  TNode *t = tnode(S, T_VAR, at, ty);
+  t->var = var;
+  Val *v = val_rt(S, t);
+  return v;
+}
+
+/* Stores a runtime value in the frame's Var for name; the env then refers to it. */
+Val *sema_store_rt(Sema *S, Node *at, const char *name, TNode *e) {
+  Var *var = sema_frame_var(S, name);
+  TNode *as = tnode(S, T_ASSIGN, at, e->type);
+  as->var = var;
+  as->a = e;
+  var->type = e->type;
+  emit_stmt(S, as);
+  Val *v = sema_new_val(S, V_RT);
+  v->ty = e->type;
+  v->e = NULL;
+  v->path = (const char *)var; /* marks a var-held value; see read_name */
+  return v;
+}
+
+Val *sema_held_var_val(Sema *S, Var *var, const Type *ty) {
+  Val *v = sema_new_val(S, V_RT);
+  v->ty = ty;
+  v->path = (const char *)var;
+  (void)S;
+  return v;
+}
+
+Var *sema_held_var(const Val *v) { return v->kind == V_RT && !v->e ? (Var *)v->path : NULL; }
+
+/* The value to give a reader of an env entry: a fresh reference for vars. */
+Val *sema_read_val(Sema *S, Node *at, Val *v) {
+  if (!v) return v;
+  Var *var = sema_held_var(v);
+  if (var) return var_ref(S, at, var, v->ty);
+  if (v->kind == V_TUPLE) {
+    Val *t = sema_new_val(S, V_TUPLE);
+    t->n = v->n;
+    t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
+    for (int i = 0; i < v->n; i++) t->elems[i] = sema_read_val(S, at, v->elems[i]);
+    return t;
+  }
+  return v;
+}
+
+/* Binds name to v, emitting an assignment for runtime values. */
+void sema_bind(Sema *S, Node *at, const char *name, Val *v) {
+  if (v->kind == V_RT) {
+    Var *held = sema_held_var(v);
+    if (held && held == sema_frame_var(S, name)) {
+      sema_env_set(S, &S->f->env, name, v);
+      return;
+    }
+    TNode *e = held ? var_ref(S, at, held, v->ty)->e : v->e;
+    sema_env_set(S, &S->f->env, name, sema_store_rt(S, at, name, e));
+    return;
+  }
+  if (v->kind == V_TUPLE) {
+    Val *t = sema_new_val(S, V_TUPLE);
+    t->n = v->n;
+    t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
+    for (int i = 0; i < v->n; i++) {
+      Val *e = v->elems[i];
+      if (e->kind == V_RT && e->e && e->e->kind != T_VAR)
+        e = sema_store_rt(S, at, arena_printf(S->a, "%s.%d", name, i), e->e);
+      else if (e->kind == V_RT && e->e)
+        e = sema_held_var_val(S, e->e->var, e->ty);
+      t->elems[i] = e;
+    }
+    sema_env_set(S, &S->f->env, name, t);
+    return;
+  }
+  sema_env_set(S, &S->f->env, name, v);
+}
+
+/* ---- expressions ------------------------------------------------------------------ */
+
+
+static const char *const py_builtins[] = {"range", "min", "max", "len", "int", "float", "bool",
+                                          "print", "isinstance", "abs", "getattr", "hasattr", "tuple", "list", NULL};
+
+static Val *lookup_global(Sema *S, Node *at, const char *name) {
+  for (int i = S->m->globals.n - 1; i >= 0; i--) {
+    Global *g = S->m->globals.v[i];
+    if (strcmp(g->name, name)) continue;
+    if (!g->value)
+      sema_error(S, at, "global '%s' is not a tl.constexpr; kernels can only read constexpr globals "
+                 "(write '%s = tl.constexpr(...)')", name, name);
+    /* evaluated in a frame of its own: globals see only globals */
+    Frame *saved = S->f;
+    Frame gf = {.site = saved ? saved->site : NULL};
+    S->f = &gf;
+    if (++S->depth > 64) sema_error(S, at, "constexpr global '%s' refers to itself", name);
+    Val *v = sema_eval(S, g->value);
+    S->depth--;
+    S->f = saved;
+    if (v->kind != V_CONST) sema_error(S, at, "global '%s' is not a constexpr value", name);
+    return v;
+  }
+  return NULL;
+}
+
+Val *sema_read_name(Sema *S, Node *n) {
+  const char *name = n->name;
+  Val *v = S->f ? sema_env_get(&S->f->env, name) : NULL;
+  if (v) {
+    if (v->kind == V_UNDEF) sema_error(S, n, "%s", v->why);
+    return sema_read_val(S, n, v);
+  }
+  Val *g = lookup_global(S, n, name);
+  if (g) return g;
+  JitFunc *fn = module_find_func(S->m, name);
+  if (fn) {
+    Val *f = sema_new_val(S, V_FUNC);
+    f->fn = fn;
+    return f;
+  }
+  const char *alias = module_alias(S->m, name);
+  if (alias) {
+    const Builtin *b = NULL;
+    if (!strncmp(alias, "triton.language.", 16)) b = builtin_find(alias + 16);
+    if (b) {
+      Val *bv = sema_new_val(S, V_BUILTIN);
+      bv->builtin = b;
+      return bv;
+    }
+    DType dt;
+    if (!strncmp(alias, "triton.language.", 16) && dtype_parse(alias + 16, &dt))
+      return val_const(S, cv_dtype(S, ty_scalar(S->tc, dt)));
+    Val *m = sema_new_val(S, V_MODULE);
+    m->path = alias;
+    return m;
+  }
+  for (int i = 0; py_builtins[i]; i++)
+    if (!strcmp(py_builtins[i], name)) {
+      Val *bv = sema_new_val(S, V_BUILTIN);
+      bv->builtin = builtin_find(arena_printf(S->a, "py.%s", name));
+      if (!bv->builtin) sema_error(S, n, "Python builtin '%s' is not supported in kernels", name);
+      return bv;
+    }
+  for (int i = 0; i < S->m->host_funcs.n; i++)
+    if (!strcmp(S->m->host_funcs.v[i], name))
+      sema_error(S, n, "'%s' is a host function, not a @triton.jit function; kernels can only call @jit functions", name);
+  sema_error(S, n, "name '%s' is not defined", name);
+}
+
+/* Namespaces under triton.language that tilec knows, by their full path. */
+static const char *canonical_ns(const char *path) {
+  static const struct {
+    const char *from, *to;
+  } map[] = {
+      {"triton.language", "tl"},
+      {"triton.language.core", "tl"},
+      {"triton.language.standard", "tl"},
+      {"triton.language.math", "math"},
+      {"triton.language.random", "tl"},
+      {"triton.language.extra", "extra"},
+      {"triton.language.extra.cuda", "extra.cuda"},
+      {"triton.language.extra.cuda.libdevice", "libdevice"},
+      {"triton.language.extra.libdevice", "libdevice"},
+      {"triton", "triton"},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (!strcmp(map[i].from, path)) return map[i].to;
+  return NULL;
+}
+
+static Val *module_attr(Sema *S, Node *n, Val *m) {
+  const char *path = arena_printf(S->a, "%s.%s", m->path, n->name);
+  const char *ns = canonical_ns(m->path);
+  if (canonical_ns(path)) {
+    Val *r = sema_new_val(S, V_MODULE);
+    r->path = path;
+    return r;
+  }
+  if (ns && (!strcmp(ns, "tl") || !strcmp(ns, "triton"))) {
+    DType dt;
+    if (!strcmp(ns, "tl") && dtype_parse(n->name, &dt) && strcmp(n->name, "float") && strcmp(n->name, "double") && strcmp(n->name, "half"))
+      return val_const(S, cv_dtype(S, ty_scalar(S->tc, dt)));
+    const Builtin *b = builtin_find(!strcmp(ns, "tl") ? n->name : arena_printf(S->a, "triton.%s", n->name));
+    if (b) {
+      Val *bv = sema_new_val(S, V_BUILTIN);
+      bv->builtin = b;
+      return bv;
+    }
+    sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", !strcmp(ns, "tl") ? arena_printf(S->a, "tl.%s", n->name) : path);
+  }
+  if (ns && (!strcmp(ns, "math") || !strcmp(ns, "libdevice"))) {
+    const Builtin *b = builtin_find(arena_printf(S->a, "%s.%s", ns, n->name));
+    if (b) {
+      Val *bv = sema_new_val(S, V_BUILTIN);
+      bv->builtin = b;
+      return bv;
+    }
+    sema_error(S, n, "'%s' is not a function of %s", n->name,
+               !strcmp(ns, "math") ? "tl.math" : "libdevice");
+  }
+  if (ns) sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", path);
+  sema_error(S, n, "module '%s' cannot be used in a kernel", m->path);
+}
+
+/* Attributes of dtypes: tl.float32.primitive_bitwidth, ptr.dtype.element_ty. */
+static Val *dtype_attr(Sema *S, Node *n, const Type *t) {
+  const char *a = n->name;
+  if (!strcmp(a, "element_ty")) {
+    if (t->kind != TY_PTR) sema_error(S, n, "'element_ty' is only defined for pointer types, not %s", ty_str(S->a, t));
+    return val_const(S, cv_dtype(S, t->elem));
+  }
+  bool sc = t->kind == TY_SCALAR;
+  DType d = t->dtype;
+  if (!strcmp(a, "primitive_bitwidth") || !strcmp(a, "int_bitwidth")) {
+    if (!sc) sema_error(S, n, "'%s' is not defined for %s", a, ty_str(S->a, t));
+    return val_const(S, cv_int(S, dtype_bits(d)));
+  }
+  struct {
+    const char *name;
+    bool v;
+  } preds[] = {
+      {"is_fp8", sc && (d == DT_F8E4M3 || d == DT_F8E5M2)}, {"is_fp16", sc && d == DT_F16},
+      {"is_bf16", sc && d == DT_BF16}, {"is_fp32", sc && d == DT_F32}, {"is_fp64", sc && d == DT_F64},
+      {"is_floating", sc && dtype_is_float(d)}, {"is_int", sc && dtype_is_int(d)},
+      {"is_int_signed", sc && dtype_is_signed(d)}, {"is_int_unsigned", sc && dtype_is_int(d) && !dtype_is_signed(d) && d != DT_I1},
+      {"is_bool", sc && d == DT_I1}, {"is_ptr", t->kind == TY_PTR},
+      {"is_int1", sc && d == DT_I1}, {"is_int8", sc && d == DT_I8}, {"is_int16", sc && d == DT_I16},
+      {"is_int32", sc && d == DT_I32}, {"is_int64", sc && d == DT_I64},
+      {"is_uint8", sc && d == DT_U8}, {"is_uint16", sc && d == DT_U16}, {"is_uint32", sc && d == DT_U32},
+      {"is_uint64", sc && d == DT_U64},
+  };
+  for (size_t i = 0; i < sizeof preds / sizeof *preds; i++)
+    if (!strcmp(preds[i].name, a)) {
+      Val *b = sema_new_val(S, V_METHOD);
+      b->builtin = builtin_find("py.constant_method");
+      b->self = val_const(S, cv_bool(S, preds[i].v));
+      return b;
+    }
+  sema_error(S, n, "dtype %s has no attribute '%s'", ty_str(S->a, t), a);
+}
+
+static Val *value_attr(Sema *S, Node *n, Val *obj) {
+  const char *a = n->name;
+  if (obj->kind == V_MODULE) return module_attr(S, n, obj);
+  if (obj->kind == V_CONST && obj->c->kind == CV_DTYPE) return dtype_attr(S, n, obj->c->dtype);
+  if (obj->kind == V_CONST && obj->c->kind != CV_NONE && !strcmp(a, "value")) return obj;
+  if (obj->kind == V_RT || (obj->kind == V_CONST && (obj->c->kind == CV_INT || obj->c->kind == CV_FLOAT || obj->c->kind == CV_BOOL))) {
+    if (!strcmp(a, "dtype") || !strcmp(a, "type")) {
+      if (obj->kind == V_CONST)
+        return val_const(S, cv_dtype(S, sema_const_default_type(S, n, obj->c)));
+      const Type *t = obj->ty;
+      if (!strcmp(a, "type") && t->kind == TY_BLOCK)
+        sema_error(S, n, "'.type' of a block is not supported; use '.dtype'");
+      return val_const(S, cv_dtype(S, ty_elem(t)));
+    }
+    if (!strcmp(a, "shape")) {
+      const Type *t = obj->kind == V_RT ? obj->ty : NULL;
+      CValue *c = sema_cv_new(S, CV_TUPLE);
+      if (t && t->kind == TY_BLOCK) {
+        c->nelems = t->rank;
+        c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)t->rank);
+        for (int i = 0; i < t->rank; i++) c->elems[i] = cv_int(S, t->shape[i]);
+      }
+      return val_const(S, c);
+    }
+    if (!strcmp(a, "numel")) {
+      int64_t ne = 1;
+      if (obj->kind == V_RT && obj->ty->kind == TY_BLOCK)
+        for (int i = 0; i < obj->ty->rank; i++) ne *= obj->ty->shape[i];
+      return val_const(S, cv_int(S, ne));
+    }
+    if (!strcmp(a, "T")) {
+      Args args = {.pos = &obj, .npos = 1};
+      return builtin_call(S, n, builtin_find("trans"), NULL, &args);
+    }
+    const Builtin *b = builtin_find(obj->kind == V_RT && obj->ty->kind == TY_DESC ? arena_printf(S->a, "desc.%s", a) : a);
+    if (b && (b->flags & B_METHOD)) {
+      Val *m = sema_new_val(S, V_METHOD);
+      m->builtin = b;
+      m->self = obj;
+      return m;
+    }
+    if (obj->kind == V_RT) sema_error(S, n, "a value of type %s has no attribute '%s'", ty_str(S->a, obj->ty), a);
+  }
+  if (obj->kind == V_TUPLE || (obj->kind == V_CONST && obj->c->kind == CV_TUPLE))
+    sema_error(S, n, "tuples have no attribute '%s'", a);
+  sema_error(S, n, "%s has no attribute '%s'", val_desc(S, obj), a);
+}
+
+/* x[i], x[:, None], x.shape[0], tuple[i] */
+static Val *subscript(Sema *S, Node *n) {
+  Val *obj = sema_eval(S, n->lhs);
+  Node *idx = n->rhs;
+  if (obj->kind == V_CONST && obj->c->kind == CV_TUPLE) {
+    Val *iv = sema_eval(S, idx);
+    int64_t i = const_int(S, idx, iv, "a tuple index");
+    if (i < 0) i += obj->c->nelems;
+    if (i < 0 || i >= obj->c->nelems) sema_error(S, idx, "tuple index %lld out of range", (long long)i);
+    return val_const(S, obj->c->elems[i]);
+  }
+  if (obj->kind == V_TUPLE) {
+    Val *iv = sema_eval(S, idx);
+    int64_t i = const_int(S, idx, iv, "a tuple index");
+    if (i < 0) i += obj->n;
+    if (i < 0 || i >= obj->n) sema_error(S, idx, "tuple index %lld out of range", (long long)i);
+    return obj->elems[i];
+  }
+  if (obj->kind == V_MODULE && !strcmp(obj->path, "heuristic.args")) {
+    /* args['NAME'] inside a heuristics lambda */
+    Val *iv = sema_eval(S, idx);
+    const char *name = const_str(S, idx, iv, "a heuristic's args[] key");
+    Val *v = sema_env_get(&S->f->env, name);
+    if (!v) sema_error(S, idx, "the kernel has no parameter '%s'", name);
+    if (v->kind == V_UNDEF) sema_error(S, idx, "%s", v->why);
+    return v;
+  }
+  if (obj->kind == V_CONST && obj->c->kind == CV_DTYPE)
+    sema_error(S, n, "dtypes cannot be indexed");
+  if (obj->kind != V_RT) sema_error(S, n, "%s cannot be indexed", val_desc(S, obj));
+  /* tensor indexing: only ':' (keep) and None (new axis) */
+  TNode *e = obj->e;
+  int nidx = idx->kind == N_TUPLE ? idx->kids.n : 1;
+  Node **items = idx->kind == N_TUPLE ? idx->kids.v : &idx;
+  int rank = e->type->kind == TY_BLOCK ? e->type->rank : 0;
+  int dim = 0;
+  for (int i = 0; i < nidx; i++) {
+    Node *it = items[i];
+    if (it->kind == N_SLICE && !it->lhs && !it->rhs && !it->cond) {
+      if (dim >= rank) sema_error(S, it, "too many indices for a block of rank %d", rank);
+      dim++;
+      continue;
+    }
+    if (it->kind == N_NONE) {
+      const Type *t = e->type;
+      int64_t shape[MAX_RANK];
+      int r = t->kind == TY_BLOCK ? t->rank : 0;
+      if (r + 1 > MAX_RANK) sema_error(S, it, "blocks of rank %d are not supported", r + 1);
+      for (int k = 0, s = 0; k < r + 1; k++) shape[k] = k == dim ? 1 : t->shape[s++];
+      TNode *x = tnode(S, T_EXPAND_DIMS, it, check_block_shape(S, it, ty_elem(t), r + 1, shape));
+      x->a = e;
+      x->axis = dim;
+      e = x;
+      dim++;
+      rank++;
+      continue;
+    }
+    sema_error(S, it, "blocks can only be indexed with ':' and None; integer indexing and slicing are not supported");
+  }
+  return val_rt(S, e);
+}
+
+static Val *make_tuple(Sema *S, Node *n) {
+  Val **elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(n->kids.n + 1));
+  bool all_const = true;
+  for (int i = 0; i < n->kids.n; i++) {
+    if (n->kids.v[i]->kind == N_STARRED) sema_error(S, n->kids.v[i], "starred expressions are not supported in kernels");
+    elems[i] = sema_eval(S, n->kids.v[i]);
+    if (elems[i]->kind != V_CONST) all_const = false;
+  }
+  if (all_const) {
+    CValue *c = sema_cv_new(S, CV_TUPLE);
+    c->nelems = n->kids.n;
+    c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(c->nelems + 1));
+    for (int i = 0; i < c->nelems; i++) c->elems[i] = elems[i]->c;
+    return val_const(S, c);
+  }
+  Val *t = sema_new_val(S, V_TUPLE);
+  t->elems = elems;
+  t->n = n->kids.n;
+  return t;
+}
+
+static Val *unary(Sema *S, Node *n) {
+  Val *v = sema_eval(S, n->lhs);
+  if (v->kind == V_CONST) {
+    CValue *c = v->c;
+    if (n->op == TK_KW_not) {
+      if (c->kind == CV_NONE) return val_const(S, cv_bool(S, true));
+      if (c->kind == CV_STR) return val_const(S, cv_bool(S, c->s[0] == 0));
+      if (c->kind == CV_TUPLE) return val_const(S, cv_bool(S, c->nelems == 0));
+      if (!sema_c_is_num(c)) sema_error(S, n, "'not' needs a boolean, got %s", val_desc(S, v));
+      return val_const(S, cv_bool(S, sema_cf(c) == 0));
+    }
+    if (!sema_c_is_num(c)) sema_error(S, n, "bad operand for unary %s: %s", tok_kind_name(n->op), val_desc(S, v));
+    if (n->op == TK_PLUS) return c->kind == CV_BOOL ? val_const(S, cv_int(S, c->b)) : v;
+    if (n->op == TK_MINUS) {
+      if (c->kind == CV_FLOAT) return val_const(S, cv_float(S, -c->f));
+      if (c->is_unsigned_big && (uint64_t)c->i == (uint64_t)1 << 63) return val_const(S, cv_int(S, INT64_MIN));
+      if (sema_ci(c) == INT64_MIN) sema_error(S, n, "constexpr integer overflow in negation");
+      return val_const(S, cv_int(S, -sema_ci(c)));
+    }
+    if (c->kind == CV_FLOAT) sema_error(S, n, "bad operand for unary '~': float");
+    return val_const(S, cv_int(S, ~sema_ci(c)));
+  }
+  if (n->op == TK_KW_not) {
+    TNode *b = sema_to_bool(S, n, v);
+    TNode *t = tnode(S, T_UNOP, n, b->type);
+    t->op = TK_KW_not;
+    t->a = b;
+    return val_rt(S, t);
+  }
+  TNode *e = to_rt(S, n, v);
+  const Type *el = ty_elem(e->type);
+  if (el->kind != TY_SCALAR) sema_error(S, n, "bad operand for unary %s: %s", tok_kind_name(n->op), ty_str(S->a, e->type));
+  if (n->op == TK_PLUS) return val_rt(S, e);
+  if (n->op == TK_TILDE && !dtype_is_int(el->dtype))
+    sema_error(S, n, "'~' needs an integer operand, got %s", ty_str(S->a, e->type));
+  TNode *t = tnode(S, T_UNOP, n, e->type);
+  t->op = n->op;
+  t->a = e;
+  return val_rt(S, t);
+}
+
+/* `a and b` / `a or b`: short-circuit on constexprs, logical ops otherwise. */
+static Val *bool_op(Sema *S, Node *n) {
+  Val *a = sema_eval(S, n->lhs);
+  bool is_and = n->kind == N_AND;
+  if (a->kind == V_CONST) {
+    bool t = a->c->kind == CV_NONE ? false : a->c->kind == CV_STR ? a->c->s[0] != 0 :
+             a->c->kind == CV_TUPLE ? a->c->nelems != 0 : a->c->kind == CV_DTYPE ? true : sema_cf(a->c) != 0;
+    if (is_and != t) return a; /* and: falsy a; or: truthy a */
+    return sema_eval(S, n->rhs);
+  }
+  Val *b = sema_eval(S, n->rhs);
+  TNode *x = sema_to_bool(S, n, a), *y = sema_to_bool(S, n, b);
+  unify_operands(S, n, &x, &y);
+  TNode *t = sema_make_binop(S, n, T_BINOP, is_and ? TK_AMP : TK_PIPE, x, y, x->type);
+  return val_rt(S, t);
+}
+
+static Val *compare(Sema *S, Node *n) {
+  Val *left = sema_eval(S, n->kids.v[0]);
+  Val *result = NULL;
+  for (int i = 0; i + 1 < n->kids.n; i++) {
+    Val *right = sema_eval(S, n->kids.v[i + 1]);
+    Val *r = binary_op(S, n, n->ops[i], left, right);
+    if (!result) {
+      result = r;
+    } else if (result->kind == V_CONST && r->kind == V_CONST) {
+      result = val_const(S, cv_bool(S, const_bool(S, n, result, "x") && const_bool(S, n, r, "x")));
+    } else {
+      TNode *x = sema_to_bool(S, n, result), *y = sema_to_bool(S, n, r);
+      unify_operands(S, n, &x, &y);
+      result = val_rt(S, sema_make_binop(S, n, T_BINOP, TK_AMP, x, y, x->type));
+    }
+    /* a chained operand is used twice: keep the runtime one in a temporary */
+    if (right->kind == V_RT && i + 2 < n->kids.n) {
+      Val *held = sema_store_rt(S, n, arena_printf(S->a, "cmp.%d", i), right->e);
+      right = sema_read_val(S, n, held);
+    }
+    left = right;
+  }
+  return result;
+}
+
+static Val *if_expr(Sema *S, Node *n) {
+  Val *c = sema_eval(S, n->cond);
+  if (c->kind == V_CONST) return const_bool(S, n->cond, c, "the condition") ? sema_eval(S, n->lhs) : sema_eval(S, n->rhs);
+  /* a runtime condition: both sides are evaluated, as tl.where does */
+  TNode *cond = sema_to_bool(S, n->cond, c);
+  if (cond->type->kind == TY_BLOCK)
+    sema_error(S, n, "a conditional expression needs a scalar condition; use tl.where for blocks");
+  Val *a = sema_eval(S, n->lhs), *b = sema_eval(S, n->rhs);
+  Args args = {.pos = (Val *[]){val_rt(S, cond), a, b}, .npos = 3};
+  return builtin_call(S, n, builtin_find("where"), NULL, &args);
+}
+
+static Val *eval_call(Sema *S, Node *n) {
+  Val *callee = sema_eval(S, n->lhs);
+  Args args = {0};
+  args.npos = n->kids.n;
+  args.pos = arena_alloc(S->a, sizeof(Val *) * (size_t)(args.npos + 1));
+  for (int i = 0; i < n->kids.n; i++) {
+    Node *k = n->kids.v[i];
+    if (k->kind == N_STARRED) {
+      if (k->op == TK_POW) sema_error(S, k, "'**' arguments are not supported in kernels");
+      /* *shape: expand a tuple into positional arguments */
+      Val *t = sema_eval(S, k->lhs);
+      int cnt = t->kind == V_TUPLE ? t->n : (t->kind == V_CONST && t->c->kind == CV_TUPLE) ? t->c->nelems : -1;
+      if (cnt < 0) sema_error(S, k, "only tuples can be unpacked with '*'");
+      Val **pos = arena_alloc(S->a, sizeof(Val *) * (size_t)(args.npos + cnt + 1));
+      memcpy(pos, args.pos, sizeof(Val *) * (size_t)i);
+      for (int j = 0; j < cnt; j++)
+        pos[i + j] = t->kind == V_TUPLE ? t->elems[j] : val_const(S, t->c->elems[j]);
+      /* evaluate the rest after the expansion */
+      int rest = n->kids.n - i - 1;
+      for (int j = 0; j < rest; j++) {
+        Node *r = n->kids.v[i + 1 + j];
+        if (r->kind == N_STARRED) sema_error(S, r, "only one '*' argument is supported");
+        pos[i + cnt + j] = sema_eval(S, r);
+      }
+      args.pos = pos;
+      args.npos = i + cnt + rest;
+      break;
+    }
+    if (k->kind == N_LAMBDA) sema_error(S, k, "lambdas are only supported in @triton.heuristics");
+    args.pos[i] = sema_eval(S, k);
+  }
+  args.nkw = n->kwargs.n;
+  args.kwn = arena_alloc(S->a, sizeof(char *) * (size_t)(args.nkw + 1));
+  args.kwv = arena_alloc(S->a, sizeof(Val *) * (size_t)(args.nkw + 1));
+  for (int i = 0; i < n->kwargs.n; i++) {
+    args.kwn[i] = n->kwargs.v[i]->name;
+    args.kwv[i] = sema_eval(S, n->kwargs.v[i]->lhs);
+  }
+  return call_value(S, n, callee, &args);
+}
+
+
+Val *sema_eval(Sema *S, Node *n) {
+  sema_count_work(S, n);
+  if (++S->depth > 200) sema_error(S, n, "expression nested too deeply");
+  Val *v;
+  switch (n->kind) {
+  case N_NAME: v = sema_read_name(S, n); break;
+  case N_INT:
+    if (n->ival > (uint64_t)INT64_MAX) {
+      CValue *c = cv_int(S, (int64_t)n->ival);
+      c->is_unsigned_big = true;
+      v = val_const(S, c);
+    } else {
+      v = val_const(S, cv_int(S, (int64_t)n->ival));
+    }
+    break;
+  case N_FLOAT: v = val_const(S, cv_float(S, n->fval)); break;
+  case N_STR: v = val_const(S, cv_str(S, n->sval)); break;
+  case N_TRUE: v = val_const(S, cv_bool(S, true)); break;
+  case N_FALSE: v = val_const(S, cv_bool(S, false)); break;
+  case N_NONE: v = val_none(S); break;
+  case N_BINOP: {
+    Val *a = sema_eval(S, n->lhs);
+    Val *b = sema_eval(S, n->rhs);
+    v = binary_op(S, n, n->op, a, b);
+    break;
+  }
+  case N_UNOP: v = unary(S, n); break;
+  case N_AND: case N_OR: v = bool_op(S, n); break;
+  case N_COMPARE: v = compare(S, n); break;
+  case N_IFEXP: v = if_expr(S, n); break;
+  case N_CALL: v = eval_call(S, n); break;
+  case N_ATTR: v = value_attr(S, n, sema_eval(S, n->lhs)); break;
+  case N_SUBSCRIPT: v = subscript(S, n); break;
+  case N_TUPLE: case N_LIST:
+    if (n->op == TK_LBRACE) sema_error(S, n, "sets are not supported in kernels");
+    v = make_tuple(S, n);
+    break;
+  case N_DICT: sema_error(S, n, "dictionaries are not supported in kernels");
+  case N_COMP: sema_error(S, n, "comprehensions are not supported in kernels; use tl.static_range or tensor operations");
+  case N_LAMBDA: sema_error(S, n, "lambdas are only supported in @triton.heuristics");
+  case N_ELLIPSIS: sema_error(S, n, "'...' is not supported in kernels");
+  case N_STARRED: sema_error(S, n, "starred expressions are not supported here");
+  case N_SLICE: sema_error(S, n, "slices are only allowed in subscripts");
+  default: sema_error(S, n, "this expression is not supported in kernels");
+  }
+  S->depth--;
+  return v;
+}
+
+/* ---- calls of @jit functions (inlined) ---------------------------------------- */
+
+bool sema_param_is_constexpr(Sema *S, Node *p) {
+  if (!p->annot) return false;
+  Node *a = p->annot;
+  if (a->kind == N_STR) return !strcmp(a->sval, "tl.constexpr") || !strcmp(a->sval, "constexpr");
+  if (a->kind == N_NAME) {
+    const char *alias = module_alias(S->m, a->name);
+    return !strcmp(a->name, "constexpr") || (alias && !strcmp(alias, "triton.language.constexpr"));
+  }
+  if (a->kind == N_ATTR && !strcmp(a->name, "constexpr")) return true;
+  return false;
+}
+
+
+
+static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
+  Node *def = fn->def;
+  sema_count_work(S, call);
+  int np = def->kids.n;
+  Val **bound = arena_alloc(S->a, sizeof(Val *) * (size_t)(np + 1));
+  if (args->npos > np)
+    sema_error(S, call, "'%s' takes %d argument%s but %d were given", fn->name, np, np == 1 ? "" : "s", args->npos);
+  for (int i = 0; i < args->npos; i++) bound[i] = args->pos[i];
+  for (int k = 0; k < args->nkw; k++) {
+    int i = 0;
+    while (i < np && strcmp(def->kids.v[i]->name, args->kwn[k])) i++;
+    if (i == np) sema_error(S, call, "'%s' has no parameter named '%s'", fn->name, args->kwn[k]);
+    if (bound[i]) sema_error(S, call, "'%s' got several values for parameter '%s'", fn->name, args->kwn[k]);
+    bound[i] = args->kwv[k];
+  }
+  InlineSite *site = arena_alloc(S->a, sizeof *site);
+  site->callee = fn->name;
+  site->call = sema_loc(call);
+  site->parent = S->f->site;
+  int depth = 0;
+  for (const InlineSite *s = site; s; s = s->parent) depth++;
+  if (depth > MAX_INLINE_DEPTH) sema_error(S, call, "calls nested more than %d deep (recursion is not supported)", MAX_INLINE_DEPTH);
+
+  Frame *caller = S->f;
+  Frame f = {.fn = fn, .site = site};
+  for (int i = 0; i < np; i++) {
+    Node *p = def->kids.v[i];
+    Val *v = bound[i];
+    if (!v) {
+      if (!p->rhs) sema_error(S, call, "'%s' is missing its argument '%s'", fn->name, p->name);
+      S->f = &f;
+      v = sema_eval(S, p->rhs);
+      S->f = caller;
+    }
+    /* Like Triton, a helper's tl.constexpr annotation is not enforced: the
+     * helper is specialized on whatever its arguments are. */
+    bound[i] = v;
+  }
+  S->f = &f;
+  for (int i = 0; i < np; i++) sema_bind(S, def->kids.v[i], def->kids.v[i]->name, bound[i]);
+  sema_exec_function_body(S, fn);
+  S->f = caller;
+  return f.ret ? f.ret : val_none(S);
+}
+
+Val *call_value(Sema *S, Node *call, Val *callee, Args *args) {
+  switch (callee->kind) {
+  case V_FUNC: return call_jit(S, call, callee->fn, args);
+  case V_BUILTIN: return builtin_call(S, call, callee->builtin, NULL, args);
+  case V_METHOD: return builtin_call(S, call, callee->builtin, callee->self, args);
+  default: sema_error(S, call, "%s is not callable", val_desc(S, callee));
+  }
+}

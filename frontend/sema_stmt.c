@@ -1,0 +1,526 @@
+/*
+ * sema_stmt.c — statements: blocks, assignments, if, for (range,
+ * tl.range, tl.static_range), while, return, and the budget that bounds
+ * unrolling and inlining.
+ */
+#include "sema.h"
+
+/* ---- statements ----------------------------------------------------------------- */
+
+static void assign_target(Sema *S, Node *target, Val *v) {
+  switch (target->kind) {
+  case N_NAME: sema_bind(S, target, target->name, v); return;
+  case N_TUPLE: case N_LIST: {
+    int n = target->kids.n;
+    int have = v->kind == V_TUPLE ? v->n : (v->kind == V_CONST && v->c->kind == CV_TUPLE) ? v->c->nelems : -1;
+    if (have < 0) sema_error(S, target, "cannot unpack %s into %d names", val_desc(S, v), n);
+    if (have != n) sema_error(S, target, "cannot unpack a tuple of %d values into %d names", have, n);
+    for (int i = 0; i < n; i++) {
+      Val *e = v->kind == V_TUPLE ? v->elems[i] : val_const(S, v->c->elems[i]);
+      assign_target(S, target->kids.v[i], e);
+    }
+    return;
+  }
+  case N_SUBSCRIPT: sema_error(S, target, "blocks are immutable: assigning to an element is not supported");
+  case N_ATTR: sema_error(S, target, "assigning to an attribute is not supported in kernels");
+  case N_STARRED: sema_error(S, target, "starred assignment is not supported in kernels");
+  default: sema_error(S, target, "cannot assign to this expression");
+  }
+}
+
+/* Names a statement list assigns (syntactically), for loop-carried values. */
+static void collect_assigned(Sema *S, NodeList *body, PtrVec *out);
+
+static void add_name(Sema *S, PtrVec *out, const char *name) {
+  for (int i = 0; i < out->n; i++)
+    if (!strcmp(out->v[i], name)) return;
+  vec_push(S->a, out, (void *)name);
+}
+
+static void collect_target(Sema *S, Node *t, PtrVec *out) {
+  if (t->kind == N_NAME) add_name(S, out, t->name);
+  if (t->kind == N_TUPLE || t->kind == N_LIST)
+    for (int i = 0; i < t->kids.n; i++) collect_target(S, t->kids.v[i], out);
+}
+
+static void collect_assigned(Sema *S, NodeList *body, PtrVec *out) {
+  for (int i = 0; i < body->n; i++) {
+    Node *s = body->v[i];
+    switch (s->kind) {
+    case N_ASSIGN:
+      for (int j = 0; j < s->kids.n; j++) collect_target(S, s->kids.v[j], out);
+      break;
+    case N_AUGASSIGN: case N_ANNASSIGN: collect_target(S, s->lhs, out); break;
+    case N_FOR:
+      collect_target(S, s->lhs, out);
+      collect_assigned(S, &s->body, out);
+      break;
+    case N_IF:
+      collect_assigned(S, &s->body, out);
+      collect_assigned(S, &s->orelse, out);
+      break;
+    case N_WHILE: collect_assigned(S, &s->body, out); break;
+    default: break;
+    }
+  }
+}
+
+/* Before a runtime loop: constexpr values the loop re-assigns become runtime
+ * values, so every iteration sees one type. */
+static void materialize_carried(Sema *S, Node *at, PtrVec *names) {
+  for (int i = 0; i < names->n; i++) {
+    const char *name = names->v[i];
+    Val *v = sema_env_get(&S->f->env, name);
+    if (v && v->kind == V_CONST && (v->c->kind == CV_INT || v->c->kind == CV_FLOAT || v->c->kind == CV_BOOL))
+      sema_bind(S, at, name, val_rt(S, to_rt(S, at, v)));
+  }
+}
+
+/* After the body: each carried value must come back with its entry type. */
+static void check_carried(Sema *S, Node *at, PtrVec *names, Env *before, PtrVec *body_out, const char *what) {
+  for (int i = 0; i < names->n; i++) {
+    const char *name = names->v[i];
+    Val *b = sema_env_get(before, name), *e = sema_env_get(&S->f->env, name);
+    if (!b || b->kind == V_UNDEF) {
+      Val *u = sema_new_val(S, V_UNDEF);
+      u->why = arena_printf(S->a, "'%s' is assigned inside the %s at line %d but not before it; "
+                           "define it before the %s", name, what, sema_loc(at).line, what);
+      sema_env_set(S, &S->f->env, name, u);
+      continue;
+    }
+    if (!e || b == e) continue;
+    Var *vb = sema_held_var(b);
+    if (!vb) {
+      if (b->kind == V_CONST && e->kind == V_CONST && sema_cv_equal(b->c, e->c)) continue;
+      if (b->kind == V_FUNC && e->kind == V_FUNC && b->fn == e->fn) continue;
+      if (b->kind == V_TUPLE) {
+        if (e->kind == V_TUPLE && e->n == b->n) {
+          bool same = true;
+          for (int j = 0; j < b->n; j++) {
+            Var *x = sema_held_var(b->elems[j]), *y = sema_held_var(e->elems[j]);
+            same &= (x && x == y && b->elems[j]->ty == e->elems[j]->ty) ||
+                    (b->elems[j]->kind == V_CONST && e->elems[j]->kind == V_CONST && sema_cv_equal(b->elems[j]->c, e->elems[j]->c));
+          }
+          if (same) continue;
+        }
+        sema_error(S, at, "tuple '%s' is re-assigned inside the %s; carry its elements in separate variables", name, what);
+      }
+      sema_error(S, at, "'%s' holds %s before the %s but is re-assigned inside it", name, val_desc(S, b), what);
+    }
+    if (e->kind == V_CONST) {
+      /* the body ends with a constant: store it in the carried var */
+      PtrVec *saved = S->out;
+      S->out = body_out;
+      TNode *c = to_rt_typed(S, at, e, ty_elem(b->ty));
+      c = broadcast_to_shape(S, at, c, b->ty);
+      sema_env_set(S, &S->f->env, name, sema_store_rt(S, at, name, c));
+      S->out = saved;
+      continue;
+    }
+    if (e->kind != V_RT || sema_held_var(e) != vb)
+      sema_error(S, at, "'%s' changes from %s to %s inside the %s", name, val_desc(S, b), val_desc(S, e), what);
+    if (e->ty != b->ty)
+      sema_error(S, at, "loop-carried variable '%s' has type %s before the %s but %s at the end of its body",
+                 name, ty_str(S->a, b->ty), what, ty_str(S->a, e->ty));
+  }
+}
+
+/* The vars that names hold (tuple elements included), for scf results. */
+static void held_vars_of(Sema *S, PtrVec *names, Env *env, TNode *t) {
+  PtrVec vars = {0};
+  for (int i = 0; i < names->n; i++) {
+    Val *v = sema_env_get(env, names->v[i]);
+    if (!v) continue;
+    Val *one[1] = {v};
+    Val **items = v->kind == V_TUPLE ? v->elems : one;
+    int n = v->kind == V_TUPLE ? v->n : 1;
+    for (int j = 0; j < n; j++) {
+      Var *var = sema_held_var(items[j]);
+      bool dup = false;
+      for (int k = 0; k < vars.n; k++) dup |= vars.v[k] == var;
+      if (var && !dup) vec_push(S->a, &vars, var);
+    }
+  }
+  t->ntargets = vars.n;
+  t->targets = (Var **)vars.v;
+}
+
+static void exec_stmt(Sema *S, Node *s);
+
+void sema_exec_block(Sema *S, NodeList *body) {
+  for (int i = 0; i < body->n && !S->f->returned; i++) exec_stmt(S, body->v[i]);
+}
+
+/* Runs body with its own statement list; returns that list. */
+static TNodeList exec_nested(Sema *S, NodeList *body, PtrVec *out) {
+  PtrVec *saved = S->out;
+  S->out = out;
+  sema_exec_block(S, body);
+  S->out = saved;
+  return sema_to_tlist(S, out);
+}
+
+/* The merged value of name after a runtime if. */
+static void merge_branch(Sema *S, Node *at, const char *name, Env *then_env, Env *else_env,
+                         PtrVec *then_out, PtrVec *else_out) {
+  Val *t = sema_env_get(then_env, name), *e = sema_env_get(else_env, name);
+  if (t == e) {
+    if (t) sema_env_set(S, &S->f->env, name, t);
+    return;
+  }
+  if (!t || !e || t->kind == V_UNDEF || e->kind == V_UNDEF) {
+    Val *u = sema_new_val(S, V_UNDEF);
+    u->why = arena_printf(S->a, "'%s' is defined in only one branch of the 'if' at line %d", name, sema_loc(at).line);
+    sema_env_set(S, &S->f->env, name, u);
+    return;
+  }
+  if (t->kind == V_CONST && e->kind == V_CONST && sema_cv_equal(t->c, e->c)) {
+    sema_env_set(S, &S->f->env, name, t);
+    return;
+  }
+  Var *vt = sema_held_var(t), *ve = sema_held_var(e);
+  if (vt && ve && vt == ve) {
+    if (t->ty != e->ty)
+      sema_error(S, at, "'%s' has type %s in the 'then' branch but %s in the 'else' branch", name,
+                 ty_str(S->a, t->ty), ty_str(S->a, e->ty));
+    sema_env_set(S, &S->f->env, name, t);
+    return;
+  }
+  bool tn = t->kind == V_CONST || vt, en = e->kind == V_CONST || ve;
+  if (!tn || !en)
+    sema_error(S, at, "'%s' holds %s in one branch of this 'if' and %s in the other", name, val_desc(S, t), val_desc(S, e));
+  /* a constant on one side (or on both): store both sides in one var */
+  const Type *ty;
+  if (vt) ty = t->ty;
+  else if (ve) ty = e->ty;
+  else {
+    Val *r = binary_op(S, at, TK_PLUS, val_rt(S, to_rt(S, at, t)), val_rt(S, to_rt(S, at, e)));
+    ty = r->ty;
+  }
+  if (vt && ve) sema_error(S, at, "'%s' is assigned different variables in the two branches", name);
+  Val *result = NULL;
+  PtrVec *saved = S->out;
+  if (!vt) {
+    S->out = then_out;
+    result = sema_store_rt(S, at, name, broadcast_to_shape(S, at, to_rt_typed(S, at, t, ty_elem(ty)), ty));
+  }
+  if (!ve) {
+    S->out = else_out;
+    result = sema_store_rt(S, at, name, broadcast_to_shape(S, at, to_rt_typed(S, at, e, ty_elem(ty)), ty));
+  }
+  S->out = saved;
+  Var *var = sema_frame_var(S, name);
+  if ((vt && vt != var) || (ve && ve != var))
+    sema_error(S, at, "'%s' is assigned different variables in the two branches", name);
+  sema_env_set(S, &S->f->env, name, result);
+}
+
+static void exec_if(Sema *S, Node *s) {
+  Val *c = sema_eval(S, s->cond);
+  if (c->kind == V_CONST) {
+    bool taken;
+    if (c->c->kind == CV_NONE) taken = false;
+    else if (c->c->kind == CV_STR) taken = c->c->s[0] != 0;
+    else if (c->c->kind == CV_TUPLE) taken = c->c->nelems != 0;
+    else if (c->c->kind == CV_DTYPE) taken = true;
+    else taken = sema_cf(c->c) != 0;
+    sema_exec_block(S, taken ? &s->body : &s->orelse);
+    return;
+  }
+  if (c->kind != V_RT) sema_error(S, s->cond, "the condition of 'if' must be a value, got %s", val_desc(S, c));
+  TNode *cond = sema_to_bool(S, s->cond, c);
+  if (cond->type->kind == TY_BLOCK)
+    sema_error(S, s->cond, "the condition of 'if' must be a scalar, got %s; use tl.where for blocks", ty_str(S->a, cond->type));
+  TNode *t = tnode(S, T_IF, s, ty_void(S->tc));
+  t->c = cond;
+  Env before = sema_env_copy(S, &S->f->env);
+  S->f->rt_depth++;
+  PtrVec then_out = {0}, else_out = {0};
+  exec_nested(S, &s->body, &then_out);
+  bool then_returned = S->f->returned;
+  S->f->returned = false;
+  Env then_env = S->f->env;
+  S->f->env = sema_env_copy(S, &before);
+  exec_nested(S, &s->orelse, &else_out);
+  bool else_returned = S->f->returned;
+  S->f->returned = false;
+  Env else_env = S->f->env;
+  S->f->rt_depth--;
+  /* merge: a branch that returned does not reach the join */
+  S->f->env = sema_env_copy(S, &before);
+  if (then_returned && !else_returned) S->f->env = else_env;
+  else if (else_returned && !then_returned) S->f->env = then_env;
+  else if (!then_returned && !else_returned) {
+    PtrVec names = {0};
+    for (int i = 0; i < then_env.n; i++) add_name(S, &names, then_env.names[i]);
+    for (int i = 0; i < else_env.n; i++) add_name(S, &names, else_env.names[i]);
+    for (int i = 0; i < names.n; i++) merge_branch(S, s, names.v[i], &then_env, &else_env, &then_out, &else_out);
+  }
+  if (then_returned && else_returned) S->f->returned = true;
+  PtrVec assigned = {0};
+  collect_assigned(S, &s->body, &assigned);
+  collect_assigned(S, &s->orelse, &assigned);
+  held_vars_of(S, &assigned, &S->f->env, t);
+  t->body = sema_to_tlist(S, &then_out);
+  t->orelse = sema_to_tlist(S, &else_out);
+  emit_stmt(S, t);
+}
+
+/* range(stop) / range(start, stop[, step]) / tl.range(..., num_stages=) / tl.static_range(...) */
+typedef struct RangeSpec {
+  Val *lo, *hi, *step;
+  bool is_static;
+  int num_stages;
+  const char *attrs;
+} RangeSpec;
+
+static void range_args(Sema *S, Node *it, RangeSpec *r) {
+  if (it->kind != N_CALL) sema_error(S, it, "kernels can only loop over range(), tl.range() or tl.static_range()");
+  Val *callee = sema_eval(S, it->lhs);
+  const char *name = callee->kind == V_BUILTIN ? callee->builtin->name : "";
+  if (strcmp(name, "py.range") && strcmp(name, "range") && strcmp(name, "static_range"))
+    sema_error(S, it, "kernels can only loop over range(), tl.range() or tl.static_range()");
+  r->is_static = !strcmp(name, "static_range");
+  int n = it->kids.n;
+  if (n < 1 || n > 3) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
+  Val *a[3];
+  for (int i = 0; i < n; i++) {
+    if (it->kids.v[i]->kind == N_STARRED) sema_error(S, it->kids.v[i], "'*' arguments are not supported in range");
+    a[i] = sema_eval(S, it->kids.v[i]);
+  }
+  r->lo = n == 1 ? val_const(S, cv_int(S, 0)) : a[0];
+  r->hi = n == 1 ? a[0] : a[1];
+  r->step = n == 3 ? a[2] : val_const(S, cv_int(S, 1));
+  for (int i = 0; i < it->kwargs.n; i++) {
+    Node *k = it->kwargs.v[i];
+    Val *v = sema_eval(S, k->lhs);
+    if (!strcmp(name, "py.range")) sema_error(S, k, "range() takes no keyword arguments");
+    if (!strcmp(k->name, "num_stages")) {
+      if (!val_is_none(v)) r->num_stages = (int)const_int(S, k->lhs, v, "num_stages");
+    } else if (!strcmp(k->name, "loop_unroll_factor") || !strcmp(k->name, "disallow_acc_multi_buffer") ||
+               !strcmp(k->name, "flatten") || !strcmp(k->name, "warp_specialize") || !strcmp(k->name, "disable_licm")) {
+      if (!val_is_none(v)) {
+        StrBuf sb = {.arena = S->a};
+        if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
+        cvalue_print(&sb, v->c);
+        r->attrs = r->attrs ? arena_printf(S->a, "%s %s=%s", r->attrs, k->name, sb.s) : arena_printf(S->a, "%s=%s", k->name, sb.s);
+        sb_free(&sb);
+      }
+    } else {
+      sema_error(S, k, "%s() got an unexpected keyword argument '%s'", r->is_static ? "tl.static_range" : "tl.range", k->name);
+    }
+  }
+}
+
+/* The body of a runtime loop t, and the vars it carries. */
+static void loop_body(Sema *S, Node *s, TNode *t, PtrVec *names, Env *before) {
+  S->f->rt_depth++;
+  S->f->loop_depth++;
+  PtrVec body = {0};
+  exec_nested(S, &s->body, &body);
+  if (S->f->returned && !S->f->is_kernel)
+    sema_error(S, s, "'return' inside a loop of an inlined function is not supported yet");
+  S->f->returned = false;
+  S->f->loop_depth--;
+  S->f->rt_depth--;
+  check_carried(S, s, names, before, &body, "loop");
+  held_vars_of(S, names, before, t);
+  t->body = sema_to_tlist(S, &body);
+}
+
+static void exec_for(Sema *S, Node *s) {
+  RangeSpec r = {0};
+  range_args(S, s->cond, &r);
+  if (s->lhs->kind != N_NAME) sema_error(S, s->lhs, "the loop variable must be a single name");
+  const char *iv = s->lhs->name;
+  bool all_const = r.lo->kind == V_CONST && r.hi->kind == V_CONST && r.step->kind == V_CONST;
+  if (r.is_static) {
+    if (!all_const) sema_error(S, s->cond, "tl.static_range bounds must be constexprs");
+    int64_t lo = const_int(S, s->cond, r.lo, "the range start"), hi = const_int(S, s->cond, r.hi, "the range end"),
+            st = const_int(S, s->cond, r.step, "the range step");
+    if (st == 0) sema_error(S, s->cond, "range step must not be zero");
+    /* in unsigned arithmetic: bounds near the int64 limits must not overflow */
+    uint64_t span = 0, ast = st > 0 ? (uint64_t)st : -(uint64_t)st;
+    if (st > 0 && hi > lo) span = (uint64_t)hi - (uint64_t)lo;
+    if (st < 0 && lo > hi) span = (uint64_t)lo - (uint64_t)hi;
+    uint64_t ucount = span ? (span - 1) / ast + 1 : 0;
+    if (ucount > 4096) sema_error(S, s->cond, "tl.static_range unrolls %llu iterations; at most 4096 are allowed", (unsigned long long)ucount);
+    int64_t count = (int64_t)ucount;
+    S->f->static_depth++;
+    for (int64_t i = 0; i < count && !S->f->returned; i++) {
+      sema_bind(S, s->lhs, iv, val_const(S, cv_int(S, (int64_t)((uint64_t)lo + (uint64_t)i * (uint64_t)st))));
+      sema_exec_block(S, &s->body);
+    }
+    S->f->static_depth--;
+    return;
+  }
+  /* a runtime loop */
+  TNode *lo = to_rt(S, s->cond, r.lo), *hi = to_rt(S, s->cond, r.hi), *st = to_rt(S, s->cond, r.step);
+  const TNode *bounds[3] = {lo, hi, st};
+  for (int i = 0; i < 3; i++)
+    if (!ty_is_int(bounds[i]->type) || bounds[i]->type->kind == TY_BLOCK || ty_elem(bounds[i]->type)->dtype == DT_I1)
+      sema_error(S, s->cond, "range bounds must be integer scalars, got %s", ty_str(S->a, bounds[i]->type));
+  if (r.step->kind == V_CONST && const_int(S, s->cond, r.step, "the step") == 0)
+    sema_error(S, s->cond, "range step must not be zero");
+  /* the induction variable takes the widest bound type (i32 unless one is 64-bit) */
+  const Type *ity = ty_scalar(S->tc, DT_I32);
+  for (int i = 0; i < 3; i++)
+    if (dtype_bits(ty_elem(bounds[i]->type)->dtype) == 64) ity = ty_scalar(S->tc, DT_I64);
+  lo = cast_to(S, s->cond, lo, ity);
+  hi = cast_to(S, s->cond, hi, ity);
+  st = cast_to(S, s->cond, st, ity);
+  PtrVec names = {0};
+  collect_assigned(S, &s->body, &names);
+  materialize_carried(S, s, &names);
+  Env before = sema_env_copy(S, &S->f->env);
+  TNode *t = tnode(S, T_FOR, s, ty_void(S->tc));
+  t->a = lo;
+  t->b = hi;
+  t->c = st;
+  t->num_stages = r.num_stages;
+  t->loop_attrs = r.attrs;
+  t->var = sema_frame_var(S, iv);
+  t->var->type = ity;
+  sema_env_set(S, &S->f->env, iv, sema_held_var_val(S, t->var, ity));
+  loop_body(S, s, t, &names, &before);
+  for (int i = 0; i < t->ntargets; i++)
+    if (t->targets[i] == t->var) t->targets[i--] = t->targets[--t->ntargets];
+  emit_stmt(S, t);
+}
+
+static void exec_while(Sema *S, Node *s) {
+  PtrVec names = {0};
+  collect_assigned(S, &s->body, &names);
+  materialize_carried(S, s, &names);
+  Env before = sema_env_copy(S, &S->f->env);
+  TNode *t = tnode(S, T_WHILE, s, ty_void(S->tc));
+  PtrVec cond_out = {0};
+  PtrVec *saved = S->out;
+  S->out = &cond_out;
+  Val *c = sema_eval(S, s->cond);
+  if (c->kind == V_CONST) {
+    if (!const_bool(S, s->cond, c, "the condition"))
+      sema_error(S, s->cond, "this while loop never runs: its condition is a constexpr False");
+    c = val_rt(S, to_rt(S, s->cond, c));
+  }
+  TNode *cond = sema_to_bool(S, s->cond, c);
+  if (cond->type->kind == TY_BLOCK)
+    sema_error(S, s->cond, "the condition of 'while' must be a scalar, got %s", ty_str(S->a, cond->type));
+  S->out = saved;
+  t->c = cond;
+  t->before = sema_to_tlist(S, &cond_out);
+  loop_body(S, s, t, &names, &before);
+  emit_stmt(S, t);
+}
+
+static void exec_return(Sema *S, Node *s) {
+  Frame *f = S->f;
+  if (f->is_kernel) {
+    if (s->lhs) {
+      Val *v = sema_eval(S, s->lhs);
+      if (!val_is_none(v)) sema_error(S, s, "kernels cannot return a value");
+    }
+    emit_stmt(S, tnode(S, T_RETURN, s, ty_void(S->tc)));
+    f->returned = true;
+    return;
+  }
+  if (f->rt_depth > 0)
+    sema_error(S, s, "'return' inside a runtime 'if' or loop of an inlined function is not supported yet; "
+               "compute the result with tl.where and return once at the end");
+  f->ret = s->lhs ? sema_eval(S, s->lhs) : val_none(S);
+  /* hold runtime results in vars, so a caller can use them more than once */
+  if (f->ret->kind == V_RT && f->ret->e && f->ret->e->kind != T_VAR) {
+    Val *held = sema_store_rt(S, s, "ret", f->ret->e);
+    f->ret = sema_read_val(S, s, held);
+  }
+  f->returned = true;
+}
+
+/* Unrolling and inlining multiply code: a kernel may not expand without
+ * bound (nested static_range loops, a helper calling another twice, a wide
+ * expression in an unrolled loop). Statements, calls and expressions count. */
+#define MAX_WORK (1 << 20)
+
+void sema_count_work_n(Sema *S, Node *at, long n) {
+  S->work += n;
+  if (S->work > MAX_WORK)
+    sema_error(S, at, "the kernel expands to more than %d operations after unrolling and inlining", MAX_WORK);
+}
+
+void sema_count_work(Sema *S, Node *at) { sema_count_work_n(S, at, 1); }
+
+static void exec_stmt(Sema *S, Node *s) {
+  sema_count_work(S, s);
+  switch (s->kind) {
+  case N_ASSIGN: {
+    Val *v = sema_eval(S, s->rhs);
+    for (int i = 0; i < s->kids.n; i++) {
+      Val *use = v;
+      if (i + 1 < s->kids.n && v->kind == V_RT) {
+        /* a = b = expr: evaluate once, read back for each target */
+        Val *held = sema_store_rt(S, s, "chain", v->e);
+        v = sema_read_val(S, s, held);
+        use = sema_read_val(S, s, held);
+      }
+      assign_target(S, s->kids.v[i], use);
+    }
+    return;
+  }
+  case N_AUGASSIGN: {
+    Node *t = s->lhs;
+    if (t->kind != N_NAME) sema_error(S, t, "only names can be targets of augmented assignment in kernels");
+    Val *cur = sema_read_name(S, t);
+    Val *rhs = sema_eval(S, s->rhs);
+    Val *r = binary_op(S, s, s->op, cur, rhs);
+    sema_bind(S, t, t->name, r);
+    return;
+  }
+  case N_ANNASSIGN: {
+    if (!s->rhs) return;
+    Val *v = sema_eval(S, s->rhs);
+    Val *ann = sema_eval(S, s->annot);
+    if (ann->kind == V_BUILTIN && !strcmp(ann->builtin->name, "constexpr") && v->kind != V_CONST)
+      sema_error(S, s->rhs, "'%s' is annotated tl.constexpr but its value is not a constexpr", s->lhs->name);
+    assign_target(S, s->lhs, v);
+    return;
+  }
+  case N_IF: exec_if(S, s); return;
+  case N_FOR: exec_for(S, s); return;
+  case N_WHILE: exec_while(S, s); return;
+  case N_BREAK: case N_CONTINUE:
+    if (S->f->static_depth > 0 && S->f->loop_depth == 0)
+      sema_error(S, s, "'%s' is not supported in tl.static_range loops", s->kind == N_BREAK ? "break" : "continue");
+    if (S->f->loop_depth == 0) sema_error(S, s, "'%s' outside a loop", s->kind == N_BREAK ? "break" : "continue");
+    emit_stmt(S, tnode(S, s->kind == N_BREAK ? T_BREAK : T_CONTINUE, s, ty_void(S->tc)));
+    return;
+  case N_RETURN: exec_return(S, s); return;
+  case N_PASS: return;
+  case N_EXPR_STMT: {
+    if (s->lhs->kind == N_STR) return; /* a docstring */
+    Val *v = sema_eval(S, s->lhs);
+    if (v->kind == V_RT && v->e) {
+      TNode *t = tnode(S, T_EXPR, s, ty_void(S->tc));
+      t->a = v->e;
+      emit_stmt(S, t);
+    }
+    return;
+  }
+  case N_ASSERT: {
+    Val *c = sema_eval(S, s->cond);
+    Val *msg = s->lhs ? sema_eval(S, s->lhs) : NULL;
+    if (c->kind == V_CONST) {
+      if (!const_bool(S, s->cond, c, "the assertion"))
+        sema_error(S, s, "assertion failed%s%s", msg && msg->kind == V_CONST && msg->c->kind == CV_STR ? ": " : "",
+                   msg && msg->kind == V_CONST && msg->c->kind == CV_STR ? msg->c->s : "");
+      return;
+    }
+    Args args = {.pos = (Val *[]){c, msg ? msg : val_const(S, cv_str(S, ""))}, .npos = 2};
+    builtin_call(S, s, builtin_find("device_assert"), NULL, &args);
+    return;
+  }
+  case N_DEF: sema_error(S, s, "nested functions are not supported in kernels");
+  default: sema_error(S, s, "this statement is not supported in kernels");
+  }
+}
+
+void sema_exec_function_body(Sema *S, JitFunc *fn) { sema_exec_block(S, &fn->def->body); }
