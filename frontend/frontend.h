@@ -468,6 +468,7 @@ struct Sema {
   int depth;
   PtrVec names; /* hash set of the kernel's var names (v has cap slots) */
   long work;    /* statements executed and calls inlined: bounded */
+  const struct Builtin *builtin; /* the builtin being called, for its messages */
 };
 
 /* sema.c, for builtins.c */

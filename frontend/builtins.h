@@ -1,0 +1,41 @@
+/*
+ * builtins.h — what the pieces of the `tl.*` surface share (builtins.c and
+ * the builtins_*.c files): the handler signature, the helpers the handlers
+ * call, and each file's table of builtins. Internal to the frontend.
+ */
+#ifndef TILEC_FRONTEND_BUILTINS_H
+#define TILEC_FRONTEND_BUILTINS_H
+
+#define TILEC_SEMA_INTERNAL
+#include "frontend.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define A(i) (i < nargs ? args[i] : NULL)
+#define HANDLER(name) static Val *name(Sema *S, Node *call, Val **args, int nargs)
+
+const Type *bi_F32(Sema *S);
+const Type *bi_I1(Sema *S);
+const Type *bi_I32(Sema *S);
+const char *bi_cur(Sema *S);
+void bi_emit_expr_stmt(Sema *S, Node *at, TNode *e);
+Val *bi_multi_result(Sema *S, Node *call, TNode *t, int n);
+void bi_need_float(Sema *S, Node *at, TNode *e);
+void bi_need_int(Sema *S, Node *at, TNode *e);
+Val *bi_none(Sema *S);
+const Type *bi_promote_all(Sema *S, Node *at, Val **vals, TNode **out, int n, bool float_only);
+TNode *bi_rt(Sema *S, Node *at, Val *v);
+const Builtin *bi_libdevice_find(const char *name);
+extern const Builtin builtins_core[];
+extern const size_t builtins_core_count;
+extern const Builtin builtins_memory[];
+extern const size_t builtins_memory_count;
+extern const Builtin builtins_tensor[];
+extern const size_t builtins_tensor_count;
+
+#endif
