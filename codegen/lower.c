@@ -52,9 +52,47 @@ void lw_insert_op(Lower *L, MlirOperation op) {
   else mlirBlockInsertOwnedOperationBefore(L->block, L->term, op);
 }
 
+/* arith and math ops with a one-to-one op in the LLVM dialect, which the
+ * lowering emits directly: MLIR's dialect conversion then has little left
+ * to do (it took a quarter of a compilation). Predicates number the same
+ * in both; the other attributes (fastmath and overflow flags of none,
+ * rounding to nearest) are the defaults and are dropped. */
+static const char *const llvm_equivalents[][2] = {
+    {"arith.addi", "llvm.add"},         {"arith.subi", "llvm.sub"},         {"arith.muli", "llvm.mul"},
+    {"arith.divsi", "llvm.sdiv"},       {"arith.divui", "llvm.udiv"},       {"arith.remsi", "llvm.srem"},
+    {"arith.remui", "llvm.urem"},       {"arith.andi", "llvm.and"},         {"arith.ori", "llvm.or"},
+    {"arith.xori", "llvm.xor"},         {"arith.shli", "llvm.shl"},         {"arith.shrsi", "llvm.ashr"},
+    {"arith.shrui", "llvm.lshr"},       {"arith.addf", "llvm.fadd"},        {"arith.subf", "llvm.fsub"},
+    {"arith.mulf", "llvm.fmul"},        {"arith.divf", "llvm.fdiv"},        {"arith.remf", "llvm.frem"},
+    {"arith.negf", "llvm.fneg"},        {"arith.cmpi", "llvm.icmp"},        {"arith.cmpf", "llvm.fcmp"},
+    {"arith.select", "llvm.select"},    {"arith.constant", "llvm.mlir.constant"},
+    {"arith.extsi", "llvm.sext"},       {"arith.extui", "llvm.zext"},       {"arith.trunci", "llvm.trunc"},
+    {"arith.sitofp", "llvm.sitofp"},    {"arith.uitofp", "llvm.uitofp"},    {"arith.fptosi", "llvm.fptosi"},
+    {"arith.fptoui", "llvm.fptoui"},    {"arith.extf", "llvm.fpext"},       {"arith.truncf", "llvm.fptrunc"},
+    {"arith.bitcast", "llvm.bitcast"},  {"arith.maxnumf", "llvm.intr.maxnum"}, {"arith.minnumf", "llvm.intr.minnum"},
+    {"arith.maximumf", "llvm.intr.maximum"}, {"arith.minimumf", "llvm.intr.minimum"},
+    {"arith.maxsi", "llvm.intr.smax"},  {"arith.minsi", "llvm.intr.smin"},  {"arith.maxui", "llvm.intr.umax"},
+    {"arith.minui", "llvm.intr.umin"},  {"math.sqrt", "llvm.intr.sqrt"},    {"math.fma", "llvm.intr.fma"},
+    {"math.absf", "llvm.intr.fabs"},    {"math.floor", "llvm.intr.floor"},  {"math.ceil", "llvm.intr.ceil"},
+};
+
 MlirOperation lw_emit(Lower *L, const char *name, int nres, const MlirType *res, int nops, const MlirValue *ops,
                           int nattrs, const MlirNamedAttribute *attrs) {
   MlirLocation loc = mlirLocationIsNull(L->loc) ? mlirLocationUnknownGet(L->ctx) : L->loc;
+  MlirNamedAttribute kept[4];
+  if (name[0] == 'a' || name[0] == 'm')
+    for (size_t i = 0; i < sizeof llvm_equivalents / sizeof *llvm_equivalents; i++)
+      if (!strcmp(name, llvm_equivalents[i][0])) {
+        name = llvm_equivalents[i][1];
+        int n = 0;
+        for (int a = 0; a < nattrs && n < 4; a++) {
+          MlirStringRef an = mlirIdentifierStr(attrs[a].name);
+          if ((an.length == 9 && !memcmp(an.data, "predicate", 9)) || (an.length == 5 && !memcmp(an.data, "value", 5)))
+            kept[n++] = attrs[a];
+        }
+        attrs = kept, nattrs = n;
+        break;
+      }
   MlirOperationState st = mlirOperationStateGet(str(name), loc);
   if (nres) mlirOperationStateAddResults(&st, nres, res);
   if (nops) mlirOperationStateAddOperands(&st, nops, ops);
@@ -87,7 +125,7 @@ MlirValue lw_const_i32(Lower *L, int64_t v) {
       if (L->const_vals[i] == v) return L->consts[i];
   if (!memo || L->nconsts == 256) return lw_emit1(L, "arith.constant", lw_i32(L), 0, NULL, 1, &a);
   MlirType t = lw_i32(L);
-  MlirOperationState st = mlirOperationStateGet(str("arith.constant"), mlirLocationUnknownGet(L->ctx));
+  MlirOperationState st = mlirOperationStateGet(str("llvm.mlir.constant"), mlirLocationUnknownGet(L->ctx));
   mlirOperationStateAddResults(&st, 1, &t);
   mlirOperationStateAddAttributes(&st, 1, &a);
   MlirOperation op = mlirOperationCreate(&st);
@@ -100,7 +138,8 @@ static bool const_value(MlirValue v, int64_t *out) {
   if (!mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(d));
-  if (n.length != 14 || memcmp(n.data, "arith.constant", 14)) return false;
+  if ((n.length != 14 || memcmp(n.data, "arith.constant", 14)) && (n.length != 18 || memcmp(n.data, "llvm.mlir.constant", 18)))
+    return false;
   MlirAttribute a = mlirOperationGetAttributeByName(d, str("value"));
   if (!mlirAttributeIsAInteger(a)) return false;
   *out = mlirIntegerAttrGetValueInt(a);
