@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include <mlir-c/Diagnostics.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/Transforms.h>
 #include <mlir-c/Dialect/Arith.h>
 #include <mlir-c/Dialect/ControlFlow.h>
 #include <mlir-c/Dialect/Func.h>
@@ -42,6 +44,7 @@ struct IrContext {
   bool has_handler;
   Diags *diags;
   const Source *src;
+  MlirPassManager canonicalizer; /* made on first use, kept: its patterns are set up once */
 };
 
 MlirContext ir_mlir(IrContext *ic) { return ic->ctx; }
@@ -68,8 +71,17 @@ IrContext *ir_context_create(void) {
   return ic;
 }
 
+MlirPassManager ir_canonicalizer(IrContext *ic) {
+  if (mlirPassManagerIsNull(ic->canonicalizer)) {
+    ic->canonicalizer = mlirPassManagerCreate(ic->ctx);
+    mlirPassManagerAddOwnedPass(ic->canonicalizer, mlirCreateTransformsCanonicalizer());
+  }
+  return ic->canonicalizer;
+}
+
 void ir_context_destroy(IrContext *ic) {
   if (!ic) return;
+  if (!mlirPassManagerIsNull(ic->canonicalizer)) mlirPassManagerDestroy(ic->canonicalizer);
   if (ic->has_handler) mlirContextDetachDiagnosticHandler(ic->ctx, ic->handler);
   for (int i = 0; i < ic->ncache; i++) free(ic->cache[i].text);
   free(ic->cache);

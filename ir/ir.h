@@ -11,6 +11,7 @@
 #define TILEC_IR_H
 
 #include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
 
 #include "../frontend/frontend.h"
 
@@ -54,6 +55,8 @@ int tile_op_flags(TileOp t);
 typedef struct IrContext IrContext;
 IrContext *ir_context_create(void);
 void ir_context_destroy(IrContext *ic);
+/* MLIR's canonicalizer, made once per context (its patterns take time to set up). */
+MlirPassManager ir_canonicalizer(IrContext *ic);
 MlirContext ir_mlir(IrContext *ic);
 
 /* MLIR's diagnostics go to d while set (source locations map back to the

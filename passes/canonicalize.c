@@ -145,9 +145,6 @@ bool pass_canonicalize(PassCtx *pc, MlirOperation module) {
     pass_dce(pc, module);
     if (!f.changes) break;
   }
-  MlirPassManager pm = mlirPassManagerCreate(ir_mlir(pc->ic));
-  mlirPassManagerAddOwnedPass(pm, mlirCreateTransformsCanonicalizer());
-  MlirLogicalResult r = mlirPassManagerRunOnOp(pm, module);
-  mlirPassManagerDestroy(pm);
+  MlirLogicalResult r = mlirPassManagerRunOnOp(ir_canonicalizer(pc->ic), module);
   return mlirLogicalResultIsSuccess(r);
 }
