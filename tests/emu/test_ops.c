@@ -1,0 +1,332 @@
+/*
+ * test_ops.c — the numbers of the shape ops and the conversions, on the CPU
+ * emulator: the kernels of filecheck/ptx_shapes.py and ptx_convert.py (which
+ * check their PTX) run on random data against references written here.
+ * The fp8 references find the nearest representable value by searching all
+ * codes, independently of how the compiler rounds.
+ *
+ * usage: test_ops FILECHECK_DIR
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/emu.h"
+#include "tilec/tilec.h"
+
+static const char *dir;
+static int failures;
+
+#define CHECK(c)                                                                                                       \
+  do {                                                                                                                 \
+    if (!(c)) {                                                                                                        \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                                            \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+static uint32_t rng = 0x2468ace1u;
+static uint32_t next_u32(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 17;
+  rng ^= rng << 5;
+  return rng;
+}
+static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)(next_u32() >> 8) / 16777216.0f; }
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  fclose(f);
+  s[n] = 0;
+  *len = (size_t)n;
+  return s;
+}
+
+/* Compiles and runs one kernel on one block; 0 on success. */
+static int run(const char *file, const char *kernel, const char *sig, int warps, void **args, int nargs,
+               EmuBuffer *bufs, int nbufs) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  size_t len;
+  char *src = slurp(path, &len);
+  if (!src) {
+    fprintf(stderr, "cannot read %s\n", path);
+    return 1;
+  }
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
+  tilec_result *r = NULL;
+  int bad = 1;
+  if (tilec_compile(file, src, len, &o, &r) == TILEC_OK) {
+    size_t n;
+    const char *ir = tilec_result_output(r, &n);
+    char *err = NULL;
+    EmuKernel *k = emu_load(ir, n, kernel, &err);
+    if (k) {
+      EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+      char *report = NULL;
+      bad = !emu_launch(k, &l, &report);
+      if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
+      free(report);
+      emu_unload(k);
+    } else {
+      fprintf(stderr, "%s: %s\n", kernel, err);
+      free(err);
+    }
+  } else {
+    fprintf(stderr, "%s", tilec_result_diagnostics(r));
+  }
+  tilec_result_destroy(r);
+  free(src);
+  if (bad) failures++;
+  return bad;
+}
+
+/* ---- 16- and 8-bit floats, decoded by their definition ---------------------------------- */
+
+static double decode(uint32_t code, int ebits, int mbits, bool ieee_specials) {
+  int bias = (1 << (ebits - 1)) - 1, emax = (1 << ebits) - 1;
+  uint32_t e = (code >> mbits) & (uint32_t)emax, m = code & ((1u << mbits) - 1);
+  double sign = code >> (ebits + mbits) & 1 ? -1 : 1;
+  if (ieee_specials && e == (uint32_t)emax) return m ? NAN : sign * INFINITY;
+  if (!ieee_specials && e == (uint32_t)emax && m == (1u << mbits) - 1) return NAN; /* e4m3fn */
+  if (!e) return sign * ldexp(m, 1 - bias - mbits);
+  return sign * ldexp(m + (1u << mbits), (int)e - bias - mbits);
+}
+
+static double e4m3(uint32_t c) { return decode(c, 4, 3, false); }
+static double e5m2(uint32_t c) { return decode(c, 5, 2, true); }
+static float half(uint16_t h) { return (float)decode(h, 5, 10, true); }
+
+/* The nearest fp8 code to x by search (ties to the even code), saturating
+ * to the largest finite value; toward zero when rtz. */
+static uint32_t fp8_of(double x, double (*dec)(uint32_t), bool rtz) {
+  if (isnan(x)) return 0x7f;
+  uint32_t best = 0;
+  double bd = INFINITY, ax = fabs(x);
+  for (uint32_t c = 0; c < 0x80; c++) {
+    double v = dec(c);
+    if (!isfinite(v)) continue;
+    if (rtz && v > ax) continue;
+    double d = fabs(v - ax);
+    if (d < bd || (d == bd && !(c & 1))) best = c, bd = d;
+  }
+  /* saturate: beyond the largest finite value */
+  return (x < 0 ? 0x80 : 0) | best;
+}
+
+/* ---- the shape ops ------------------------------------------------------------------------ */
+
+static void shapes(void) {
+  /* join then split: 2x - y */
+  {
+    enum { N = 128 };
+    float x[N], y[N], out[N];
+    for (int i = 0; i < N; i++) x[i] = uniform(-1, 1), y[i] = uniform(-1, 1), out[i] = NAN;
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {out, sizeof out, "out"}};
+    void *p[3] = {x, y, out};
+    void *a[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_shapes.py", "join_split", "*fp32:16, *fp32:16, *fp32:16, 128", 4, a, 3, b, 3)) {
+      int bad = 0;
+      for (int i = 0; i < N; i++) bad += out[i] != x[i] * 2.0f - y[i];
+      CHECK(bad == 0);
+    }
+  }
+  /* a transpose of a transpose, + 1 */
+  {
+    enum { M = 32, N = 64 };
+    static float x[M * N], out[M * N];
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-1, 1), out[i] = NAN;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_shapes.py", "trans_trans", "*fp32:16, *fp32:16, 32, 64", 4, a, 2, b, 2)) {
+      int bad = 0;
+      for (int i = 0; i < M * N; i++) bad += out[i] != x[i] + 1.0f;
+      CHECK(bad == 0);
+    }
+  }
+  /* an fp16 transpose */
+  {
+    enum { M = 64, N = 32 };
+    static uint16_t x[M * N], out[M * N];
+    for (int i = 0; i < M * N; i++) x[i] = (uint16_t)(next_u32() & 0x7bff), out[i] = 0xffff;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_shapes.py", "transpose", "*fp16:16, *fp16:16, 64, 32", 4, a, 2, b, 2)) {
+      int bad = 0;
+      for (int r = 0; r < M; r++)
+        for (int c = 0; c < N; c++) bad += out[c * M + r] != x[r * N + c];
+      CHECK(bad == 0);
+    }
+  }
+  /* permute (2, 0, 1): out[a][b][c] = x[b][c][a] */
+  {
+    enum { N = 8 };
+    int32_t x[N * N * N], out[N * N * N];
+    for (int i = 0; i < N * N * N; i++) x[i] = (int32_t)next_u32(), out[i] = -1;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_shapes.py", "permute3", "*i32, *i32, 8", 4, a, 2, b, 2)) {
+      int bad = 0;
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          for (int k = 0; k < N; k++) bad += out[(i * N + j) * N + k] != x[(j * N + k) * N + i];
+      CHECK(bad == 0);
+    }
+  }
+  /* reshape to rows, then row sums */
+  {
+    enum { M = 16, N = 64 };
+    static float x[M * N], out[M];
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-1, 1);
+    for (int i = 0; i < M; i++) out[i] = NAN;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_shapes.py", "reshape_rows", "*fp32:16, *fp32:16, 16, 64", 4, a, 2, b, 2)) {
+      int bad = 0;
+      for (int r = 0; r < M; r++) {
+        double s = 0;
+        for (int c = 0; c < N; c++) s += x[r * N + c];
+        bad += fabs(out[r] - s) > 1e-5;
+      }
+      CHECK(bad == 0);
+    }
+  }
+  /* cat: x then y */
+  {
+    enum { N = 128 };
+    float x[N], y[N], out[2 * N];
+    for (int i = 0; i < N; i++) x[i] = uniform(-1, 1), y[i] = uniform(-1, 1);
+    for (int i = 0; i < 2 * N; i++) out[i] = NAN;
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {out, sizeof out, "out"}};
+    void *p[3] = {x, y, out};
+    void *a[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_shapes.py", "concat", "*fp32, *fp32, *fp32, 128", 4, a, 3, b, 3)) {
+      int bad = 0;
+      for (int i = 0; i < N; i++) bad += out[i] != x[i] || out[N + i] != y[i];
+      CHECK(bad == 0);
+    }
+  }
+  /* join, stored interleaved, in bf16 */
+  {
+    enum { N = 128 };
+    uint16_t x[N], y[N], out[2 * N];
+    for (int i = 0; i < N; i++) x[i] = (uint16_t)next_u32(), y[i] = (uint16_t)next_u32();
+    for (int i = 0; i < 2 * N; i++) out[i] = 0;
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {out, sizeof out, "out"}};
+    void *p[3] = {x, y, out};
+    void *a[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_shapes.py", "interleave", "*bf16:16, *bf16:16, *bf16:16, 128", 4, a, 3, b, 3)) {
+      int bad = 0;
+      for (int i = 0; i < N; i++) bad += out[2 * i] != x[i] || out[2 * i + 1] != y[i];
+      CHECK(bad == 0);
+    }
+  }
+}
+
+/* ---- conversions -------------------------------------------------------------------------- */
+
+static void conversions(void) {
+  enum { N = 256 };
+  /* fp8: e4m3 to nearest even (with values past the largest, 448, that
+   * saturate), e5m2 toward zero, back to f32 and f16, and a constant */
+  {
+    float x[N], out[N];
+    uint8_t q[N];
+    for (int i = 0; i < N; i++) {
+      float scale = i % 4 == 0 ? 1e-3f : i % 4 == 1 ? 1.0f : i % 4 == 2 ? 60.0f : 600.0f;
+      x[i] = uniform(-1, 1) * scale;
+      out[i] = NAN;
+    }
+    x[0] = 0.0f, x[1] = 448.0f, x[2] = 464.0f, x[3] = -1e9f; /* zero, the largest, a tie past it, far past it */
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {q, sizeof q, "q"}, {out, sizeof out, "out"}};
+    void *p[3] = {x, q, out};
+    void *a[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_convert.py", "fp8_round_trip", "*fp32:16, *fp8e4nv:16, *fp32:16, 256", 4, a, 3, b, 3)) {
+      int bad_q = 0, bad_out = 0;
+      for (int i = 0; i < N; i++) {
+        uint32_t want = fp8_of(x[i], e4m3, false);
+        if (q[i] != want) {
+          if (!bad_q) fprintf(stderr, "fp8_round_trip: %.9g became e4m3 0x%02x, want 0x%02x\n", (double)x[i], q[i], want);
+          bad_q++;
+        }
+        float coarse = (float)e5m2(fp8_of(x[i], e5m2, true)); /* exact in f16 */
+        float expect = (float)e4m3(want) + coarse + 1.5f;
+        if (!(out[i] == expect)) {
+          if (!bad_out) fprintf(stderr, "fp8_round_trip: out[%d] is %.9g, want %.9g\n", i, (double)out[i], (double)expect);
+          bad_out++;
+        }
+      }
+      CHECK(bad_q == 0);
+      CHECK(bad_out == 0);
+      CHECK(q[1] == 0x7e && q[2] == 0x7e && q[3] == 0xfe); /* saturated, never NaN */
+    }
+  }
+  /* integers to e5m2 and back to i16 (toward zero) */
+  {
+    int32_t x[N];
+    uint8_t q[N];
+    int16_t out[N];
+    for (int i = 0; i < N; i++) x[i] = (int32_t)(next_u32() % 2001) - 1000, out[i] = -7;
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {q, sizeof q, "q"}, {out, sizeof out, "out"}};
+    void *p[3] = {x, q, out};
+    void *a[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_convert.py", "fp8_ints", "*i32, *fp8e5, *i16, 256", 4, a, 3, b, 3)) {
+      int bad = 0;
+      for (int i = 0; i < N; i++) {
+        uint32_t want = fp8_of(x[i], e5m2, false);
+        bad += q[i] != want || out[i] != (int16_t)e5m2(want);
+      }
+      CHECK(bad == 0);
+    }
+  }
+  /* f32 to f16 and bf16, toward zero */
+  {
+    float x[N];
+    uint16_t h[N], bf[N];
+    for (int i = 0; i < N; i++) x[i] = uniform(-1, 1) * (i % 3 == 0 ? 1e-6f : i % 3 == 1 ? 3.0f : 7e4f);
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {h, sizeof h, "h"}, {bf, sizeof bf, "bf"}};
+    void *p[3] = {x, h, bf};
+    void *a[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_convert.py", "round_toward_zero", "*fp32:16, *fp16:16, *bf16:16, 256", 4, a, 3, b, 3)) {
+      int bad = 0;
+      for (int i = 0; i < N; i++) {
+        /* the f16 of largest magnitude not beyond |x| (the largest finite one when |x| is past it) */
+        uint32_t lo = 0, hi = 0x7bff; /* finite codes grow with their value: search */
+        while (lo < hi) {
+          uint32_t mid = (lo + hi + 1) / 2;
+          if (half((uint16_t)mid) <= fabsf(x[i])) lo = mid;
+          else hi = mid - 1;
+        }
+        uint16_t want = (uint16_t)(lo | (x[i] < 0 ? 0x8000 : 0));
+        uint32_t xb;
+        memcpy(&xb, &x[i], 4);
+        bad += h[i] != want || bf[i] != (uint16_t)(xb >> 16);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_ops FILECHECK_DIR\n");
+    return 2;
+  }
+  dir = argv[1];
+  shapes();
+  conversions();
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures != 0;
+}
