@@ -21,6 +21,7 @@
 
 #include "fiber.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -39,7 +40,9 @@
 #define MAX_REPORTS 8
 
 struct EmuKernel {
-  LLVMOrcLLJITRef jit;
+  LLVMOrcJITDylibRef jd; /* the kernel's own library in the process's JIT */
+  void *object;          /* its object code, as compiled from IR (NULL when loaded from one) */
+  size_t object_len;
   void (*entry)(void **args);
   int64_t shared_bytes;
   bool fibers; /* barriers or warp collectives: the threads of a block need fibers */
@@ -594,15 +597,174 @@ static char *take_error(LLVMErrorRef e, const char *what) {
   return s;
 }
 
-static pthread_once_t native_once = PTHREAD_ONCE_INIT;
-static void init_native(void) {
+/* ---- the JIT: one per process, a library per kernel ------------------------------------------- */
+
+static struct {
+  pthread_once_t once;
+  pthread_mutex_t lock; /* one load at a time: the object capture below is shared */
+  LLVMOrcLLJITRef jit;
+  LLVMOrcExecutionSessionRef es;
+  char error[512];
+  unsigned next;     /* for the libraries' names */
+  EmuKernel *capture; /* the kernel whose object code is being made */
+} G = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Keeps a copy of the object code compiled for the kernel being loaded. */
+static LLVMErrorRef keep_object(void *ctx, LLVMMemoryBufferRef *obj) {
+  (void)ctx;
+  EmuKernel *k = G.capture;
+  if (k && !k->object) {
+    size_t n = LLVMGetBufferSize(*obj);
+    k->object = malloc(n ? n : 1);
+    if (k->object) {
+      memcpy(k->object, LLVMGetBufferStart(*obj), n);
+      k->object_len = n;
+    }
+  }
+  return NULL;
+}
+
+static void init_jit(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+  LLVMOrcJITTargetMachineBuilderRef jtmb;
+  LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
+  if (!e) {
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    e = LLVMOrcCreateLLJIT(&G.jit, builder);
+  } else {
+    LLVMOrcDisposeLLJITBuilder(builder);
+  }
+  if (e) {
+    char *m = LLVMGetErrorMessage(e);
+    snprintf(G.error, sizeof G.error, "emulator: cannot create the JIT: %s", m);
+    LLVMDisposeErrorMessage(m);
+    G.jit = NULL;
+    return;
+  }
+  G.es = LLVMOrcLLJITGetExecutionSession(G.jit);
+  LLVMOrcObjectTransformLayerSetTransform(LLVMOrcLLJITGetObjTransformLayer(G.jit), keep_object, NULL);
+}
+
+/* Binds, when a kernel's library looks them up, the names the emulator
+ * implements, and the process's own (libc, libm) for what code generation
+ * calls by itself. */
+static LLVMErrorRef generate(LLVMOrcDefinitionGeneratorRef gen, void *ctx, LLVMOrcLookupStateRef *state,
+                             LLVMOrcLookupKind kind, LLVMOrcJITDylibRef jd, LLVMOrcJITDylibLookupFlags flags,
+                             LLVMOrcCLookupSet set, size_t n) {
+  (void)gen, (void)ctx, (void)state, (void)kind, (void)flags;
+  LLVMOrcCSymbolMapPair *pairs = malloc((n ? n : 1) * sizeof *pairs);
+  if (!pairs) return NULL;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = LLVMOrcSymbolStringPoolEntryStr(set[i].Name);
+    void *impl = bind(name, strlen(name));
+    if (!impl) impl = dlsym(RTLD_DEFAULT, name); /* what code generation calls itself: memcpy, fmaf, ... */
+    if (!impl) continue;
+    LLVMOrcRetainSymbolStringPoolEntry(set[i].Name);
+    pairs[m].Name = set[i].Name;
+    pairs[m].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)impl;
+    pairs[m].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    pairs[m].Sym.Flags.TargetFlags = 0;
+    m++;
+  }
+  LLVMErrorRef e = m ? LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, m)) : NULL;
+  free(pairs);
+  return e;
+}
+
+typedef struct Found {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool done;
+  LLVMErrorRef error;
+  LLVMOrcSymbolStringPoolEntryRef names[3];
+  uint64_t addr[3];
+} Found;
+
+static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs res, size_t n, void *ctx) {
+  Found *f = ctx;
+  pthread_mutex_lock(&f->lock);
+  f->error = err;
+  for (size_t i = 0; !err && i < n; i++)
+    for (int j = 0; j < 3; j++)
+      if (res[i].Name == f->names[j]) f->addr[j] = res[i].Sym.Address;
+  f->done = true;
+  pthread_cond_signal(&f->cond);
+  pthread_mutex_unlock(&f->lock);
+}
+
+/* Finds the entry, the shared-memory size and the site table in the
+ * kernel's library (compiling or linking it on the way). */
+static LLVMErrorRef find_symbols(EmuKernel *k, uint64_t addr[3]) {
+  static const char *const names[3] = {"tilec_emu_entry", "tilec_emu_shared_bytes", "tilec_emu_sites"};
+  Found f = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+  LLVMOrcCLookupSetElement set[3];
+  for (int j = 0; j < 3; j++) {
+    f.names[j] = LLVMOrcLLJITMangleAndIntern(G.jit, names[j]);
+    LLVMOrcRetainSymbolStringPoolEntry(f.names[j]); /* one for the lookup to take */
+    set[j].Name = f.names[j];
+    set[j].LookupFlags = LLVMOrcSymbolLookupFlagsRequiredSymbol;
+  }
+  LLVMOrcCJITDylibSearchOrderElement order = {k->jd, LLVMOrcJITDylibLookupFlagsMatchExportedSymbolsOnly};
+  LLVMOrcExecutionSessionLookup(G.es, LLVMOrcLookupKindStatic, &order, 1, set, 3, on_found, &f);
+  pthread_mutex_lock(&f.lock);
+  while (!f.done) pthread_cond_wait(&f.cond, &f.lock);
+  pthread_mutex_unlock(&f.lock);
+  for (int j = 0; j < 3; j++) {
+    addr[j] = f.addr[j];
+    LLVMOrcReleaseSymbolStringPoolEntry(f.names[j]);
+  }
+  return f.error;
+}
+
+/* A new kernel with a library of its own; NULL with *err set. */
+static EmuKernel *new_kernel(const char *kernel, char **err) {
+  pthread_once(&G.once, init_jit);
+  if (!G.jit) {
+    *err = strdup(G.error);
+    return NULL;
+  }
+  EmuKernel *k = calloc(1, sizeof *k);
+  if (!k) return NULL;
+  k->name = strdup(kernel);
+  char name[64];
+  snprintf(name, sizeof name, "tilec.kernel.%u", G.next++);
+  k->jd = LLVMOrcExecutionSessionCreateBareJITDylib(G.es, name);
+  LLVMOrcJITDylibAddGenerator(k->jd, LLVMOrcCreateCustomCAPIDefinitionGenerator(generate, NULL, NULL));
+  return k;
+}
+
+/* Links what was added to the kernel's library and reads its tables. */
+static EmuKernel *finish(EmuKernel *k, char **err) {
+  uint64_t addr[3] = {0, 0, 0};
+  LLVMErrorRef e = find_symbols(k, addr);
+  if (e) {
+    *err = take_error(e, "cannot compile the kernel");
+    emu_unload(k);
+    return NULL;
+  }
+  k->entry = (void (*)(void **))(uintptr_t)addr[0];
+  memcpy(&k->shared_bytes, (const void *)(uintptr_t)addr[1], sizeof k->shared_bytes);
+  /* the site table: strings, ended by an empty one */
+  for (const char *p = (const char *)(uintptr_t)addr[2]; *p; p += strlen(p) + 1) {
+    const char **grown = realloc(k->sites, (size_t)(k->nsites + 1) * sizeof *grown);
+    if (!grown) break;
+    k->sites = grown;
+    k->sites[k->nsites++] = p;
+  }
+  return k;
 }
 
 EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) {
   *err = NULL;
-  pthread_once(&native_once, init_native);
+  pthread_mutex_lock(&G.lock);
+  EmuKernel *k = new_kernel(kernel, err);
+  if (!k) {
+    pthread_mutex_unlock(&G.lock);
+    return NULL;
+  }
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, len, "kernel");
   LLVMModuleRef m = NULL;
@@ -611,119 +773,82 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
     *err = dup_msg("emulator: the kernel's IR does not parse: %s%s", msg ? msg : "", "");
     LLVMDisposeMessage(msg);
     LLVMContextDispose(ctx);
+    emu_unload(k);
+    pthread_mutex_unlock(&G.lock);
     return NULL;
   }
-  EmuKernel *k = calloc(1, sizeof *k);
-  k->name = strdup(kernel);
-  /* bind every declaration, or say which one is missing */
-  LLVMOrcCSymbolMapPair *syms = NULL;
-  size_t nsyms = 0, cap = 0;
-  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-  LLVMOrcJITTargetMachineBuilderRef jtmb;
-  LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
-  if (!e) {
-    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
-    e = LLVMOrcCreateLLJIT(&k->jit, builder);
-  } else {
-    LLVMOrcDisposeLLJITBuilder(builder);
-  }
-  if (e) {
-    *err = take_error(e, "cannot create the JIT");
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    free(k->name);
-    free(k);
-    return NULL;
-  }
+  /* every declaration must be one the emulator implements: say which is not */
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f) || LLVMGetIntrinsicID(f)) continue;
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
-    void *impl = bind(name, n);
-    if (!impl) {
+    if (!bind(name, n)) {
       char nm[256];
       snprintf(nm, sizeof nm, "%.*s", (int)n, name);
       *err = dup_msg("emulator: the kernel calls '%s', which the emulator does not implement%s", nm, "");
-      free(syms);
       LLVMDisposeModule(m);
       LLVMContextDispose(ctx);
       emu_unload(k);
+      pthread_mutex_unlock(&G.lock);
       return NULL;
     }
     if ((n >= 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n >= 14 && !memcmp(name, "tilec.emu.shfl", 14)))
       k->fibers = true;
-    if (nsyms == cap) {
-      cap = cap ? 2 * cap : 32;
-      syms = realloc(syms, cap * sizeof *syms);
-    }
-    char nm[256];
-    snprintf(nm, sizeof nm, "%.*s", (int)n, name);
-    syms[nsyms].Name = LLVMOrcLLJITMangleAndIntern(k->jit, nm);
-    syms[nsyms].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)impl;
-    syms[nsyms].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
-    syms[nsyms].Sym.Flags.TargetFlags = 0;
-    nsyms++;
   }
-  /* what LLVM's x86 back end may call on its own (half conversions) */
-  static const char *const helpers[] = {"__extendhfsf2", "__truncsfhf2", "__truncdfhf2", "__truncsfbf2", "__truncdfbf2",
-                                        "__gnu_h2f_ieee", "__gnu_f2h_ieee"};
-  for (size_t i = 0; i < sizeof helpers / sizeof *helpers; i++) {
-    if (LLVMGetNamedFunction(m, helpers[i])) continue; /* declared: bound above */
-    if (nsyms == cap) {
-      cap = cap ? 2 * cap : 32;
-      syms = realloc(syms, cap * sizeof *syms);
-    }
-    syms[nsyms].Name = LLVMOrcLLJITMangleAndIntern(k->jit, helpers[i]);
-    syms[nsyms].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)bind(helpers[i], strlen(helpers[i]));
-    syms[nsyms].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
-    syms[nsyms].Sym.Flags.TargetFlags = 0;
-    nsyms++;
-  }
-  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(k->jit);
-  e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, nsyms));
-  free(syms);
-  /* libc and libm (memcpy, memset, fmaf, ...), which code generation may call */
-  LLVMOrcDefinitionGeneratorRef gen;
-  if (!e) e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(k->jit), NULL, NULL);
-  if (!e) {
-    LLVMOrcJITDylibAddGenerator(jd, gen);
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    e = LLVMOrcLLJITAddLLVMIRModule(k->jit, jd, tsm);
-    if (e) LLVMOrcDisposeThreadSafeModule(tsm);
-  } else {
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-  }
-  LLVMOrcExecutorAddress entry = 0, shared = 0;
-  if (!e) e = LLVMOrcLLJITLookup(k->jit, &entry, "tilec_emu_entry");
-  if (!e) e = LLVMOrcLLJITLookup(k->jit, &shared, "tilec_emu_shared_bytes");
-  LLVMOrcExecutorAddress sites = 0;
-  if (!e) e = LLVMOrcLLJITLookup(k->jit, &sites, "tilec_emu_sites");
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+  LLVMOrcDisposeThreadSafeContext(tsc);
+  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(G.jit, k->jd, tsm);
   if (e) {
-    *err = take_error(e, "cannot compile the kernel");
+    LLVMOrcDisposeThreadSafeModule(tsm);
+    *err = take_error(e, "cannot add the kernel");
     emu_unload(k);
+    pthread_mutex_unlock(&G.lock);
     return NULL;
   }
-  k->entry = (void (*)(void **))(uintptr_t)entry;
-  /* the site table: strings, ended by an empty one */
-  for (const char *p = (const char *)(uintptr_t)sites; *p; p += strlen(p) + 1) {
-    const char **grown = realloc(k->sites, (size_t)(k->nsites + 1) * sizeof *grown);
-    if (!grown) break;
-    k->sites = grown;
-    k->sites[k->nsites++] = p;
-  }
-  memcpy(&k->shared_bytes, (const void *)(uintptr_t)shared, sizeof k->shared_bytes);
+  G.capture = k;
+  k = finish(k, err);
+  G.capture = NULL;
+  pthread_mutex_unlock(&G.lock);
   return k;
 }
 
+EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err) {
+  *err = NULL;
+  pthread_mutex_lock(&G.lock);
+  EmuKernel *k = new_kernel(kernel, err);
+  if (!k) {
+    pthread_mutex_unlock(&G.lock);
+    return NULL;
+  }
+  k->fibers = fibers;
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, len, "kernel.o");
+  LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(G.jit, k->jd, buf);
+  if (e) {
+    *err = take_error(e, "cannot add the kernel's object code");
+    emu_unload(k);
+    pthread_mutex_unlock(&G.lock);
+    return NULL;
+  }
+  k = finish(k, err);
+  pthread_mutex_unlock(&G.lock);
+  return k;
+}
+
+const void *emu_object(const EmuKernel *k, size_t *len) {
+  *len = k ? k->object_len : 0;
+  return k ? k->object : NULL;
+}
+
+bool emu_uses_fibers(const EmuKernel *k) { return k && k->fibers; }
+
 void emu_unload(EmuKernel *k) {
   if (!k) return;
-  if (k->jit) {
-    LLVMErrorRef e = LLVMOrcDisposeLLJIT(k->jit);
+  if (k->jd) {
+    LLVMErrorRef e = LLVMOrcJITDylibClear(k->jd);
     if (e) LLVMConsumeError(e);
   }
+  free(k->object);
   free(k->sites);
   free(k->name);
   free(k);

@@ -3,7 +3,8 @@
  * tilec_compile gives with TILEC_EMIT_CPU (the same IR that goes to NVPTX,
  * retargeted to the host: DESIGN.md §5).
  *
- * emu_load JIT-compiles the module with LLVM's ORC and binds every GPU
+ * emu_load JIT-compiles the module with LLVM's ORC (one JIT per process,
+ * each kernel in a library of its own) and binds every GPU
  * operation it calls (thread and block ids, barriers, shuffles, predicated
  * global accesses, atomics, vprintf, __assertfail, libdevice math) to a C
  * implementation; a call the emulator does not know is a load error naming
@@ -59,5 +60,15 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err);
 bool emu_launch(EmuKernel *k, const EmuLaunch *launch, char **report);
 
 void emu_unload(EmuKernel *k);
+
+/* The object code emu_load compiled for the host (NULL for a kernel made
+ * by emu_load_object): what a cache keeps so that a later load skips the
+ * compilation. */
+const void *emu_object(const EmuKernel *k, size_t *len);
+bool emu_uses_fibers(const EmuKernel *k);
+
+/* Loads a kernel from object code emu_object gave (fibers: what
+ * emu_uses_fibers said); NULL with a malloc'd message on failure. */
+EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err);
 
 #endif

@@ -327,6 +327,8 @@ static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, cha
   snprintf(num, sizeof num, "%d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines);
   cache_hash_str(&h, num);
   cache_hash_str(&h, o->arch ? o->arch : "");
+  /* the CPU's entries hold the emulator's object code, not the compiler's output */
+  cache_hash_str(&h, o->emit == TILEC_EMIT_CPU ? "host object" : "compiler output");
   cache_hash_str(&h, k->filename);
   cache_hash_str(&h, o->kernel ? o->kernel : "");
   cache_hash_str(&h, o->signature);
@@ -365,6 +367,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
   void *blob = NULL;
   size_t blen = 0, len = 0;
   const char *meta = NULL, *text = NULL;
+  bool cached = false;
   tilec_status st = TILEC_OK;
   for (int e = 0; e < nemits && !meta; e++) {
     o.emit = emits[e];
@@ -374,6 +377,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
         const char *nul = memchr(blob, 0, blen);
         if (nul && blen >= (size_t)(nul - (const char *)blob) + 2 && ((const char *)blob)[blen - 1] == 0) {
           meta = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
+          cached = true;
           break;
         }
         free(blob), blob = NULL;
@@ -388,7 +392,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
     if (st != TILEC_OK) continue; /* the next kind, if any */
     meta = tilec_result_metadata(r);
     text = tilec_result_output(r, &len);
-    if (dir) {
+    if (dir && k->dev->cuda) {
       size_t ml = strlen(meta);
       char *payload = malloc(ml + len + 2);
       if (payload) {
@@ -428,12 +432,28 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
       st = TILEC_ERROR_UNSUPPORTED;
     }
   } else {
+    /* the cache holds a byte saying whether the kernel needs fibers, then
+     * the object code; a miss compiles the host IR and keeps its object */
     char *err = NULL;
-    out->emu = emu_load(text, len, k->name, &err);
+    out->emu = cached && len >= 1 ? emu_load_object(text + 1, len - 1, k->name, text[0] == 1, &err)
+                                  : emu_load(text, len, k->name, &err);
     if (!out->emu) {
       tell(why, "%s", err ? err : "the emulator cannot load the kernel");
       free(err);
       st = TILEC_ERROR_UNSUPPORTED;
+    } else if (dir && !cached) {
+      size_t olen, ml = strlen(meta);
+      const void *obj = emu_object(out->emu, &olen);
+      char *payload = obj ? malloc(ml + olen + 3) : NULL;
+      if (payload) {
+        memcpy(payload, meta, ml + 1);
+        payload[ml + 1] = emu_uses_fibers(out->emu) ? 1 : 0;
+        memcpy(payload + ml + 2, obj, olen);
+        payload[ml + 2 + olen] = 0;
+        cache_put(dir, hex, payload, ml + olen + 3, w8, sizeof w8);
+        warn(k, w8);
+        free(payload);
+      }
     }
   }
   tilec_result_destroy(r);
