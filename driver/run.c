@@ -30,6 +30,7 @@
 
 #include "runtime/emu.h"
 #include "runtime/npy.h"
+#include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
 
@@ -318,8 +319,8 @@ static void usage_run(FILE *f) {
           "                        2^31-1, Y and Z 1 to 65535, a missing Y or Z is 1\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
-          "  --device DEVICE       cpu (the emulator), cuda (not built yet) or auto (the default,\n"
-          "                        cpu for now); without it, the TILEC_DEVICE environment variable\n"
+          "  --device DEVICE       cpu (the emulator), cuda (the GPU) or auto (the default: the GPU\n"
+          "                        when there is one); without it, the TILEC_DEVICE environment variable\n"
           "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
           "                        missing barriers (default: TILEC_EMU_SEED, else 0: in order)\n"
           "  --save I=PATH.npy     after the launch, write buffer I (a 0-based argument index or the\n"
@@ -370,6 +371,7 @@ static int grid_error(const char *grid, const char *msg, size_t pos) {
 /* The command line of `tilec run`, as given. */
 typedef struct RunOptions {
   const char *file, *grid, *device;
+  tilec_cuda *cuda; /* the GPU, when the run goes there */
   const char **args, **saves, **prints;
   int nargs, nsaves, nprints;
   bool has_seed;
@@ -434,18 +436,19 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
   return 0;
 }
 
-/* Checks the device: 0 for the emulator, else the exit code. */
-static int pick_device(const RunOptions *o) {
+/* Chooses the device: the GPU for cuda, and for auto when there is one;
+ * the emulator for cpu and otherwise. 0, or the exit code. */
+static int pick_device(RunOptions *o) {
   const char *dev = o->device, *from = "--device";
   if (!dev && (dev = getenv("TILEC_DEVICE")) && *dev) from = "TILEC_DEVICE";
   if (!dev || !*dev) dev = "auto";
-  if (!strcmp(dev, "cpu") || !strcmp(dev, "auto")) return 0;
-  if (!strcmp(dev, "cuda")) {
-    fprintf(stderr, "%s: error: the CUDA device is not built yet; run on the CPU emulator with --device=cpu%s\n", prog,
-            !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
-    return 1;
-  }
-  return cli_usage_error("run", RUN_USAGE, "%s expects cpu, cuda or auto, got '%s'", from, dev);
+  if (!strcmp(dev, "cpu")) return 0;
+  if (strcmp(dev, "cuda") && strcmp(dev, "auto"))
+    return cli_usage_error("run", RUN_USAGE, "%s expects cpu, cuda or auto, got '%s'", from, dev);
+  char err[512] = "";
+  if (tilec_cuda_open(0, &o->cuda, err, sizeof err) == TILEC_RT_OK || !strcmp(dev, "auto")) return 0;
+  return cli_error("no CUDA device: %s; run on the CPU emulator with --device=cpu%s", err,
+                   !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
 }
 
 /* The buffer --save (or --print) names: an argument index or a parameter's
@@ -500,8 +503,63 @@ static const char *grid_value(const Arg *a, int64_t *v) {
   return "a floating-point parameter";
 }
 
-/* Loads the kernel, launches it, writes the buffers --save names (also
- * after a failed launch: they show how far it got); the exit code. */
+/* Writes the buffers --save names; 0, or the exit code. */
+static int save_buffers(const RunOptions *o, const Arg *args, const int *saves) {
+  int rc = 0;
+  for (int i = 0; i < o->nsaves; i++) {
+    const NpyArray *b = &args[saves[i]].buf;
+    const char *path = strchr(o->saves[i], '=') + 1;
+    char err[512];
+    if (!npy_write_file(path, b->dtype, b->ndim, b->shape, b->data, err, sizeof err))
+      rc = cli_error("--save %.*s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], err);
+  }
+  return rc;
+}
+
+/* The launch on the GPU: the buffers are copied to it and back, the PTX
+ * (or cubin) is loaded through runtime.h. No checks but the driver's. */
+static int launch_cuda(const RunOptions *o, const tilec_result *r, const RunMeta *m, Arg *args, const int *saves,
+                       const unsigned grid[3]) {
+  void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
+  uint64_t *dev = calloc((size_t)m->nparams + 1, sizeof *dev);
+  char log[4096] = "";
+  int rc = 0;
+  tilec_cuda_module *mod = NULL;
+  size_t len;
+  const char *image = tilec_result_output(r, &len);
+  if (!argv || !dev) rc = cli_error("out of memory");
+  if (!rc && tilec_cuda_module_load(o->cuda, image, len + 1, m->name, m->num_warps, (size_t)m->shared_bytes, &mod, log,
+                                    sizeof log) != TILEC_RT_OK)
+    rc = cli_error("the GPU cannot load the kernel: %s", log);
+  for (int i = 0; i < m->nparams && !rc; i++) {
+    Arg *a = &args[i];
+    if (a->is_ptr) {
+      if (tilec_cuda_alloc(o->cuda, a->buf.nbytes, &dev[i], log, sizeof log) != TILEC_RT_OK ||
+          tilec_cuda_copy_to(o->cuda, dev[i], a->buf.data, a->buf.nbytes, log, sizeof log) != TILEC_RT_OK)
+        rc = cli_error("%s: %s", a->param->name, log);
+      a->slot.u64 = dev[i];
+    }
+    argv[i] = &a->slot;
+  }
+  if (!rc && (tilec_cuda_launch(mod, grid, argv, NULL, log, sizeof log) != TILEC_RT_OK ||
+              tilec_cuda_synchronize(o->cuda, log, sizeof log) != TILEC_RT_OK))
+    rc = cli_error("the launch failed: %s", log);
+  for (int i = 0; i < m->nparams; i++)
+    if (dev && dev[i]) {
+      if (!rc && tilec_cuda_copy_from(o->cuda, args[i].buf.data, dev[i], args[i].buf.nbytes, log, sizeof log) != TILEC_RT_OK)
+        rc = cli_error("%s: %s", args[i].param->name, log);
+      tilec_cuda_free(o->cuda, dev[i]);
+    }
+  tilec_cuda_module_unload(mod);
+  int saved = rc ? 0 : save_buffers(o, args, saves);
+  free(argv);
+  free(dev);
+  return rc ? rc : saved;
+}
+
+/* Loads the kernel on the emulator, launches it, writes the buffers --save
+ * names (also after a failed launch: they show how far it got); the exit
+ * code. */
 static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, Arg *args, const int *saves,
                   const unsigned grid[3]) {
   void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
@@ -542,13 +600,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, 
   bool ok = emu_launch(k, &l, &msg);
   fflush(stdout);
   emu_unload(k);
-  for (int i = 0; i < o->nsaves; i++) {
-    const NpyArray *b = &args[saves[i]].buf;
-    const char *path = strchr(o->saves[i], '=') + 1;
-    char err[512];
-    if (!npy_write_file(path, b->dtype, b->ndim, b->shape, b->data, err, sizeof err))
-      rc = cli_error("--save %.*s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], err);
-  }
+  rc = save_buffers(o, args, saves);
   if (!ok) {
     const char *rep = msg ? msg : "the launch failed";
     size_t n = strlen(rep);
@@ -615,6 +667,10 @@ static void print_buffer(const Arg *a, const char *spec) {
 static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   tilec_compile_options copt = o->compile;
   copt.emit = TILEC_EMIT_CPU;
+  if (o->cuda) {
+    copt.emit = TILEC_EMIT_PTX;
+    copt.arch = tilec_cuda_target(o->cuda);
+  }
   copt.defines = o->defines;
   tilec_result *r = NULL;
   tilec_status st = tilec_compile(o->file, src, len, &copt, &r);
@@ -658,7 +714,7 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   }
 
   if (!rc) {
-    rc = launch(o, r, &m, args, saves, grid);
+    rc = o->cuda ? launch_cuda(o, r, &m, args, saves, grid) : launch(o, r, &m, args, saves, grid);
     for (int i = 0; i < o->nprints; i++) print_buffer(&args[prints[i]], o->prints[i]);
   }
   for (int i = 0; args && i < m.nparams; i++) npy_free(&args[i].buf);
@@ -701,6 +757,7 @@ int cmd_run(int argc, char **argv) {
   rc = run_kernel(&o, src, len);
   free(src);
 done:
+  tilec_cuda_close(o.cuda);
   free(o.args);
   free(o.saves);
   free(o.prints);

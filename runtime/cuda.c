@@ -198,6 +198,11 @@ void tilec_cuda_close(tilec_cuda *c) {
 
 int tilec_cuda_arch(const tilec_cuda *c) { return c ? c->arch : 0; }
 
+const char *tilec_cuda_target(const tilec_cuda *c) {
+  int a = tilec_cuda_arch(c);
+  return a == 90 ? "sm_90a" : a > 90 ? "sm_90" : a >= 89 ? "sm_89" : a >= 86 ? "sm_86" : "sm_80";
+}
+
 tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, uint64_t *ptr, char *err, size_t errlen) {
   if (!c || !ptr) return TILEC_RT_INVALID;
   CUdeviceptr p = 0;

@@ -349,12 +349,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
       .emit = k->dev->cuda ? TILEC_EMIT_PTX : TILEC_EMIT_CPU,
       .context = k->ctx,
   };
-  char arch[16];
-  if (k->dev->cuda) {
-    int a = tilec_cuda_arch(k->dev->cuda);
-    snprintf(arch, sizeof arch, a >= 90 ? "sm_90a" : a >= 89 ? "sm_89" : a >= 86 ? "sm_86" : "sm_80");
-    o.arch = arch;
-  }
+  if (k->dev->cuda) o.arch = tilec_cuda_target(k->dev->cuda);
   /* the disk cache holds the metadata and the output, each NUL-terminated.
    * On CUDA a cubin (nvJitLink) is tried first, so that the driver need not
    * compile PTX at load time; PTX when there is no toolkit. */

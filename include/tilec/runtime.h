@@ -46,6 +46,10 @@ void tilec_cuda_close(tilec_cuda *cuda); /* NULL is allowed */
 
 /* The device's compute capability as 10 * major + minor (90 for sm_90). */
 int tilec_cuda_arch(const tilec_cuda *cuda);
+/* The compiler target for this device: "sm_90a" on sm_90 itself, else
+ * the newest of sm_80, sm_86, sm_89 and sm_90 it runs (PTX for sm_90
+ * JIT-compiles on newer GPUs; sm_90a code would not). */
+const char *tilec_cuda_target(const tilec_cuda *cuda);
 
 /* Device memory. */
 tilec_rt_status tilec_cuda_alloc(tilec_cuda *cuda, size_t bytes, uint64_t *ptr, char *err, size_t errlen);
