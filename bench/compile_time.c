@@ -5,7 +5,7 @@
  * all reuse one tilec_context. The first call of the process is reported
  * apart (it initializes LLVM's NVPTX target, and warm, makes the context).
  *
- * usage: compile_time EXAMPLES_DIR [RUNS] [EMIT] [cold|warm]   (EMIT: ptx, tile-gpu, tile, ast)
+ * usage: compile_time EXAMPLES_DIR [RUNS] [EMIT] [cold|warm] [KERNEL]   (EMIT: ptx, tile-gpu, tile, ast)
  * prints: kernel, emit, mode, first call, median and spread (min..max) of RUNS calls, in ms.
  */
 #include <stdbool.h>
@@ -58,7 +58,7 @@ static const struct {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast] [cold|warm]\n");
+    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast] [cold|warm] [KERNEL]\n");
     return 2;
   }
   int runs = argc > 2 ? atoi(argv[2]) : 20;
@@ -66,10 +66,12 @@ int main(int argc, char **argv) {
   tilec_emit emit = !strcmp(emit_name, "ast") ? TILEC_EMIT_AST : !strcmp(emit_name, "tile") ? TILEC_EMIT_TILE
                   : !strcmp(emit_name, "tile-gpu") ? TILEC_EMIT_TILE_GPU : TILEC_EMIT_PTX;
   bool warm = argc > 4 && !strcmp(argv[4], "warm");
+  const char *only = argc > 5 ? argv[5] : NULL; /* one kernel, by name */
   if (runs < 1 || runs > 10000) runs = 20;
   double *t = calloc((size_t)runs, sizeof *t);
   printf("%-24s %-9s %-5s %10s %10s %22s\n", "kernel", "emit", "mode", "first ms", "median ms", "spread ms (min..max)");
   for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
+    if (only && strcmp(only, kernels[k].kernel)) continue;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", argv[1], kernels[k].file);
     size_t len;

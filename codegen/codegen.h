@@ -17,6 +17,18 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
+/* What the code generator keeps as long as a context lives: the target
+ * machines, made on first use (each takes a tenth of a millisecond to set
+ * up). Used by one compilation at a time, like the context. */
+typedef struct CgCache CgCache;
+CgCache *cg_cache_create(void);
+void cg_cache_destroy(CgCache *c); /* NULL is allowed */
+
+/* The target machine for arch ("sm_80" .. "sm_90a"), or for the host
+ * with arch NULL; kept in pc->cg. NULL with a diagnostic when LLVM lacks
+ * the target. */
+LLVMTargetMachineRef cg_target_machine(PassCtx *pc, const char *arch);
+
 /* Lowers the kernel of a tile-gpu module to a new module in the LLVM and
  * NVVM dialects; a null module with diagnostics when an op has no lowering. */
 MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch);
@@ -51,7 +63,7 @@ LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation llvm_module, LLVMContextRe
 
 /* Gives lm the target machine's triple and data layout and runs the LLVM
  * pass pipeline on it; false with a diagnostic on failure. */
-bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *triple, const char *pipeline);
+bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline);
 
 /* Retargets the lowered module to the host for the CPU emulator (emu.c):
  * GPU operations become calls the emulator binds, shared memory its

@@ -393,33 +393,13 @@ bool cg_emit_cpu(PassCtx *pc, MlirOperation module, StrBuf *out) {
     return false;
   }
   /* the host's triple and data layout, then O2 for it */
-  static bool native;
-  if (!native) {
-    LLVMInitializeNativeTarget();
-    LLVMInitializeNativeAsmPrinter();
-    native = true;
-  }
-  char *triple = LLVMGetDefaultTargetTriple(), *msg = NULL;
-  LLVMTargetRef target;
-  bool good = !LLVMGetTargetFromTriple(triple, &target, &msg);
-  if (good) {
-    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault,
-                                                      LLVMRelocPIC, LLVMCodeModelDefault);
-    good = cg_optimize(pc, lm, tm, triple, "default<O2>");
-    LLVMDisposeTargetMachine(tm);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
-  } else {
-    diag_plain_error(pc->d, "no host target in this LLVM: %s", msg ? msg : "");
-  }
+  LLVMTargetMachineRef tm = cg_target_machine(pc, NULL);
+  bool good = tm && cg_optimize(pc, lm, tm, "default<O2>");
   if (good) {
     char *text = LLVMPrintModuleToString(lm);
     sb_printf(out, "%s", text);
     LLVMDisposeMessage(text);
   }
-  if (msg) LLVMDisposeMessage(msg);
-  LLVMDisposeMessage(triple);
   LLVMDisposeModule(lm);
   LLVMContextDispose(lctx);
   return good;

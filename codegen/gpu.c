@@ -266,46 +266,95 @@ static bool link_libdevice(PassCtx *pc, LLVMContextRef lctx, LLVMModuleRef lm) {
   return true;
 }
 
-static void pipeline_error(MlirStringRef s, void *user) { sb_printf((StrBuf *)user, "%.*s", (int)s.length, s.data); }
-
 static void register_once(void) {
   mlirRegisterAllPasses();
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
   LLVMInitializeNVPTXAsmPrinter();
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
 }
 
-bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *triple, const char *pipeline) {
+static pthread_once_t registered = PTHREAD_ONCE_INIT;
+
+static const char *const targets[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+#define NTARGETS (int)(sizeof targets / sizeof *targets)
+
+struct CgCache {
+  LLVMTargetMachineRef tm[NTARGETS + 1]; /* the GPU targets, then the host */
+};
+
+CgCache *cg_cache_create(void) { return calloc(1, sizeof(CgCache)); }
+
+void cg_cache_destroy(CgCache *c) {
+  if (!c) return;
+  for (int i = 0; i <= NTARGETS; i++)
+    if (c->tm[i]) LLVMDisposeTargetMachine(c->tm[i]);
+  free(c);
+}
+
+static LLVMTargetMachineRef make_machine(PassCtx *pc, const char *arch) {
+  pthread_once(&registered, register_once);
+  char *triple = arch ? NULL : LLVMGetDefaultTargetTriple(), *msg = NULL;
+  LLVMTargetRef target;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(arch ? "nvptx64-nvidia-cuda" : triple, &target, &msg)) {
+    diag_plain_error(pc->d, "no %s target in this LLVM: %s", arch ? "NVPTX" : "host", msg ? msg : "");
+  } else if (arch) {
+    /* sm_90a needs PTX 8.0; the others are content with it */
+    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, "+ptx80", LLVMCodeGenLevelAggressive,
+                                 LLVMRelocDefault, LLVMCodeModelDefault);
+  } else {
+    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault, LLVMRelocPIC,
+                                 LLVMCodeModelDefault);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+  }
+  if (msg) LLVMDisposeMessage(msg);
+  if (triple) LLVMDisposeMessage(triple);
+  return tm;
+}
+
+LLVMTargetMachineRef cg_target_machine(PassCtx *pc, const char *arch) {
+  int i = NTARGETS;
+  if (arch)
+    for (i = 0; i < NTARGETS && strcmp(targets[i], arch); i++) {}
+  if (i == NTARGETS && arch) {
+    diag_plain_error(pc->d, "unknown target '%s'", arch);
+    return NULL;
+  }
+  if (!pc->cg->tm[i]) pc->cg->tm[i] = make_machine(pc, arch);
+  return pc->cg->tm[i];
+}
+
+bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline) {
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
   char *dls = LLVMCopyStringRepOfTargetData(dl);
   LLVMSetDataLayout(lm, dls);
   LLVMDisposeMessage(dls);
   LLVMDisposeTargetData(dl);
+  char *triple = LLVMGetTargetMachineTriple(tm);
   LLVMSetTarget(lm, triple);
+  LLVMDisposeMessage(triple);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(lm, pipeline, tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (!e) return true;
   char *em = LLVMGetErrorMessage(e);
-  diag_plain_error(pc->d, "LLVM optimization for %s failed: %s", triple, em);
+  diag_plain_error(pc->d, "LLVM optimization failed: %s", em);
   LLVMDisposeErrorMessage(em);
   return false;
 }
 
 LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lctx) {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, register_once);
-  MlirContext ctx = ir_mlir(pc->ic);
-  mlirRegisterAllLLVMTranslations(ctx);
-  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  pthread_once(&registered, register_once);
   StrBuf err = {0};
-  MlirLogicalResult ok = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
-                                               str("builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)"),
-                                               pipeline_error, &err);
-  if (mlirLogicalResultIsSuccess(ok)) ok = mlirPassManagerRunOnOp(pm, module);
-  mlirPassManagerDestroy(pm);
-  if (mlirLogicalResultIsFailure(ok)) {
+  MlirPassManager pm = ir_pipeline(pc->ic, "builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-math-to-llvm,"
+                                           "convert-arith-to-llvm,reconcile-unrealized-casts)", &err);
+  bool ok = !mlirPassManagerIsNull(pm) && mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
+  if (!ok) {
     diag_plain_error(pc->d, "lowering to the LLVM dialect failed%s%s", err.len ? ": " : "", err.s ? err.s : "");
     sb_free(&err);
     return NULL;
@@ -329,17 +378,8 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
     LLVMContextDispose(lctx);
     return false;
   }
-  LLVMTargetRef target;
-  bool good = !LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &msg);
-  LLVMTargetMachineRef tm = NULL;
-  if (good) {
-    /* sm_90a needs PTX 8.0; the others are content with it */
-    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, "+ptx80", LLVMCodeGenLevelAggressive,
-                                 LLVMRelocDefault, LLVMCodeModelDefault);
-    good = cg_optimize(pc, lm, tm, "nvptx64-nvidia-cuda", "default<O3>");
-  } else {
-    diag_plain_error(pc->d, "no NVPTX target in this LLVM: %s", msg ? msg : "");
-  }
+  LLVMTargetMachineRef tm = cg_target_machine(pc, arch);
+  bool good = tm && cg_optimize(pc, lm, tm, "default<O3>");
   if (good && emit_llvm) {
     char *text = LLVMPrintModuleToString(lm);
     sb_printf(out, "%s", text);
@@ -355,7 +395,6 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
     }
   }
   if (msg) LLVMDisposeMessage(msg);
-  if (tm) LLVMDisposeTargetMachine(tm);
   LLVMDisposeModule(lm);
   LLVMContextDispose(lctx);
   return good;

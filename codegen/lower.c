@@ -180,27 +180,10 @@ MlirValue lw_bin(Lower *L, const char *name, MlirValue a, MlirValue b) {
 
 /* ---- types ---------------------------------------------------------------------- */
 
-static bool is_tile_ptr(PassCtx *pc, MlirType t) {
-  StrBuf sb = {0};
-  ir_type_text(&sb, t);
-  bool r = sb.s && !strncmp(sb.s, "!tile.ptr<", 10);
-  sb_free(&sb);
-  (void)pc;
-  return r;
-}
+static bool is_tile_ptr(PassCtx *pc, MlirType t) { return !mlirTypeIsNull(ir_pointee(pc->ic, t)); }
 
 /* The pointee of !tile.ptr<T>, as an MLIR type. */
-static MlirType pointee(PassCtx *pc, MlirType t) {
-  StrBuf sb = {0};
-  ir_type_text(&sb, t);
-  char buf[64];
-  size_t n = sb.len > 11 ? sb.len - 11 : 0;
-  if (n >= sizeof buf) n = sizeof buf - 1;
-  memcpy(buf, sb.s + 10, n);
-  buf[n] = 0;
-  sb_free(&sb);
-  return ir_parse_type(pc->ic, buf);
-}
+static MlirType pointee(PassCtx *pc, MlirType t) { return ir_pointee(pc->ic, t); }
 
 /* The per-thread scalar type of a tile type (pointers become !llvm.ptr<1>). */
 

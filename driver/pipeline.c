@@ -24,6 +24,7 @@
 
 struct tilec_context {
   IrContext *ic;
+  CgCache *cg;
 };
 
 tilec_status tilec_context_create(tilec_context **out) {
@@ -32,8 +33,9 @@ tilec_status tilec_context_create(tilec_context **out) {
   tilec_context *c = calloc(1, sizeof *c);
   if (!c) return TILEC_ERROR_USAGE;
   c->ic = ir_context_create();
-  if (!c->ic) {
-    free(c);
+  c->cg = cg_cache_create();
+  if (!c->ic || !c->cg) {
+    tilec_context_destroy(c);
     return TILEC_ERROR_USAGE;
   }
   *out = c;
@@ -43,6 +45,7 @@ tilec_status tilec_context_create(tilec_context **out) {
 void tilec_context_destroy(tilec_context *ctx) {
   if (!ctx) return;
   ir_context_destroy(ctx->ic);
+  cg_cache_destroy(ctx->cg);
   free(ctx);
 }
 
@@ -199,7 +202,8 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       mlirOperationSetAttributeByName(fn, mlirStringRefCreateFromCString("tile.target"),
                                       mlirStringAttrGet(ir_mlir(ic), mlirStringRefCreateFromCString(arch)));
     }
-    PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32};
+    CgCache *cg = options->context ? options->context->cg : cg_cache_create();
+    PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32, .cg = cg};
     if (ok && options->emit >= TILEC_EMIT_TILE_GPU) ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->dump_after, &dump);
     if (ok && options->emit <= TILEC_EMIT_TILE_GPU) ir_print(&sb, mlirModuleGetOperation(mod), options->emit == TILEC_EMIT_TILE);
     if (ok && options->emit >= TILEC_EMIT_LLVM_MLIR) {
@@ -219,7 +223,10 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     }
     if (!mlirModuleIsNull(mod)) mlirModuleDestroy(mod);
     ir_capture_diagnostics(ic, NULL, NULL);
-    if (!options->context) ir_context_destroy(ic);
+    if (!options->context) {
+      ir_context_destroy(ic);
+      cg_cache_destroy(cg);
+    }
   }
   tilec_status status = TILEC_ERROR_COMPILE;
   if (ok) {

@@ -14,6 +14,7 @@
 
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Pass.h>
+#include <mlir-c/RegisterEverything.h>
 #include <mlir-c/Transforms.h>
 #include <mlir-c/Dialect/Arith.h>
 #include <mlir-c/Dialect/ControlFlow.h>
@@ -30,21 +31,36 @@
 #include "tile_irdl.h"
 #pragma GCC diagnostic pop
 
+/* The parse cache: text to type or attribute. The print cache: a type's or
+ * attribute's storage (uniqued by the context) to its printed text. Both
+ * are open-addressed tables that live as long as the context. */
 typedef struct CacheEntry {
   char *text;
+  uint64_t hash;
   MlirType type;
   MlirAttribute attr;
 } CacheEntry;
 
+typedef struct PrintEntry {
+  const void *key;
+  char *text;
+} PrintEntry;
+
 struct IrContext {
   MlirContext ctx;
-  CacheEntry *cache;
+  CacheEntry *cache; /* cache_cap slots, a power of two */
   int ncache, cache_cap;
+  PrintEntry *printed; /* likewise */
+  int nprinted, printed_cap;
   MlirDiagnosticHandlerID handler;
   bool has_handler;
   Diags *diags;
   const Source *src;
   MlirPassManager canonicalizer; /* made on first use, kept: its patterns are set up once */
+  struct {
+    char *text;
+    MlirPassManager pm;
+  } pipelines[4]; /* likewise, by their text */
 };
 
 MlirContext ir_mlir(IrContext *ic) { return ic->ctx; }
@@ -68,6 +84,7 @@ IrContext *ir_context_create(void) {
   if (mlirModuleIsNull(defs) || mlirLogicalResultIsFailure(mlirLoadIRDLDialects(defs)))
     fe_internal_error(__FILE__, __LINE__, "the tile dialect's IRDL does not load");
   mlirModuleDestroy(defs);
+  mlirRegisterAllLLVMTranslations(ic->ctx);
   return ic;
 }
 
@@ -79,12 +96,35 @@ MlirPassManager ir_canonicalizer(IrContext *ic) {
   return ic->canonicalizer;
 }
 
+static void pipeline_error(MlirStringRef s, void *user) { sb_append((StrBuf *)user, s.data, s.length); }
+
+MlirPassManager ir_pipeline(IrContext *ic, const char *text, StrBuf *err) {
+  int n = (int)(sizeof ic->pipelines / sizeof *ic->pipelines), i = 0;
+  for (; i < n && ic->pipelines[i].text; i++)
+    if (!strcmp(ic->pipelines[i].text, text)) return ic->pipelines[i].pm;
+  MlirPassManager pm = mlirPassManagerCreate(ic->ctx);
+  if (mlirLogicalResultIsFailure(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), str(text), pipeline_error, err))) {
+    mlirPassManagerDestroy(pm);
+    return (MlirPassManager){NULL};
+  }
+  if (i == n) fe_internal_error(__FILE__, __LINE__, "more pass pipelines than the context keeps");
+  ic->pipelines[i].text = strdup(text);
+  ic->pipelines[i].pm = pm;
+  return pm;
+}
+
 void ir_context_destroy(IrContext *ic) {
   if (!ic) return;
   if (!mlirPassManagerIsNull(ic->canonicalizer)) mlirPassManagerDestroy(ic->canonicalizer);
+  for (size_t i = 0; i < sizeof ic->pipelines / sizeof *ic->pipelines && ic->pipelines[i].text; i++) {
+    free(ic->pipelines[i].text);
+    mlirPassManagerDestroy(ic->pipelines[i].pm);
+  }
   if (ic->has_handler) mlirContextDetachDiagnosticHandler(ic->ctx, ic->handler);
-  for (int i = 0; i < ic->ncache; i++) free(ic->cache[i].text);
+  for (int i = 0; i < ic->cache_cap; i++) free(ic->cache[i].text);
   free(ic->cache);
+  for (int i = 0; i < ic->printed_cap; i++) free(ic->printed[i].text);
+  free(ic->printed);
   mlirContextDestroy(ic->ctx);
   free(ic);
 }
@@ -114,19 +154,43 @@ TileOp tile_op_of(MlirOperation op) {
 
 /* ---- types and attributes ------------------------------------------------------ */
 
+static uint64_t text_hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+/* A zeroed table of twice the slots (64 at first); *cap becomes its size. */
+static void *grow(int *cap, size_t size) {
+  int n = *cap ? *cap * 2 : 64;
+  void *t = calloc((size_t)n, size);
+  if (!t) fe_internal_error(__FILE__, __LINE__, "out of memory");
+  *cap = n;
+  return t;
+}
+
+static CacheEntry *cache_slot(CacheEntry *t, int cap, const char *text, uint64_t h) {
+  for (int i = (int)(h & (uint64_t)(cap - 1));; i = (i + 1) & (cap - 1))
+    if (!t[i].text || (t[i].hash == h && !strcmp(t[i].text, text))) return &t[i];
+}
+
 static CacheEntry *cache_find(IrContext *ic, const char *text) {
-  for (int i = 0; i < ic->ncache; i++)
-    if (!strcmp(ic->cache[i].text, text)) return &ic->cache[i];
-  if (ic->ncache == ic->cache_cap) {
-    int cap = ic->cache_cap ? ic->cache_cap * 2 : 64;
-    CacheEntry *c = realloc(ic->cache, sizeof *c * (size_t)cap);
-    if (!c) fe_internal_error(__FILE__, __LINE__, "out of memory");
-    ic->cache = c;
-    ic->cache_cap = cap;
+  uint64_t h = text_hash(text);
+  if (2 * (ic->ncache + 1) > ic->cache_cap) {
+    int old_cap = ic->cache_cap;
+    CacheEntry *old = ic->cache;
+    ic->cache = grow(&ic->cache_cap, sizeof *old);
+    for (int i = 0; i < old_cap; i++)
+      if (old[i].text) *cache_slot(ic->cache, ic->cache_cap, old[i].text, old[i].hash) = old[i];
+    free(old);
   }
-  CacheEntry *e = &ic->cache[ic->ncache++];
-  memset(e, 0, sizeof *e);
-  e->text = strdup(text);
+  CacheEntry *e = cache_slot(ic->cache, ic->cache_cap, text, h);
+  if (!e->text) {
+    e->text = strdup(text);
+    if (!e->text) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    e->hash = h;
+    ic->ncache++;
+  }
   return e;
 }
 
@@ -194,6 +258,49 @@ static void print_cb(MlirStringRef s, void *user) {
 void ir_type_text(StrBuf *sb, MlirType t) { mlirTypePrint(t, print_cb, sb); }
 
 void ir_attr_text(StrBuf *sb, MlirAttribute a) { mlirAttributePrint(a, print_cb, sb); }
+
+static PrintEntry *print_slot(PrintEntry *t, int cap, const void *key) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+  for (int i = (int)(h >> 40 & (uint64_t)(cap - 1));; i = (i + 1) & (cap - 1))
+    if (!t[i].key || t[i].key == key) return &t[i];
+}
+
+/* The printed text of a type (is_type) or attribute, printed once. */
+static const char *printed(IrContext *ic, const void *key, bool is_type) {
+  if (2 * (ic->nprinted + 1) > ic->printed_cap) {
+    int old_cap = ic->printed_cap;
+    PrintEntry *old = ic->printed;
+    ic->printed = grow(&ic->printed_cap, sizeof *old);
+    for (int i = 0; i < old_cap; i++)
+      if (old[i].key) *print_slot(ic->printed, ic->printed_cap, old[i].key) = old[i];
+    free(old);
+  }
+  PrintEntry *e = print_slot(ic->printed, ic->printed_cap, key);
+  if (!e->key) {
+    StrBuf sb = {0};
+    if (is_type) ir_type_text(&sb, (MlirType){key});
+    else ir_attr_text(&sb, (MlirAttribute){key});
+    e->key = key;
+    e->text = sb.s ? sb.s : strdup("");
+    ic->nprinted++;
+  }
+  return e->text;
+}
+
+const char *ir_type_str(IrContext *ic, MlirType t) { return printed(ic, t.ptr, true); }
+
+const char *ir_attr_str(IrContext *ic, MlirAttribute a) { return printed(ic, a.ptr, false); }
+
+MlirType ir_pointee(IrContext *ic, MlirType t) {
+  const char *s = ir_type_str(ic, t);
+  size_t n = strlen(s);
+  if (n < 12 || strncmp(s, "!tile.ptr<", 10) || s[n - 1] != '>') return (MlirType){NULL};
+  char buf[256];
+  if (n - 11 >= sizeof buf) return (MlirType){NULL};
+  memcpy(buf, s + 10, n - 11);
+  buf[n - 11] = 0;
+  return ir_parse_type(ic, buf);
+}
 
 void ir_print(StrBuf *sb, MlirOperation op, bool with_locations) {
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();

@@ -57,6 +57,10 @@ IrContext *ir_context_create(void);
 void ir_context_destroy(IrContext *ic);
 /* MLIR's canonicalizer, made once per context (its patterns take time to set up). */
 MlirPassManager ir_canonicalizer(IrContext *ic);
+/* A pass pipeline from its textual form, parsed once per context and kept;
+ * the null pass manager, with the parser's message in err, when the text
+ * does not parse. */
+MlirPassManager ir_pipeline(IrContext *ic, const char *text, StrBuf *err);
 MlirContext ir_mlir(IrContext *ic);
 
 /* MLIR's diagnostics go to d while set (source locations map back to the
@@ -78,6 +82,12 @@ bool ir_verify(IrContext *ic, MlirOperation module, Diags *d);
 /* Prints a type to sb (IRDL types have no accessors: passes read the text). */
 void ir_type_text(StrBuf *sb, MlirType t);
 void ir_attr_text(StrBuf *sb, MlirAttribute a);
+/* The same text, printed once per context and kept as long as it lives. */
+const char *ir_type_str(IrContext *ic, MlirType t);
+const char *ir_attr_str(IrContext *ic, MlirAttribute a);
+/* T of !tile.ptr<T> (a scalar or, for a block pointer, a tensor type); the
+ * null type for any other type. */
+MlirType ir_pointee(IrContext *ic, MlirType t);
 /* The innermost file position of a location (the callee end of call sites). */
 bool ir_file_pos(MlirLocation l, const char **file, size_t *flen, int *line, int *col);
 

@@ -13,6 +13,7 @@
 #include <mlir-c/Diagnostics.h>
 
 typedef struct Check {
+  IrContext *ic;
   int errors;
 } Check;
 
@@ -44,37 +45,15 @@ static MlirType operand_type(MlirOperation op, int i) { return mlirValueGetType(
 
 static bool is_i1(MlirType t) { return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1; }
 
-/* !tile.ptr<T> -> T, parsed from the printed form since IRDL types expose
- * no accessors in the C API; cached by the printer's text. */
-static void type_text(MlirType t, char *buf, size_t n);
-
-static void text_cb(MlirStringRef s, void *user) {
-  char **p = user;
-  size_t room = (size_t)(p[1] - p[0]);
-  size_t k = s.length < room ? s.length : room;
-  memcpy(p[0], s.data, k);
-  p[0] += k;
-}
-
-static void type_text(MlirType t, char *buf, size_t n) {
-  char *p[2] = {buf, buf + n - 1};
-  mlirTypePrint(t, text_cb, p);
-  *p[0] = 0;
-}
-
 /* Does the element type of ptrs point to the element type of vals? */
-static bool pointee_matches(MlirType ptrs, MlirType vals) {
-  char a[256], b[256], want[300];
-  type_text(elem(ptrs), a, sizeof a);
-  type_text(elem(vals), b, sizeof b);
-  snprintf(want, sizeof want, "!tile.ptr<%s>", b);
-  return !strcmp(a, want);
+static bool pointee_matches(Check *c, MlirType ptrs, MlirType vals) {
+  MlirType p = ir_pointee(c->ic, elem(ptrs));
+  return !mlirTypeIsNull(p) && mlirTypeEqual(p, elem(vals));
 }
 
-static bool is_block_ptr(MlirType t) {
-  char a[256];
-  type_text(t, a, sizeof a);
-  return !strncmp(a, "!tile.ptr<tensor<", 17);
+static bool is_block_ptr(Check *c, MlirType t) {
+  MlirType p = ir_pointee(c->ic, t);
+  return !mlirTypeIsNull(p) && mlirTypeIsARankedTensor(p);
 }
 
 static MlirWalkResult check_op(MlirOperation op, void *user) {
@@ -84,18 +63,18 @@ static MlirWalkResult check_op(MlirOperation op, void *user) {
   switch (t) {
   case TOP_load: {
     MlirType p = operand_type(op, 0), r = mlirValueGetType(mlirOperationGetResult(op, 0));
-    if (is_block_ptr(p)) break;
+    if (is_block_ptr(c, p)) break;
     if (!same_shape(p, r)) fail(c, op, "result shape differs from the pointers' shape");
-    else if (!pointee_matches(p, r)) fail(c, op, "result element type is not the pointee type");
+    else if (!pointee_matches(c, p, r)) fail(c, op, "result element type is not the pointee type");
     for (int i = 1; i < nops; i++)
       if (!same_shape(p, operand_type(op, i))) fail(c, op, "mask or other shape differs from the pointers' shape");
     break;
   }
   case TOP_store: {
     MlirType p = operand_type(op, 0);
-    if (is_block_ptr(p)) break;
+    if (is_block_ptr(c, p)) break;
     if (!same_shape(p, operand_type(op, 1))) fail(c, op, "value shape differs from the pointers' shape");
-    else if (!pointee_matches(p, operand_type(op, 1))) fail(c, op, "value element type is not the pointee type");
+    else if (!pointee_matches(c, p, operand_type(op, 1))) fail(c, op, "value element type is not the pointee type");
     if (nops > 2 && (!same_shape(p, operand_type(op, 2)) || !is_i1(elem(operand_type(op, 2)))))
       fail(c, op, "mask must be i1 of the pointers' shape");
     break;
@@ -144,9 +123,8 @@ static MlirWalkResult check_op(MlirOperation op, void *user) {
 
 bool ir_verify(IrContext *ic, MlirOperation module, Diags *d) {
   int before = d->errors;
-  (void)ic;
   if (!mlirOperationVerify(module) || d->errors > before) return false;
-  Check c = {0};
+  Check c = {.ic = ic};
   mlirOperationWalk(module, check_op, &c, MlirWalkPreOrder);
   return c.errors == 0 && d->errors == before;
 }

@@ -71,22 +71,6 @@ static AxisInfo get(AxisAnalysis *aa, MlirValue v) {
   return ai ? *ai : unknown(mlirValueGetType(v));
 }
 
-/* Bytes per element of a pointer tensor's pointee (1 when not a pointer). */
-static int64_t pointee_bytes(MlirType t) {
-  MlirType e = mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t;
-  StrBuf sb = {0};
-  ir_type_text(&sb, e); /* !tile.ptr<f32>: the width is in the printed pointee */
-  int64_t bytes = 1;
-  if (sb.s && !strncmp(sb.s, "!tile.ptr<", 10)) {
-    const char *p = sb.s + 10;
-    while (*p && (*p < '0' || *p > '9')) p++;
-    long bits = strtol(p, NULL, 10);
-    if (bits >= 8 && strncmp(sb.s + 10, "f8", 2)) bytes = bits / 8;
-  }
-  sb_free(&sb);
-  return bytes;
-}
-
 static void visit(MlirOperation op, void *user) {
   AxisAnalysis *aa = user;
   intptr_t nres = mlirOperationGetNumResults(op);
@@ -172,7 +156,7 @@ static void visit(MlirOperation op, void *user) {
     }
   } else if (op_is(op, "arith.addi") || op_is(op, "arith.subi") || t == TOP_addptr) {
     AxisInfo x = get(aa, a0), y = get(aa, a1);
-    int64_t scale = t == TOP_addptr ? pointee_bytes(rt) : 1;
+    int64_t scale = t == TOP_addptr ? pointee_bytes(aa->pc, rt) : 1;
     bool sub = op_is(op, "arith.subi");
     for (int d = 0; d < n; d++) {
       int64_t cx = gcd(x.contiguity[d], y.constancy[d]), cy = sub ? 1 : gcd(y.contiguity[d], x.constancy[d]);

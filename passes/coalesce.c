@@ -31,20 +31,6 @@ static void collect(MlirOperation op, void *user) {
   vec_push(c->pc->a, &c->ops, op.ptr);
 }
 
-static int64_t element_bytes(MlirType ptrs) {
-  StrBuf sb = {0};
-  ir_type_text(&sb, mlirShapedTypeGetElementType(ptrs));
-  int64_t bytes = 4;
-  if (sb.s && !strncmp(sb.s, "!tile.ptr<", 10)) {
-    const char *p = sb.s + 10;
-    if (!strncmp(p, "f8", 2) || !strncmp(p, "i8", 2) || !strncmp(p, "i1>", 3)) bytes = 1;
-    else if (!strncmp(p, "f16", 3) || !strncmp(p, "bf16", 4) || !strncmp(p, "i16", 3)) bytes = 2;
-    else if (!strncmp(p, "f64", 3) || !strncmp(p, "i64", 3)) bytes = 8;
-  }
-  sb_free(&sb);
-  return bytes;
-}
-
 /* The coalesced layout for a pointer tensor. */
 static Layout coalesced(Coalesce *c, MlirValue ptr) {
   PassCtx *pc = c->pc;
@@ -65,7 +51,7 @@ static Layout coalesced(Coalesce *c, MlirValue ptr) {
           order[j] = tmp;
         }
   int fast = order[0];
-  int64_t bytes = element_bytes(t);
+  int64_t bytes = pointee_bytes(pc, t);
   int64_t per_thread = 1;
   if (ai) {
     int64_t contig = ai->contiguity[fast];

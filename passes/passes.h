@@ -16,6 +16,7 @@ typedef struct PassCtx {
   Diags *d;
   int num_warps;
   int threads_per_warp; /* 32 */
+  struct CgCache *cg;   /* the code generator's state kept with the context (codegen.h) */
 } PassCtx;
 
 typedef bool (*PassFn)(PassCtx *pc, MlirOperation module);
@@ -80,6 +81,9 @@ bool layout_equal(const Layout *a, const Layout *b);
 MlirType with_layout(PassCtx *pc, MlirType t, MlirAttribute layout); /* tensor types only */
 MlirType without_layout(MlirType t);
 MlirAttribute type_layout(MlirType t); /* null attribute when none */
+/* Bytes per element a pointer (or a tensor of pointers) points to; 1 for
+ * anything else. */
+int64_t pointee_bytes(PassCtx *pc, MlirType t);
 
 /* ---- axis info (passes/axis_info.c) --------------------------------------------- */
 

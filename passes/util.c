@@ -321,15 +321,17 @@ static bool read_layout(PassCtx *pc, Reader *r, Layout *l) {
   return false;
 }
 
-static void attr_cb(MlirStringRef s, void *user) { sb_printf((StrBuf *)user, "%.*s", (int)s.length, s.data); }
-
 bool layout_of_type(PassCtx *pc, MlirType t, Layout *out) {
   MlirAttribute a = type_layout(t);
   if (mlirAttributeIsNull(a)) return false;
-  StrBuf sb = {0};
-  mlirAttributePrint(a, attr_cb, &sb);
-  Reader r = {sb.s, true};
-  bool ok = read_layout(pc, &r, out);
-  sb_free(&sb);
-  return ok;
+  Reader r = {ir_attr_str(pc->ic, a), true};
+  return read_layout(pc, &r, out);
+}
+
+int64_t pointee_bytes(PassCtx *pc, MlirType t) {
+  MlirType p = ir_pointee(pc->ic, mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t);
+  if (mlirTypeIsNull(p)) return 1;
+  if (mlirTypeIsARankedTensor(p)) p = mlirShapedTypeGetElementType(p);
+  int64_t bits = mlirTypeIsAInteger(p) ? mlirIntegerTypeGetWidth(p) : mlirTypeIsAFloat(p) ? mlirFloatTypeGetWidth(p) : 8;
+  return bits < 8 ? 1 : bits / 8;
 }

@@ -60,13 +60,25 @@ int unit_main(void) {
   tilec_result_destroy(r);
 
   /* a reused context gives the same PTX as a fresh one, also after an
-   * error in an earlier compilation with it */
+   * error in an earlier compilation with it, and between compilations for
+   * other targets (the context keeps a target machine for each) */
   o.kernel = NULL;
   o.signature = "*fp32:16, *fp32:16, i32, 256";
   o.emit = TILEC_EMIT_PTX;
   CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
   char *fresh = strdup(tilec_result_output(r, NULL));
   tilec_result_destroy(r);
+  o.arch = "sm_90a";
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+  char *fresh90 = strdup(tilec_result_output(r, NULL));
+  tilec_result_destroy(r);
+  o.emit = TILEC_EMIT_CPU;
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+  char *fresh_cpu = strdup(tilec_result_output(r, NULL));
+  tilec_result_destroy(r);
+  o.arch = NULL;
+  o.emit = TILEC_EMIT_PTX;
+  CHECK(strcmp(fresh, fresh90) != 0);
   tilec_context *ctx = NULL;
   CHECK(tilec_context_create(&ctx) == TILEC_OK && ctx);
   o.context = ctx;
@@ -74,6 +86,16 @@ int unit_main(void) {
     CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
     CHECK_STR(tilec_result_output(r, NULL), fresh);
     tilec_result_destroy(r);
+    o.arch = "sm_90a";
+    CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+    CHECK_STR(tilec_result_output(r, NULL), fresh90);
+    tilec_result_destroy(r);
+    o.emit = TILEC_EMIT_CPU;
+    CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+    CHECK_STR(tilec_result_output(r, NULL), fresh_cpu);
+    tilec_result_destroy(r);
+    o.arch = NULL;
+    o.emit = TILEC_EMIT_PTX;
     o.signature = "*fp32:16, *fp32:16, i32";
     CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_ERROR_COMPILE);
     tilec_result_destroy(r);
@@ -88,5 +110,7 @@ int unit_main(void) {
   tilec_context_destroy(NULL);
   CHECK(tilec_context_create(NULL) == TILEC_ERROR_USAGE);
   free(fresh);
+  free(fresh90);
+  free(fresh_cpu);
   return 0;
 }
