@@ -44,7 +44,7 @@ static void usage_main(FILE *f) {
 static void usage_compile(FILE *f) {
   fprintf(f,
           "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=KIND]\n"
-          "                     [-w N] [--num-stages N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [-o OUT]\n"
+          "                     [-w N] [--num-stages N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [--time] [--verify-each] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
           "\n"
@@ -59,6 +59,8 @@ static void usage_compile(FILE *f) {
           "                        with source locations), tile-gpu (tile IR with layouts),\n"
           "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx, cubin\n"
           "  --dump-after=PASS     also print the IR after PASS to standard error\n"
+          "  --time                also print the wall time of each stage to standard error\n"
+          "  --verify-each         verify the IR after every pass (by default: after the first and last)\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
           "  --arch ARCH           the GPU target: sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
@@ -105,6 +107,8 @@ static int cmd_compile(int argc, char **argv) {
     } else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
+    else if (!strcmp(a, "--time")) opt.time_stages = 1;
+    else if (!strcmp(a, "--verify-each")) opt.verify_each = 1;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &bad))) opt.arch = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
       if (!cli_small_int(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {
@@ -173,6 +177,7 @@ static int cmd_compile(int argc, char **argv) {
   free(src);
   fputs(tilec_result_diagnostics(r), stderr);
   fputs(tilec_result_dump(r), stderr);
+  fputs(tilec_result_times(r), stderr);
   if (st == TILEC_OK) rc = write_output(r, out_path);
   else rc = st == TILEC_ERROR_USAGE ? 2 : 1;
   /* beside a PTX or cubin file: OUT.json, the kernel's metadata */

@@ -54,6 +54,7 @@ struct tilec_result {
   size_t output_len;
   char *metadata;
   char *dump;
+  char *times;
   char *diagnostics;
 };
 
@@ -68,37 +69,30 @@ static char *dup_text(const char *s, size_t n) {
 }
 
 /* Runs one pass, verifies, and dumps when asked. */
-static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, const char *dump_after, StrBuf *dump) {
+/* Runs a pass; verifies the IR after it when asked, and always before
+ * dumping it. */
+static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, bool verify, const char *dump_after, StrBuf *dump) {
   if (!p->run(pc, m)) {
     if (!pc->d->errors) diag_plain_error(pc->d, "pass '%s' failed", p->name);
     return false;
   }
-  if (!ir_verify(pc->ic, m, pc->d)) {
+  stage_time(pc->clock, "pass %s", p->name);
+  bool dumped = dump_after && !strcmp(dump_after, p->name);
+  if ((verify || dumped) && !ir_verify(pc->ic, m, pc->d)) {
     diag_plain_error(pc->d, "the IR does not verify after pass '%s'", p->name);
     return false;
   }
-  if (dump_after && !strcmp(dump_after, p->name)) ir_print(dump, m, false);
+  if (verify || dumped) stage_time(pc->clock, "verify");
+  if (dumped) ir_print(dump, m, false);
   return true;
 }
 
 /* What the runtime needs beside the PTX, as JSON: the entry name, launch
- * shape and the parameters in order. */
-static void bytes_cb(MlirStringRef s, void *user) { sb_append((StrBuf *)user, s.data, s.length); }
-
-/* FNV-1a of the lowered module's bytecode (a quarter of the time printing
- * it takes): the GPU and the CPU emulator start from the same lowered
- * kernel, and the metadata of each says which. */
-static uint64_t lowered_hash(MlirOperation llvm_module) {
-  StrBuf t = {0};
-  mlirOperationWriteBytecode(llvm_module, bytes_cb, &t);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < t.len; i++) h = (h ^ (unsigned char)t.s[i]) * 0x100000001b3ull;
-  sb_free(&t);
-  return h;
-}
-
-static void kernel_metadata(StrBuf *sb, const Kernel *k, const char *arch, MlirOperation llvm_module) {
-  uint64_t hash = lowered_hash(llvm_module);
+ * shape and the parameters in order. lowered_hash: the GPU and the CPU
+ * emulator start from the same lowered kernel, and the metadata of each
+ * says which. */
+static void kernel_metadata(StrBuf *sb, IrContext *ic, const Kernel *k, const char *arch, MlirOperation llvm_module) {
+  uint64_t hash = ir_hash(ic, llvm_module);
   int64_t shared = 0;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(llvm_module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -128,14 +122,17 @@ static void kernel_metadata(StrBuf *sb, const Kernel *k, const char *arch, MlirO
 }
 
 /* The passes from tile IR to tile IR with layouts, in order. */
-static bool tile_to_gpu(PassCtx *pc, MlirOperation m, const char *dump_after, StrBuf *dump) {
+/* The tile passes. The IR is verified after the last (after each with
+ * verify_each): a pass that breaks it is found, if not named, at once. */
+static bool tile_to_gpu(PassCtx *pc, MlirOperation m, bool verify_each, const char *dump_after, StrBuf *dump) {
   static const char *const order[] = {
       "canonicalize", "cse", "dce", "licm",                          /* clean-up */
       "convert-to-gpu", "coalesce", "remove-layout-conversions",      /* layouts */
       "canonicalize", "cse", "dce",                                   /* clean-up */
   };
-  for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-    if (!run_pass(pc, pass_find(order[i]), m, dump_after, dump)) return false;
+  size_t n = sizeof order / sizeof *order;
+  for (size_t i = 0; i < n; i++)
+    if (!run_pass(pc, pass_find(order[i]), m, verify_each || i == n - 1, dump_after, dump)) return false;
   return true;
 }
 
@@ -167,6 +164,9 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     r->diagnostics = sb.s;
     return TILEC_ERROR_USAGE;
   }
+  StrBuf times = {0};
+  StageClock clock = {.out = options->time_stages ? &times : NULL, .mark = clock_ms()};
+  double start = clock.mark;
   Arena *a = arena_create();
   Diags d = {0};
   Source src = {.name = filename ? filename : "<source>", .len = length};
@@ -190,12 +190,14 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   }
   StrBuf sb = {0}, dump = {0}, dump_ptx = {0}, meta = {0};
   bool ok = k && d.errors == 0;
+  stage_time(&clock, "frontend");
   if (ok && options->emit == TILEC_EMIT_AST) ast_print_kernel(&sb, k);
   if (ok && options->emit != TILEC_EMIT_AST) {
     IrContext *ic = options->context ? options->context->ic : ir_context_create();
     ir_capture_diagnostics(ic, &d, &src);
     MlirModule mod = irgen_kernel(ic, a, &d, k);
     ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
+    stage_time(&clock, "irgen");
     if (ok) {
       /* the target rides on the kernel for the passes and codegen that depend on it */
       MlirOperation fn = mlirBlockGetFirstOperation(mlirModuleGetBody(mod));
@@ -203,21 +205,25 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
                                       mlirStringAttrGet(ir_mlir(ic), mlirStringRefCreateFromCString(arch)));
     }
     CgCache *cg = options->context ? options->context->cg : cg_cache_create();
-    PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32, .cg = cg};
-    if (ok && options->emit >= TILEC_EMIT_TILE_GPU) ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->dump_after, &dump);
+    PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32, .cg = cg, .clock = &clock};
+    if (ok && options->emit >= TILEC_EMIT_TILE_GPU) ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->verify_each, options->dump_after, &dump);
     if (ok && options->emit <= TILEC_EMIT_TILE_GPU) ir_print(&sb, mlirModuleGetOperation(mod), options->emit == TILEC_EMIT_TILE);
     if (ok && options->emit >= TILEC_EMIT_LLVM_MLIR) {
       /* codegen: per-thread LLVM/NVVM dialect, then LLVM IR, then PTX */
       MlirModule llvm = cg_lower(&pc, mlirModuleGetOperation(mod), arch);
       ok = !mlirModuleIsNull(llvm);
-      if (ok) kernel_metadata(&meta, k, arch, mlirModuleGetOperation(llvm));
+      stage_time(&clock, "lower");
+      if (ok) kernel_metadata(&meta, ic, k, arch, mlirModuleGetOperation(llvm));
+      stage_time(&clock, "metadata");
       if (ok && options->emit == TILEC_EMIT_LLVM_MLIR) ir_print(&sb, mlirModuleGetOperation(llvm), false);
       if (ok && options->emit == TILEC_EMIT_CPU) ok = cg_emit_cpu(&pc, mlirModuleGetOperation(llvm), &sb);
       if (ok && options->emit > TILEC_EMIT_LLVM_MLIR && options->emit != TILEC_EMIT_CPU) {
         StrBuf *text = options->emit == TILEC_EMIT_CUBIN ? &dump_ptx : &sb;
-        ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm)) &&
-             cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);
+        ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm));
+        stage_time(&clock, "expand for the GPU");
+        ok = ok && cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);
         if (ok && options->emit == TILEC_EMIT_CUBIN) ok = cg_cubin(&pc, dump_ptx.s, dump_ptx.len, arch, &sb);
+        if (options->emit == TILEC_EMIT_CUBIN) stage_time(&clock, "cubin");
       }
       if (!mlirModuleIsNull(llvm)) mlirModuleDestroy(llvm);
     }
@@ -235,6 +241,11 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     status = TILEC_OK;
   }
   r->dump = dup_text(dump.s ? dump.s : "", dump.len);
+  if (clock.out) {
+    stage_time(&clock, "(the rest)");
+    sb_printf(&times, "%-32s %8.3f ms\n", "total", clock.mark - start);
+    r->times = times.s;
+  }
   if (ok && meta.len) r->metadata = dup_text(meta.s, meta.len);
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
   sb_free(&sb);
@@ -280,7 +291,7 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
   MlirModule mod = mlirModuleCreateParse(ir_mlir(ic), mlirStringRefCreate(src.text, src.len));
   bool ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
   PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = num_warps ? num_warps : 4, .threads_per_warp = 32};
-  for (int i = 0; ok && i < n; i++) ok = run_pass(&pc, list[i], mlirModuleGetOperation(mod), NULL, NULL);
+  for (int i = 0; ok && i < n; i++) ok = run_pass(&pc, list[i], mlirModuleGetOperation(mod), true, NULL, NULL);
   if (ok) {
     ir_print(&sb, mlirModuleGetOperation(mod), false);
     r->output = dup_text(sb.s, sb.len);
@@ -304,6 +315,8 @@ const char *tilec_result_output(const tilec_result *r, size_t *length) {
 
 const char *tilec_result_dump(const tilec_result *r) { return r && r->dump ? r->dump : ""; }
 
+const char *tilec_result_times(const tilec_result *r) { return r && r->times ? r->times : ""; }
+
 const char *tilec_result_metadata(const tilec_result *r) { return r ? r->metadata : NULL; }
 
 const char *tilec_result_diagnostics(const tilec_result *r) {
@@ -315,6 +328,7 @@ void tilec_result_destroy(tilec_result *r) {
   free(r->output);
   free(r->metadata);
   free(r->dump);
+  free(r->times);
   free(r->diagnostics);
   free(r);
 }

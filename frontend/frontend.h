@@ -57,6 +57,15 @@ void sb_putc(StrBuf *sb, char c);
 void sb_append(StrBuf *sb, const void *data, size_t n); /* bytes, NULs included */
 void sb_free(StrBuf *sb);
 
+/* Stage times: when out is set, appends "STAGE  MS" with the wall time
+ * since *mark (a monotonic clock in ms, which it advances). */
+typedef struct StageClock {
+  StrBuf *out; /* NULL: not timing */
+  double mark;
+} StageClock;
+double clock_ms(void);
+void stage_time(StageClock *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- sources and diagnostics -------------------------------------------- */
 
 typedef struct Source {

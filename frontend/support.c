@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 _Noreturn void fe_internal_error(const char *file, int line, const char *what) {
   fprintf(stderr, "tilec: internal error at %s:%d: %s\n", file, line, what);
@@ -151,6 +152,24 @@ void sb_free(StrBuf *sb) {
   if (!sb->arena) free(sb->s);
   sb->s = NULL;
   sb->len = sb->cap = 0;
+}
+
+double clock_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+void stage_time(StageClock *c, const char *fmt, ...) {
+  if (!c || !c->out) return;
+  double now = clock_ms();
+  char stage[96];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(stage, sizeof stage, fmt, ap);
+  va_end(ap);
+  sb_printf(c->out, "%-32s %8.3f ms\n", stage, now - c->mark);
+  c->mark = clock_ms();
 }
 
 /* ---- diagnostics ---------------------------------------------------------- */

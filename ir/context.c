@@ -60,7 +60,7 @@ struct IrContext {
   struct {
     char *text;
     MlirPassManager pm;
-  } pipelines[4]; /* likewise, by their text */
+  } pipelines[16]; /* likewise, by their text */
 };
 
 MlirContext ir_mlir(IrContext *ic) { return ic->ctx; }
@@ -371,4 +371,100 @@ void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src) {
     ic->handler = mlirContextAttachDiagnosticHandler(ic->ctx, on_diagnostic, ic, NULL);
     ic->has_handler = true;
   }
+}
+
+/* ---- hashing ------------------------------------------------------------------ */
+
+typedef struct Hasher {
+  IrContext *ic;
+  uint64_t h;
+  const void **key; /* values numbered in the order they are met */
+  uint32_t *num;
+  uint32_t n, cap;
+} Hasher;
+
+static void mix(Hasher *hs, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) hs->h = (hs->h ^ p[i]) * 0x100000001b3ull;
+}
+
+static void mix_str(Hasher *hs, const char *s) { mix(hs, s, strlen(s) + 1); }
+
+static void mix_ref(Hasher *hs, MlirStringRef s) {
+  mix(hs, s.data, s.length);
+  mix(hs, "", 1);
+}
+
+/* The number of a value: its place in the order values were first met. */
+static void mix_value(Hasher *hs, MlirValue v) {
+  if (2 * (hs->n + 1) > hs->cap) {
+    uint32_t cap = hs->cap ? hs->cap * 2 : 256, old = hs->cap;
+    const void **key = calloc(cap, sizeof *key);
+    uint32_t *num = calloc(cap, sizeof *num);
+    if (!key || !num) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    for (uint32_t i = 0; i < old; i++) {
+      if (!hs->key[i]) continue;
+      uint32_t j = (uint32_t)((uintptr_t)hs->key[i] >> 4) & (cap - 1);
+      while (key[j]) j = (j + 1) & (cap - 1);
+      key[j] = hs->key[i];
+      num[j] = hs->num[i];
+    }
+    free(hs->key);
+    free(hs->num);
+    hs->key = key;
+    hs->num = num;
+    hs->cap = cap;
+  }
+  uint32_t j = (uint32_t)((uintptr_t)v.ptr >> 4) & (hs->cap - 1);
+  while (hs->key[j] && hs->key[j] != v.ptr) j = (j + 1) & (hs->cap - 1);
+  if (!hs->key[j]) {
+    hs->key[j] = v.ptr;
+    hs->num[j] = hs->n++;
+  }
+  mix(hs, &hs->num[j], sizeof hs->num[j]);
+}
+
+static void hash_op(Hasher *hs, MlirOperation op) {
+  mix_ref(hs, mlirIdentifierStr(mlirOperationGetName(op)));
+  for (intptr_t i = 0, n = mlirOperationGetNumAttributes(op); i < n; i++) {
+    MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
+    mix_ref(hs, mlirIdentifierStr(a.name));
+    mix_str(hs, ir_attr_str(hs->ic, a.attribute));
+  }
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  mix(hs, &nops, sizeof nops);
+  for (intptr_t i = 0; i < nops; i++) mix_value(hs, mlirOperationGetOperand(op, i));
+  intptr_t nres = mlirOperationGetNumResults(op);
+  mix(hs, &nres, sizeof nres);
+  for (intptr_t i = 0; i < nres; i++) {
+    MlirValue r = mlirOperationGetResult(op, i);
+    mix_value(hs, r);
+    mix_str(hs, ir_type_str(hs->ic, mlirValueGetType(r)));
+  }
+  intptr_t nsucc = mlirOperationGetNumSuccessors(op);
+  mix(hs, &nsucc, sizeof nsucc);
+  for (intptr_t i = 0; i < nsucc; i++) mix_value(hs, (MlirValue){mlirOperationGetSuccessor(op, i).ptr});
+  for (intptr_t r = 0, nr = mlirOperationGetNumRegions(op); r < nr; r++) {
+    mix(hs, "{", 1);
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b)) {
+      mix(hs, "^", 1);
+      mix_value(hs, (MlirValue){b.ptr}); /* successors name blocks */
+      for (intptr_t i = 0, na = mlirBlockGetNumArguments(b); i < na; i++) {
+        MlirValue a = mlirBlockGetArgument(b, i);
+        mix_value(hs, a);
+        mix_str(hs, ir_type_str(hs->ic, mlirValueGetType(a)));
+      }
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+        hash_op(hs, o);
+    }
+    mix(hs, "}", 1);
+  }
+}
+
+uint64_t ir_hash(IrContext *ic, MlirOperation op) {
+  Hasher hs = {.ic = ic, .h = 0xcbf29ce484222325ull};
+  hash_op(&hs, op);
+  free(hs.key);
+  free(hs.num);
+  return hs.h;
 }

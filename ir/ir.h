@@ -93,5 +93,9 @@ bool ir_file_pos(MlirLocation l, const char **file, size_t *flen, int *line, int
 
 /* Prints an operation with source locations to sb. */
 void ir_print(StrBuf *sb, MlirOperation op, bool with_locations);
+/* A 64-bit hash of op and everything in it: op names, attributes, types,
+ * which value each operand is, the shape of regions and blocks (not the
+ * locations). Equal IR hashes equal in any process. */
+uint64_t ir_hash(IrContext *ic, MlirOperation op);
 
 #endif

@@ -17,6 +17,7 @@ typedef struct PassCtx {
   int num_warps;
   int threads_per_warp; /* 32 */
   struct CgCache *cg;   /* the code generator's state kept with the context (codegen.h) */
+  StageClock *clock;    /* the time of each stage, when asked */
 } PassCtx;
 
 typedef bool (*PassFn)(PassCtx *pc, MlirOperation module);

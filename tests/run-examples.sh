@@ -10,7 +10,7 @@ for f in *.py; do
   while IFS= read -r line; do
     for w in 1 4 8; do
       count=$((count + 1))
-      if ! out=$(eval "\"$tilec\" compile \"$f\" $line -w $w --emit=tile-gpu" 2>&1 >/dev/null); then
+      if ! out=$(eval "\"$tilec\" compile \"$f\" $line -w $w --emit=tile-gpu --verify-each" 2>&1 >/dev/null); then
         echo "FAILED: tilec compile $f $line -w $w --emit=tile-gpu"
         echo "$out"
         fail=1

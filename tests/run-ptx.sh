@@ -32,7 +32,7 @@ for entry in "${kernels[@]}"; do
   file=${entry%%|*}
   args=${entry#*|}
   for arch in sm_80 sm_90a; do
-    if ! eval "\"$tilec\" compile $file $args --arch=$arch --emit=ptx -o \"$tmp/k.ptx\""; then
+    if ! eval "\"$tilec\" compile $file $args --arch=$arch --emit=ptx --verify-each -o \"$tmp/k.ptx\""; then
       echo "FAILED: tilec compile $file $args --arch=$arch --emit=ptx"
       fail=1
       continue

@@ -60,6 +60,8 @@ typedef struct tilec_compile_options {
   const char *arch;         /* "sm_80", "sm_90", "sm_90a"; NULL: sm_80 */
   const char *dump_after;   /* a pass name: its output IR goes to the result's dump text */
   tilec_context *context;   /* NULL: a context for this call only */
+  int time_stages;          /* nonzero: the wall time of each stage goes to the result's times */
+  int verify_each;          /* nonzero: verify the IR after every pass (else after irgen and the last) */
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
@@ -83,6 +85,9 @@ const char *tilec_result_output(const tilec_result *r, size_t *length);
 const char *tilec_result_metadata(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
 const char *tilec_result_dump(const tilec_result *r);
+/* With options->time_stages: a line per stage, "STAGE  MS ms", in the
+ * order they ran, then the total ("" otherwise). */
+const char *tilec_result_times(const tilec_result *r);
 /* Warnings and errors as text ("" when there are none). */
 const char *tilec_result_diagnostics(const tilec_result *r);
 void tilec_result_destroy(tilec_result *r);
