@@ -98,7 +98,7 @@ static void print_stages(Stages *st, int runs) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast] [cold|warm] [KERNEL]\n");
+    fprintf(stderr, "usage: compile_time EXAMPLES_DIR [RUNS] [ptx|tile-gpu|tile|ast] [cold|warm] [KERNEL|all] [stages]\n");
     return 2;
   }
   int runs = argc > 2 ? atoi(argv[2]) : 20;

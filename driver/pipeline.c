@@ -68,7 +68,6 @@ static char *dup_text(const char *s, size_t n) {
   return p;
 }
 
-/* Runs one pass, verifies, and dumps when asked. */
 /* Runs a pass; verifies the IR after it when asked, and always before
  * dumping it. */
 static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, bool verify, const char *dump_after, StrBuf *dump) {
@@ -121,9 +120,8 @@ static void kernel_metadata(StrBuf *sb, IrContext *ic, const Kernel *k, const ch
   sb_printf(sb, "},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
 }
 
-/* The passes from tile IR to tile IR with layouts, in order. */
-/* The tile passes. The IR is verified after the last (after each with
- * verify_each): a pass that breaks it is found, if not named, at once. */
+/* The passes from tile IR to tile IR with layouts, in order. The IR is
+ * verified after the last (after each with verify_each). */
 static bool tile_to_gpu(PassCtx *pc, MlirOperation m, bool verify_each, const char *dump_after, StrBuf *dump) {
   static const char *const order[] = {
       "canonicalize", "cse", "dce", "licm",                          /* clean-up */

@@ -631,7 +631,9 @@ FiberStatus fiber_sched_run(FiberSched *s, void (*fn)(void *arg, int tid), void 
                             FiberError *err) {
   if (err) {
     err->status = FIBER_ERR_USAGE;
-    snprintf(err->msg, sizeof err->msg, "fibers are not implemented for this architecture\n");
+    snprintf(err->msg, sizeof err->msg,
+             "this kernel synchronizes threads (barriers, shuffles or cross-warp reductions), and the CPU "
+             "emulator runs such kernels only on x86-64 hosts\n");
   }
   return FIBER_ERR_USAGE;
 }
