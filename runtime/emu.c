@@ -795,6 +795,13 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
     if ((n >= 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n >= 14 && !memcmp(name, "tilec.emu.shfl", 14)))
       k->fibers = true;
   }
+  /* nothing unwinds through a kernel: no unwind tables for the JIT to register */
+  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) {
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, nounwind, 0));
+      LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("uwtable", 7));
+    }
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
   LLVMOrcDisposeThreadSafeContext(tsc);
