@@ -24,6 +24,16 @@ typedef struct CgCache CgCache;
 CgCache *cg_cache_create(void);
 void cg_cache_destroy(CgCache *c); /* NULL is allowed */
 
+/* The GPU targets, sm_80 .. sm_90a, and what code generation needs to
+ * know of each. */
+typedef struct CgTarget {
+  const char *name;
+  int64_t max_shared; /* the shared memory a block may have, opting in past 48 KiB */
+} CgTarget;
+extern const CgTarget cg_targets[];
+extern const int cg_ntargets;
+const CgTarget *cg_target_find(const char *name); /* NULL when unknown */
+
 /* The target machine for arch ("sm_80" .. "sm_90a"), or for the host
  * with arch NULL; kept in pc->cg. NULL with a diagnostic when LLVM lacks
  * the target. */

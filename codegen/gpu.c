@@ -7,6 +7,7 @@
  * Output is deterministic: the same module gives the same text.
  */
 #include "codegen.h"
+#include "tilec/tilec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,8 +279,32 @@ static void register_once(void) {
 
 static pthread_once_t registered = PTHREAD_ONCE_INIT;
 
-static const char *const targets[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
-#define NTARGETS (int)(sizeof targets / sizeof *targets)
+/* Shared memory per block with the opt-in, from the CUDA programming
+ * guide's table of compute capabilities: 163 KiB on 8.0, 99 KiB on 8.6 and
+ * 8.9, 227 KiB on 9.0. */
+const CgTarget cg_targets[] = {
+    {"sm_80", 163 * 1024}, {"sm_86", 99 * 1024}, {"sm_89", 99 * 1024}, {"sm_90", 227 * 1024}, {"sm_90a", 227 * 1024},
+};
+#define NTARGETS (int)(sizeof cg_targets / sizeof *cg_targets)
+const int cg_ntargets = NTARGETS;
+
+static const char *target_names[NTARGETS + 1];
+static pthread_once_t named = PTHREAD_ONCE_INIT;
+
+static void name_targets(void) {
+  for (int i = 0; i < NTARGETS; i++) target_names[i] = cg_targets[i].name;
+}
+
+const char *const *tilec_targets(void) {
+  pthread_once(&named, name_targets);
+  return target_names;
+}
+
+const CgTarget *cg_target_find(const char *name) {
+  for (int i = 0; name && i < NTARGETS; i++)
+    if (!strcmp(cg_targets[i].name, name)) return &cg_targets[i];
+  return NULL;
+}
 
 struct CgCache {
   LLVMTargetMachineRef tm[NTARGETS + 1]; /* the GPU targets, then the host */
@@ -321,10 +346,9 @@ static LLVMTargetMachineRef make_machine(PassCtx *pc, const char *arch) {
 }
 
 LLVMTargetMachineRef cg_target_machine(PassCtx *pc, const char *arch) {
-  int i = NTARGETS;
-  if (arch)
-    for (i = 0; i < NTARGETS && strcmp(targets[i], arch); i++) {}
-  if (i == NTARGETS && arch) {
+  const CgTarget *t = cg_target_find(arch);
+  int i = t ? (int)(t - cg_targets) : NTARGETS;
+  if (!t && arch) {
     diag_plain_error(pc->d, "unknown target '%s'", arch);
     return NULL;
   }

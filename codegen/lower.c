@@ -940,7 +940,6 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   Lower lw = {.pc = pc, .ctx = ir_mlir(pc->ic)};
   Lower *L = &lw;
   L->aa = axis_analyze(pc, tile_module);
-  (void)arch;
   MlirOperation fn = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(tile_module, 0)));
   MlirAttribute name = mlirOperationGetAttributeByName(fn, str("sym_name"));
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
@@ -986,6 +985,17 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   SharedPlan plan;
   if (!cg_allocate_shared(pc, mlirModuleGetOperation(L->out), &plan) ||
       !cg_insert_barriers(pc, mlirModuleGetOperation(L->out), &plan)) {
+    mlirModuleDestroy(L->out);
+    return (MlirModule){NULL};
+  }
+  /* the kernel's shared memory is dynamic: the launch gives it, up to what
+   * the target allows a block */
+  const CgTarget *target = cg_target_find(arch);
+  if (target && plan.total > target->max_shared) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "kernel '%.*s' needs %lld bytes of shared memory per block; %s allows %lld",
+             (int)nm.length, nm.data, (long long)plan.total, target->name, (long long)target->max_shared);
+    mlirEmitError(mlirOperationGetLocation(fn), msg);
     mlirModuleDestroy(L->out);
     return (MlirModule){NULL};
   }

@@ -14,7 +14,9 @@
  * intervals do not overlap, and only when all of them side by side would
  * need more than 16 KiB (sharing costs a barrier between one use's reads
  * and the next one's writes). The addresses become offsets into one buffer,
- * @tilec_smem, whose size is the kernel's shared bytes.
+ * @tilec_smem: the block's dynamic shared memory (an external array of no
+ * size, `.extern .shared` in PTX), whose size, the kernel's shared bytes,
+ * the launch gives. Being dynamic, it may pass 48 KiB.
  *
  * insert-barriers walks the program with the set of buffers written and
  * read since the last barrier. An access that would race with one of them
@@ -132,6 +134,7 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
   plan->offset = arena_alloc(pc->a, sizeof(int64_t) * (size_t)(n ? n : 1));
   plan->size = arena_alloc(pc->a, sizeof(int64_t) * (size_t)(n ? n : 1));
   memset(plan->size, 0, sizeof(int64_t) * (size_t)n);
+  if (!n) return true; /* no shared memory, and no @tilec_smem */
   for (int i = 0; i < globals.n; i++) {
     MlirOperation g = {globals.v[i]};
     int id = atoi(mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name"))).data + 11);
@@ -196,11 +199,11 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
   }
   plan->total = total;
   /* one buffer: each buffer's address becomes an offset into it */
-  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(ctx, 8), (unsigned)(total ? total : 1));
+  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(ctx, 8), 0);
   MlirNamedAttribute gattrs[5] = {
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")), mlirStringAttrGet(ctx, str("tilec_smem"))),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("global_type")), mlirTypeAttrGet(arr)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("linkage")), ir_parse_attr(pc->ic, "#llvm.linkage<internal>")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("linkage")), ir_parse_attr(pc->ic, "#llvm.linkage<external>")),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("addr_space")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 3)),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("alignment")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 16)),
   };

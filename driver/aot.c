@@ -169,16 +169,20 @@ static void usage_aot(FILE *f) {
 
 /* "sm_80,sm_90a" into o->archs; 0 or the exit code of a usage error. */
 static int parse_archs(Aot *o) {
-  static const char *const known[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
   if (strlen(o->arch_list) >= sizeof o->arch_buf) return cli_usage_error("aot", AOT_USAGE, "--arch: too long a list");
   strcpy(o->arch_buf, o->arch_list);
   for (char *p = o->arch_buf;;) {
     char *comma = strchr(p, ',');
     if (comma) *comma = 0;
     bool ok = false;
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++) ok |= !strcmp(known[i], p);
-    if (!ok)
-      return cli_usage_error("aot", AOT_USAGE, "--arch: unknown target '%s'; the targets are sm_80, sm_86, sm_89, sm_90 and sm_90a", p);
+    const char *const *known = tilec_targets();
+    for (int i = 0; known[i]; i++) ok |= !strcmp(known[i], p);
+    if (!ok) {
+      char list[128] = "";
+      for (int i = 0; known[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s %s", i == 0 ? "" : known[i + 1] ? "," : " and", known[i]);
+      return cli_usage_error("aot", AOT_USAGE, "--arch: unknown target '%s'; the targets are%s", p, list);
+    }
     for (int i = 0; i < o->narchs; i++)
       if (!strcmp(o->archs[i], p)) return cli_usage_error("aot", AOT_USAGE, "--arch: '%s' is listed twice", p);
     o->archs[o->narchs++] = p;
@@ -620,7 +624,7 @@ static void emit_load(Out *c, const Aot *o) {
       "    }\n"
       "    const struct @P@_image *im = &@P@_images[s][a];\n");
   tpl(c, o,
-      "    /* the kernels' shared memory is static: the device must hold it all */\n"
+      "    /* the kernels' shared memory is dynamic: each launch gives it */\n"
       "    if (im->shared_bytes > optin) {\n"
       "      snprintf(line, sizeof line, \"@P@_load: @P@_%d needs %d bytes of shared memory per block; \"\n"
       "               \"the device has %d\\n\", s, im->shared_bytes, optin);\n"
@@ -642,13 +646,10 @@ static void emit_load(Out *c, const Aot *o) {
       "    @P@_log_add(error);\n"
       "    if (error[0] && error[strlen(error) - 1] != '\\n') @P@_log_add(\"\\n\");\n"
       "    if (r == CUDA_SUCCESS) r = cuModuleGetFunction(&@P@_functions[s], @P@_modules[s], im->entry);\n"
-      "    /* past 48 KB a block must opt in to the rest of the device's shared memory */\n"
-      "    if (r == CUDA_SUCCESS && im->shared_bytes > 48 * 1024) {\n"
-      "      int fixed = 0;\n"
-      "      r = cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, @P@_functions[s]);\n"
-      "      if (r == CUDA_SUCCESS)\n"
-      "        r = cuFuncSetAttribute(@P@_functions[s], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin - fixed);\n"
-      "    }\n"
+      "    /* past 48 KB a block must opt in */\n"
+      "    if (r == CUDA_SUCCESS && im->shared_bytes > 48 * 1024)\n"
+      "      r = cuFuncSetAttribute(@P@_functions[s], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, im->shared_bytes);\n"
+      "    if (r == CUDA_SUCCESS) @P@_shared[s] = (unsigned)im->shared_bytes;\n"
       "    if (r != CUDA_SUCCESS) {\n"
       "      snprintf(line, sizeof line, \"@P@_load: @P@_%d failed to load (CUresult %d)\\n\", s, (int)r);\n"
       "      @P@_log_add(line);\n"
@@ -698,6 +699,7 @@ static void emit_source(Out *c, const Aot *o) {
     out(c, "  },\n");
   }
   out(c, "};\n\nstatic CUmodule %s_modules[%s_NSIG];\nstatic CUfunction %s_functions[%s_NSIG];\n", P, P, P, P);
+  out(c, "static unsigned %s_shared[%s_NSIG]; /* the loaded image's shared bytes, given at each launch */\n", P, P);
   out(c, "static char %s_log[8192];\n\n", P);
   emit_load(c, o);
 
@@ -711,8 +713,8 @@ static void emit_source(Out *c, const Aot *o) {
       for (int i = 0; i < m->nparams; i++) out(c, "%s&%s", i ? ", " : "", o->cnames[i]);
       out(c, "};\n");
     }
-    out(c, "  return cuLaunchKernel(%s_functions[%d], gx, gy, gz, %d, 1, 1, 0, stream, %s, NULL);\n}\n\n", P, s,
-        32 * o->sigs[s].images[0].meta.num_warps, m->nparams ? "args" : "NULL");
+    out(c, "  return cuLaunchKernel(%s_functions[%d], gx, gy, gz, %d, 1, 1, %s_shared[%d], stream, %s, NULL);\n}\n\n", P,
+        s, 32 * o->sigs[s].images[0].meta.num_warps, P, s, m->nparams ? "args" : "NULL");
   }
 
   if (o->grid) emit_grid_helpers(c, o);

@@ -152,13 +152,13 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     r->diagnostics = sb.s;
     return TILEC_ERROR_USAGE;
   }
-  static const char *const arches[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", NULL};
   const char *arch = options->arch ? options->arch : "sm_80";
-  bool known = false;
-  for (int i = 0; arches[i]; i++) known |= !strcmp(arches[i], arch);
-  if (!known) {
+  if (!cg_target_find(arch)) {
     StrBuf sb = {0};
-    sb_printf(&sb, "tilec: error: unknown target '%s'; the targets are sm_80, sm_86, sm_89, sm_90 and sm_90a\n", arch);
+    sb_printf(&sb, "tilec: error: unknown target '%s'; the targets are", arch);
+    for (int i = 0; i < cg_ntargets; i++)
+      sb_printf(&sb, "%s %s", i == 0 ? "" : i == cg_ntargets - 1 ? " and" : ",", cg_targets[i].name);
+    sb_putc(&sb, '\n');
     r->diagnostics = sb.s;
     return TILEC_ERROR_USAGE;
   }

@@ -269,12 +269,16 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
     free(m);
     return TILEC_RT_LOAD_ERROR;
   }
+  const char *what = "cuModuleGetFunction";
   r = drv.cuModuleGetFunction(&m->fn, m->mod, kernel);
-  if (!r && shared_bytes > 48 * 1024)
+  /* the shared memory is dynamic: past 48 KB the kernel must opt in */
+  if (!r && shared_bytes > 48 * 1024) {
+    what = "cuFuncSetAttribute (the kernel's shared memory, past 48 KB)";
     r = drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
+  }
   leave(pushed);
   if (r) {
-    tilec_rt_status st = cuda_failed(r, "cuModuleGetFunction", log, loglen);
+    tilec_rt_status st = cuda_failed(r, what, log, loglen);
     tilec_cuda_module_unload(m);
     return st;
   }
@@ -297,7 +301,7 @@ tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], 
                                   size_t errlen) {
   if (!m || !grid || !grid[0] || !grid[1] || !grid[2]) return TILEC_RT_INVALID;
   bool pushed = enter(m->cuda);
-  CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, 0, (CUstream)stream, args,
+  CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, (unsigned)m->shared, (CUstream)stream, args,
                                   NULL);
   leave(pushed);
   return r ? cuda_failed(r, "cuLaunchKernel", err, errlen) : TILEC_RT_OK;

@@ -55,14 +55,25 @@ for entry in "${kernels[@]}"; do
     fi
   done
 done
-# the metadata beside the PTX names the kernel, and its shared memory is what ptxas counts
+# the metadata beside the PTX names the kernel and gives its shared memory,
+# which is dynamic: ptxas counts no static shared memory
 eval "\"$tilec\" compile softmax.py -k softmax_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024' --emit=ptx -o \"$tmp/s.ptx\""
 smem=$("$ptxas" -arch=sm_80 -v "$tmp/s.ptx" -o "$tmp/s.cubin" 2>&1 | sed -n 's/.*, \([0-9]*\) bytes smem.*/\1/p')
-if ! grep -q '"name": "softmax_kernel"' "$tmp/s.ptx.json" || ! grep -q "\"shared_bytes\": ${smem:-x}," "$tmp/s.ptx.json"; then
-  echo "FAILED: metadata beside the PTX (ptxas counts ${smem:-no} bytes of shared memory):"
+if ! grep -q '"name": "softmax_kernel"' "$tmp/s.ptx.json" || ! grep -Eq '"shared_bytes": [1-9][0-9]*,' "$tmp/s.ptx.json" ||
+   ! grep -q '^.extern .shared .align 16 .b8 tilec_smem\[\];' "$tmp/s.ptx" || [ -n "$smem" ]; then
+  echo "FAILED: dynamic shared memory, its size in the metadata (ptxas counts ${smem:-no} static bytes):"
   cat "$tmp/s.ptx.json"
   fail=1
 fi
+# past 48 KB: a 128x128 fp32 transpose through shared memory (66048 bytes)
+for arch in sm_80 sm_90a; do
+  if ! "$tilec" compile ../tests/filecheck/shared_memory.py -k two_transposes -s '*fp32:16, *fp32:16, 128, 128' -w 8 \
+       --arch=$arch --emit=ptx -o "$tmp/t.ptx" || ! grep -q '"shared_bytes": 66048,' "$tmp/t.ptx.json" ||
+     ! "$ptxas" -arch=$arch "$tmp/t.ptx" -o "$tmp/t.cubin"; then
+    echo "FAILED: a kernel with 66048 bytes of shared memory ($arch)"
+    fail=1
+  fi
+done
 
 # a cubin, in process through nvJitLink: an ELF image holding the kernel
 if eval "\"$tilec\" compile vector_add.py -k add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024' --emit=cubin -o \"$tmp/k.cubin\""; then

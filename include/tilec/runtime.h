@@ -59,8 +59,9 @@ tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, uint64_t src, 
 tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char *err, size_t errlen);
 
 /* Loads a PTX (NUL-terminated text) or cubin image and finds `kernel` in
- * it; shared_bytes from the kernel's metadata (above 48 KB the launch
- * opts in). The JIT's info and error logs go to log (may be NULL). */
+ * it; shared_bytes from the kernel's metadata: the kernel's shared memory
+ * is dynamic, each launch gives it that much (past 48 KB the module opts
+ * in at load). The JIT's info and error logs go to log (may be NULL). */
 tilec_rt_status tilec_cuda_module_load(tilec_cuda *cuda, const void *image, size_t size, const char *kernel,
                                        int num_warps, size_t shared_bytes, tilec_cuda_module **out, char *log,
                                        size_t loglen);

@@ -95,6 +95,10 @@ void tilec_result_destroy(tilec_result *r);
 /* "0.1.0" */
 const char *tilec_version(void);
 
+/* The GPU targets, NULL-terminated: "sm_80", "sm_86", "sm_89", "sm_90",
+ * "sm_90a". */
+const char *const *tilec_targets(void);
+
 /* ---- running kernels: devices and the JIT ------------------------------------------------
  *
  * A device is the CUDA GPU (through libcuda, opened when needed) or the CPU

@@ -168,6 +168,22 @@ static void shapes(void) {
       CHECK(bad == 0);
     }
   }
+  /* an fp32 transpose through 66048 bytes of shared memory: past the 48 KB
+   * a block has without opting in */
+  {
+    enum { M = 128, N = 128 };
+    static float x[M * N], out[M * N];
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-1, 1), out[i] = NAN;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_shapes.py", "transpose", "*fp32:16, *fp32:16, 128, 128", 8, a, 2, b, 2)) {
+      int bad = 0;
+      for (int r = 0; r < M; r++)
+        for (int c = 0; c < N; c++) bad += out[c * M + r] != x[r * N + c];
+      CHECK(bad == 0);
+    }
+  }
   /* permute (2, 0, 1): out[a][b][c] = x[b][c][a] */
   {
     enum { N = 8 };
