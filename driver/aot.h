@@ -5,7 +5,7 @@
  *
  * The command is cmd_aot. The grid translator is declared here so that it
  * can be tested on its own: it turns a grid expression (the language of
- * `tilec run -g`, see run.h) into C arithmetic at generation time, where
+ * `tilec run -g`, see runtime/grid.h) into C arithmetic at generation time, where
  * `tilec run` evaluates the same expression at launch.
  */
 #ifndef TILEC_DRIVER_AOT_H

@@ -5,7 +5,7 @@
  *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host LLVM IR + metadata JSON
  *     --run_meta_parse--> parameters and constexprs
  *     --ARGs--> buffers (.npy or empty:DTYPE:SHAPE) and typed scalar slots
- *     --run_grid_eval--> grid --emu_load, emu_launch--> --save--> .npy files
+ *     --run_grid_eval (runtime/grid.c)--> grid --emu_load, emu_launch--> --save--> .npy files
  *
  * Everything the user gives is checked before anything runs, and every
  * mismatch is a message naming the parameter, the value and what was
@@ -14,8 +14,8 @@
  * launch creates are filled with 0xCD so that reads of unwritten elements
  * are visible in the output.
  *
- * The metadata reader (run_meta.c) and the grid evaluator (run_grid.c)
- * are small parsers of their own.
+ * The metadata reader (run_meta.c) is a small parser of its own; grid
+ * expressions are runtime/grid.c's, which the JIT and `tilec aot` share.
  */
 #include "cli.h"
 #include "run.h"
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "runtime/emu.h"
+#include "runtime/grid.h"
 #include "runtime/npy.h"
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
@@ -501,6 +502,25 @@ static const char *grid_value(const Arg *a, int64_t *v) {
   case T_FP8: break;
   }
   return "a floating-point parameter";
+}
+
+bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err, size_t errlen,
+                   size_t *errpos) {
+  GridName *gn = calloc((size_t)nnames + 1, sizeof *gn);
+  int64_t *values = calloc((size_t)nnames + 1, sizeof *values);
+  Grid *g = malloc(sizeof *g);
+  GridError e = {.msg = "out of memory"};
+  for (int i = 0; gn && values && i < nnames; i++) {
+    gn[i] = (GridName){.name = names[i].name, .unusable = names[i].unusable};
+    values[i] = names[i].value;
+  }
+  bool ok = gn && values && g && grid_parse(g, grid, gn, nnames, &e) && grid_eval(g, values, dims, &e);
+  free(gn);
+  free(values);
+  free(g);
+  if (!ok && err && errlen) snprintf(err, errlen, "%s", e.msg);
+  if (!ok && errpos) *errpos = e.pos;
+  return ok;
 }
 
 /* Writes the buffers --save names; 0, or the exit code. */

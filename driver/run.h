@@ -58,12 +58,10 @@ typedef struct RunName {
   const char *unusable;
 } RunName;
 
-/* Evaluates GRID, "X[,Y[,Z]]", each an integer expression as a Triton grid
- * lambda computes it: integers, names, + - * // % (floor semantics), /
- * when it divides exactly, unary - and +, parentheses, cdiv(a, b) or
- * triton.cdiv(a, b), min(...), max(...), meta["NAME"]. Missing dimensions
- * are 1; x must be in 1 .. 2^31-1, y and z in 1 .. 65535. On failure err
- * holds the message and *errpos the byte offset in `grid` it points at. */
+/* Parses and evaluates GRID, "X[,Y[,Z]]" (the language of runtime/grid.h),
+ * with the names' values. Missing dimensions are 1; x must be in
+ * 1 .. 2^31-1, y and z in 1 .. 65535. On failure err holds the message and
+ * *errpos the byte offset in `grid` it points at. */
 bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err,
                    size_t errlen, size_t *errpos);
 
