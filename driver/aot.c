@@ -4,7 +4,7 @@
  * compile.py and link.py do, without Python).
  *
  *   FILE.py --tilec_compile(PTX, then cubin) per signature and arch-->
- *     images + metadata --run_meta_parse--> parameters, constexprs, warps
+ *     images + metadata --meta_parse--> parameters, constexprs, warps
  *     --aot_grid_to_c--> the grid as C --emit_header, emit_source--> PREFIX.h, PREFIX.c
  *
  * The generated code is written for the reader who debugs a launch at two in
@@ -80,7 +80,7 @@ typedef struct AotImage {
   size_t ptx_len;
   char *cubin; /* NULL when no cubin could be built */
   size_t cubin_len;
-  RunMeta meta;
+  KernelMeta meta;
 } AotImage;
 
 typedef struct AotSig {
@@ -292,7 +292,7 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
     return st == TILEC_ERROR_USAGE ? 2 : 1;
   }
   char err[512];
-  if (!run_meta_parse(tilec_result_metadata(r), &im->meta, err, sizeof err)) {
+  if (!meta_parse(tilec_result_metadata(r), &im->meta, err, sizeof err)) {
     tilec_result_destroy(r);
     return cli_error("the kernel's metadata cannot be read: %s", err);
   }
@@ -322,10 +322,10 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
 /* The runtime parameters must be the same in every signature and for
  * every arch: the dispatcher has one C prototype. */
 static int check_params(const Aot *o) {
-  const RunMeta *m0 = &o->sigs[0].images[0].meta;
+  const KernelMeta *m0 = &o->sigs[0].images[0].meta;
   for (int s = 0; s < o->nsigs; s++)
     for (int a = 0; a < o->narchs; a++) {
-      const RunMeta *m = &o->sigs[s].images[a].meta;
+      const KernelMeta *m = &o->sigs[s].images[a].meta;
       if (m->nparams != m0->nparams)
         return cli_error("signature %d (\"%s\") leaves %s %d runtime parameter%s, but signature 0 (\"%s\") %d; "
                          "one dispatcher needs the same runtime parameters in every signature",
@@ -384,23 +384,23 @@ static char *c_name(const char *name) {
 /* ==== the generated code ================================================================ */
 
 static void emit_params(Out *h, const Aot *o, bool lead_comma) {
-  const RunMeta *m = &o->sigs[0].images[0].meta;
+  const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int i = 0; i < m->nparams; i++)
     out(h, "%s%s %s", i || lead_comma ? ", " : "", c_type(m->params[i].type), o->cnames[i]);
   if (!m->nparams && !lead_comma) out(h, "void");
 }
 
 static void emit_args(Out *h, const Aot *o, bool lead_comma) {
-  const RunMeta *m = &o->sigs[0].images[0].meta;
+  const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int i = 0; i < m->nparams; i++) out(h, "%s%s", i || lead_comma ? ", " : "", o->cnames[i]);
 }
 
 /* The hint checks of signature s, "" when it fits any arguments. */
 static void emit_hint_checks(Out *h, const Aot *o, int s) {
-  const RunMeta *m = &o->sigs[s].images[0].meta;
+  const KernelMeta *m = &o->sigs[s].images[0].meta;
   int n = 0;
   for (int i = 0; i < m->nparams; i++) {
-    const RunParam *p = &m->params[i];
+    const KernelParam *p = &m->params[i];
     bool ptr = p->type[0] == '*';
     if (p->divisibility <= 0 || (!ptr && !is_integer_type(p->type)) || (ptr && p->divisibility == 1)) continue;
     if (p->divisibility == 1) out(h, "%s%s == 1", n++ ? " && " : "", o->cnames[i]);
@@ -410,7 +410,7 @@ static void emit_hint_checks(Out *h, const Aot *o, int s) {
 
 static void emit_header(Out *h, const Aot *o, const char *guard) {
   const char *P = o->ident;
-  const RunMeta *m = &o->sigs[0].images[0].meta;
+  const KernelMeta *m = &o->sigs[0].images[0].meta;
   out(h, "/*\n * %s.h — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n *\n", P,
       m->name, o->file, tilec_version());
   out(h, " * Signatures, in the order %s() tries them:\n", P);
@@ -441,7 +441,7 @@ static void emit_header(Out *h, const Aot *o, const char *guard) {
   out(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   out(h, "CUresult %s_load(void);\nvoid %s_unload(void);\nconst char *%s_load_log(void);\n\n", P, P, P);
   for (int s = 0; s < o->nsigs; s++) {
-    const RunMeta *ms = &o->sigs[s].images[0].meta;
+    const KernelMeta *ms = &o->sigs[s].images[0].meta;
     out(h, "/* \"%s\": %d warps, %d threads per program */\n", o->sig_texts[s], ms->num_warps, 32 * ms->num_warps);
     out(h, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
     emit_params(h, o, true);
@@ -703,7 +703,7 @@ static void emit_source(Out *c, const Aot *o) {
   out(c, "static char %s_log[8192];\n\n", P);
   emit_load(c, o);
 
-  const RunMeta *m = &o->sigs[0].images[0].meta;
+  const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int s = 0; s < o->nsigs; s++) {
     out(c, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
     emit_params(c, o, true);
@@ -762,9 +762,9 @@ static int grid_error(const char *grid, int s, const char *sig, const char *msg,
 
 /* The grid of each signature as C, over the integer parameters and its constexprs. */
 static int translate_grids(Aot *o) {
-  const RunMeta *m0 = &o->sigs[0].images[0].meta;
+  const KernelMeta *m0 = &o->sigs[0].images[0].meta;
   for (int s = 0; s < o->nsigs; s++) {
-    const RunMeta *m = &o->sigs[s].images[0].meta;
+    const KernelMeta *m = &o->sigs[s].images[0].meta;
     AotName *names = calloc((size_t)m0->nparams + (size_t)m->nconsts + 1, sizeof *names);
     if (!names) return cli_error("out of memory");
     int n = 0;
@@ -795,7 +795,7 @@ static int write_file(const char *path, const Out *text) {
 }
 
 static int generate(Aot *o) {
-  const RunMeta *m = &o->sigs[0].images[0].meta;
+  const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int i = 0; i < m->nparams; i++)
     if (!c_type(m->params[i].type))
       return cli_error("%s: tilec aot cannot pass a parameter of type %s yet", m->params[i].name, m->params[i].type);
@@ -836,7 +836,7 @@ static int run_aot(Aot *o, const char *src, size_t len) {
     }
   tilec_context_destroy(ctx);
   if (!rc) rc = check_params(o);
-  const RunMeta *m = &o->sigs[0].images[0].meta;
+  const KernelMeta *m = &o->sigs[0].images[0].meta;
   if (!rc && !(o->cnames = calloc((size_t)m->nparams + 1, sizeof *o->cnames))) rc = cli_error("out of memory");
   for (int i = 0; !rc && i < m->nparams; i++)
     if (!(o->cnames[i] = c_name(m->params[i].name))) rc = cli_error("out of memory");
@@ -875,7 +875,7 @@ done:
     for (int a = 0; a < o.narchs; a++) {
       free(o.sigs[s].images[a].ptx);
       free(o.sigs[s].images[a].cubin);
-      run_meta_free(&o.sigs[s].images[a].meta);
+      meta_free(&o.sigs[s].images[a].meta);
     }
     for (int d = 0; d < 3; d++) free(o.sigs[s].dims[d]);
   }

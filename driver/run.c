@@ -3,7 +3,7 @@
  * arrays from .npy files, and save the buffers it wrote.
  *
  *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host LLVM IR + metadata JSON
- *     --run_meta_parse--> parameters and constexprs
+ *     --meta_parse--> parameters and constexprs
  *     --ARGs--> buffers (.npy or empty:DTYPE:SHAPE) and typed scalar slots
  *     --run_grid_eval (runtime/grid.c)--> grid --emu_load, emu_launch--> --save--> .npy files
  *
@@ -14,8 +14,8 @@
  * launch creates are filled with 0xCD so that reads of unwritten elements
  * are visible in the output.
  *
- * The metadata reader (run_meta.c) is a small parser of its own; grid
- * expressions are runtime/grid.c's, which the JIT and `tilec aot` share.
+ * The metadata reader (runtime/meta.c) and grid expressions
+ * (runtime/grid.c) are shared with the JIT and `tilec aot`.
  */
 #include "cli.h"
 #include "run.h"
@@ -98,7 +98,7 @@ static const RunType *find_type(const char *name) {
 
 /* One runtime argument: where its value lives, as the launch passes it. */
 typedef struct Arg {
-  const RunParam *param;
+  const KernelParam *param;
   const RunType *type; /* the pointee of a pointer, else the scalar's type */
   bool is_ptr;
   union {
@@ -134,7 +134,7 @@ static bool parse_integer(const char *s, bool *neg, uint64_t *mag) {
 
 /* A scalar argument into its typed slot. */
 static int scalar_arg(Arg *a, const char *text) {
-  const RunParam *p = a->param;
+  const KernelParam *p = a->param;
   const RunType *t = a->type;
   if (t->kind == T_BOOL) {
     if (!strcmp(text, "True") || !strcmp(text, "1")) a->slot.u8 = 1;
@@ -213,7 +213,7 @@ static void fill_random(Arg *a, uint32_t seed) {
 /* "empty:DTYPE:SHAPE" (poisoned) or "rand:DTYPE:SHAPE" (random): a new
  * buffer of the pointee's dtype. */
 static int new_buffer_arg(Arg *a, const char *text, int index) {
-  const RunParam *p = a->param;
+  const KernelParam *p = a->param;
   bool rand = !strncmp(text, "rand:", 5);
   const char *kind = rand ? "rand" : "empty";
   const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':');
@@ -275,7 +275,7 @@ static int buffer_arg(Arg *a, const char *text, int index) {
 }
 
 /* Types the parameter: "*fp32" is a pointer to fp32; false when run cannot pass it. */
-static int type_arg(Arg *a, const RunParam *p) {
+static int type_arg(Arg *a, const KernelParam *p) {
   a->param = p;
   a->is_ptr = p->type[0] == '*';
   a->type = find_type(p->type + a->is_ptr);
@@ -454,7 +454,7 @@ static int pick_device(RunOptions *o) {
 
 /* The buffer --save (or --print) names: an argument index or a parameter's
  * name, up to `end` ('=' or ':') or the end of spec. */
-static int resolve_buffer(const RunMeta *m, const Arg *args, const char *flag, const char *spec, char end_at, int *out) {
+static int resolve_buffer(const KernelMeta *m, const Arg *args, const char *flag, const char *spec, char end_at, int *out) {
   const char *eq = strchr(spec, end_at);
   if (!eq) eq = spec + strlen(spec);
   int len = (int)(eq - spec), idx = -1;
@@ -538,7 +538,7 @@ static int save_buffers(const RunOptions *o, const Arg *args, const int *saves) 
 
 /* The launch on the GPU: the buffers are copied to it and back, the PTX
  * (or cubin) is loaded through runtime.h. No checks but the driver's. */
-static int launch_cuda(const RunOptions *o, const tilec_result *r, const RunMeta *m, Arg *args, const int *saves,
+static int launch_cuda(const RunOptions *o, const tilec_result *r, const KernelMeta *m, Arg *args, const int *saves,
                        const unsigned grid[3]) {
   void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
   uint64_t *dev = calloc((size_t)m->nparams + 1, sizeof *dev);
@@ -580,7 +580,7 @@ static int launch_cuda(const RunOptions *o, const tilec_result *r, const RunMeta
 /* Loads the kernel on the emulator, launches it, writes the buffers --save
  * names (also after a failed launch: they show how far it got); the exit
  * code. */
-static int launch(const RunOptions *o, const tilec_result *r, const RunMeta *m, Arg *args, const int *saves,
+static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *m, Arg *args, const int *saves,
                   const unsigned grid[3]) {
   void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
   EmuBuffer *bufs = calloc((size_t)m->nparams + 1, sizeof *bufs);
@@ -635,7 +635,7 @@ done:
 }
 
 /* Prints the argument count error, with the parameters expected. */
-static int count_error(const RunMeta *m, int got) {
+static int count_error(const KernelMeta *m, int got) {
   fprintf(stderr, "%s: error: %s takes %d runtime argument%s", prog, m->name, m->nparams, m->nparams == 1 ? "" : "s");
   for (int i = 0; i < m->nparams; i++)
     fprintf(stderr, "%s%s %s", i ? ", " : " (", m->params[i].type, m->params[i].name);
@@ -699,9 +699,9 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
     tilec_result_destroy(r);
     return st == TILEC_ERROR_USAGE ? 2 : 1;
   }
-  RunMeta m;
+  KernelMeta m;
   char err[512];
-  if (!run_meta_parse(tilec_result_metadata(r), &m, err, sizeof err)) {
+  if (!meta_parse(tilec_result_metadata(r), &m, err, sizeof err)) {
     tilec_result_destroy(r);
     return cli_error("the kernel's metadata cannot be read: %s", err);
   }
@@ -742,7 +742,7 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   free(saves);
   free(prints);
   free(names);
-  run_meta_free(&m);
+  meta_free(&m);
   tilec_result_destroy(r);
   return rc;
 }

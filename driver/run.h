@@ -3,9 +3,9 @@
  * emulator with arrays from .npy files, save what it wrote.
  *
  * The command itself is cmd_run. The pieces below it are here so that unit
- * tests reach them without running a kernel: the reader of the kernel's
- * metadata (the JSON of tilec_result_metadata), the evaluator of grid
- * expressions, and the float conversions for 16-bit scalar arguments.
+ * tests reach them without running a kernel: the evaluator of grid
+ * expressions over named values, and the float conversions for 16-bit
+ * scalar arguments. The metadata reader is runtime/meta.h's.
  */
 #ifndef TILEC_DRIVER_RUN_H
 #define TILEC_DRIVER_RUN_H
@@ -14,40 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One runtime parameter of the kernel, in order. */
-typedef struct RunParam {
-  char *name;
-  char *type; /* as the signature spells it: "*fp32", "i32", "fp16" */
-  int divisibility;
-} RunParam;
-
-/* A constexpr that is a number or a boolean (as 0 or 1). */
-typedef struct RunConst {
-  char *name;
-  int64_t value;
-} RunConst;
-
-/* The kernel's metadata; all strings and arrays are owned (run_meta_free). */
-typedef struct RunMeta {
-  char *name;
-  char *arch;
-  char *lowered_hash; /* names the lowered kernel the GPU and the emulator both start from */
-  int num_warps;
-  int num_stages;
-  int64_t shared_bytes;
-  RunParam *params;
-  int nparams;
-  RunConst *consts;
-  int nconsts;
-} RunMeta;
-
-/* Reads exactly the JSON object tilec_result_metadata writes: the keys
- * name, arch, num_warps, num_stages, shared_bytes, params (objects of name,
- * type, divisibility), constexprs (names to integers) and lowered_hash, each
- * once, in any order, nothing else. On failure *out is empty ({0}) and err says where
- * and what. Any input is safe: the reader stops at the NUL. */
-bool run_meta_parse(const char *json, RunMeta *out, char *err, size_t errlen);
-void run_meta_free(RunMeta *m);
+#include "runtime/meta.h"
 
 /* A name a grid expression may use. `unusable`, when set, says why it
  * cannot be used ("a pointer parameter"), for a better message than

@@ -19,9 +19,9 @@ static const char meta_json[] =
     "  ],\n  \"constexprs\": {\"BLOCK_SIZE\": 1024, \"EVEN\": 1},\n  \"lowered_hash\": \"8f2c3a9d01b4e765\"\n}\n";
 
 static void test_meta_reads_the_compilers_json(void) {
-  RunMeta m;
+  KernelMeta m;
   char err[256] = "";
-  CHECK(run_meta_parse(meta_json, &m, err, sizeof err));
+  CHECK(meta_parse(meta_json, &m, err, sizeof err));
   CHECK_STR(err, "");
   CHECK_STR(m.name, "add_kernel");
   CHECK_STR(m.arch, "sm_80");
@@ -42,24 +42,24 @@ static void test_meta_reads_the_compilers_json(void) {
     CHECK_STR(m.consts[1].name, "EVEN");
     CHECK(m.consts[1].value == 1);
   }
-  run_meta_free(&m);
+  meta_free(&m);
   CHECK(m.name == NULL && m.params == NULL && m.nparams == 0);
 
   /* no parameters, no constexprs, keys in another order, escapes */
   const char *small = "{\"constexprs\": {}, \"params\": [], \"name\": \"k\\\"\\\\\", \"arch\": \"sm_90a\", "
                       "\"num_warps\": 32, \"num_stages\": 1, \"shared_bytes\": 98304, \"lowered_hash\": \"\"}";
-  CHECK(run_meta_parse(small, &m, err, sizeof err));
+  CHECK(meta_parse(small, &m, err, sizeof err));
   CHECK_STR(m.name, "k\"\\");
   CHECK(m.nparams == 0 && m.nconsts == 0 && m.num_warps == 32 && m.shared_bytes == 98304);
-  run_meta_free(&m);
+  meta_free(&m);
 
   /* the extremes of a constexpr's int64 */
-  CHECK(run_meta_parse("{\"name\": \"k\", \"arch\": \"a\", \"num_warps\": 1, \"num_stages\": 0, \"shared_bytes\": 0,"
+  CHECK(meta_parse("{\"name\": \"k\", \"arch\": \"a\", \"num_warps\": 1, \"num_stages\": 0, \"shared_bytes\": 0,"
                        " \"params\": [], \"constexprs\": {\"A\": -9223372036854775808, \"B\": 9223372036854775807},"
                        " \"lowered_hash\": \"0\"}",
                        &m, err, sizeof err));
   CHECK(m.nconsts == 2 && m.consts[0].value == INT64_MIN && m.consts[1].value == INT64_MAX);
-  run_meta_free(&m);
+  meta_free(&m);
 }
 
 /* Replaces the first `from` in meta_json by `to` and expects the message. */
@@ -69,9 +69,9 @@ static void meta_fails(const char *from, const char *to, const char *want) {
   CHECK(at != NULL);
   if (!at) return;
   snprintf(text, sizeof text, "%.*s%s%s", (int)(at - meta_json), meta_json, to, at + strlen(from));
-  RunMeta m = {.nparams = 7};
+  KernelMeta m = {.nparams = 7};
   char err[256] = "";
-  CHECK(!run_meta_parse(text, &m, err, sizeof err));
+  CHECK(!meta_parse(text, &m, err, sizeof err));
   CHECK_STR(err, want);
   CHECK(m.name == NULL && m.params == NULL && m.nparams == 0 && m.consts == NULL);
 }
@@ -104,12 +104,12 @@ static void test_meta_never_crashes(void) {
   size_t n = strlen(meta_json);
   char *text = malloc(n + 1);
   char err[256];
-  RunMeta m;
+  KernelMeta m;
   /* every proper prefix is incomplete (the last byte is a newline) */
   for (size_t i = 0; i + 1 < n; i++) {
     memcpy(text, meta_json, i);
     text[i] = 0;
-    CHECK(!run_meta_parse(text, &m, err, sizeof err));
+    CHECK(!meta_parse(text, &m, err, sizeof err));
     CHECK(m.name == NULL && m.params == NULL);
   }
   /* one byte replaced by each of a few troublesome ones: fails or reads, never crashes */
@@ -119,14 +119,14 @@ static void test_meta_never_crashes(void) {
     for (size_t b = 0; b < sizeof bytes; b++) {
       memcpy(text, meta_json, n + 1);
       text[i] = bytes[b];
-      if (run_meta_parse(text, &m, err, sizeof err)) {
+      if (meta_parse(text, &m, err, sizeof err)) {
         parsed++;
-        run_meta_free(&m);
+        meta_free(&m);
       }
     }
   }
   CHECK(parsed > 0); /* e.g. a digit in a number or a letter in a name */
-  CHECK(!run_meta_parse(NULL, &m, err, sizeof err));
+  CHECK(!meta_parse(NULL, &m, err, sizeof err));
   free(text);
 }
 

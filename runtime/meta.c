@@ -1,14 +1,14 @@
 /*
- * run_meta.c — the kernel's metadata for `tilec run`: a strict reader of the
- * one JSON object tilec_result_metadata writes.
+ * meta.c — the kernel's metadata, for `tilec run`, `tilec aot` and the JIT:
+ * a strict reader of the one JSON object tilec_result_metadata writes.
  *
- * The object has a fixed shape (run.h lists its keys), so this is a small
+ * The object has a fixed shape (meta.h lists its keys), so this is a small
  * hand-written recursive reader, not a JSON library: each key once, no
  * other keys, integers within int64, strings without the escapes that never
  * occur in names and types. It does not trust its input: it stops at the
  * NUL, reports the byte where it stopped, and frees what it built.
  */
-#include "run.h"
+#include "meta.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -186,8 +186,8 @@ enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAM
        K_TYPE = 256, K_DIV = 512 };
 
 typedef struct MetaCtx {
-  RunMeta *m;
-  RunParam *param; /* the parameter being read */
+  KernelMeta *m;
+  KernelParam *param; /* the parameter being read */
   unsigned seen;
 } MetaCtx;
 
@@ -215,24 +215,24 @@ static bool param_member(Json *j, const char *key, void *ctx) {
 }
 
 static bool const_member(Json *j, const char *key, void *ctx) {
-  RunMeta *m = ctx;
+  KernelMeta *m = ctx;
   for (int i = 0; i < m->nconsts; i++)
     if (!strcmp(m->consts[i].name, key)) {
       j->p = j->key;
       return jfail(j, "duplicate constexpr '%s'", key);
     }
   if (m->nconsts >= 100000) return jfail(j, "too many constexprs");
-  RunConst *cs = realloc(m->consts, ((size_t)m->nconsts + 1) * sizeof *cs);
+  KernelConst *cs = realloc(m->consts, ((size_t)m->nconsts + 1) * sizeof *cs);
   if (!cs) return jfail(j, "out of memory");
   m->consts = cs;
-  RunConst *rc = &cs[m->nconsts];
+  KernelConst *rc = &cs[m->nconsts];
   rc->name = strdup(key);
   if (!rc->name) return jfail(j, "out of memory");
   m->nconsts++;
   return jint(j, &rc->value);
 }
 
-static bool jparams(Json *j, RunMeta *m) {
+static bool jparams(Json *j, KernelMeta *m) {
   if (!jexpect(j, '[')) return false;
   jskip(j);
   if (*j->p == ']') {
@@ -241,11 +241,11 @@ static bool jparams(Json *j, RunMeta *m) {
   }
   for (;;) {
     if (m->nparams >= 100000) return jfail(j, "too many parameters");
-    RunParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
+    KernelParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
     if (!ps) return jfail(j, "out of memory");
     m->params = ps;
     MetaCtx c = {.m = m, .param = &ps[m->nparams++]};
-    *c.param = (RunParam){0};
+    *c.param = (KernelParam){0};
     jskip(j);
     const char *at = j->p;
     if (!jobject(j, param_member, &c)) return false;
@@ -273,7 +273,7 @@ static bool jparams(Json *j, RunMeta *m) {
 
 static bool meta_member(Json *j, const char *key, void *ctx) {
   MetaCtx *c = ctx;
-  RunMeta *m = c->m;
+  KernelMeta *m = c->m;
   int64_t v;
   if (!strcmp(key, "name")) return jonce(j, c, K_NAME, key) && jstring(j, &m->name);
   if (!strcmp(key, "arch")) return jonce(j, c, K_ARCH, key) && jstring(j, &m->arch);
@@ -295,7 +295,7 @@ static bool meta_member(Json *j, const char *key, void *ctx) {
   return false;
 }
 
-void run_meta_free(RunMeta *m) {
+void meta_free(KernelMeta *m) {
   if (!m) return;
   free(m->name);
   free(m->arch);
@@ -307,11 +307,11 @@ void run_meta_free(RunMeta *m) {
   free(m->params);
   for (int i = 0; i < m->nconsts; i++) free(m->consts[i].name);
   free(m->consts);
-  *m = (RunMeta){0};
+  *m = (KernelMeta){0};
 }
 
-bool run_meta_parse(const char *json, RunMeta *out, char *err, size_t errlen) {
-  *out = (RunMeta){0};
+bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen) {
+  *out = (KernelMeta){0};
   if (!json) {
     set_err(err, errlen, "no metadata");
     return false;
@@ -338,6 +338,6 @@ bool run_meta_parse(const char *json, RunMeta *out, char *err, size_t errlen) {
     j.p = json;
     ok = jfail(&j, "an empty kernel name");
   }
-  if (!ok) run_meta_free(out);
+  if (!ok) meta_free(out);
   return ok;
 }

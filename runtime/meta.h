@@ -1,0 +1,47 @@
+/*
+ * meta.h — the kernel's metadata: a strict reader of the one JSON object
+ * tilec_result_metadata writes, for `tilec run`, `tilec aot` and the JIT.
+ */
+#ifndef TILEC_RUNTIME_META_H
+#define TILEC_RUNTIME_META_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One runtime parameter of the kernel, in order. */
+typedef struct KernelParam {
+  char *name;
+  char *type; /* as the signature spells it: "*fp32", "i32", "fp16" */
+  int divisibility;
+} KernelParam;
+
+/* A constexpr that is a number or a boolean (as 0 or 1). */
+typedef struct KernelConst {
+  char *name;
+  int64_t value;
+} KernelConst;
+
+/* The kernel's metadata; all strings and arrays are owned (meta_free). */
+typedef struct KernelMeta {
+  char *name;
+  char *arch;
+  char *lowered_hash; /* names the lowered kernel the GPU and the emulator both start from */
+  int num_warps;
+  int num_stages;
+  int64_t shared_bytes;
+  KernelParam *params;
+  int nparams;
+  KernelConst *consts;
+  int nconsts;
+} KernelMeta;
+
+/* Reads exactly the JSON object tilec_result_metadata writes: the keys
+ * name, arch, num_warps, num_stages, shared_bytes, params (objects of name,
+ * type, divisibility), constexprs (names to integers) and lowered_hash, each
+ * once, in any order, nothing else. On failure *out is empty ({0}) and err says where
+ * and what. Any input is safe: the reader stops at the NUL. */
+bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen);
+void meta_free(KernelMeta *m);
+
+#endif
