@@ -44,7 +44,8 @@ static void usage_main(FILE *f) {
 static void usage_compile(FILE *f) {
   fprintf(f,
           "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=KIND]\n"
-          "                     [-w N] [--num-stages N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [--time] [--verify-each] [-o OUT]\n"
+          "                     [-w N] [--num-stages N] [--config N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [--time]\n"
+          "                     [--verify-each] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
           "\n"
@@ -63,6 +64,8 @@ static void usage_compile(FILE *f) {
           "  --verify-each         verify the IR after every pass (by default: after the first and last)\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
+          "  --config N            the @triton.autotune config whose meta-parameters, warps and stages\n"
+          "                        apply, numbered from 0 (default: 0, the first)\n"
           "  --arch ARCH           the GPU target: sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
           "  -o, --output OUT      write to OUT instead of standard output (and, for\n"
           "                        llvm-mlir, llvm, ptx, cubin, the kernel's metadata to OUT.json)\n"
@@ -118,6 +121,11 @@ static int cmd_compile(int argc, char **argv) {
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &bad))) {
       if (!cli_small_int(v, 1, 8, &opt.num_stages)) {
         rc = usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
+        goto done;
+      }
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &bad))) {
+      if (!cli_small_int(v, 0, 100000, &opt.config)) {
+        rc = usage_error("--config expects a config number from 0, got '%s'", v);
         goto done;
       }
     } else if (bad) {

@@ -117,7 +117,10 @@ static void kernel_metadata(StrBuf *sb, IrContext *ic, const Kernel *k, const ch
     sb_printf(sb, "%s\"%s\": %lld", nc++ ? ", " : "", (const char *)k->const_names.v[i],
               c->kind == CV_BOOL ? (long long)c->b : (long long)c->i);
   }
-  sb_printf(sb, "},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
+  /* @triton.autotune: how many configs, the one taken, the key's parameters */
+  sb_printf(sb, "},\n  \"autotune\": {\"configs\": %d, \"config\": %d, \"key\": [", k->nconfigs, k->config);
+  for (int i = 0; i < k->autotune_keys.n; i++) sb_printf(sb, "%s\"%s\"", i ? ", " : "", (const char *)k->autotune_keys.v[i]);
+  sb_printf(sb, "]},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
 }
 
 /* The passes from tile IR to tile IR with layouts, in order. The IR is
@@ -183,6 +186,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
         .ndefines = options->num_defines,
         .num_warps = options->num_warps,
         .num_stages = options->num_stages,
+        .config = options->config,
     };
     k = sema_kernel(a, &d, tc, m, &so);
   }

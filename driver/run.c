@@ -287,7 +287,7 @@ static int type_arg(Arg *a, const KernelParam *p) {
 
 static void usage_run(FILE *f) {
   fputs(
-          "usage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [-w N] [--num-stages N] [-D NAME=VALUE]...\n"
+          "usage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [-w N] [--num-stages N] [--config N] [-D NAME=VALUE]...\n"
           "                 [--device=cpu|cuda|auto] [--seed N] ARG... [--save I=PATH.npy]...\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE, launches it\n"
@@ -320,6 +320,8 @@ static void usage_run(FILE *f) {
           "                        2^31-1, Y and Z 1 to 65535, a missing Y or Z is 1\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
+          "  --config N            the @triton.autotune config whose meta-parameters, warps and stages\n"
+          "                        apply, numbered from 0 (default: 0, the first)\n"
           "  --device DEVICE       cpu (the emulator), cuda (the GPU) or auto (the default: the GPU\n"
           "                        when there is one); without it, the TILEC_DEVICE environment variable\n"
           "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
@@ -413,6 +415,9 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
       if (!cli_small_int(v, 1, 8, &o->compile.num_stages))
         return cli_usage_error("run", RUN_USAGE, "--num-stages expects a number from 1 to 8, got '%s'", v);
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &missing))) {
+      if (!cli_small_int(v, 0, 100000, &o->compile.config))
+        return cli_usage_error("run", RUN_USAGE, "--config expects a config number from 0, got '%s'", v);
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--device", &missing))) {
       o->device = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--seed", &missing))) {

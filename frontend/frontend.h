@@ -403,6 +403,8 @@ typedef struct Kernel {
   TNodeList body;
   int num_warps, num_stages;
   int nvars;
+  int nconfigs, config;  /* @triton.autotune's configs, and the one this specialization takes */
+  PtrVec autotune_keys;  /* const char*: the parameters whose values key the tuning */
 } Kernel;
 
 /* Options of one specialization. */
@@ -413,6 +415,7 @@ typedef struct SpecOptions {
   int ndefines;
   int num_warps;         /* 0: from autotune config / default 4 */
   int num_stages;        /* 0: from autotune config / default 3 */
+  int config;            /* the autotune config whose meta-parameters apply: 0 the first */
 } SpecOptions;
 
 Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt);

@@ -337,8 +337,24 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     consts[j] = parse_define_value(S, eq + 1);
     origin[j] = "-D";
   }
-  /* the first autotune config supplies its meta-parameters */
-  AutotuneConfig *cfg = fn->configs.n ? fn->configs.v[0] : NULL;
+  /* the chosen autotune config (the first by default) supplies its meta-parameters */
+  if (opt->config < 0 || (opt->config > 0 && opt->config >= fn->configs.n)) {
+    if (fn->configs.n)
+      diag_error(d, sema_loc(def), "kernel '%s' has %d autotune configs, numbered from 0; there is no config %d", fn->name,
+                 fn->configs.n, opt->config);
+    diag_error(d, sema_loc(def), "kernel '%s' has no autotune configs; there is no config %d", fn->name, opt->config);
+  }
+  AutotuneConfig *cfg = fn->configs.n ? fn->configs.v[opt->config] : NULL;
+  k->nconfigs = fn->configs.n;
+  k->config = opt->config;
+  for (int i = 0; i < fn->autotune_keys.n; i++) {
+    Node *key = fn->autotune_keys.v[i];
+    int j = 0;
+    while (key->kind == N_STR && j < np && strcmp(def->kids.v[j]->name, key->sval)) j++;
+    if (key->kind != N_STR) diag_error(d, sema_loc(key), "an autotune key is a parameter's name, in quotes");
+    if (j == np) diag_error(d, sema_loc(key), "autotune key '%s' is not a parameter of kernel '%s'", key->sval, fn->name);
+    vec_push(a, &k->autotune_keys, (void *)key->sval);
+  }
   bool *from_cfg = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   bool *from_heur = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   for (int j = 0; j < np; j++) {

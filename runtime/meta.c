@@ -183,7 +183,7 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 }
 
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
-       K_TYPE = 256, K_DIV = 512 };
+       K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -271,6 +271,52 @@ static bool jparams(Json *j, KernelMeta *m) {
   }
 }
 
+/* key = '[' (string (',' string)*)? ']' */
+static bool jkeys(Json *j, KernelMeta *m) {
+  if (!jexpect(j, '[')) return false;
+  jskip(j);
+  if (*j->p == ']') {
+    j->p++;
+    return true;
+  }
+  for (;;) {
+    if (m->nkeys >= 1000) return jfail(j, "too many autotune keys");
+    char **ks = realloc(m->keys, ((size_t)m->nkeys + 1) * sizeof *ks);
+    if (!ks) return jfail(j, "out of memory");
+    m->keys = ks;
+    if (!jstring(j, &ks[m->nkeys])) return false;
+    m->nkeys++;
+    jskip(j);
+    if (*j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (*j->p == ']') {
+      j->p++;
+      return true;
+    }
+    char b[8];
+    return jfail(j, "expected ',' or ']', found %s", jnear(j, b));
+  }
+}
+
+static bool autotune_member(Json *j, const char *key, void *ctx) {
+  MetaCtx *c = ctx;
+  int64_t v;
+  if (!strcmp(key, "configs")) {
+    if (!jonce(j, c, K_CONFIGS, key) || !jint_in(j, key, 0, 100000, &v)) return false;
+    c->m->nconfigs = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "config")) {
+    if (!jonce(j, c, K_CONFIG, key) || !jint_in(j, key, 0, 100000, &v)) return false;
+    c->m->config = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "key")) return jonce(j, c, K_KEY, key) && jkeys(j, c->m);
+  return false;
+}
+
 static bool meta_member(Json *j, const char *key, void *ctx) {
   MetaCtx *c = ctx;
   KernelMeta *m = c->m;
@@ -292,6 +338,22 @@ static bool meta_member(Json *j, const char *key, void *ctx) {
   if (!strcmp(key, "params")) return jonce(j, c, K_PARAMS, key) && jparams(j, m);
   if (!strcmp(key, "constexprs")) return jonce(j, c, K_CONSTS, key) && jobject(j, const_member, m);
   if (!strcmp(key, "lowered_hash")) return jonce(j, c, K_HASH, key) && jstring(j, &m->lowered_hash);
+  if (!strcmp(key, "autotune")) {
+    MetaCtx t = {.m = m};
+    const char *at = j->p;
+    if (!jonce(j, c, K_TUNE, key) || !jobject(j, autotune_member, &t)) return false;
+    if (t.seen != (K_CONFIGS | K_CONFIG | K_KEY)) {
+      j->p = at;
+      jskip(j);
+      return jfail(j, "autotune needs exactly configs, config and key");
+    }
+    if (m->config > 0 && m->config >= m->nconfigs) {
+      j->p = at;
+      jskip(j);
+      return jfail(j, "autotune config %d, but there are %d configs", m->config, m->nconfigs);
+    }
+    return true;
+  }
   return false;
 }
 
@@ -307,6 +369,8 @@ void meta_free(KernelMeta *m) {
   free(m->params);
   for (int i = 0; i < m->nconsts; i++) free(m->consts[i].name);
   free(m->consts);
+  for (int i = 0; i < m->nkeys; i++) free(m->keys[i]);
+  free(m->keys);
   *m = (KernelMeta){0};
 }
 
@@ -324,7 +388,7 @@ bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen) {
     const char *key;
   } required[] = {{K_NAME, "name"},       {K_ARCH, "arch"},         {K_WARPS, "num_warps"},
                   {K_STAGES, "num_stages"}, {K_SHARED, "shared_bytes"}, {K_PARAMS, "params"},
-                  {K_CONSTS, "constexprs"}, {K_HASH, "lowered_hash"}};
+                  {K_CONSTS, "constexprs"}, {K_HASH, "lowered_hash"}, {K_TUNE, "autotune"}};
   for (size_t i = 0; ok && i < sizeof required / sizeof *required; i++)
     if (!(c.seen & required[i].bit)) {
       j.p = json;

@@ -62,6 +62,7 @@ typedef struct tilec_compile_options {
   tilec_context *context;   /* NULL: a context for this call only */
   int time_stages;          /* nonzero: the wall time of each stage goes to the result's times */
   int verify_each;          /* nonzero: verify the IR after every pass (else after irgen and the last) */
+  int config;               /* the @triton.autotune config (meta-parameters, warps, stages): 0 the first */
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
@@ -81,7 +82,8 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
 const char *tilec_result_output(const tilec_result *r, size_t *length);
 /* For llvm-mlir and later stages: the kernel's metadata as JSON (entry name,
  * arch, num_warps, num_stages, shared_bytes, params with type and
- * divisibility); NULL otherwise. */
+ * divisibility, constexprs, autotune: the number of configs, the one taken
+ * and the key); NULL otherwise. */
 const char *tilec_result_metadata(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
 const char *tilec_result_dump(const tilec_result *r);
