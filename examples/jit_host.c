@@ -1,10 +1,10 @@
 /*
- * jit_host.c — a C program that JIT-compiles two of the example kernels
- * with tilec and runs them: vector add and a row softmax, on the GPU when
- * there is one, else on the CPU emulator (TILEC_DEVICE=cpu|cuda|auto
- * chooses). It checks the results against the host and prints a line per
- * kernel; exit status 0 when both match, 77 when TILEC_DEVICE=cuda and
- * there is no GPU.
+ * jit_host.c — a C program that JIT-compiles three of the example kernels
+ * with tilec and runs them: vector add, a row softmax, and an autotuned
+ * axpy whose grid the JIT computes, on the GPU when there is one, else on
+ * the CPU emulator (TILEC_DEVICE=cpu|cuda|auto chooses). It checks the
+ * results against the host and prints a line per kernel; exit status 0
+ * when all match, 77 when TILEC_DEVICE=cuda and there is no GPU.
  *
  * usage: jit_host EXAMPLES_DIR
  */
@@ -31,21 +31,25 @@ static char *slurp(const char *dir, const char *file, size_t *len) {
   return s;
 }
 
-static tilec_kernel *jit(tilec_device *dev, const char *dir, const char *file, const char *kernel, const char *sig,
-                         int warps) {
+static tilec_kernel *jit_with(tilec_device *dev, const char *dir, const char *file, tilec_jit_options o) {
   size_t len;
   char *src = slurp(dir, file, &len);
   if (!src) {
     fprintf(stderr, "cannot read %s/%s\n", dir, file);
     return NULL;
   }
-  tilec_jit_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .no_disk_cache = 1};
   tilec_kernel *k = NULL;
   char *diag = NULL;
   if (tilec_kernel_create(dev, file, src, len, &o, &k, &diag) != TILEC_OK) fprintf(stderr, "%s\n", diag ? diag : "");
   free(diag);
   free(src);
   return k;
+}
+
+static tilec_kernel *jit(tilec_device *dev, const char *dir, const char *file, const char *kernel, const char *sig,
+                         int warps) {
+  tilec_jit_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .no_disk_cache = 1};
+  return jit_with(dev, dir, file, o);
 }
 
 static float uniform(unsigned *s) {
@@ -118,6 +122,41 @@ static int softmax(tilec_device *dev, const char *dir) {
   return bad || wrong;
 }
 
+/* Autotuned: the first launch of each n_elements times the three configs
+ * and keeps the fastest; the grid, cdiv(n_elements, BLOCK_SIZE), follows the
+ * config. The signature leaves out BLOCK_SIZE, which the configs set. */
+static int axpy(tilec_device *dev, const char *dir) {
+  tilec_jit_options o = {.signature = "*fp32, *fp32, *fp32, fp32, i32", .grid = "cdiv(n_elements, BLOCK_SIZE)",
+                         .config = TILEC_CONFIG_TUNE, .no_disk_cache = 1};
+  tilec_kernel *k = jit_with(dev, dir, "autotune.py", o);
+  if (!k) return 1;
+  int n = 300007;
+  float alpha = 0.5f;
+  size_t bytes = (size_t)n * sizeof(float);
+  float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
+  unsigned seed = 3;
+  for (int i = 0; i < n; i++) x[i] = uniform(&seed), y[i] = uniform(&seed);
+  unsigned long long dx, dy, dout;
+  int bad = tilec_device_alloc(dev, bytes, &dx) || tilec_device_alloc(dev, bytes, &dy) || tilec_device_alloc(dev, bytes, &dout) ||
+            tilec_device_copy_to(dev, dx, x, bytes) || tilec_device_copy_to(dev, dy, y, bytes);
+  void *args[5] = {&dx, &dy, &dout, &alpha, &n};
+  char *report = NULL;
+  if (!bad && tilec_kernel_launch(k, NULL, args, 5, NULL, &report) != TILEC_OK) {
+    fprintf(stderr, "axpy: %s\n", report ? report : "the launch failed");
+    bad = 1;
+  }
+  free(report);
+  if (!bad) bad = tilec_device_copy_from(dev, out, dout, bytes) != TILEC_OK;
+  int wrong = 0;
+  for (int i = 0; !bad && i < n; i++) wrong += fabsf(out[i] - (alpha * x[i] + y[i])) > 1e-6f;
+  printf("autotuned axpy, %d elements: %s (config %d of %d)\n", n, bad || wrong ? "MISMATCH" : "ok",
+         tilec_kernel_config_of(k, args, 5), tilec_kernel_configs(k));
+  tilec_device_free(dev, dx), tilec_device_free(dev, dy), tilec_device_free(dev, dout);
+  tilec_kernel_destroy(k);
+  free(x), free(y), free(out);
+  return bad || wrong;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: jit_host EXAMPLES_DIR\n");
@@ -134,7 +173,7 @@ int main(int argc, char **argv) {
     return skip ? 77 : 1;
   }
   printf("device: %s\n", tilec_device_kind_of(dev) == TILEC_DEVICE_CUDA ? "CUDA" : "the CPU emulator");
-  int bad = vector_add(dev, argv[1]) + softmax(dev, argv[1]);
+  int bad = vector_add(dev, argv[1]) + softmax(dev, argv[1]) + axpy(dev, argv[1]);
   tilec_device_destroy(dev);
   return bad != 0;
 }

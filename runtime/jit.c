@@ -15,6 +15,8 @@
 
 #include "cache.h"
 #include "emu.h"
+#include "grid.h"
+#include "meta.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_PARAMS 64
 #define MAX_SPECIALIZATIONS 64
@@ -184,11 +187,26 @@ tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long lo
 
 typedef enum { P_PTR, P_INT, P_INT64, P_FLOAT, P_OTHER } ParamKind;
 
+#define MAX_GRID_NAMES 128 /* the parameters and constexprs a grid expression may name */
+#define MAX_KEYS 16        /* the parameters of an autotune key */
+#define MAX_TUNED 64       /* the keys a kernel remembers the tuned config of */
+#define TUNE_RUNS 5        /* timed launches per config, after one to warm up */
+
 typedef struct Spec {
-  uint64_t key;
+  uint64_t key; /* the hints */
+  int config;   /* the autotune config */
+  int num_warps;
+  size_t shared_bytes;
+  int64_t *consts; /* the values of the constexprs a grid may name, in their order */
   EmuKernel *emu;
   tilec_cuda_module *cuda;
 } Spec;
+
+/* The config tuning chose for the values of the key's parameters. */
+typedef struct Tuned {
+  int64_t key[MAX_KEYS];
+  int config;
+} Tuned;
 
 struct tilec_kernel {
   tilec_device *dev;
@@ -200,13 +218,24 @@ struct tilec_kernel {
   int nentries;
   int runtime_entry[MAX_PARAMS]; /* runtime parameter i is entries[runtime_entry[i]] */
   ParamKind kind[MAX_PARAMS];
-  int nparams, num_warps;
-  size_t shared_bytes;
+  int nparams;
   tilec_context *ctx; /* made when something must be compiled */
   char *warnings;     /* what the cache had to say */
   pthread_mutex_t lock;
   Spec specs[MAX_SPECIALIZATIONS];
   _Atomic int nspecs;
+  /* grid expressions: the tree, over the parameters and then these constexprs */
+  Grid *grid;
+  char **const_names;
+  int nconsts;
+  /* autotuning: the configs (0 without @triton.autotune), the parameters of
+   * the key, and what tuning found, published like the specializations */
+  int nconfigs;
+  int key_param[MAX_KEYS];
+  int nkeys;
+  pthread_mutex_t tune_lock;
+  Tuned tuned[MAX_TUNED];
+  _Atomic int ntuned;
 };
 
 static bool is_type_entry(const char *e) {
@@ -267,6 +296,22 @@ static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
   return true;
 }
 
+/* Runtime parameter i's value as an integer: an integer's value (false for
+ * a u64 past INT64_MAX), a float's bits; false for a pointer. */
+static bool arg_value(const tilec_kernel *k, void **args, int i, int64_t *v) {
+  const char *t = k->entries[k->runtime_entry[i]];
+  if (*t == '*') return false;
+  size_t bytes = strstr(t, "64") ? 8 : strstr(t, "32") ? 4 : strstr(t, "16") ? 2 : 1;
+  bool sign = t[0] == 'i' && strcmp(t, "i1");
+  uint64_t u = 0;
+  memcpy(&u, args[i], bytes); /* little-endian: the low bytes */
+  if (sign && bytes < 8 && (u >> (8 * bytes - 1)) & 1) u |= ~(uint64_t)0 << (8 * bytes);
+  if (!strcmp(t, "i1")) u &= 1;
+  if (!strcmp(t, "u64") && u > INT64_MAX) return false;
+  *v = (int64_t)u;
+  return true;
+}
+
 /* The hints of the arguments: two bits per runtime parameter. */
 static uint64_t hints_of(const tilec_kernel *k, void **args) {
   uint64_t key = 0;
@@ -317,14 +362,16 @@ static void warn(tilec_kernel *k, const char *w) {
   k->warnings = grown;
 }
 
-/* The cache key of a compilation: everything its output depends on. */
+/* The cache key of a compilation: everything its output depends on. The
+ * format names what an entry holds, so that entries of another layout are
+ * never read. */
 static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, char hex[65]) {
   CacheHash h;
   cache_hash_init(&h);
-  cache_hash_str(&h, "tilec kernel");
+  cache_hash_str(&h, "tilec kernel, format 2");
   cache_hash_str(&h, tilec_version());
-  char num[64];
-  snprintf(num, sizeof num, "%d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines);
+  char num[80];
+  snprintf(num, sizeof num, "%d %d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines, o->config);
   cache_hash_str(&h, num);
   cache_hash_str(&h, o->arch ? o->arch : "");
   /* the CPU's entries hold the emulator's object code, not the compiler's output */
@@ -337,7 +384,39 @@ static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, cha
   cache_hash_final(&h, hex);
 }
 
-static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char **why) {
+/* What the launches of a specialization need from its metadata: warps,
+ * shared memory, the values of the grid's constexprs. The first
+ * compilation (the kernel's creation) also fixes the entry's name and which
+ * constexprs a grid may name. */
+static bool take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *out, char **why) {
+  if (!k->name) k->name = dup_text(m->name);
+  if (!k->const_names && m->nconsts) {
+    k->const_names = calloc((size_t)m->nconsts, sizeof *k->const_names);
+    for (int i = 0; k->const_names && i < m->nconsts; i++) k->const_names[k->nconsts++] = dup_text(m->consts[i].name);
+  }
+  out->num_warps = m->num_warps;
+  out->shared_bytes = (size_t)m->shared_bytes;
+  out->consts = calloc((size_t)k->nconsts + 1, sizeof *out->consts);
+  if (!k->name || !out->consts || (m->nconsts && !k->const_names)) {
+    tell(why, "out of memory");
+    return false;
+  }
+  for (int i = 0; i < k->nconsts; i++) {
+    int j = 0;
+    while (j < m->nconsts && strcmp(m->consts[j].name, k->const_names[i])) j++;
+    if (j == m->nconsts) {
+      tell(why, "config %d of %s has no constexpr '%s'", out->config, k->name, k->const_names[i]);
+      return false;
+    }
+    out->consts[i] = m->consts[j].value;
+  }
+  return true;
+}
+
+/* Compiles (or finds in the disk cache) the specialization of `key` for an
+ * autotune config, and loads it. With `meta`, its metadata goes there
+ * (meta_free it). */
+static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *out, KernelMeta *meta, char **why) {
   char *sig = signature_for(k, key);
   tilec_compile_options o = {
       .kernel = k->opt.kernel,
@@ -348,6 +427,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
       .num_stages = k->opt.num_stages,
       .emit = k->dev->cuda ? TILEC_EMIT_PTX : TILEC_EMIT_CPU,
       .context = k->ctx,
+      .config = config,
   };
   if (k->dev->cuda) o.arch = tilec_cuda_target(k->dev->cuda);
   /* the disk cache holds the metadata and the output, each NUL-terminated.
@@ -361,17 +441,17 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
   tilec_result *r = NULL;
   void *blob = NULL;
   size_t blen = 0, len = 0;
-  const char *meta = NULL, *text = NULL;
+  const char *meta_json = NULL, *text = NULL;
   bool cached = false;
   tilec_status st = TILEC_OK;
-  for (int e = 0; e < nemits && !meta; e++) {
+  for (int e = 0; e < nemits && !meta_json; e++) {
     o.emit = emits[e];
     if (dir) {
       cache_key(k, &o, hex);
       if (cache_get(dir, hex, &blob, &blen, w8, sizeof w8) == 1) {
         const char *nul = memchr(blob, 0, blen);
         if (nul && blen >= (size_t)(nul - (const char *)blob) + 2 && ((const char *)blob)[blen - 1] == 0) {
-          meta = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
+          meta_json = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
           cached = true;
           break;
         }
@@ -385,13 +465,13 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
     r = NULL;
     if (st == TILEC_OK) st = tilec_compile(k->filename, k->source, k->length, &o, &r);
     if (st != TILEC_OK) continue; /* the next kind, if any */
-    meta = tilec_result_metadata(r);
+    meta_json = tilec_result_metadata(r);
     text = tilec_result_output(r, &len);
     if (dir && k->dev->cuda) {
-      size_t ml = strlen(meta);
+      size_t ml = strlen(meta_json);
       char *payload = malloc(ml + len + 2);
       if (payload) {
-        memcpy(payload, meta, ml + 1);
+        memcpy(payload, meta_json, ml + 1);
         memcpy(payload + ml + 1, text, len);
         payload[ml + 1 + len] = 0;
         cache_put(dir, hex, payload, ml + len + 2, w8, sizeof w8);
@@ -400,28 +480,30 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
       }
     }
   }
-  if (!meta) {
-    if (why) *why = dup_text(r ? tilec_result_diagnostics(r) : "the compiler could not start");
-    tilec_result_destroy(r);
-    free(sig);
-    return st != TILEC_OK ? st : TILEC_ERROR_COMPILE;
-  }
   free(sig);
-  /* what the launch needs from the metadata: the entry, warps, shared memory */
-  const char *w = strstr(meta, "\"num_warps\": "), *sm = strstr(meta, "\"shared_bytes\": ");
-  const char *nm = strstr(meta, "\"name\": \"");
-  if (!k->name && nm) {
-    const char *e = strchr(nm + 9, '"');
-    k->name = malloc((size_t)(e - nm - 9) + 1);
-    memcpy(k->name, nm + 9, (size_t)(e - nm - 9));
-    k->name[e - nm - 9] = 0;
+  KernelMeta m = {0};
+  char err[512] = "";
+  if (!meta_json) {
+    if (why) *why = dup_text(r ? tilec_result_diagnostics(r) : "the compiler could not start");
+    st = st != TILEC_OK ? st : TILEC_ERROR_COMPILE;
+  } else if (!meta_parse(meta_json, &m, err, sizeof err)) {
+    tell(why, "the kernel's metadata cannot be read: %s", err);
+    st = TILEC_ERROR_UNSUPPORTED;
+  } else {
+    *out = (Spec){.key = key, .config = config};
+    if (!take_metadata(k, &m, out, why)) st = TILEC_ERROR_USAGE;
   }
-  k->num_warps = w ? atoi(w + 13) : 4;
-  k->shared_bytes = sm ? (size_t)strtoull(sm + 16, NULL, 10) : 0;
-  *out = (Spec){.key = key};
+  if (st != TILEC_OK) {
+    free(out->consts);
+    out->consts = NULL;
+    meta_free(&m);
+    tilec_result_destroy(r);
+    free(blob);
+    return st;
+  }
   if (k->dev->cuda) {
     char log[4096] = "";
-    if (tilec_cuda_module_load(k->dev->cuda, text, len + 1, k->name, k->num_warps, k->shared_bytes, &out->cuda, log,
+    if (tilec_cuda_module_load(k->dev->cuda, text, len + 1, k->name, out->num_warps, out->shared_bytes, &out->cuda, log,
                                sizeof log) != TILEC_RT_OK) {
       tell(why, "%s", log);
       st = TILEC_ERROR_UNSUPPORTED;
@@ -429,19 +511,19 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
   } else {
     /* the cache holds a byte saying whether the kernel needs fibers, then
      * the object code; a miss compiles the host IR and keeps its object */
-    char *err = NULL;
-    out->emu = cached && len >= 1 ? emu_load_object(text + 1, len - 1, k->name, text[0] == 1, &err)
-                                  : emu_load(text, len, k->name, &err);
+    char *e = NULL;
+    out->emu = cached && len >= 1 ? emu_load_object(text + 1, len - 1, k->name, text[0] == 1, &e)
+                                  : emu_load(text, len, k->name, &e);
     if (!out->emu) {
-      tell(why, "%s", err ? err : "the emulator cannot load the kernel");
-      free(err);
+      tell(why, "%s", e ? e : "the emulator cannot load the kernel");
+      free(e);
       st = TILEC_ERROR_UNSUPPORTED;
     } else if (dir && !cached) {
-      size_t olen, ml = strlen(meta);
+      size_t olen, ml = strlen(meta_json);
       const void *obj = emu_object(out->emu, &olen);
       char *payload = obj ? malloc(ml + olen + 3) : NULL;
       if (payload) {
-        memcpy(payload, meta, ml + 1);
+        memcpy(payload, meta_json, ml + 1);
         payload[ml + 1] = emu_uses_fibers(out->emu) ? 1 : 0;
         memcpy(payload + ml + 2, obj, olen);
         payload[ml + 2 + olen] = 0;
@@ -451,6 +533,12 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, Spec *out, char 
       }
     }
   }
+  if (st != TILEC_OK) {
+    free(out->consts);
+    out->consts = NULL;
+  }
+  if (meta && st == TILEC_OK) *meta = m;
+  else meta_free(&m);
   tilec_result_destroy(r);
   free(blob);
   return st;
@@ -461,9 +549,13 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   for (int i = 0; i < k->nspecs; i++) {
     emu_unload(k->specs[i].emu);
     tilec_cuda_module_unload(k->specs[i].cuda);
+    free(k->specs[i].consts);
   }
   for (int i = 0; i < k->nentries; i++) free(k->entries[i]);
   for (int i = 0; i < k->opt.num_defines; i++) free(k->defines[i]);
+  for (int i = 0; i < k->nconsts; i++) free(k->const_names[i]);
+  free(k->const_names);
+  free(k->grid);
   free(k->entries);
   free(k->defines);
   free(k->filename);
@@ -472,9 +564,46 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   free(k->warnings);
   free((char *)k->opt.kernel);
   free((char *)k->opt.cache_dir);
+  free((char *)k->opt.grid);
   tilec_context_destroy(k->ctx);
   pthread_mutex_destroy(&k->lock);
+  pthread_mutex_destroy(&k->tune_lock);
   free(k);
+}
+
+/* From the first compilation's metadata: the autotune key's parameters,
+ * and the grid expression, parsed over the parameters and constexprs. */
+static tilec_status read_kernel(tilec_kernel *k, const KernelMeta *m, char **why) {
+  k->nconfigs = m->nconfigs;
+  for (int i = 0; i < m->nkeys; i++) {
+    int p = 0;
+    while (p < m->nparams && strcmp(m->params[p].name, m->keys[i])) p++;
+    if (p == m->nparams || k->kind[p] == P_PTR) continue; /* a constexpr or a pointer: the same in every launch */
+    if (k->nkeys == MAX_KEYS) {
+      tell(why, "%s: more than %d autotune keys", k->name, MAX_KEYS);
+      return TILEC_ERROR_UNSUPPORTED;
+    }
+    k->key_param[k->nkeys++] = p;
+  }
+  if (!k->opt.grid) return TILEC_OK;
+  if (m->nparams + k->nconsts > MAX_GRID_NAMES) {
+    tell(why, "grid '%s': %s has more than %d parameters and constexprs", k->opt.grid, k->name, MAX_GRID_NAMES);
+    return TILEC_ERROR_UNSUPPORTED;
+  }
+  GridName names[MAX_GRID_NAMES];
+  int n = 0;
+  for (int i = 0; i < m->nparams; i++, n++) {
+    names[n] = (GridName){.name = m->params[i].name, .unusable = grid_unusable_type(m->params[i].type)};
+  }
+  for (int i = 0; i < k->nconsts; i++, n++) names[n] = (GridName){.name = k->const_names[i]};
+  GridError e;
+  k->grid = malloc(sizeof *k->grid);
+  if (!k->grid) return TILEC_ERROR_USAGE;
+  if (!grid_parse(k->grid, k->opt.grid, names, n, &e)) {
+    tell(why, "grid '%s': %s (at byte %zu)", k->opt.grid, e.msg, e.pos);
+    return TILEC_ERROR_USAGE;
+  }
+  return TILEC_OK;
 }
 
 tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
@@ -486,13 +615,19 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
     tell(diagnostics, "tilec_kernel_create needs a device, a source and options with a signature");
     return TILEC_ERROR_USAGE;
   }
+  if (options->config < TILEC_CONFIG_TUNE) {
+    tell(diagnostics, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
+    return TILEC_ERROR_USAGE;
+  }
   tilec_kernel *k = calloc(1, sizeof *k);
   if (!k) return TILEC_ERROR_USAGE;
   pthread_mutex_init(&k->lock, NULL);
+  pthread_mutex_init(&k->tune_lock, NULL);
   k->dev = d;
   k->opt = *options;
   k->opt.kernel = options->kernel ? dup_text(options->kernel) : NULL;
   k->opt.cache_dir = options->cache_dir ? dup_text(options->cache_dir) : NULL;
+  k->opt.grid = options->grid ? dup_text(options->grid) : NULL;
   k->filename = dup_text(filename ? filename : "<source>");
   k->source = malloc(length + 1);
   memcpy(k->source, source, length);
@@ -501,13 +636,18 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   k->defines = calloc((size_t)options->num_defines + 1, sizeof *k->defines);
   for (int i = 0; i < options->num_defines; i++) k->defines[i] = dup_text(options->defines[i]);
   tilec_status st = TILEC_OK;
+  KernelMeta m = {0};
   if (!split_signature(k, options->signature, diagnostics)) st = TILEC_ERROR_USAGE;
-  if (st == TILEC_OK) st = compile_spec(k, 0, &k->specs[0], diagnostics);
+  if (st == TILEC_OK) st = compile_spec(k, 0, options->config > 0 ? options->config : 0, &k->specs[0], &m, diagnostics);
+  if (st == TILEC_OK) {
+    k->nspecs = 1;
+    st = read_kernel(k, &m, diagnostics);
+  }
+  meta_free(&m);
   if (st != TILEC_OK) {
     tilec_kernel_destroy(k);
     return st;
   }
-  k->nspecs = 1;
   *out = k;
   return TILEC_OK;
 }
@@ -516,42 +656,63 @@ int tilec_kernel_specializations(const tilec_kernel *k) { return k ? k->nspecs :
 
 const char *tilec_kernel_warnings(const tilec_kernel *k) { return k && k->warnings ? k->warnings : ""; }
 
-/* The specialization of a key: found without locking when it is there
- * (entries are written before the count that publishes them). */
-static Spec *spec_for(tilec_kernel *k, uint64_t key, char **report, tilec_status *st) {
+int tilec_kernel_configs(const tilec_kernel *k) { return k ? k->nconfigs : 0; }
+
+/* The specialization of hints and a config: found without locking when it
+ * is there (entries are written before the count that publishes them). */
+static Spec *spec_for(tilec_kernel *k, uint64_t key, int config, char **report, tilec_status *st) {
   int n = k->nspecs;
   for (int i = 0; i < n; i++)
-    if (k->specs[i].key == key) return &k->specs[i];
+    if (k->specs[i].key == key && k->specs[i].config == config) return &k->specs[i];
   pthread_mutex_lock(&k->lock);
-  Spec *s = NULL;
-  for (int i = 0; i < k->nspecs && !s; i++)
+  Spec *s = NULL, *plain = NULL;
+  for (int i = 0; i < k->nspecs && !s; i++) {
+    if (k->specs[i].config != config) continue;
     if (k->specs[i].key == key) s = &k->specs[i];
+    if (k->specs[i].key == 0) plain = &k->specs[i];
+  }
   if (!s && k->nspecs == MAX_SPECIALIZATIONS) {
-    /* the table is full: the unspecialized kernel serves every launch */
-    s = &k->specs[0];
+    /* the table is full: the config's unspecialized kernel serves, when there is one */
+    s = plain;
+    if (!s) {
+      tell(report, "%s: more than %d specializations", k->name, MAX_SPECIALIZATIONS);
+      *st = TILEC_ERROR_UNSUPPORTED;
+    }
   } else if (!s) {
-    *st = compile_spec(k, key, &k->specs[k->nspecs], report);
+    *st = compile_spec(k, key, config, &k->specs[k->nspecs], NULL, report);
     if (*st == TILEC_OK) s = &k->specs[k->nspecs++];
   }
   pthread_mutex_unlock(&k->lock);
   return s;
 }
 
-tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
-                                 char **report) {
-  if (report) *report = NULL;
-  if (!k || !grid || (!args && nargs)) return TILEC_ERROR_USAGE;
-  if (nargs != k->nparams) {
-    tell(report, "%s takes %d runtime arguments, got %d", k->name ? k->name : "the kernel", k->nparams, nargs);
+/* The grid of a launch from the kernel's grid expression, with the
+ * arguments and the specialization's constexprs. Allocates nothing. */
+static tilec_status eval_grid(const tilec_kernel *k, const Spec *s, void **args, unsigned dims[3], char **report) {
+  int64_t values[MAX_GRID_NAMES] = {0};
+  for (int i = 0; i < k->nparams; i++)
+    if (k->kind[i] != P_PTR && k->kind[i] != P_FLOAT && !arg_value(k, args, i, &values[i])) {
+      tell(report, "grid '%s': argument %d (a u64) is past the range of grid arithmetic", k->opt.grid, i);
+      return TILEC_ERROR_USAGE;
+    }
+  for (int i = 0; i < k->nconsts; i++) values[k->nparams + i] = s->consts[i];
+  GridError e;
+  if (!grid_eval(k->grid, values, dims, &e)) {
+    tell(report, "grid '%s': %s (at byte %zu)", k->opt.grid, e.msg, e.pos);
     return TILEC_ERROR_USAGE;
   }
-  if (!grid[0] || !grid[1] || !grid[2]) {
-    tell(report, "every grid dimension must be at least 1, got (%u, %u, %u)", grid[0], grid[1], grid[2]);
-    return TILEC_ERROR_USAGE;
+  return TILEC_OK;
+}
+
+/* Launches a specialization: on the grid given, else on the kernel's grid expression's. */
+static tilec_status run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **args, int nargs, void *stream,
+                             char **report) {
+  unsigned dims[3];
+  if (!grid) {
+    tilec_status st = eval_grid(k, s, args, dims, report);
+    if (st != TILEC_OK) return st;
+    grid = dims;
   }
-  tilec_status st = TILEC_OK;
-  Spec *s = spec_for(k, hints_of(k, args), report, &st);
-  if (!s) return st;
   if (s->cuda) {
     char err[512];
     if (tilec_cuda_launch(s->cuda, grid, args, stream, err, sizeof err) != TILEC_RT_OK) {
@@ -568,7 +729,7 @@ tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void *
   int nbufs = d->nallocs;
   pthread_mutex_unlock(&d->lock);
   if (!bufs) return TILEC_ERROR_USAGE;
-  EmuLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .num_warps = k->num_warps, .args = args, .nargs = nargs,
+  EmuLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .num_warps = s->num_warps, .args = args, .nargs = nargs,
                  .buffers = bufs, .nbuffers = nbufs};
   char *rep = NULL;
   bool ok = emu_launch(s->emu, &l, &rep);
@@ -580,6 +741,129 @@ tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void *
   }
   free(rep);
   return TILEC_OK;
+}
+
+/* ---- autotuning --------------------------------------------------------------------------- */
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The values of the key's parameters in these arguments. */
+static void key_of(const tilec_kernel *k, void **args, int64_t key[MAX_KEYS]) {
+  memset(key, 0, sizeof(int64_t) * MAX_KEYS);
+  for (int i = 0; i < k->nkeys; i++)
+    if (!arg_value(k, args, k->key_param[i], &key[i])) memcpy(&key[i], args[k->key_param[i]], sizeof key[i]);
+}
+
+static int find_tuned(const tilec_kernel *k, const int64_t key[MAX_KEYS]) {
+  int n = k->ntuned;
+  for (int i = 0; i < n; i++)
+    if (!memcmp(k->tuned[i].key, key, sizeof(int64_t) * MAX_KEYS)) return k->tuned[i].config;
+  return -1;
+}
+
+/* Times every config on these arguments, as Triton's autotuner does: one
+ * launch to warm up, then the best of TUNE_RUNS, each waited for. A config
+ * that does not compile or launch (too much shared memory, a grid out of
+ * range) is left out; *best is the fastest of the others. */
+static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs, void *stream,
+                         int *best, char **report) {
+  double best_t = 0;
+  char *why = NULL;
+  tilec_status st = TILEC_OK;
+  *best = -1;
+  for (int c = 0; c < k->nconfigs; c++) {
+    free(why);
+    why = NULL;
+    st = TILEC_OK;
+    Spec *s = spec_for(k, hints, c, &why, &st);
+    if (!s) continue;
+    double t = 0;
+    for (int r = 0; r <= TUNE_RUNS && st == TILEC_OK; r++) {
+      double t0 = now_s();
+      st = run_spec(k, s, grid, args, nargs, stream, &why);
+      if (st == TILEC_OK && k->dev->cuda) {
+        char err[512];
+        if (tilec_cuda_synchronize(k->dev->cuda, err, sizeof err) != TILEC_RT_OK) {
+          tell(&why, "%s", err);
+          st = TILEC_ERROR_UNSUPPORTED;
+        }
+      }
+      double dt = now_s() - t0;
+      if (r == 1 || (r > 1 && dt < t)) t = dt;
+    }
+    if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
+  }
+  if (*best < 0) {
+    tell(report, "%s: no autotune config runs; the last: %s", k->name, why ? why : "");
+    free(why);
+    return st != TILEC_OK ? st : TILEC_ERROR_UNSUPPORTED;
+  }
+  free(why);
+  return TILEC_OK;
+}
+
+/* The config for a launch with these arguments: the one asked for, or
+ * with TILEC_CONFIG_TUNE the one tuning found for their key (tuning it
+ * now, under the tuning lock, the first time the key is seen). */
+static tilec_status config_for(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs,
+                               void *stream, int *config, char **report) {
+  *config = k->opt.config > 0 ? k->opt.config : 0;
+  if (k->opt.config != TILEC_CONFIG_TUNE || k->nconfigs < 2) return TILEC_OK;
+  int64_t key[MAX_KEYS];
+  key_of(k, args, key);
+  if ((*config = find_tuned(k, key)) >= 0) return TILEC_OK;
+  pthread_mutex_lock(&k->tune_lock);
+  tilec_status st = TILEC_OK;
+  if ((*config = find_tuned(k, key)) < 0) {
+    st = tune(k, hints, grid, args, nargs, stream, config, report);
+    int n = k->ntuned;
+    if (st == TILEC_OK && n < MAX_TUNED) {
+      memcpy(k->tuned[n].key, key, sizeof key);
+      k->tuned[n].config = *config;
+      k->ntuned = n + 1;
+    }
+  }
+  pthread_mutex_unlock(&k->tune_lock);
+  return st;
+}
+
+int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs) {
+  if (!k || nargs != k->nparams || (!args && nargs)) return -1;
+  if (k->opt.config != TILEC_CONFIG_TUNE || k->nconfigs < 2) return k->opt.config > 0 ? k->opt.config : 0;
+  int64_t key[MAX_KEYS];
+  key_of(k, args, key);
+  return find_tuned(k, key);
+}
+
+/* ---- launching ---------------------------------------------------------------------------- */
+
+tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
+                                 char **report) {
+  if (report) *report = NULL;
+  if (!k || (!args && nargs)) return TILEC_ERROR_USAGE;
+  if (nargs != k->nparams) {
+    tell(report, "%s takes %d runtime arguments, got %d", k->name ? k->name : "the kernel", k->nparams, nargs);
+    return TILEC_ERROR_USAGE;
+  }
+  if (!grid && !k->grid) {
+    tell(report, "%s: no grid, and no grid expression in its options", k->name);
+    return TILEC_ERROR_USAGE;
+  }
+  if (grid && (!grid[0] || !grid[1] || !grid[2])) {
+    tell(report, "every grid dimension must be at least 1, got (%u, %u, %u)", grid[0], grid[1], grid[2]);
+    return TILEC_ERROR_USAGE;
+  }
+  uint64_t hints = hints_of(k, args);
+  int config;
+  tilec_status st = config_for(k, hints, grid, args, nargs, stream, &config, report);
+  if (st != TILEC_OK) return st;
+  Spec *s = spec_for(k, hints, config, report, &st);
+  if (!s) return st;
+  return run_spec(k, s, grid, args, nargs, stream, report);
 }
 
 tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...) {

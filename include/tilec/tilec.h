@@ -138,15 +138,26 @@ tilec_status tilec_device_free(tilec_device *d, unsigned long long address);
 tilec_status tilec_device_copy_to(tilec_device *d, unsigned long long dst, const void *src, size_t bytes);
 tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long long src, size_t bytes);
 
+/* tilec_jit_options.config: time every @triton.autotune config on the
+ * first launch of each distinct key and launch the fastest. */
+#define TILEC_CONFIG_TUNE (-1)
+
 typedef struct tilec_jit_options {
   const char *kernel;         /* NULL: the file's only kernel */
-  const char *signature;      /* as for tilec_compile, without hints: "*fp32, *fp32, *fp32, i32, 1024" */
+  const char *signature;      /* as for tilec_compile, without hints: "*fp32, *fp32, *fp32, i32, 1024";
+                                 the meta-parameters an autotune config sets may be left out */
   const char *const *defines; /* "NAME=VALUE" constexpr overrides */
   int num_defines;
   int num_warps;              /* 0: from the autotune config, else 4 */
   int num_stages;             /* 0: from the autotune config, else 3 */
   const char *cache_dir;      /* NULL: TILEC_CACHE_DIR, else ~/.cache/tilec */
   int no_disk_cache;          /* nonzero: compile in memory only */
+  const char *grid;           /* NULL, or the grid as `tilec run -g` takes it, over the integer
+                                 parameters and the constexprs: "cdiv(n_elements, BLOCK_SIZE)";
+                                 a launch with grid NULL computes it from its arguments and its
+                                 config, with no allocation */
+  int config;                 /* the @triton.autotune config: 0 the first, 1, ...; or
+                                 TILEC_CONFIG_TUNE */
 } tilec_jit_options;
 
 typedef struct tilec_kernel tilec_kernel;
@@ -158,12 +169,21 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
                                  const tilec_jit_options *options, tilec_kernel **out, char **diagnostics);
 void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
 
-/* Launches on a 3-D grid. args[i] points to runtime parameter i's value, as
- * cuLaunchKernel takes them; a pointer parameter's value is a device
- * address (unsigned long long). nargs must be the number of runtime
- * parameters. stream: a CUstream on CUDA, ignored on the CPU. On failure
- * *report (may be NULL; free() it) says why: a compile error of a
- * specialization, a driver error, or what the emulator's checks found. */
+/* Launches on a 3-D grid; grid NULL: the one options->grid computes. args[i]
+ * points to runtime parameter i's value, as cuLaunchKernel takes them; a
+ * pointer parameter's value is a device address (unsigned long long).
+ * nargs must be the number of runtime parameters. stream: a CUstream on
+ * CUDA, ignored on the CPU. On failure *report (may be NULL; free() it)
+ * says why: a compile error of a specialization, a grid out of range, a
+ * driver error, or what the emulator's checks found.
+ *
+ * With TILEC_CONFIG_TUNE, the first launch with a new key (the values of
+ * the parameters @triton.autotune's key names) runs the kernel with every
+ * config on its own arguments, as Triton's autotuner does: once to warm
+ * up, then five times timed (waiting for each on CUDA); the fastest is
+ * kept for the key (64 keys at most) and launched. So a kernel that reads
+ * what it writes must not be tuned on data that matters. A config that
+ * fails to compile or launch is left out. */
 tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
                                  char **report);
 
@@ -174,6 +194,14 @@ tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void 
 
 /* How many specializations the kernel has compiled (or found in the cache). */
 int tilec_kernel_specializations(const tilec_kernel *k);
+
+/* The kernel's @triton.autotune configs; 0 without the decorator. */
+int tilec_kernel_configs(const tilec_kernel *k);
+
+/* The config a launch with these arguments takes: options->config, or with
+ * TILEC_CONFIG_TUNE the one tuned for their key; -1 before it is tuned
+ * (or for a bad call). */
+int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs);
 
 /* What the disk cache had to say, a line each ("" when nothing): an entry
  * found corrupt (and compiled again), a directory that cannot be written

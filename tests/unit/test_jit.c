@@ -1,6 +1,6 @@
 /* test_jit.c — the JIT C API on the CPU device: specializations, misuse,
- * what the emulator's checks say through a launch, the CUDA device failing
- * cleanly without a driver. */
+ * what the emulator's checks say through a launch, grid expressions and
+ * autotune configs, the CUDA device failing cleanly without a driver. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,112 @@ static const char src[] = "import triton\n"
                           "def scale(x, y, n, s, B: tl.constexpr):\n"
                           "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
                           "    tl.store(y + o, tl.load(x + o, mask=o < n) * s, mask=o < n)\n";
+
+/* Autotuned: a block of B per program along y, so that B = 16 needs a
+ * grid y of 65536 for 2^20 elements, one more than a launch may have. */
+static const char tuned_src[] = "import triton\n"
+                                "import triton.language as tl\n"
+                                "@triton.autotune(configs=[triton.Config({'B': 16}), triton.Config({'B': 256}, num_warps=2),\n"
+                                "                          triton.Config({'B': 1024}, num_warps=8)], key=['n'])\n"
+                                "@triton.jit\n"
+                                "def twice(x, y, n, B: tl.constexpr):\n"
+                                "    o = tl.program_id(1) * B + tl.arange(0, B)\n"
+                                "    tl.store(y + o, tl.load(x + o, mask=o < n) * 2, mask=o < n)\n";
+
+/* Launches with the grid the options compute; 0 when y = 2 x over n elements. */
+static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, unsigned long long y, int n, float *in,
+                     float *out) {
+  for (int i = 0; i < n; i++) in[i] = (float)(i % 1000) - 500.0f, out[i] = -1;
+  if (tilec_device_copy_to(dev, x, in, (size_t)n * 4) != TILEC_OK || tilec_device_copy_to(dev, y, out, (size_t)n * 4))
+    return 1;
+  char *report = NULL;
+  void *args[3] = {&x, &y, &n};
+  if (tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
+    fprintf(stderr, "%s\n", report ? report : "");
+    free(report);
+    return 1;
+  }
+  if (tilec_device_copy_from(dev, out, y, (size_t)n * 4) != TILEC_OK) return 1;
+  int bad = 0;
+  for (int i = 0; i < n; i++) bad += out[i] != 2 * in[i];
+  return bad != 0;
+}
+
+static void autotune(tilec_device *cpu) {
+  enum { N = 1 << 20 };
+  static float in[N], out[N];
+  unsigned long long x, y;
+  CHECK(tilec_device_alloc(cpu, N * 4, &x) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &y) == TILEC_OK);
+  tilec_jit_options o = {.signature = "*fp32, *fp32, i32", .grid = "1, cdiv(n, B)", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+
+  /* a config chosen: its block size, warps and grid */
+  o.config = 1;
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_OK);
+  free(diag);
+  CHECK(tilec_kernel_configs(k) == 3);
+  CHECK(run_twice(cpu, k, x, y, 1000, in, out) == 0);
+  CHECK(run_twice(cpu, k, x, y, 4099, in, out) == 0);
+  int n = 4099;
+  void *args[3] = {&x, &y, &n};
+  CHECK(tilec_kernel_config_of(k, args, 3) == 1);
+  /* a grid out of range, and no grid at all */
+  char *report = NULL;
+  n = 0;
+  CHECK(tilec_kernel_launch(k, NULL, args, 3, NULL, &report) == TILEC_ERROR_USAGE);
+  CHECK_STR(report, "grid '1, cdiv(n, B)': grid dimension y is 0; it must be at least 1 (at byte 3)");
+  free(report);
+  tilec_kernel_destroy(k);
+  o.grid = NULL;
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_OK);
+  CHECK(tilec_kernel_launch(k, NULL, args, 3, NULL, &report) == TILEC_ERROR_USAGE);
+  CHECK_STR(report, "twice: no grid, and no grid expression in its options");
+  free(report);
+  tilec_kernel_destroy(k);
+
+  /* a grid naming what it cannot, a config that is not there */
+  o.grid = "cdiv(n, BLOCK)";
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_ERROR_USAGE && !k);
+  CHECK_STR(diag, "grid 'cdiv(n, BLOCK)': unknown name 'BLOCK'; the names are n, B (at byte 8)");
+  free(diag);
+  o.grid = "x";
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_ERROR_USAGE && !k);
+  CHECK_STR(diag, "grid 'x': 'x' is a pointer parameter; a grid is computed from integers (at byte 0)");
+  free(diag);
+  o.grid = "1, cdiv(n, B)";
+  o.config = 3;
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_ERROR_COMPILE && !k);
+  CHECK_CONTAINS(diag, "kernel 'twice' has 3 autotune configs, numbered from 0; there is no config 3");
+  free(diag);
+  o.config = -2;
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_ERROR_USAGE && !k);
+  free(diag);
+
+  /* tuned: nothing until the first launch of a key, then one of the configs
+   * that can run: B = 16 cannot at 2^20 elements (a grid y of 65536) */
+  o.config = TILEC_CONFIG_TUNE;
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_OK);
+  free(diag);
+  n = N;
+  CHECK(tilec_kernel_config_of(k, args, 3) == -1);
+  CHECK(run_twice(cpu, k, x, y, N, in, out) == 0);
+  int c = tilec_kernel_config_of(k, args, 3);
+  CHECK(c == 1 || c == 2);
+  int specs = tilec_kernel_specializations(k);
+  /* config 0 without hints (at creation), then each config with the hints
+   * of these arguments; config 0's compiles, its launch is what fails */
+  CHECK(specs == 4);
+  CHECK(run_twice(cpu, k, x, y, N, in, out) == 0);
+  CHECK(tilec_kernel_specializations(k) == specs); /* the key is tuned: nothing more */
+  n = 777;
+  CHECK(tilec_kernel_config_of(k, args, 3) == -1);
+  CHECK(run_twice(cpu, k, x, y, 777, in, out) == 0);
+  c = tilec_kernel_config_of(k, args, 3);
+  CHECK(c >= 0 && c <= 2);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
+}
 
 /* The number of entries in a cache directory (DIR/xx/KEY.tc), and the path of one. */
 static int entries(const char *dir, char *one, size_t n) {
@@ -231,6 +337,7 @@ int unit_main(void) {
 
   CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
   disk_cache(cpu);
+  autotune(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
