@@ -19,6 +19,7 @@
  */
 #include "emu.h"
 
+#include "elfload.h"
 #include "fiber.h"
 
 #include <dlfcn.h>
@@ -41,6 +42,7 @@
 
 struct EmuKernel {
   LLVMOrcJITDylibRef jd; /* the kernel's own library in the process's JIT */
+  ElfImage *image;       /* or its object code, loaded without the JIT (elfload.h) */
   void *object;          /* its object code, as compiled from IR (NULL when loaded from one) */
   size_t object_len;
   void (*entry)(void **args);
@@ -736,15 +738,8 @@ static EmuKernel *new_kernel(const char *kernel, char **err) {
   return k;
 }
 
-/* Links what was added to the kernel's library and reads its tables. */
-static EmuKernel *finish(EmuKernel *k, char **err) {
-  uint64_t addr[3] = {0, 0, 0};
-  LLVMErrorRef e = find_symbols(k, addr);
-  if (e) {
-    *err = take_error(e, "cannot compile the kernel");
-    emu_unload(k);
-    return NULL;
-  }
+/* Reads the entry, the shared-memory size and the site table at their addresses. */
+static void take_tables(EmuKernel *k, const uint64_t addr[3]) {
   k->entry = (void (*)(void **))(uintptr_t)addr[0];
   memcpy(&k->shared_bytes, (const void *)(uintptr_t)addr[1], sizeof k->shared_bytes);
   /* the site table: strings, ended by an empty one */
@@ -754,6 +749,47 @@ static EmuKernel *finish(EmuKernel *k, char **err) {
     k->sites = grown;
     k->sites[k->nsites++] = p;
   }
+}
+
+/* Links what was added to the kernel's library and reads its tables. */
+static EmuKernel *finish(EmuKernel *k, char **err) {
+  uint64_t addr[3] = {0, 0, 0};
+  LLVMErrorRef e = find_symbols(k, addr);
+  if (e) {
+    *err = take_error(e, "cannot compile the kernel");
+    emu_unload(k);
+    return NULL;
+  }
+  take_tables(k, addr);
+  return k;
+}
+
+static void *resolve_name(const char *name) {
+  void *impl = bind(name, strlen(name));
+  return impl ? impl : dlsym(RTLD_DEFAULT, name);
+}
+
+/* Object code the loader takes (elfload.h): no JIT, no lock. NULL when it
+ * does not, and the JIT links it instead. */
+static EmuKernel *load_image(const void *object, size_t len, const char *kernel, bool fibers) {
+  char why[160];
+  ElfImage *im = elf_load(object, len, resolve_name, why, sizeof why);
+  uint64_t addr[3] = {0, 0, 0};
+  static const char *const names[3] = {"tilec_emu_entry", "tilec_emu_shared_bytes", "tilec_emu_sites"};
+  for (int j = 0; im && j < 3; j++)
+    if (!(addr[j] = (uint64_t)(uintptr_t)elf_symbol(im, names[j]))) {
+      elf_unload(im);
+      im = NULL;
+    }
+  EmuKernel *k = im ? calloc(1, sizeof *k) : NULL;
+  if (!k) {
+    elf_unload(im);
+    return NULL;
+  }
+  k->image = im;
+  k->name = strdup(kernel);
+  k->fibers = fibers;
+  take_tables(k, addr);
   return k;
 }
 
@@ -822,6 +858,8 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
 
 EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err) {
   *err = NULL;
+  EmuKernel *direct = load_image(object, len, kernel, fibers);
+  if (direct) return direct;
   pthread_mutex_lock(&G.lock);
   EmuKernel *k = new_kernel(kernel, err);
   if (!k) {
@@ -849,12 +887,15 @@ const void *emu_object(const EmuKernel *k, size_t *len) {
 
 bool emu_uses_fibers(const EmuKernel *k) { return k && k->fibers; }
 
+bool emu_loaded_directly(const EmuKernel *k) { return k && k->image; }
+
 void emu_unload(EmuKernel *k) {
   if (!k) return;
   if (k->jd) {
     LLVMErrorRef e = LLVMOrcJITDylibClear(k->jd);
     if (e) LLVMConsumeError(e);
   }
+  elf_unload(k->image);
   free(k->object);
   free(k->sites);
   free(k->name);

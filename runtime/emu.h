@@ -68,7 +68,11 @@ const void *emu_object(const EmuKernel *k, size_t *len);
 bool emu_uses_fibers(const EmuKernel *k);
 
 /* Loads a kernel from object code emu_object gave (fibers: what
- * emu_uses_fibers said); NULL with a malloc'd message on failure. */
+ * emu_uses_fibers said): straight into memory (runtime/elfload.h) when
+ * the loader takes the object, else through the JIT. NULL with a malloc'd
+ * message on failure. */
 EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err);
+/* Whether the kernel was loaded straight into memory, without the JIT. */
+bool emu_loaded_directly(const EmuKernel *k);
 
 #endif
