@@ -8,9 +8,15 @@
  * the differential check: PTX and the emulator's code come from the same
  * lowered kernel (the hash in the metadata).
  *
- * usage: test_examples EXAMPLES_DIR
+ * By default each kernel runs on the emulator directly; with --device the
+ * same kernels and references go through the JIT on that device (the cpu
+ * or cuda one), as a host program would run them. Without a GPU,
+ * --device=cuda exits 77 (skipped).
+ *
+ * usage: test_examples EXAMPLES_DIR [--device=cpu|cuda]
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +129,49 @@ static char *slurp(const char *path, size_t *len) {
   return s;
 }
 
-static EmuKernel *load(const char *file, const char *kernel, const char *sig, int warps) {
+/* Where the kernels run: straight on the emulator (the default), each
+ * kernel's object code loaded again as from the cache; or, with
+ * --device=cpu|cuda, through the JIT on that device: device memory, copies
+ * in and out, tilec_kernel_launch. */
+static tilec_device *device;
+
+typedef struct Kernel {
+  EmuKernel *emu;
+  tilec_kernel *jit;
+} Kernel;
+
+/* The signature without its hints: the JIT adds them from the arguments. */
+static char *without_hints(const char *sig) {
+  char *s = strdup(sig), *w = s;
+  bool quoted = false;
+  for (const char *r = sig; *r; r++) {
+    if (*r == '\'' || *r == '"') quoted = !quoted;
+    if (*r == ':' && !quoted) {
+      while (r[1] && r[1] != ',') r++;
+      continue;
+    }
+    *w++ = *r;
+  }
+  *w = 0;
+  return s;
+}
+
+static Kernel *load_jit(const char *file, const char *src, size_t len, const char *kernel, const char *sig, int warps) {
+  char *plain = without_hints(sig), *diag = NULL;
+  tilec_jit_options o = {.kernel = kernel, .signature = plain, .num_warps = warps, .no_disk_cache = 1};
+  Kernel *k = calloc(1, sizeof *k);
+  if (tilec_kernel_create(device, file, src, len, &o, &k->jit, &diag) != TILEC_OK) {
+    fprintf(stderr, "%s: %s\n", kernel, diag ? diag : "");
+    failures++;
+    free(k);
+    k = NULL;
+  }
+  free(diag);
+  free(plain);
+  return k;
+}
+
+static Kernel *load(const char *file, const char *kernel, const char *sig, int warps) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", examples, file);
   size_t len;
@@ -132,6 +180,11 @@ static EmuKernel *load(const char *file, const char *kernel, const char *sig, in
     fprintf(stderr, "cannot read %s\n", path);
     failures++;
     return NULL;
+  }
+  if (device) {
+    Kernel *k = load_jit(file, src, len, kernel, sig, warps);
+    free(src);
+    return k;
   }
   tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
   tilec_result *r = NULL;
@@ -164,15 +217,58 @@ static EmuKernel *load(const char *file, const char *kernel, const char *sig, in
   }
   tilec_result_destroy(r);
   free(src);
-  return k;
+  Kernel *kk = k ? calloc(1, sizeof *kk) : NULL;
+  if (kk) kk->emu = k;
+  return kk;
 }
 
-static void launch(EmuKernel *k, const char *what, unsigned gx, unsigned gy, int warps, void **args, int nargs,
+static void unload(Kernel *k) {
+  if (!k) return;
+  emu_unload(k->emu);
+  tilec_kernel_destroy(k->jit);
+  free(k);
+}
+
+/* Through the JIT: each buffer copied to device memory, the pointer
+ * arguments (those that point to a buffer's data) replaced by its address,
+ * and the buffers copied back. */
+static bool launch_jit(Kernel *k, const char *what, unsigned gx, unsigned gy, void **args, int nargs, EmuBuffer *bufs,
+                       int nbufs) {
+  unsigned long long addr[16] = {0};
+  void *dargs[16];
+  bool ok = nbufs <= 16 && nargs <= 16;
+  for (int j = 0; ok && j < nbufs; j++)
+    ok = tilec_device_alloc(device, bufs[j].bytes, &addr[j]) == TILEC_OK &&
+         tilec_device_copy_to(device, addr[j], bufs[j].data, bufs[j].bytes) == TILEC_OK;
+  for (int i = 0; ok && i < nargs; i++) {
+    dargs[i] = args[i];
+    for (int j = 0; j < nbufs; j++)
+      if (args[i] == (void *)&bufs[j].data) dargs[i] = &addr[j];
+  }
+  char *report = NULL;
+  unsigned grid[3] = {gx, gy, 1};
+  if (ok && tilec_kernel_launch(k->jit, grid, dargs, nargs, NULL, &report) != TILEC_OK) {
+    fprintf(stderr, "%s: the launch failed:\n%s\n", what, report ? report : "");
+    ok = false;
+  }
+  free(report);
+  for (int j = 0; j < nbufs; j++) {
+    if (ok) ok = tilec_device_copy_from(device, bufs[j].data, addr[j], bufs[j].bytes) == TILEC_OK;
+    if (addr[j]) tilec_device_free(device, addr[j]);
+  }
+  return ok;
+}
+
+static void launch(Kernel *k, const char *what, unsigned gx, unsigned gy, int warps, void **args, int nargs,
                    EmuBuffer *bufs, int nbufs) {
   if (!k) return;
+  if (k->jit) {
+    if (!launch_jit(k, what, gx, gy, args, nargs, bufs, nbufs)) failures++;
+    return;
+  }
   EmuLaunch l = {.grid = {gx, gy, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
   char *report = NULL;
-  if (!emu_launch(k, &l, &report)) {
+  if (!emu_launch(k->emu, &l, &report)) {
     fprintf(stderr, "%s: the launch failed:\n%s", what, report ? report : "");
     failures++;
   }
@@ -186,14 +282,14 @@ static unsigned cdiv(long a, long b) { return (unsigned)((a + b - 1) / b); }
 static void vector_add(void) {
   int n = 98432 + 17;
   float *x = random_floats((size_t)n, -1, 1), *y = random_floats((size_t)n, -1, 1), *out = filled((size_t)n, NAN);
-  EmuKernel *k = load("vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024", 4);
+  Kernel *k = load("vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024", 4);
   EmuBuffer b[3] = {{x, n * 4u, "x_ptr"}, {y, n * 4u, "y_ptr"}, {out, n * 4u, "out_ptr"}};
   void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
   launch(k, "add_kernel", cdiv(n, 1024), 1, 4, a, 4, b, 3);
   double *want = malloc((size_t)n * sizeof *want);
   for (int i = 0; i < n; i++) want[i] = x[i] + y[i];
   compare("add_kernel fp32", out, want, (size_t)n, 0, 0);
-  emu_unload(k);
+  unload(k);
   free(x), free(y), free(out), free(want);
 }
 
@@ -201,7 +297,7 @@ static void vector_add_fp16(void) {
   int n = 1000 + 3;
   uint16_t *x = malloc(n * 2u), *y = malloc(n * 2u), *out = malloc(n * 2u);
   for (int i = 0; i < n; i++) x[i] = to_half(uniform(-4, 4)), y[i] = to_half(uniform(-4, 4)), out[i] = 0x7e00;
-  EmuKernel *k = load("vector_add.py", "add_kernel", "*fp16, *fp16, *fp16, i32, 256", 2);
+  Kernel *k = load("vector_add.py", "add_kernel", "*fp16, *fp16, *fp16, i32, 256", 2);
   EmuBuffer b[3] = {{x, n * 2u, "x_ptr"}, {y, n * 2u, "y_ptr"}, {out, n * 2u, "out_ptr"}};
   void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
   launch(k, "add_kernel fp16", cdiv(n, 256), 1, 2, a, 4, b, 3);
@@ -210,14 +306,14 @@ static void vector_add_fp16(void) {
     if (out[i] != to_half(from_half(x[i]) + from_half(y[i]))) bad++;
   if (bad) fprintf(stderr, "add_kernel fp16: %d of %d results are not the rounded sums\n", bad, n);
   CHECK(bad == 0);
-  emu_unload(k);
+  unload(k);
   free(x), free(y), free(out);
 }
 
 static void poly(void) {
   int n = 5000 + 11;
   float *x = random_floats((size_t)n, -1, 1), *c = random_floats(5, 0.5f, 2), *out = filled((size_t)n, NAN);
-  EmuKernel *k = load("static_range.py", "poly_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024", 4);
+  Kernel *k = load("static_range.py", "poly_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024", 4);
   EmuBuffer b[3] = {{x, n * 4u, "x_ptr"}, {c, 5 * 4u, "coeff_ptr"}, {out, n * 4u, "out_ptr"}};
   void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
   launch(k, "poly_kernel", cdiv(n, 1024), 1, 4, a, 4, b, 3);
@@ -228,14 +324,14 @@ static void poly(void) {
     want[i] = acc;
   }
   compare("poly_kernel", out, want, (size_t)n, 1e-6, 1e-5);
-  emu_unload(k);
+  unload(k);
   free(x), free(c), free(out), free(want);
 }
 
 static void window_sum(void) {
   int n = 3000 + 5;
   float *x = random_floats((size_t)n, -1, 1), *out = filled((size_t)n, NAN);
-  EmuKernel *k = load("static_range.py", "window_sum_kernel", "*fp32:16, *fp32:16, i32, 8, 512", 4);
+  Kernel *k = load("static_range.py", "window_sum_kernel", "*fp32:16, *fp32:16, i32, 8, 512", 4);
   EmuBuffer b[2] = {{x, n * 4u, "x_ptr"}, {out, n * 4u, "out_ptr"}};
   void *a[3] = {&b[0].data, &b[1].data, &n};
   launch(k, "window_sum_kernel", cdiv(n, 512), 1, 4, a, 3, b, 2);
@@ -246,14 +342,14 @@ static void window_sum(void) {
     want[i] = s;
   }
   compare("window_sum_kernel", out, want, (size_t)n, 1e-5, 1e-5);
-  emu_unload(k);
+  unload(k);
   free(x), free(out), free(want);
 }
 
 static void row_sum(void) {
   int m = 100, n = 300, sm = 307, sn = 1;
   float *x = random_floats((size_t)m * sm, -1, 1), *out = filled((size_t)m, NAN);
-  EmuKernel *k = load("block_ptr.py", "row_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 64, 128", 4);
+  Kernel *k = load("block_ptr.py", "row_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 64, 128", 4);
   EmuBuffer b[2] = {{x, (size_t)m * sm * 4, "x_ptr"}, {out, m * 4u, "out_ptr"}};
   void *a[6] = {&b[0].data, &b[1].data, &m, &n, &sm, &sn};
   launch(k, "row_sum_kernel", cdiv(m, 64), 1, 4, a, 6, b, 2);
@@ -263,7 +359,7 @@ static void row_sum(void) {
     for (int j = 0; j < n; j++) want[i] += x[i * sm + j];
   }
   compare("row_sum_kernel", out, want, (size_t)m, 1e-4, 1e-5);
-  emu_unload(k);
+  unload(k);
   free(x), free(out);
 }
 
@@ -273,7 +369,7 @@ static void scale_copy(void) {
   float *src = random_floats((size_t)m * ssm, -3, 3);
   uint16_t *dst = malloc((size_t)m * n * 2);
   for (int i = 0; i < m * n; i++) dst[i] = 0x7e00;
-  EmuKernel *k = load("block_ptr.py", "scale_copy_kernel",
+  Kernel *k = load("block_ptr.py", "scale_copy_kernel",
                       "*fp32:16, *fp16:16, i32, i32, i32, i32, i32, i32, fp32, 32, 64", 4);
   EmuBuffer b[2] = {{src, (size_t)m * ssm * 4, "src_ptr"}, {dst, (size_t)m * n * 2, "dst_ptr"}};
   void *a[9] = {&b[0].data, &b[1].data, &m, &n, &ssm, &ssn, &sdm, &sdn, &scale};
@@ -284,7 +380,7 @@ static void scale_copy(void) {
       if (dst[i * n + j] != to_half(src[i * ssm + j] * scale)) bad++;
   if (bad) fprintf(stderr, "scale_copy_kernel: %d of %d results differ\n", bad, m * n);
   CHECK(bad == 0);
-  emu_unload(k);
+  unload(k);
   free(src), free(dst);
 }
 
@@ -308,7 +404,7 @@ static void dropout(void) {
   int n = 10000 + 7, seed = 1234;
   float p = 0.3f;
   float *x = random_floats((size_t)n, -1, 1), *out = filled((size_t)n, NAN);
-  EmuKernel *k = load("dropout.py", "dropout_kernel", "*fp32:16, *fp32:16, i32, fp32, i32, 1024", 4);
+  Kernel *k = load("dropout.py", "dropout_kernel", "*fp32:16, *fp32:16, i32, fp32, i32, 1024", 4);
   EmuBuffer b[2] = {{x, n * 4u, "x_ptr"}, {out, n * 4u, "output_ptr"}};
   void *a[5] = {&b[0].data, &b[1].data, &n, &p, &seed};
   launch(k, "dropout_kernel", cdiv(n, 1024), 1, 4, a, 5, b, 2);
@@ -322,14 +418,14 @@ static void dropout(void) {
   }
   compare("dropout_kernel", out, want, (size_t)n, 0, 0);
   CHECK(kept > n * 0.65 && kept < n * 0.75);
-  emu_unload(k);
+  unload(k);
   free(x), free(out), free(want);
 }
 
 static void softmax(void) {
   int rows = 37, cols = 781, stride = 800;
   float *x = random_floats((size_t)rows * stride, -4, 4), *out = filled((size_t)rows * stride, NAN);
-  EmuKernel *k = load("softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4);
+  Kernel *k = load("softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4);
   EmuBuffer b[2] = {{out, (size_t)rows * stride * 4, "out_ptr"}, {x, (size_t)rows * stride * 4, "in_ptr"}};
   void *a[6] = {&b[0].data, &b[1].data, &stride, &stride, &rows, &cols};
   launch(k, "softmax_kernel", 16, 1, 4, a, 6, b, 2); /* fewer programs than rows: the row loop */
@@ -345,7 +441,7 @@ static void softmax(void) {
     }
   }
   compare("softmax_kernel", got, want, (size_t)rows * cols, 1e-7, 1e-5);
-  emu_unload(k);
+  unload(k);
   free(x), free(out), free(want), free(got);
 }
 
@@ -355,7 +451,7 @@ static void layer_norm(void) {
   float *x = random_floats((size_t)m * stride, -2, 3), *w = random_floats((size_t)n, 0.5f, 1.5f);
   float *bias = random_floats((size_t)n, -1, 1), *y = filled((size_t)m * stride, NAN);
   float *mean = filled((size_t)m, NAN), *rstd = filled((size_t)m, NAN);
-  EmuKernel *k = load("layer_norm.py", "layer_norm_fwd_kernel",
+  Kernel *k = load("layer_norm.py", "layer_norm_fwd_kernel",
                       "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 4);
   EmuBuffer b[6] = {{x, (size_t)m * stride * 4, "X"}, {y, (size_t)m * stride * 4, "Y"}, {w, n * 4u, "W"},
                     {bias, n * 4u, "B"}, {mean, m * 4u, "Mean"}, {rstd, m * 4u, "Rstd"}};
@@ -377,7 +473,7 @@ static void layer_norm(void) {
   compare("layer_norm_fwd_kernel y", got, want, (size_t)m * n, 1e-4, 1e-4);
   compare("layer_norm_fwd_kernel mean", mean, wmean, (size_t)m, 1e-5, 1e-5);
   compare("layer_norm_fwd_kernel rstd", rstd, wrstd, (size_t)m, 1e-5, 1e-4);
-  emu_unload(k);
+  unload(k);
   free(x), free(w), free(bias), free(y), free(mean), free(rstd), free(want), free(got);
 }
 
@@ -399,7 +495,7 @@ static void layer_norm_backward(void) {
    * emulator, so all but the first may take the accumulating branch (on a GPU, warps can too) */
   float *dx = filled((size_t)M * N, NAN), *pdw = filled((size_t)G * N, 0), *pdb = filled((size_t)G * N, 0);
   int32_t *lock = calloc(G, 4), *count = calloc(G, 4);
-  EmuKernel *k = load("layer_norm.py", "layer_norm_bwd_dx_kernel",
+  Kernel *k = load("layer_norm.py", "layer_norm_bwd_dx_kernel",
                       "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, "
                       "*i32:16, i32, i32, 64, 1024",
                       4);
@@ -433,7 +529,7 @@ static void layer_norm_backward(void) {
   int unlocked = 1;
   for (int g = 0; g < G; g++) unlocked &= lock[g] == 0 && count[g] == 1;
   CHECK(unlocked);
-  emu_unload(k);
+  unload(k);
 
   /* the column sums of the partials */
   float *fdw = filled(N, NAN), *fdb = filled(N, NAN);
@@ -449,7 +545,7 @@ static void layer_norm_backward(void) {
   }
   compare("layer_norm_bwd_dwdb_kernel dw", fdw, swdw, N, 1e-4, 1e-5);
   compare("layer_norm_bwd_dwdb_kernel db", fdb, swdb, N, 1e-4, 1e-5);
-  emu_unload(k);
+  unload(k);
   (void)m;
   free(x), free(dy), free(w), free(mean), free(rstd), free(dx), free(pdw), free(pdb), free(lock), free(count);
   free(wdx), free(wdw), free(wdb), free(fdw), free(fdb);
@@ -463,7 +559,7 @@ static void row_reductions(void) {
   const char *names[2] = {"row_absmax_kernel", "row_argmax_kernel"};
   for (int which = 0; which < 2; which++) {
     for (int r = 0; r < rows; r++) idx[r] = -7;
-    EmuKernel *k = load("reduce_combine.py", names[which], "*fp32:16, *fp32:16, *i32:16, i32, i32, 1024", 4);
+    Kernel *k = load("reduce_combine.py", names[which], "*fp32:16, *fp32:16, *i32:16, i32, i32, 1024", 4);
     EmuBuffer b[3] = {{x, (size_t)rows * stride * 4, "x_ptr"}, {vals, rows * 4u, "out"}, {idx, rows * 4u, "index_ptr"}};
     void *a[5] = {&b[0].data, &b[1].data, &b[2].data, &cols, &stride};
     launch(k, names[which], (unsigned)rows, 1, 4, a, 5, b, 3);
@@ -481,7 +577,7 @@ static void row_reductions(void) {
       }
     }
     CHECK(bad == 0);
-    emu_unload(k);
+    unload(k);
   }
   free(x), free(vals), free(idx);
 }
@@ -490,7 +586,7 @@ static void linear_recurrence(void) {
   int rows = 8, len = 777, stride = 800;
   float *a = random_floats((size_t)rows * stride, 0.5f, 1.0f), *x = random_floats((size_t)rows * stride, -1, 1);
   float *h = filled((size_t)rows * stride, NAN);
-  EmuKernel *k = load("reduce_combine.py", "linear_recurrence_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024", 4);
+  Kernel *k = load("reduce_combine.py", "linear_recurrence_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024", 4);
   EmuBuffer b[3] = {{a, (size_t)rows * stride * 4, "a_ptr"}, {x, (size_t)rows * stride * 4, "x_ptr"},
                     {h, (size_t)rows * stride * 4, "h_ptr"}};
   void *args[5] = {&b[0].data, &b[1].data, &b[2].data, &len, &stride};
@@ -506,7 +602,7 @@ static void linear_recurrence(void) {
     }
   }
   compare("linear_recurrence_kernel", got, want, (size_t)rows * len, 1e-4, 1e-4);
-  emu_unload(k);
+  unload(k);
   free(a), free(x), free(h), free(want), free(got);
 }
 
@@ -543,10 +639,23 @@ static void same_lowered_kernel(void) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_examples EXAMPLES_DIR\n");
+    fprintf(stderr, "usage: test_examples EXAMPLES_DIR [--device=cpu|cuda]\n");
     return 2;
   }
   examples = argv[1];
+  if (argc > 2) {
+    bool cuda = !strcmp(argv[2], "--device=cuda");
+    if (!cuda && strcmp(argv[2], "--device=cpu")) {
+      fprintf(stderr, "test_examples: unknown option '%s'\n", argv[2]);
+      return 2;
+    }
+    char *why = NULL;
+    if (tilec_device_create(cuda ? TILEC_DEVICE_CUDA : TILEC_DEVICE_CPU, &device, &why) != TILEC_OK) {
+      fprintf(stderr, "%s%s\n", why ? why : "no device", cuda ? ": skipped" : "");
+      free(why);
+      return cuda ? 77 : 1;
+    }
+  }
   vector_add();
   vector_add_fp16();
   poly();
@@ -560,6 +669,7 @@ int main(int argc, char **argv) {
   row_reductions();
   linear_recurrence();
   same_lowered_kernel();
+  tilec_device_destroy(device);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
