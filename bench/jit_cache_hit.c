@@ -4,7 +4,8 @@
  * by a first call, timed over RUNS calls. On the CPU device "launchable"
  * includes JIT-compiling the cached host IR with ORC; the compiler itself
  * (and its MLIR context) is not touched. Uses a fresh cache directory under
- * /tmp, removed at the end.
+ * /tmp, removed at the end. The device is TILEC_DEVICE's (auto: the GPU when
+ * there is one); without it, it says so and exits 77.
  *
  * usage: jit_cache_hit EXAMPLES_DIR [RUNS]
  */
@@ -40,7 +41,12 @@ int main(int argc, char **argv) {
   if (f) fclose(f);
   if (!len || !mkdtemp(dir)) return 1;
   tilec_device *dev = NULL;
-  if (tilec_device_create(TILEC_DEVICE_AUTO, &dev, NULL) != TILEC_OK) return 1;
+  char *why = NULL;
+  if (tilec_device_create(TILEC_DEVICE_AUTO, &dev, &why) != TILEC_OK) {
+    printf("%s: skipped\n", why ? why : "no device");
+    free(why);
+    return 77;
+  }
   tilec_jit_options o = {.kernel = "add_kernel", .signature = "*fp32, *fp32, *fp32, i32, 1024", .cache_dir = dir};
   double *t = calloc((size_t)runs + 1, sizeof *t), first = 0;
   for (int i = -1; i < runs; i++) {

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# bench/gpu.sh — what needs a GPU, as one command, on a machine with one:
+# the gpu test suite (the example kernels through the JIT on CUDA, the JIT
+# example, the AOT example), then the runtime's benchmarks on CUDA: a cache
+# hit (a cubin, from source text to a launchable kernel) and the host time
+# of a launch against a bare cuLaunchKernel. Results go to bench/RESULTS.md
+# by hand. Exits with the test suite's status.
+#
+#   bash bench/gpu.sh
+set -u
+cd "$(dirname "$0")/.."
+[ -f build/build.ninja ] || meson setup build >/dev/null || exit 1
+ninja -C build >/dev/null || exit 1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+meson test -C build --suite gpu --print-errorlogs
+rc=$?
+TILEC_DEVICE=cuda build/jit_cache_hit examples 200
+build/launch_overhead examples 100000
+exit $rc
