@@ -109,7 +109,7 @@ typedef struct Aot {
 
 static void usage_aot(FILE *f) {
   fputs("usage: tilec aot FILE.py [-k NAME] -s SIGNATURE [-s SIGNATURE]... [-g GRID] [-w N] [--num-stages N]\n"
-        "                 [--arch sm_80,sm_90a] [--ptx-only] -o PREFIX\n"
+        "                 [--config N] [--arch sm_80,sm_90a] [--ptx-only] -o PREFIX\n"
         "\n"
         "Compiles the @triton.jit kernel NAME of FILE.py for each SIGNATURE and each target, and\n"
         "writes PREFIX.h and PREFIX.c: C11 that embeds the cubins and the PTX and launches them\n"
@@ -143,6 +143,8 @@ static void usage_aot(FILE *f) {
         "                        dimension out of range returns CUDA_ERROR_INVALID_VALUE\n"
         "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
         "  --num-stages N        software pipelining stages (default: config, else 3)\n"
+        "  --config N            the @triton.autotune config whose meta-parameters, warps and stages\n"
+        "                        apply, numbered from 0 (default: 0, the first)\n"
         "  --arch ARCHS          the targets, comma-separated: sm_80 (default), sm_86, sm_89, sm_90,\n"
         "                        sm_90a\n"
         "  --ptx-only            embed PTX alone, no cubins: smaller, and compiled by the driver at\n"
@@ -237,6 +239,9 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
       if (!cli_small_int(v, 1, 8, &o->copt.num_stages))
         return cli_usage_error("aot", AOT_USAGE, "--num-stages expects a number from 1 to 8, got '%s'", v);
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &missing))) {
+      if (!cli_small_int(v, 0, 100000, &o->copt.config))
+        return cli_usage_error("aot", AOT_USAGE, "--config expects a config number from 0, got '%s'", v);
     } else if (missing) {
       return cli_usage_error("aot", AOT_USAGE, "option '%s' needs a value", a);
     } else {
