@@ -143,6 +143,16 @@ static bool jint_in(Json *j, const char *key, int64_t lo, int64_t hi, int64_t *o
   return true;
 }
 
+/* After a member or an element: ',' and another follows (1), or the
+ * closing bracket (0); anything else is an error (-1). */
+static int jnext(Json *j, char close) {
+  jskip(j);
+  if (*j->p == ',' || *j->p == close) return *j->p++ == ',';
+  char b[8];
+  jfail(j, "expected ',' or '%c', found %s", close, jnear(j, b));
+  return -1;
+}
+
 /* Calls `member` for each "key": value of an object; the callback reads the value. */
 static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx), void *ctx) {
   if (!jexpect(j, '{')) return false;
@@ -168,17 +178,8 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
     }
     free(key);
     if (!ok) return false;
-    jskip(j);
-    if (*j->p == ',') {
-      j->p++;
-      continue;
-    }
-    if (*j->p == '}') {
-      j->p++;
-      return true;
-    }
-    char b[8];
-    return jfail(j, "expected ',' or '}', found %s", jnear(j, b));
+    int more = jnext(j, '}');
+    if (more <= 0) return more == 0;
   }
 }
 
@@ -257,17 +258,8 @@ static bool jparams(Json *j, KernelMeta *m) {
       j->p = at;
       return jfail(j, "a parameter with an empty name or type");
     }
-    jskip(j);
-    if (*j->p == ',') {
-      j->p++;
-      continue;
-    }
-    if (*j->p == ']') {
-      j->p++;
-      return true;
-    }
-    char b[8];
-    return jfail(j, "expected ',' or ']', found %s", jnear(j, b));
+    int more = jnext(j, ']');
+    if (more <= 0) return more == 0;
   }
 }
 
@@ -286,17 +278,8 @@ static bool jkeys(Json *j, KernelMeta *m) {
     m->keys = ks;
     if (!jstring(j, &ks[m->nkeys])) return false;
     m->nkeys++;
-    jskip(j);
-    if (*j->p == ',') {
-      j->p++;
-      continue;
-    }
-    if (*j->p == ']') {
-      j->p++;
-      return true;
-    }
-    char b[8];
-    return jfail(j, "expected ',' or ']', found %s", jnear(j, b));
+    int more = jnext(j, ']');
+    if (more <= 0) return more == 0;
   }
 }
 
