@@ -19,6 +19,30 @@ static const char src[] = "import triton\n"
                           "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
                           "    tl.store(y + o, tl.load(x + o, mask=o < n) * s, mask=o < n)\n";
 
+/* The number of entries in a cache directory (DIR/xx/KEY.tc), and the path of one. */
+static int entries(const char *dir, char *one, size_t n) {
+  int count = 0;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+    DIR *s = opendir(sub);
+    if (!s) continue;
+    for (struct dirent *f; (f = readdir(s));) {
+      size_t l = strlen(f->d_name);
+      if (l > 3 && !strcmp(f->d_name + l - 3, ".tc")) {
+        count++;
+        if (one) snprintf(one, n, "%s/%s", sub, f->d_name);
+      }
+    }
+    closedir(s);
+  }
+  closedir(d);
+  return count;
+}
+
 /* Autotuned: a block of B per program along y, so that B = 16 needs a
  * grid y of 65536 for 2^20 elements, one more than a launch may have. */
 static const char tuned_src[] = "import triton\n"
@@ -122,31 +146,27 @@ static void autotune(tilec_device *cpu) {
   c = tilec_kernel_config_of(k, args, 3);
   CHECK(c >= 0 && c <= 2);
   tilec_kernel_destroy(k);
-  CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
-}
 
-/* The number of entries in a cache directory (DIR/xx/KEY.tc), and the path of one. */
-static int entries(const char *dir, char *one, size_t n) {
-  int count = 0;
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  for (struct dirent *e; (e = readdir(d));) {
-    if (e->d_name[0] == '.') continue;
-    char sub[1024];
-    snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-    DIR *s = opendir(sub);
-    if (!s) continue;
-    for (struct dirent *f; (f = readdir(s));) {
-      size_t l = strlen(f->d_name);
-      if (l > 3 && !strcmp(f->d_name + l - 3, ".tc")) {
-        count++;
-        if (one) snprintf(one, n, "%s/%s", sub, f->d_name);
-      }
+  /* the config is part of the cache's key: each has its entries, found again */
+  char dir[] = "/tmp/tilec-jit-cache-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  o.cache_dir = dir;
+  o.no_disk_cache = 0;
+  int seen[3] = {0, 0, 0};
+  for (int round = 0; round < 2; round++)
+    for (int cfg = 1; cfg <= 2; cfg++) {
+      o.config = cfg;
+      CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_OK);
+      free(diag);
+      CHECK(run_twice(cpu, k, x, y, 4099, in, out) == 0);
+      tilec_kernel_destroy(k);
+      if (round == 0) seen[cfg] = entries(dir, NULL, 0);
     }
-    closedir(s);
-  }
-  closedir(d);
-  return count;
+  CHECK(seen[1] == 2 && seen[2] == 4 && entries(dir, NULL, 0) == 4);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
 }
 
 /* Creates the kernel with a cache and runs it once on 100 elements; 0 when
