@@ -65,7 +65,7 @@ static const char *sym_name(const Loader *L, const Elf64_Sym *s) {
 static const char *section_name(const Loader *L, size_t i) {
   if (L->eh.e_shstrndx >= L->eh.e_shnum) return "";
   const Elf64_Shdr *t = &L->sh[L->eh.e_shstrndx];
-  if (t->sh_type != SHT_STRTAB || L->sh[i].sh_name >= t->sh_size) return "";
+  if (t->sh_type != SHT_STRTAB || L->sh[i].sh_name >= t->sh_size) return ""; /* its bounds are checked */
   const char *s = (const char *)L->obj + t->sh_offset + L->sh[i].sh_name;
   return memchr(s, 0, t->sh_size - L->sh[i].sh_name) ? s : "";
 }
@@ -89,6 +89,9 @@ static bool read_tables(Loader *L) {
     const Elf64_Shdr *s = &L->sh[i];
     if (s->sh_type != SHT_NOBITS && (s->sh_offset > L->len || L->len - s->sh_offset < s->sh_size))
       return refuse(L, "%s", "a section out of bounds");
+  }
+  for (size_t i = 0; i < e->e_shnum; i++) {
+    const Elf64_Shdr *s = &L->sh[i];
     if (s->sh_flags & SHF_TLS) return refuse(L, "%s", "thread-local storage");
     if (s->sh_type == SHT_INIT_ARRAY || s->sh_type == SHT_FINI_ARRAY || s->sh_type == SHT_PREINIT_ARRAY ||
         !strncmp(section_name(L, i), ".ctors", 6) || !strncmp(section_name(L, i), ".dtors", 6))
@@ -187,8 +190,8 @@ static bool resolve_symbols(Loader *L, ElfResolve resolve) {
   return true;
 }
 
-static bool put32(Loader *L, unsigned char *p, int64_t v, bool is_signed) {
-  if (is_signed ? v != (int32_t)v : (uint64_t)v > UINT32_MAX) return refuse(L, "%s", "a relocation out of 32-bit reach");
+static bool put32(Loader *L, unsigned char *p, uint64_t v, bool is_signed) {
+  if (is_signed ? (int64_t)v != (int32_t)v : v > UINT32_MAX) return refuse(L, "%s", "a relocation out of 32-bit reach");
   uint32_t w = (uint32_t)v;
   memcpy(p, &w, 4);
   return true;
@@ -217,9 +220,9 @@ static bool relocate(Loader *L) {
       const Elf64_Sym *s = &L->sym[si];
       if (s->st_shndx != SHN_UNDEF && s->st_shndx != SHN_ABS && !is_placed(L, s->st_shndx))
         return refuse(L, "a relocation against '%s', which is not loaded", sym_name(L, s));
+      /* the arithmetic wraps, as the machine's does; the checks are on the result */
       unsigned char *p = tbase + e.r_offset;
-      int64_t P = (int64_t)(uintptr_t)p, S = (int64_t)L->addr[si], A = e.r_addend;
-      int64_t v;
+      uint64_t P = (uint64_t)(uintptr_t)p, S = L->addr[si], A = (uint64_t)e.r_addend, v;
       switch (type) {
       case R_X86_64_64: v = S + A; memcpy(p, &v, 8); break;
       case R_X86_64_PC64: v = S + A - P; memcpy(p, &v, 8); break;
@@ -227,14 +230,14 @@ static bool relocate(Loader *L) {
       case R_X86_64_PLT32:
         v = S + A - P;
         /* out of reach: a call goes through the symbol's stub */
-        if (v != (int32_t)v && type == R_X86_64_PLT32 && s->st_shndx == SHN_UNDEF)
-          v = (int64_t)(uintptr_t)(L->stubs + 16 * si) + A - P;
+        if ((int64_t)v != (int32_t)v && type == R_X86_64_PLT32 && s->st_shndx == SHN_UNDEF)
+          v = (uint64_t)(uintptr_t)(L->stubs + 16 * si) + A - P;
         if (!put32(L, p, v, true)) return false;
         break;
       case R_X86_64_GOTPCREL:
       case R_X86_64_GOTPCRELX:
       case R_X86_64_REX_GOTPCRELX:
-        if (!put32(L, p, (int64_t)(uintptr_t)(L->got + 8 * si) + A - P, true)) return false;
+        if (!put32(L, p, (uint64_t)(uintptr_t)(L->got + 8 * si) + A - P, true)) return false;
         break;
       case R_X86_64_32: if (!put32(L, p, S + A, false)) return false; break;
       case R_X86_64_32S: if (!put32(L, p, S + A, true)) return false; break;
