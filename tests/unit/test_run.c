@@ -261,6 +261,19 @@ static void test_grid_deep_nesting(void) {
   s[N + 1] = 0;
   CHECK(!run_grid_eval(s, names, NNAMES, d, err, sizeof err, &pos));
   CHECK_STR(err, "the expression nests too deeply");
+  /* a long expression: min() of 100 names is 199 nodes, fine; of 200, 399
+   * nodes, more than a grid holds */
+  for (int count = 100; count <= 200; count += 100) {
+    char *m = malloc(16 * (size_t)count), *w = m;
+    w += sprintf(w, "min(");
+    for (int i = 0; i < count; i++) w += sprintf(w, "%sn_elements", i ? ", " : "");
+    sprintf(w, ")");
+    bool ok = run_grid_eval(m, names, NNAMES, d, err, sizeof err, &pos);
+    CHECK(ok == (count == 100));
+    if (ok) CHECK(d[0] == 98432);
+    else CHECK_STR(err, "the grid expression is too long");
+    free(m);
+  }
   free(s);
   /* 40 levels are fine */
   grid_is("((((((((((((((((((((((((((((((((((((((((3))))))))))))))))))))))))))))))))))))))))", 3, 1, 1);
