@@ -13,27 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
-
-static int failures;
-
-#define CHECK(c)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(c)) {                                                                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                                            \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
-
-#define CHECK_CONTAINS(s, sub)                                                                                         \
-  do {                                                                                                                 \
-    const char *s_ = (s);                                                                                              \
-    if (!s_ || !strstr(s_, sub)) {                                                                                     \
-      fprintf(stderr, "%s:%d: expected \"%s\" in:\n%s\n", __FILE__, __LINE__, sub, s_ ? s_ : "(null)");               \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
 
 static const char prelude[] =
     "@tilec_emu_shared_bytes = constant i64 512\n"
@@ -193,20 +175,6 @@ static void unknown_function(void) {
   CHECK_CONTAINS(err, "the kernel calls 'tilec.emu.warp.teleport', which the emulator does not implement");
   free(err);
   emu_unload(k);
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  fclose(f);
-  s[n] = 0;
-  *len = (size_t)n;
-  return s;
 }
 
 static EmuKernel *compile_source(const char *name, const char *src, size_t len, const char *kernel, const char *sig) {

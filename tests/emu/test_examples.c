@@ -22,37 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
 
 static const char *examples;
-static int failures;
-
-#define CHECK(c)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(c)) {                                                                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                                            \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
-
 /* ---- data ------------------------------------------------------------------------------------- */
-
-static uint32_t rng = 0x12345678u;
-
-static uint32_t next_u32(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
-
-/* Uniform in [lo, hi), never exactly zero. */
-static float uniform(float lo, float hi) {
-  float u = (next_u32() >> 8) * (1.0f / 16777216.0f);
-  float v = lo + (hi - lo) * u;
-  return v == 0.0f ? 0.5f * (hi - lo) / 16777216.0f : v;
-}
 
 static float *random_floats(size_t n, float lo, float hi) {
   float *v = malloc(n * sizeof *v);
@@ -114,20 +89,6 @@ static int compare(const char *what, const float *got, const double *want, size_
 }
 
 /* ---- compiling and launching ------------------------------------------------------------------ */
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  fclose(f);
-  s[n] = 0;
-  *len = (size_t)n;
-  return s;
-}
 
 /* Where the kernels run: straight on the emulator (the default), each
  * kernel's object code loaded again as from the cache; or, with

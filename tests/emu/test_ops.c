@@ -13,42 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
 
 static const char *dir;
-static int failures;
-
-#define CHECK(c)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(c)) {                                                                                                        \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                                            \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
-
-static uint32_t rng = 0x2468ace1u;
-static uint32_t next_u32(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
-static float uniform(float lo, float hi) { return lo + (hi - lo) * (float)(next_u32() >> 8) / 16777216.0f; }
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  fclose(f);
-  s[n] = 0;
-  *len = (size_t)n;
-  return s;
-}
 
 /* Compiles and runs one kernel on one block; 0 on success. */
 static int run(const char *file, const char *kernel, const char *sig, int warps, void **args, int nargs,
