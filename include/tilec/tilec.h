@@ -183,7 +183,9 @@ void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
  * up, then five times timed (waiting for each on CUDA); the fastest is
  * kept for the key (64 keys at most) and launched. So a kernel that reads
  * what it writes must not be tuned on data that matters. A config that
- * fails to compile or launch is left out. */
+ * fails to compile or launch is left out. A key is tuned once, under the
+ * kernel's tuning lock: a launch from another thread with a key not tuned
+ * yet waits for it. */
 tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
                                  char **report);
 
