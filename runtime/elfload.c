@@ -2,11 +2,11 @@
  * elfload.c — a loader for the emulator's relocatable x86-64 objects
  * (elfload.h says why). The layout, in one private mapping:
  *
- *   [code and read-only sections][a stub per symbol][a GOT slot per symbol] | page | [writable sections]
+ *   [code and read-only sections][a trampoline per symbol][a GOT slot per symbol] | page | [writable sections]
  *
  * The first part becomes read-and-execute once relocated; the writable
  * sections stay read-write. A call to a symbol out of a 32-bit reach goes
- * through its stub (jmp *0(%rip), then the address); a GOTPCREL reference
+ * through its trampoline (jmp *0(%rip), then the address); a GOTPCREL reference
  * reads its slot. Every offset and index in the object is checked against
  * its bounds before use.
  */
@@ -47,7 +47,7 @@ typedef struct Loader {
   const char *strtab;
   size_t strtab_len;
   uint64_t *addr;    /* each symbol's address */
-  unsigned char *stubs, *got;
+  unsigned char *trampolines, *got;
   ElfImage *im;
   char *why;
   size_t whylen;
@@ -122,9 +122,9 @@ static bool lay_out(Loader *L) {
   size_t at = 0, page = (size_t)sysconf(_SC_PAGESIZE);
   for (int writable = 0; writable < 2; writable++) {
     if (writable) {
-      /* the stubs and GOT slots after the read-only part, then a page boundary */
+      /* the trampolines and GOT slots after the read-only part, then a page boundary */
       at = align_up(at, 16);
-      L->stubs = (unsigned char *)(uintptr_t)at;
+      L->trampolines = (unsigned char *)(uintptr_t)at;
       at += 16 * L->nsym;
       L->got = (unsigned char *)(uintptr_t)at;
       at = align_up(at + 8 * L->nsym, page);
@@ -142,7 +142,7 @@ static bool lay_out(Loader *L) {
   if (base == MAP_FAILED) return refuse(L, "%s", "no memory to map");
   L->im->base = base;
   L->im->size = size;
-  L->stubs = L->im->base + (uintptr_t)L->stubs;
+  L->trampolines = L->im->base + (uintptr_t)L->trampolines;
   L->got = L->im->base + (uintptr_t)L->got;
   for (size_t i = 1; i < L->eh.e_shnum; i++) {
     const Elf64_Shdr *s = &L->sh[i];
@@ -157,7 +157,7 @@ static bool is_placed(const Loader *L, size_t shndx) {
 }
 
 /* Every symbol's address; the undefined ones through resolve, each with
- * its stub. The defined ones are kept for elf_symbol. */
+ * its trampoline. The defined ones are kept for elf_symbol. */
 static bool resolve_symbols(Loader *L, ElfResolve resolve) {
   L->addr = calloc(L->nsym + 1, sizeof *L->addr);
   L->im->syms = calloc(L->nsym + 1, sizeof *L->im->syms);
@@ -171,10 +171,10 @@ static bool resolve_symbols(Loader *L, ElfResolve resolve) {
       void *a = resolve(name);
       if (!a && ELF64_ST_BIND(s->st_info) != STB_WEAK) return refuse(L, "the symbol '%s' is not defined", name);
       L->addr[i] = (uint64_t)(uintptr_t)a;
-      unsigned char *stub = L->stubs + 16 * i;
+      unsigned char *trampoline = L->trampolines + 16 * i;
       static const unsigned char jmp[6] = {0xff, 0x25, 0, 0, 0, 0}; /* jmp *0(%rip): the address follows */
-      memcpy(stub, jmp, sizeof jmp);
-      memcpy(stub + 6, &L->addr[i], 8);
+      memcpy(trampoline, jmp, sizeof jmp);
+      memcpy(trampoline + 6, &L->addr[i], 8);
     } else if (s->st_shndx == SHN_ABS) {
       L->addr[i] = s->st_value;
     } else if (s->st_shndx == SHN_COMMON) {
@@ -229,9 +229,9 @@ static bool relocate(Loader *L) {
       case R_X86_64_PC32:
       case R_X86_64_PLT32:
         v = S + A - P;
-        /* out of reach: a call goes through the symbol's stub */
+        /* out of reach: a call goes through the symbol's trampoline */
         if ((int64_t)v != (int32_t)v && type == R_X86_64_PLT32 && s->st_shndx == SHN_UNDEF)
-          v = (uint64_t)(uintptr_t)(L->stubs + 16 * si) + A - P;
+          v = (uint64_t)(uintptr_t)(L->trampolines + 16 * si) + A - P;
         if (!put32(L, p, v, true)) return false;
         break;
       case R_X86_64_GOTPCREL:
@@ -258,7 +258,7 @@ ElfImage *elf_load(const void *obj, size_t len, ElfResolve resolve, char *why, s
   L.why[0] = 0;
   L.im = calloc(1, sizeof *L.im);
   bool ok = L.im && obj && resolve && read_tables(&L) && lay_out(&L) && resolve_symbols(&L, resolve) && relocate(&L);
-  /* the code, the stubs and the GOT become read-only and executable */
+  /* the code, the trampolines and the GOT become read-only and executable */
   size_t ro = ok ? align_up((size_t)(L.got - L.im->base) + 8 * L.nsym, (size_t)sysconf(_SC_PAGESIZE)) : 0;
   if (ok && ro && mprotect(L.im->base, ro, PROT_READ | PROT_EXEC)) ok = refuse(&L, "%s", "mprotect failed");
   if (!ok && L.im && !L.why[0]) refuse(&L, "%s", "a malformed object");

@@ -233,7 +233,8 @@ static bool const_member(Json *j, const char *key, void *ctx) {
   return jint(j, &rc->value);
 }
 
-static bool jparams(Json *j, KernelMeta *m) {
+/* Calls `element` for each element of an array; the callback reads it. */
+static bool jarray(Json *j, bool (*element)(Json *, KernelMeta *), KernelMeta *m) {
   if (!jexpect(j, '[')) return false;
   jskip(j);
   if (*j->p == ']') {
@@ -241,46 +242,42 @@ static bool jparams(Json *j, KernelMeta *m) {
     return true;
   }
   for (;;) {
-    if (m->nparams >= 100000) return jfail(j, "too many parameters");
-    KernelParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
-    if (!ps) return jfail(j, "out of memory");
-    m->params = ps;
-    MetaCtx c = {.m = m, .param = &ps[m->nparams++]};
-    *c.param = (KernelParam){0};
-    jskip(j);
-    const char *at = j->p;
-    if (!jobject(j, param_member, &c)) return false;
-    if (c.seen != (K_NAME | K_TYPE | K_DIV)) {
-      j->p = at;
-      return jfail(j, "a parameter needs exactly name, type and divisibility");
-    }
-    if (!c.param->name[0] || !c.param->type[0]) {
-      j->p = at;
-      return jfail(j, "a parameter with an empty name or type");
-    }
+    if (!element(j, m)) return false;
     int more = jnext(j, ']');
     if (more <= 0) return more == 0;
   }
 }
 
-/* key = '[' (string (',' string)*)? ']' */
-static bool jkeys(Json *j, KernelMeta *m) {
-  if (!jexpect(j, '[')) return false;
+static bool param_element(Json *j, KernelMeta *m) {
+  if (m->nparams >= 100000) return jfail(j, "too many parameters");
+  KernelParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
+  if (!ps) return jfail(j, "out of memory");
+  m->params = ps;
+  MetaCtx c = {.m = m, .param = &ps[m->nparams++]};
+  *c.param = (KernelParam){0};
   jskip(j);
-  if (*j->p == ']') {
-    j->p++;
-    return true;
+  const char *at = j->p;
+  if (!jobject(j, param_member, &c)) return false;
+  if (c.seen != (K_NAME | K_TYPE | K_DIV)) {
+    j->p = at;
+    return jfail(j, "a parameter needs exactly name, type and divisibility");
   }
-  for (;;) {
-    if (m->nkeys >= 1000) return jfail(j, "too many autotune keys");
-    char **ks = realloc(m->keys, ((size_t)m->nkeys + 1) * sizeof *ks);
-    if (!ks) return jfail(j, "out of memory");
-    m->keys = ks;
-    if (!jstring(j, &ks[m->nkeys])) return false;
-    m->nkeys++;
-    int more = jnext(j, ']');
-    if (more <= 0) return more == 0;
+  if (!c.param->name[0] || !c.param->type[0]) {
+    j->p = at;
+    return jfail(j, "a parameter with an empty name or type");
   }
+  return true;
+}
+
+/* an autotune key: a parameter's name */
+static bool key_element(Json *j, KernelMeta *m) {
+  if (m->nkeys >= 1000) return jfail(j, "too many autotune keys");
+  char **ks = realloc(m->keys, ((size_t)m->nkeys + 1) * sizeof *ks);
+  if (!ks) return jfail(j, "out of memory");
+  m->keys = ks;
+  if (!jstring(j, &ks[m->nkeys])) return false;
+  m->nkeys++;
+  return true;
 }
 
 static bool autotune_member(Json *j, const char *key, void *ctx) {
@@ -296,7 +293,7 @@ static bool autotune_member(Json *j, const char *key, void *ctx) {
     c->m->config = (int)v;
     return true;
   }
-  if (!strcmp(key, "key")) return jonce(j, c, K_KEY, key) && jkeys(j, c->m);
+  if (!strcmp(key, "key")) return jonce(j, c, K_KEY, key) && jarray(j, key_element, c->m);
   return false;
 }
 
@@ -318,7 +315,7 @@ static bool meta_member(Json *j, const char *key, void *ctx) {
   }
   if (!strcmp(key, "shared_bytes"))
     return jonce(j, c, K_SHARED, key) && jint_in(j, key, 0, INT64_MAX, &m->shared_bytes);
-  if (!strcmp(key, "params")) return jonce(j, c, K_PARAMS, key) && jparams(j, m);
+  if (!strcmp(key, "params")) return jonce(j, c, K_PARAMS, key) && jarray(j, param_element, m);
   if (!strcmp(key, "constexprs")) return jonce(j, c, K_CONSTS, key) && jobject(j, const_member, m);
   if (!strcmp(key, "lowered_hash")) return jonce(j, c, K_HASH, key) && jstring(j, &m->lowered_hash);
   if (!strcmp(key, "autotune")) {
