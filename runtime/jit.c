@@ -689,12 +689,13 @@ static Spec *spec_for(tilec_kernel *k, uint64_t key, int config, char **report, 
 /* The grid of a launch from the kernel's grid expression, with the
  * arguments and the specialization's constexprs. Allocates nothing. */
 static tilec_status eval_grid(const tilec_kernel *k, const Spec *s, void **args, unsigned dims[3], char **report) {
-  int64_t values[MAX_GRID_NAMES] = {0};
-  for (int i = 0; i < k->nparams; i++)
-    if (k->kind[i] != P_PTR && k->kind[i] != P_FLOAT && !arg_value(k, args, i, &values[i])) {
-      tell(report, "grid '%s': argument %d (a u64) is past the range of grid arithmetic", k->opt.grid, i);
-      return TILEC_ERROR_USAGE;
-    }
+  int64_t values[MAX_GRID_NAMES];
+  for (int i = 0; i < k->nparams; i++) {
+    values[i] = 0; /* a pointer or a float, which the grid cannot name */
+    if (k->kind[i] == P_PTR || k->kind[i] == P_FLOAT || arg_value(k, args, i, &values[i])) continue;
+    tell(report, "grid '%s': argument %d (a u64) is past the range of grid arithmetic", k->opt.grid, i);
+    return TILEC_ERROR_USAGE;
+  }
   for (int i = 0; i < k->nconsts; i++) values[k->nparams + i] = s->consts[i];
   GridError e;
   if (!grid_eval(k->grid, values, dims, &e)) {
