@@ -116,9 +116,9 @@ static void usage_aot(FILE *f) {
         "through the CUDA driver API, needing only cuda.h to compile and libcuda to link. The\n"
         "functions are named after PREFIX's file name (letters, digits and '_'):\n"
         "\n"
-        "  CUresult P_load(void)           load into the calling thread's current context: for the\n"
-        "                                  device's compute capability, the cubin built for it, else\n"
-        "                                  the PTX, compiled by the driver\n"
+        "  CUresult P_load(CUcontext ctx)  load into ctx (NULL: the calling thread's current\n"
+        "                                  context): for the device's compute capability, the\n"
+        "                                  cubin built for it, else the PTX, compiled by the driver\n"
         "  const char *P_load_log(void)    what the last load said (the driver's JIT logs)\n"
         "  void P_unload(void)\n"
         "  CUresult P_I(CUstream, unsigned gx, unsigned gy, unsigned gz, ARGS)\n"
@@ -160,7 +160,7 @@ static void usage_aot(FILE *f) {
         "  tilec aot examples/vector_add.py -k add_kernel \\\n"
         "    -s \"*fp32:16, *fp32:16, *fp32:16, i32:16, 1024\" -s \"*fp32, *fp32, *fp32, i32, 1024\" \\\n"
         "    -g \"cdiv(n_elements, BLOCK_SIZE)\" --arch sm_80,sm_90a -o vadd\n"
-        "  gcc -std=c11 -c vadd.c && gcc main.c vadd.o -lcuda   (main.c calls vadd_load, vadd(...))\n",
+        "  gcc -std=c11 -c vadd.c && gcc main.c vadd.o -lcuda   (main.c calls vadd_load(NULL), vadd(...))\n",
         f);
 }
 
@@ -427,24 +427,25 @@ static void emit_header(Out *h, const Aot *o, const char *guard) {
   else out(h, ".\n");
   out(h,
       " *\n"
-      " * %s_load() loads the kernels into the calling thread's current context, picking\n"
-      " * for its device the cubin built for it, else the PTX, which the driver compiles;\n"
-      " * %s_load_log() returns what the driver said. Launch with that context current.\n"
-      " * Every function returns a CUresult: CUDA_ERROR_NOT_INITIALIZED before %s_load(),\n"
+      " * %s_load(ctx) loads the kernels into ctx (NULL: the calling thread's current\n"
+      " * context), picking for its device the cubin built for it, else the PTX, which the\n"
+      " * driver compiles; %s_load_log() returns what the driver said. Launch with that\n"
+      " * context current. Every function returns a CUresult: CUDA_ERROR_NOT_INITIALIZED\n"
+      " * before %s_load(),\n"
       " * CUDA_ERROR_INVALID_VALUE from %s() when no signature fits the arguments%s.\n"
       " *\n"
       " * Threads: %s_load() and %s_unload() are not thread-safe: call them from one\n"
       " * thread, with no launch in flight. Launches are thread-safe: they only read the\n"
       " * handles %s_load() wrote.\n"
       " *\n"
-      " *   if (%s_load() != CUDA_SUCCESS) fprintf(stderr, \"%%s\", %s_load_log());\n"
+      " *   if (%s_load(NULL) != CUDA_SUCCESS) fprintf(stderr, \"%%s\", %s_load_log());\n"
       " *   CUresult r = %s(stream, ...);\n"
       " *   %s_unload();\n"
       " */\n",
       P, P, P, P, o->grid ? " or the grid is out of range" : "", P, P, P, P, P, P, P);
   out(h, "#ifndef %s\n#define %s\n\n#include <cuda.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n", guard, guard);
   out(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-  out(h, "CUresult %s_load(void);\nvoid %s_unload(void);\nconst char *%s_load_log(void);\n\n", P, P, P);
+  out(h, "CUresult %s_load(CUcontext ctx);\nvoid %s_unload(void);\nconst char *%s_load_log(void);\n\n", P, P, P);
   for (int s = 0; s < o->nsigs; s++) {
     const KernelMeta *ms = &o->sigs[s].images[0].meta;
     out(h, "/* \"%s\": %d warps, %d threads per program */\n", o->sig_texts[s], ms->num_warps, 32 * ms->num_warps);
@@ -594,20 +595,27 @@ static void emit_load(Out *c, const Aot *o) {
       "  return -1;\n"
       "}\n\n");
   tpl(c, o,
-      "void @P@_unload(void) {\n"
+      "/* Unloads the modules; their context is current. */\n"
+      "static void @P@_release(void) {\n"
       "  for (int s = 0; s < @P@_NSIG; s++) {\n"
       "    if (@P@_modules[s]) cuModuleUnload(@P@_modules[s]);\n"
       "    @P@_modules[s] = NULL;\n"
       "    @P@_functions[s] = NULL;\n"
       "  }\n"
       "}\n\n"
+      "void @P@_unload(void) {\n"
+      "  if (!@P@_context) return;\n"
+      "  int pushed = cuCtxPushCurrent(@P@_context) == CUDA_SUCCESS;\n"
+      "  @P@_release();\n"
+      "  if (pushed) cuCtxPopCurrent(NULL);\n"
+      "  @P@_context = NULL;\n"
+      "}\n\n"
       "const char *@P@_load_log(void) { return @P@_log; }\n\n"
-      "CUresult @P@_load(void) {\n"
+      "/* Loads into the current context. */\n"
+      "static CUresult @P@_load_here(void) {\n"
       "  CUdevice dev;\n"
       "  int major = 0, minor = 0, optin = 0;\n"
       "  char line[256];\n"
-      "  @P@_unload();\n"
-      "  @P@_log[0] = 0;\n"
       "  CUresult r = cuCtxGetDevice(&dev);\n"
       "  if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
       "  if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
@@ -624,7 +632,7 @@ static void emit_load(Out *c, const Aot *o) {
       "      snprintf(line, sizeof line, \"@P@_load: nothing to load on a device of compute capability %d.%d; \"\n"
       "               \"built for @ARCHS@\\n\", major, minor);\n"
       "      @P@_log_add(line);\n"
-      "      @P@_unload();\n"
+      "      @P@_release();\n"
       "      return CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
       "    }\n"
       "    const struct @P@_image *im = &@P@_images[s][a];\n");
@@ -634,7 +642,7 @@ static void emit_load(Out *c, const Aot *o) {
       "      snprintf(line, sizeof line, \"@P@_load: @P@_%d needs %d bytes of shared memory per block; \"\n"
       "               \"the device has %d\\n\", s, im->shared_bytes, optin);\n"
       "      @P@_log_add(line);\n"
-      "      @P@_unload();\n"
+      "      @P@_release();\n"
       "      return CUDA_ERROR_NOT_SUPPORTED;\n"
       "    }\n"
       "    snprintf(line, sizeof line, \"@P@_%d: the %s for %s, on compute capability %d.%d\\n\", s,\n"
@@ -658,11 +666,29 @@ static void emit_load(Out *c, const Aot *o) {
       "    if (r != CUDA_SUCCESS) {\n"
       "      snprintf(line, sizeof line, \"@P@_load: @P@_%d failed to load (CUresult %d)\\n\", s, (int)r);\n"
       "      @P@_log_add(line);\n"
-      "      @P@_unload();\n"
+      "      @P@_release();\n"
       "      return r;\n"
       "    }\n"
       "  }\n"
       "  return CUDA_SUCCESS;\n"
+      "}\n\n"
+      "CUresult @P@_load(CUcontext ctx) {\n"
+      "  @P@_unload();\n"
+      "  @P@_log[0] = 0;\n"
+      "  CUresult r = ctx ? cuCtxPushCurrent(ctx) : CUDA_SUCCESS;\n"
+      "  if (r != CUDA_SUCCESS) {\n"
+      "    char line[128];\n"
+      "    snprintf(line, sizeof line, \"@P@_load: the context cannot be made current (CUresult %d)\\n\", (int)r);\n"
+      "    @P@_log_add(line);\n"
+      "    return r;\n"
+      "  }\n"
+      "  CUcontext here = NULL;\n"
+      "  r = cuCtxGetCurrent(&here);\n"
+      "  if (r == CUDA_SUCCESS) r = @P@_load_here();\n"
+      "  else @P@_log_add(\"@P@_load: no current context\\n\");\n"
+      "  if (r == CUDA_SUCCESS) @P@_context = here;\n"
+      "  if (ctx) cuCtxPopCurrent(NULL);\n"
+      "  return r;\n"
       "}\n\n");
 }
 
@@ -705,6 +731,7 @@ static void emit_source(Out *c, const Aot *o) {
   }
   out(c, "};\n\nstatic CUmodule %s_modules[%s_NSIG];\nstatic CUfunction %s_functions[%s_NSIG];\n", P, P, P, P);
   out(c, "static unsigned %s_shared[%s_NSIG]; /* the loaded image's shared bytes, given at each launch */\n", P, P);
+  out(c, "static CUcontext %s_context; /* where they are loaded */\n", P);
   out(c, "static char %s_log[8192];\n\n", P);
   emit_load(c, o);
 

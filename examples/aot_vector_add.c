@@ -76,7 +76,7 @@ int main(void) {
   CHECK(cuDeviceGet(&dev, 0));
   CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
   CHECK(cuCtxSetCurrent(ctx));
-  if (vadd_load() != CUDA_SUCCESS) {
+  if (vadd_load(NULL) != CUDA_SUCCESS) {
     fprintf(stderr, "aot_vector_add: vadd_load failed:\n%s", vadd_load_log());
     goto done;
   }

@@ -59,7 +59,7 @@ int main(void) {
   EXPECT_EQ(vgrid(NULL, 0x1000, 0x2000, 0x3000, 0), CUDA_ERROR_INVALID_VALUE);
 
   /* load without a driver: an error, and a log that says why */
-  EXPECT_EQ(vadd_load() == CUDA_SUCCESS, 0);
+  EXPECT_EQ(vadd_load(NULL) == CUDA_SUCCESS, 0);
   EXPECT_EQ(vadd_load_log()[0] != 0, 1);
   vadd_unload();
   vadd_unload(); /* twice is harmless */
