@@ -222,6 +222,13 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
     e->l = l;
     e->rank = r;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
+  } else if (l.kind == L_DOT_OP && l.parent->kind == L_BLOCKED && l.parent->rank == r && r >= 2) {
+    /* an operand of a dot computed with FMAs: the rows of A (or the columns
+     * of B) the parent gives the thread, with all of K */
+    e->l = *l.parent;
+    e->rank = r;
+    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
+    e->whole = 1u << (l.dim == 0 ? r - 1 : r - 2);
   } else {
     return false;
   }
@@ -229,7 +236,7 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
   for (int d = 0; d < e->rank; d++) {
     int64_t tile = (int64_t)e->l.spt[d] * e->l.tpw[d] * e->l.wpc[d];
     int64_t reps = e->shape[d] > tile ? e->shape[d] / tile : 1;
-    e->per[d] = d == e->sliced ? 1 : (int)(e->l.spt[d] * reps);
+    e->per[d] = d == e->sliced ? 1 : e->whole >> d & 1 ? (int)e->shape[d] : (int)(e->l.spt[d] * reps);
     e->n *= e->per[d];
   }
   return true;
@@ -256,6 +263,19 @@ int lw_element_of(const Elems *e, const int *c) {
 /* The index along dim d of element k: rep * footprint + (warp * tpw + lane) * spt + j. */
 static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps);
 
+/* The thread's place along dim in a blocked layout: warp * tpw + lane, each
+ * its coordinate along dim from the layout's order. */
+static MlirValue thread_coord(Lower *L, const Layout *l, int dim) {
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != dim; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  MlirValue lane = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, lane_div)), lw_const_i32(L, l->tpw[dim]));
+  MlirValue warp = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, l->wpc[dim]));
+  return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp, lw_const_i32(L, l->tpw[dim])), lane);
+}
+
 MlirValue lw_index_of(Lower *L, const Elems *e, int k, int dim) {
   bool wraps;
   MlirValue idx = index_raw(L, e, k, dim, &wraps);
@@ -272,6 +292,13 @@ MlirValue lw_owns(Lower *L, const Elems *e, int k) {
   MlirValue all = lw_emit1(L, "arith.constant", i1, 0, NULL, 1, &t);
   for (int d = 0; d < e->rank; d++) {
     if (d == e->sliced) continue;
+    if (e->whole >> d & 1) {
+      /* every thread along d holds it: the first one owns it */
+      MlirValue ops[2] = {thread_coord(L, &e->l, d), lw_const_i32(L, 0)};
+      MlirNamedAttribute pred = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0)); /* eq */
+      all = lw_bin(L, "arith.andi", all, lw_emit1(L, "arith.cmpi", i1, 2, ops, 1, &pred));
+      continue;
+    }
     bool wraps;
     MlirValue raw = index_raw(L, e, k, d, &wraps);
     if (!wraps) continue;
@@ -288,18 +315,11 @@ static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps
   const Layout *l = &e->l;
   *wraps = false;
   if (dim == e->sliced) return lw_const_i32(L, 0);
-  /* lane and warp coordinates along dim, from the order */
-  int lane_div = 1, warp_div = 1;
-  for (int i = 0; i < l->rank && l->order[i] != dim; i++) {
-    lane_div *= l->tpw[l->order[i]];
-    warp_div *= l->wpc[l->order[i]];
-  }
-  MlirValue lane = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, lane_div)), lw_const_i32(L, l->tpw[dim]));
-  MlirValue warp = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, l->wpc[dim]));
+  if (e->whole >> dim & 1) return lw_const_i32(L, c[dim]);
   int spt = l->spt[dim];
   int64_t footprint = (int64_t)spt * l->tpw[dim] * l->wpc[dim];
   int rep = c[dim] / spt, j = c[dim] % spt;
-  MlirValue thread = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp, lw_const_i32(L, l->tpw[dim])), lane);
+  MlirValue thread = thread_coord(L, l, dim);
   MlirValue idx = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", thread, lw_const_i32(L, spt)),
                       lw_const_i32(L, (int64_t)rep * footprint + j));
   *wraps = footprint > e->shape[dim];
@@ -383,7 +403,7 @@ MlirValue lw_from_bits(Lower *L, MlirValue v, MlirType t) {
  * contiguity allow), at most 128 bits, when the mask is constant over it. */
 static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   Elems e;
-  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) || e.sliced >= 0)
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) || !lw_plain(&e))
     return 1;
   int fast = e.l.order[0];
   int vec = e.l.spt[fast];
@@ -801,8 +821,11 @@ void lw_lower_op(Lower *L, MlirOperation op) {
      * same counters (a size-1 source dimension has a single one) */
     MlirValue src = mlirOperationGetOperand(op, 0);
     Elems es, ed;
-    if (!lw_elems_of(L, mlirValueGetType(src), &es) || !lw_elems_of(L, rt, &ed) || es.rank != ed.rank ||
-        !layout_equal(&es.l, &ed.l)) {
+    bool ok = lw_elems_of(L, mlirValueGetType(src), &es) && lw_elems_of(L, rt, &ed) && es.rank == ed.rank &&
+              layout_equal(&es.l, &ed.l);
+    /* a dim held whole in one and spread in the other is a conversion, unless the source's is 1 */
+    for (int d = 0; ok && d < es.rank; d++) ok = !((es.whole ^ ed.whole) >> d & 1) || es.shape[d] == 1;
+    if (!ok) {
       lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
       return;
     }
@@ -814,6 +837,10 @@ void lw_lower_op(Lower *L, MlirOperation op) {
       x->v[k] = s->v[lw_element_of(&es, c)];
     }
     lw_put(L, r, x);
+    return;
+  }
+  if (t == TOP_dot) {
+    lw_lower_dot(L, op);
     return;
   }
   if (t == TOP_trans || t == TOP_join || t == TOP_split || t == TOP_reshape || t == TOP_cat) {
@@ -924,19 +951,7 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   lw_fail(L, op, "is not supported yet by the GPU code generator");
 }
 
-static void find_dot(MlirOperation op, void *user) {
-  MlirOperation *first = user;
-  if (mlirOperationIsNull(*first) && tile_op_of(op) == TOP_dot) *first = op;
-}
-
 MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
-  /* what is missing is said at the dot, before its operands' layouts fail */
-  MlirOperation dot = {NULL};
-  walk_ops(tile_module, find_dot, &dot, false);
-  if (!mlirOperationIsNull(dot)) {
-    mlirEmitError(mlirOperationGetLocation(dot), "tl.dot is not supported yet by the GPU code generator");
-    return (MlirModule){NULL};
-  }
   Lower lw = {.pc = pc, .ctx = ir_mlir(pc->ic)};
   Lower *L = &lw;
   L->aa = axis_analyze(pc, tile_module);

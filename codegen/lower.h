@@ -60,9 +60,16 @@ typedef struct Elems {
   int rank, n;
   int64_t shape[MAX_RANK];
   int per[MAX_RANK];  /* elements per thread along each dim */
-  Layout l;           /* the blocked layout (the parent for slices) */
+  Layout l;           /* the blocked layout (the parent for slices and dot operands) */
   int sliced;         /* the removed dim of a slice layout, else -1 */
+  unsigned whole;     /* dims every thread holds whole (a dot operand's K): bit d */
 } Elems;
+
+/* A blocked layout, or a slice of one: what the lowerings that move
+ * values between lanes and warps understand. A dot operand's layout holds
+ * its K whole in every thread, so those lowerings go through shared memory
+ * or say it is not supported. */
+static inline bool lw_plain(const Elems *e) { return e->sliced < 0 && !e->whole; }
 
 /* A per-thread `if (pred) { ... }`: begin_if moves the lowering into the
  * then block; end_if puts the scf.if where the lowering was, marked
@@ -108,6 +115,7 @@ MlirValue lw_load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx);
 void lw_lower_assert(Lower *L, MlirOperation op);
 void lw_lower_atomic(Lower *L, MlirOperation op, bool cas);
 bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
+void lw_lower_dot(Lower *L, MlirOperation op);
 void lw_lower_op(Lower *L, MlirOperation op);
 void lw_lower_print(Lower *L, MlirOperation op);
 void lw_lower_random(Lower *L, MlirOperation op);

@@ -32,7 +32,7 @@ static bool shape_in_registers(Lower *L, MlirOperation op, TileOp t) {
   MlirValue src = mlirOperationGetOperand(op, 0);
   Elems es, ed;
   if (!lw_elems_of(L, mlirValueGetType(src), &es) || !lw_elems_of(L, mlirValueGetType(mlirOperationGetResult(op, 0)), &ed) ||
-      es.sliced >= 0 || ed.sliced >= 0)
+      !lw_plain(&es) || !lw_plain(&ed))
     return false;
   int c[MAX_RANK], ci[MAX_RANK], perm[MAX_RANK];
   if (t == TOP_trans) {
@@ -55,7 +55,7 @@ static bool shape_in_registers(Lower *L, MlirOperation op, TileOp t) {
   if (t == TOP_join) {
     Elems eb;
     Vals *ins[2] = {lw_get(L, src), lw_get(L, mlirOperationGetOperand(op, 1))}, *out = lw_new_vals(L, ed.n);
-    if (!lw_elems_of(L, mlirValueGetType(mlirOperationGetOperand(op, 1)), &eb) || eb.sliced >= 0) return false;
+    if (!lw_elems_of(L, mlirValueGetType(mlirOperationGetOperand(op, 1)), &eb) || !lw_plain(&eb)) return false;
     for (int i = 0; i < eb.rank; i++)
       if (!same_dim(&eb, i, &es, i) || eb.l.order[i] != es.l.order[i]) return false;
     for (int k = 0; k < ed.n; k++) {

@@ -304,3 +304,65 @@ void lw_lower_atomic(Lower *L, MlirOperation op, bool cas) {
   }
   lw_put(L, r, out);
 }
+
+/* ---- tl.dot with FMAs --------------------------------------------------------------------- */
+
+/* An operand in the accumulator's type: floats widened, integers
+ * sign-extended (a narrower accumulator truncates, as out_dtype asks). */
+static MlirValue to_acc(Lower *L, MlirValue v, MlirType acc) {
+  MlirType t = mlirValueGetType(v);
+  if (mlirTypeEqual(t, acc)) return v;
+  bool f = !mlirTypeIsAInteger(acc);
+  const char *cast = f ? (lw_bits_of(t) < lw_bits_of(acc) ? "arith.extf" : "arith.truncf")
+                       : (lw_bits_of(t) < lw_bits_of(acc) ? "arith.extsi" : "arith.trunci");
+  return lw_emit1(L, cast, acc, 1, &v, 0, NULL);
+}
+
+/* C = A @ B + C, Triton's FMA dot: A holds, in each thread, the rows of the
+ * C elements the thread holds with all of K, and B their columns (the
+ * dot-operand layouts of C's blocked layout), so each element is K fused
+ * multiply-adds in registers, in the accumulator's type. That is IEEE
+ * arithmetic whatever input_precision asks: tf32 and tensor cores are the
+ * mma lowering's, which is to come. */
+void lw_lower_dot(Lower *L, MlirOperation op) {
+  MlirValue a = mlirOperationGetOperand(op, 0), b = mlirOperationGetOperand(op, 1), c = mlirOperationGetOperand(op, 2);
+  MlirValue r = mlirOperationGetResult(op, 0);
+  MlirType at = mlirShapedTypeGetElementType(mlirValueGetType(a)), acc = mlirShapedTypeGetElementType(mlirValueGetType(r));
+  if (lw_f8_format(at) >= 0 || lw_f8_format(mlirShapedTypeGetElementType(mlirValueGetType(b))) >= 0) {
+    mlirEmitError(mlirOperationGetLocation(op), "tl.dot of fp8 operands is not supported yet by the GPU code generator");
+    L->failed = true;
+    return;
+  }
+  Elems ea, eb, ec;
+  if (!lw_elems_of(L, mlirValueGetType(a), &ea) || !lw_elems_of(L, mlirValueGetType(b), &eb) ||
+      !lw_elems_of(L, mlirValueGetType(r), &ec) || !lw_plain(&ec) || !ea.whole || !eb.whole ||
+      !layout_equal(&ea.l, &ec.l) || !layout_equal(&eb.l, &ec.l)) {
+    mlirEmitError(mlirOperationGetLocation(op), "tl.dot with these operand layouts is not supported yet by the GPU code generator");
+    L->failed = true;
+    return;
+  }
+  int rank = ec.rank;
+  int64_t K = ea.shape[rank - 1];
+  bool is_float = !mlirTypeIsAInteger(acc);
+  Vals *va = lw_get(L, a), *vb = lw_get(L, b), *vc = lw_get(L, c), *out = lw_new_vals(L, ec.n);
+  for (int k = 0; k < ec.n; k++) {
+    int cc[MAX_RANK], ca[MAX_RANK], cb[MAX_RANK];
+    lw_counters(&ec, k, cc);
+    memcpy(ca, cc, sizeof ca);
+    memcpy(cb, cc, sizeof cb);
+    MlirValue sum = vc->v[k];
+    for (int64_t kk = 0; kk < K; kk++) {
+      ca[rank - 1] = (int)kk; /* A[..., m, kk] */
+      cb[rank - 2] = (int)kk; /* B[..., kk, n] */
+      MlirValue x = to_acc(L, va->v[lw_element_of(&ea, ca)], acc), y = to_acc(L, vb->v[lw_element_of(&eb, cb)], acc);
+      if (is_float) {
+        MlirValue ops[3] = {x, y, sum};
+        sum = lw_emit1(L, "math.fma", acc, 3, ops, 0, NULL);
+      } else {
+        sum = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", x, y), sum);
+      }
+    }
+    out->v[k] = sum;
+  }
+  lw_put(L, r, out);
+}

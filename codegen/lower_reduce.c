@@ -92,7 +92,7 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
   MlirValue src0 = mlirOperationGetOperand(op, 0);
   Elems e;
   int axis = (int)op_int_attr(op, "axis", 0);
-  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0 || e.per[axis] != e.l.spt[axis] ||
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e) || e.per[axis] != e.l.spt[axis] ||
       !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("reverse")))) {
     lw_fail(L, op, "of this layout or direction is not supported yet by the GPU code generator");
     return;
@@ -220,7 +220,7 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
   while (n < (int)mlirOperationGetNumOperands(op)) n++;
   MlirValue src0 = mlirOperationGetOperand(op, 0);
   Elems e;
-  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0) {
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e)) {
     lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
     return;
   }
