@@ -27,6 +27,7 @@ kernels=(
   "reduce_combine.py|-k row_absmax_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, 1024'"
   "reduce_combine.py|-k row_argmax_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, 1024'"
   "reduce_combine.py|-k linear_recurrence_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024'"
+  "matmul.py|-k matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 32, 32, 16, 8, \"leaky_relu\"'"
 )
 for entry in "${kernels[@]}"; do
   file=${entry%%|*}

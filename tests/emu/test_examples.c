@@ -1,5 +1,5 @@
 /*
- * test_examples.c — the emu suite: every example kernel without tl.dot,
+ * test_examples.c — the emu suite: every example kernel,
  * compiled for the CPU emulator and run on random data (never zeros) with
  * sizes that leave ragged edges, against references written here in C.
  * Exact where the arithmetic is (copies, integer indices, fp16 rounding of
@@ -543,6 +543,39 @@ static void row_reductions(void) {
   free(x), free(vals), free(idx);
 }
 
+/* The fp16 matmul with its grouped program order, ragged in M, N and K, with
+ * the fused leaky_relu and without: fp32 sums of exact products, rounded to
+ * fp16 at the end. Blocks of 32x32x16, so that K takes four steps. */
+static void matmul(void) {
+  int M = 100, N = 70, K = 50;
+  uint16_t *a = malloc((size_t)M * K * 2), *b = malloc((size_t)K * N * 2), *c = malloc((size_t)M * N * 2);
+  for (int i = 0; i < M * K; i++) a[i] = to_half(uniform(-2, 2));
+  for (int i = 0; i < K * N; i++) b[i] = to_half(uniform(-2, 2));
+  double *want = malloc((size_t)M * N * sizeof *want);
+  float *got = malloc((size_t)M * N * sizeof *got);
+  for (int act = 0; act < 2; act++) {
+    char sig[256];
+    snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 16, 2, '%s'",
+             act ? "leaky_relu" : "");
+    Kernel *k = load("matmul.py", "matmul_kernel", sig, 4);
+    for (int i = 0; i < M * N; i++) c[i] = 0x7e00;
+    int sam = K, sak = 1, sbk = N, sbn = 1, scm = N, scn = 1;
+    EmuBuffer bf[3] = {{a, (size_t)M * K * 2, "a_ptr"}, {b, (size_t)K * N * 2, "b_ptr"}, {c, (size_t)M * N * 2, "c_ptr"}};
+    void *args[12] = {&bf[0].data, &bf[1].data, &bf[2].data, &M, &N, &K, &sam, &sak, &sbk, &sbn, &scm, &scn};
+    launch(k, "matmul_kernel", cdiv(M, 32) * cdiv(N, 32), 1, 4, args, 12, bf, 3);
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < N; n++) {
+        double s = 0;
+        for (int q = 0; q < K; q++) s += (double)from_half(a[m * K + q]) * from_half(b[q * N + n]);
+        want[m * N + n] = act && s < 0 ? 0.01 * s : s;
+        got[m * N + n] = from_half(c[m * N + n]);
+      }
+    compare(act ? "matmul_kernel leaky_relu" : "matmul_kernel", got, want, (size_t)M * N, 1e-3, 1e-3);
+    unload(k);
+  }
+  free(a), free(b), free(c), free(want), free(got);
+}
+
 static void linear_recurrence(void) {
   int rows = 8, len = 777, stride = 800;
   float *a = random_floats((size_t)rows * stride, 0.5f, 1.0f), *x = random_floats((size_t)rows * stride, -1, 1);
@@ -629,6 +662,7 @@ int main(int argc, char **argv) {
   layer_norm_backward();
   row_reductions();
   linear_recurrence();
+  matmul();
   same_lowered_kernel();
   tilec_device_destroy(device);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);

@@ -1,7 +1,8 @@
 /*
- * test_ops.c — the numbers of the shape ops and the conversions, on the CPU
- * emulator: the kernels of filecheck/ptx_shapes.py and ptx_convert.py (which
- * check their PTX) run on random data against references written here.
+ * test_ops.c — the numbers of the shape ops, the conversions and tl.dot, on
+ * the CPU emulator: the kernels of filecheck/ptx_shapes.py, ptx_convert.py
+ * and ptx_dot.py (which check their PTX) run on random data against
+ * references written here.
  * The fp8 references find the nearest representable value by searching all
  * codes, independently of how the compiler rounds.
  *
@@ -304,6 +305,150 @@ static void conversions(void) {
   }
 }
 
+/* ---- tl.dot ------------------------------------------------------------------------------- */
+
+/* Counts the elements of c (M x N) that differ from a @ b computed in
+ * double by more than tol times the sum of |a||b| over K. */
+static int dot_differs(const double *a, const double *b, const double *c, int batch, int M, int K, int N, double tol) {
+  int bad = 0;
+  for (int i = 0; i < batch; i++)
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < N; n++) {
+        double want = 0, mag = 0;
+        for (int k = 0; k < K; k++) {
+          double p = a[(i * M + m) * K + k] * b[(i * K + k) * N + n];
+          want += p, mag += fabs(p);
+        }
+        double got = c[(i * M + m) * N + n];
+        if (!(fabs(got - want) <= tol * mag + 1e-30)) {
+          if (!bad) fprintf(stderr, "dot: [%d][%d][%d] is %.9g, want %.9g\n", i, m, n, got, want);
+          bad++;
+        }
+      }
+  return bad;
+}
+
+static void dots(void) {
+  /* fp16 operands, fp32 accumulator: the products are exact in fp32 */
+  {
+    enum { M = 32, K = 16, N = 32 };
+    static uint16_t a[M * K], b[K * N];
+    static float c[M * N];
+    static double da[M * K], db[K * N], dc[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
+    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot2d", "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) dc[i] = c[i];
+      CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-6) == 0);
+    }
+  }
+  /* fp32, in fp32 fused multiply-adds */
+  {
+    enum { M = 16, K = 32, N = 64 };
+    static float a[M * K], b[K * N], c[M * N];
+    static double da[M * K], db[K * N], dc[M * N];
+    for (int i = 0; i < M * K; i++) da[i] = a[i] = uniform(-1, 1);
+    for (int i = 0; i < K * N; i++) db[i] = b[i] = uniform(-1, 1);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot2d", "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) dc[i] = c[i];
+      CHECK(dot_differs(da, db, dc, 1, M, K, N, 4e-7 * K) == 0);
+    }
+  }
+  /* bf16 operands: the top halves of fp32 values */
+  {
+    enum { M = 32, K = 32, N = 32 };
+    static uint16_t a[M * K], b[K * N];
+    static float c[M * N];
+    static double da[M * K], db[K * N], dc[M * N];
+    for (int i = 0; i < M * K + K * N; i++) {
+      float f = uniform(-2, 2);
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      uint16_t h = (uint16_t)(u >> 16);
+      u = (uint32_t)h << 16;
+      memcpy(&f, &u, 4);
+      if (i < M * K) a[i] = h, da[i] = f;
+      else b[i - M * K] = h, db[i - M * K] = f;
+    }
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot2d", "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) dc[i] = c[i];
+      CHECK(dot_differs(da, db, dc, 1, M, K, N, 4e-7 * K) == 0);
+    }
+  }
+  /* int8 in int32: exact */
+  {
+    enum { M = 32, K = 32, N = 32 };
+    static int8_t a[M * K], b[K * N];
+    static int32_t c[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (int8_t)(next_u32() % 255 - 127);
+    for (int i = 0; i < K * N; i++) b[i] = (int8_t)(next_u32() % 255 - 127);
+    for (int i = 0; i < M * N; i++) c[i] = -1;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot_i8", "*i8:16, *i8:16, *i32:16, 32, 32, 32", 4, args, 3, bf, 3)) {
+      int bad = 0;
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          int32_t want = 0;
+          for (int k = 0; k < K; k++) want += a[m * K + k] * b[k * N + n];
+          bad += c[m * N + n] != want;
+        }
+      CHECK(bad == 0);
+    }
+  }
+  /* an fp16 accumulator starting at 1: small integers, so every partial sum is exact */
+  {
+    enum { M = 16, K = 16, N = 16 };
+    static const uint16_t codes[4] = {0xc000, 0xbc00, 0x3c00, 0x4000}; /* -2, -1, 1, 2 */
+    static uint16_t a[M * K], b[K * N], c[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = codes[next_u32() % 4];
+    for (int i = 0; i < K * N; i++) b[i] = codes[next_u32() % 4];
+    for (int i = 0; i < M * N; i++) c[i] = 0x7e00;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot_f16_acc", "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16", 4, args, 3, bf, 3)) {
+      int bad = 0;
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double want = 1;
+          for (int k = 0; k < K; k++) want += half(a[m * K + k]) * half(b[k * N + n]);
+          bad += half(c[m * N + n]) != want;
+        }
+      CHECK(bad == 0);
+    }
+  }
+  /* batched: two 16x16x16 products */
+  {
+    enum { B = 2, M = 16, K = 16, N = 16 };
+    static float a[B * M * K], b[B * K * N], c[B * M * N];
+    static double da[B * M * K], db[B * K * N], dc[B * M * N];
+    for (int i = 0; i < B * M * K; i++) da[i] = a[i] = uniform(-1, 1);
+    for (int i = 0; i < B * K * N; i++) db[i] = b[i] = uniform(-1, 1);
+    for (int i = 0; i < B * M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot3d", "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < B * M * N; i++) dc[i] = c[i];
+      CHECK(dot_differs(da, db, dc, B, M, K, N, 4e-7 * K) == 0);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_ops FILECHECK_DIR\n");
@@ -312,6 +457,7 @@ int main(int argc, char **argv) {
   dir = argv[1];
   shapes();
   conversions();
+  dots();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
