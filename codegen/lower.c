@@ -707,6 +707,18 @@ int64_t lw_numel_of(MlirType t) {
   return n;
 }
 
+/* Whether every use of v is a tile.dot in v's block. */
+static bool only_dots_use(MlirValue v) {
+  MlirBlock b = mlirOperationGetBlock(mlirOpResultGetOwner(v));
+  bool any = false;
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (tile_op_of(o) != TOP_dot || !mlirBlockEqual(mlirOperationGetBlock(o), b)) return false;
+    any = true;
+  }
+  return any;
+}
+
 /* A layout conversion through shared memory: every thread writes the
  * elements it holds at their row-major places, and after a barrier reads
  * those the new layout gives it. A barrier before the writes keeps a loop's
@@ -724,9 +736,23 @@ static void lower_convert(Lower *L, MlirOperation op) {
   MlirValue base = lw_shared_buffer(L, lw_smem_type(L, et), lw_numel_of(rt) / mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1) *
                                                           (mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1) + pad));
   Vals *in = lw_get(L, src), *out = lw_new_vals(L, ed.n);
-  for (int k = 0; k < es.n; k++) lw_smem_put(L, base, et, padded_index(L, &es, st, k, pad), in->v[k]);
-  for (int k = 0; k < ed.n; k++) out->v[k] = lw_smem_get(L, base, et, padded_index(L, &ed, rt, k, pad));
+  for (int k = 0; k < es.n; k++) lw_smem_put(L, base, et, padded_index(L, &es, st, k, pad), lw_val(L, in, k));
+  if (ed.whole && only_dots_use(r)) {
+    /* a dot operand: each element is read at the step of K that needs it */
+    out->lazy = arena_alloc(L->pc->a, sizeof *out->lazy);
+    *out->lazy = (Lazy){.base = base, .et = et, .type = rt, .e = ed, .pad = pad};
+  } else {
+    for (int k = 0; k < ed.n; k++) out->v[k] = lw_smem_get(L, base, et, padded_index(L, &ed, rt, k, pad));
+  }
   lw_put(L, r, out);
+}
+
+MlirValue lw_val(Lower *L, Vals *x, int k) {
+  if (!x->v[k].ptr && x->lazy) {
+    const Lazy *z = x->lazy;
+    x->v[k] = lw_smem_get(L, z->base, z->et, padded_index(L, &z->e, z->type, k, z->pad));
+  }
+  return x->v[k];
 }
 
 void lw_lower_op(Lower *L, MlirOperation op) {

@@ -21,6 +21,7 @@
 typedef struct Vals {
   int n;
   MlirValue *v;
+  struct Lazy *lazy; /* NULL, or where an element not yet in v is read from when first needed */
 } Vals;
 
 typedef struct Lower {
@@ -64,6 +65,19 @@ typedef struct Elems {
   int sliced;         /* the removed dim of a slice layout, else -1 */
   unsigned whole;     /* dims every thread holds whole (a dot operand's K): bit d */
 } Elems;
+
+/* A value kept in shared memory, its elements read where they are used
+ * (a dot operand: read at each step of K, so that a dot's operands are not
+ * all live at once). */
+typedef struct Lazy {
+  MlirValue base;
+  MlirType et, type;
+  Elems e;
+  int64_t pad;
+} Lazy;
+
+/* Element k of x, read now if it is lazy and not read yet. */
+MlirValue lw_val(Lower *L, Vals *x, int k);
 
 /* A blocked layout, or a slice of one: what the lowerings that move
  * values between lanes and warps understand. A dot operand's layout holds

@@ -345,24 +345,24 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
   int64_t K = ea.shape[rank - 1];
   bool is_float = !mlirTypeIsAInteger(acc);
   Vals *va = lw_get(L, a), *vb = lw_get(L, b), *vc = lw_get(L, c), *out = lw_new_vals(L, ec.n);
-  for (int k = 0; k < ec.n; k++) {
-    int cc[MAX_RANK], ca[MAX_RANK], cb[MAX_RANK];
-    lw_counters(&ec, k, cc);
-    memcpy(ca, cc, sizeof ca);
-    memcpy(cb, cc, sizeof cb);
-    MlirValue sum = vc->v[k];
-    for (int64_t kk = 0; kk < K; kk++) {
+  for (int k = 0; k < ec.n; k++) out->v[k] = lw_val(L, vc, k);
+  /* K outermost: a step reads (when they are lazy) and uses the operands' elements
+   * of that step only, so that only the accumulators stay live across steps */
+  for (int64_t kk = 0; kk < K; kk++)
+    for (int k = 0; k < ec.n; k++) {
+      int ca[MAX_RANK], cb[MAX_RANK];
+      lw_counters(&ec, k, ca);
+      memcpy(cb, ca, sizeof cb);
       ca[rank - 1] = (int)kk; /* A[..., m, kk] */
       cb[rank - 2] = (int)kk; /* B[..., kk, n] */
-      MlirValue x = to_acc(L, va->v[lw_element_of(&ea, ca)], acc), y = to_acc(L, vb->v[lw_element_of(&eb, cb)], acc);
+      MlirValue x = to_acc(L, lw_val(L, va, lw_element_of(&ea, ca)), acc);
+      MlirValue y = to_acc(L, lw_val(L, vb, lw_element_of(&eb, cb)), acc);
       if (is_float) {
-        MlirValue ops[3] = {x, y, sum};
-        sum = lw_emit1(L, "math.fma", acc, 3, ops, 0, NULL);
+        MlirValue ops[3] = {x, y, out->v[k]};
+        out->v[k] = lw_emit1(L, "math.fma", acc, 3, ops, 0, NULL);
       } else {
-        sum = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", x, y), sum);
+        out->v[k] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", x, y), out->v[k]);
       }
     }
-    out->v[k] = sum;
-  }
   lw_put(L, r, out);
 }
