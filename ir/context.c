@@ -41,17 +41,50 @@ typedef struct CacheEntry {
   MlirAttribute attr;
 } CacheEntry;
 
-typedef struct PrintEntry {
-  const void *key;
-  char *text;
-} PrintEntry;
+/* A map from pointers to pointer-sized values, open-addressed, its slots a
+ * power of two: the printed texts of types and attributes, and the numbers
+ * the hash gives values. */
+typedef struct PtrMap {
+  const void **key;
+  uintptr_t *val;
+  int n, cap;
+} PtrMap;
+
+/* The value of key, added as 0 when it is not there (*added says so). */
+static uintptr_t *ptrmap_slot(PtrMap *m, const void *key, bool *added) {
+  if (2 * (m->n + 1) > m->cap) {
+    int cap = m->cap ? m->cap * 2 : 64;
+    const void **k = calloc((size_t)cap, sizeof *k);
+    uintptr_t *v = calloc((size_t)cap, sizeof *v);
+    if (!k || !v) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    for (int i = 0; i < m->cap; i++) {
+      if (!m->key[i]) continue;
+      int j = (int)(((uint64_t)(uintptr_t)m->key[i] * 0x9e3779b97f4a7c15ull) >> 40 & (uint64_t)(cap - 1));
+      while (k[j]) j = (j + 1) & (cap - 1);
+      k[j] = m->key[i];
+      v[j] = m->val[i];
+    }
+    free(m->key);
+    free(m->val);
+    m->key = k, m->val = v, m->cap = cap;
+  }
+  int i = (int)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 40 & (uint64_t)(m->cap - 1));
+  while (m->key[i] && m->key[i] != key) i = (i + 1) & (m->cap - 1);
+  *added = !m->key[i];
+  if (*added) m->key[i] = key, m->n++;
+  return &m->val[i];
+}
+
+static void ptrmap_free(PtrMap *m) {
+  free(m->key);
+  free(m->val);
+}
 
 struct IrContext {
   MlirContext ctx;
   CacheEntry *cache; /* cache_cap slots, a power of two */
   int ncache, cache_cap;
-  PrintEntry *printed; /* likewise */
-  int nprinted, printed_cap;
+  PtrMap printed;    /* type or attribute -> its text (malloc'd) */
   MlirDiagnosticHandlerID handler;
   bool has_handler;
   Diags *diags;
@@ -123,8 +156,8 @@ void ir_context_destroy(IrContext *ic) {
   if (ic->has_handler) mlirContextDetachDiagnosticHandler(ic->ctx, ic->handler);
   for (int i = 0; i < ic->cache_cap; i++) free(ic->cache[i].text);
   free(ic->cache);
-  for (int i = 0; i < ic->printed_cap; i++) free(ic->printed[i].text);
-  free(ic->printed);
+  for (int i = 0; i < ic->printed.cap; i++) free((char *)ic->printed.val[i]);
+  ptrmap_free(&ic->printed);
   mlirContextDestroy(ic->ctx);
   free(ic);
 }
@@ -259,32 +292,17 @@ void ir_type_text(StrBuf *sb, MlirType t) { mlirTypePrint(t, print_cb, sb); }
 
 void ir_attr_text(StrBuf *sb, MlirAttribute a) { mlirAttributePrint(a, print_cb, sb); }
 
-static PrintEntry *print_slot(PrintEntry *t, int cap, const void *key) {
-  uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
-  for (int i = (int)(h >> 40 & (uint64_t)(cap - 1));; i = (i + 1) & (cap - 1))
-    if (!t[i].key || t[i].key == key) return &t[i];
-}
-
 /* The printed text of a type (is_type) or attribute, printed once. */
 static const char *printed(IrContext *ic, const void *key, bool is_type) {
-  if (2 * (ic->nprinted + 1) > ic->printed_cap) {
-    int old_cap = ic->printed_cap;
-    PrintEntry *old = ic->printed;
-    ic->printed = grow(&ic->printed_cap, sizeof *old);
-    for (int i = 0; i < old_cap; i++)
-      if (old[i].key) *print_slot(ic->printed, ic->printed_cap, old[i].key) = old[i];
-    free(old);
-  }
-  PrintEntry *e = print_slot(ic->printed, ic->printed_cap, key);
-  if (!e->key) {
+  bool added;
+  uintptr_t *text = ptrmap_slot(&ic->printed, key, &added);
+  if (added) {
     StrBuf sb = {0};
     if (is_type) ir_type_text(&sb, (MlirType){key});
     else ir_attr_text(&sb, (MlirAttribute){key});
-    e->key = key;
-    e->text = sb.s ? sb.s : strdup("");
-    ic->nprinted++;
+    *text = (uintptr_t)(sb.s ? sb.s : strdup(""));
   }
-  return e->text;
+  return (const char *)*text;
 }
 
 const char *ir_type_str(IrContext *ic, MlirType t) { return printed(ic, t.ptr, true); }
@@ -378,9 +396,7 @@ void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src) {
 typedef struct Hasher {
   IrContext *ic;
   uint64_t h;
-  const void **key; /* values numbered in the order they are met */
-  uint32_t *num;
-  uint32_t n, cap;
+  PtrMap num; /* values numbered in the order they are met */
 } Hasher;
 
 static void mix(Hasher *hs, const void *data, size_t n) {
@@ -397,31 +413,11 @@ static void mix_ref(Hasher *hs, MlirStringRef s) {
 
 /* The number of a value: its place in the order values were first met. */
 static void mix_value(Hasher *hs, MlirValue v) {
-  if (2 * (hs->n + 1) > hs->cap) {
-    uint32_t cap = hs->cap ? hs->cap * 2 : 256, old = hs->cap;
-    const void **key = calloc(cap, sizeof *key);
-    uint32_t *num = calloc(cap, sizeof *num);
-    if (!key || !num) fe_internal_error(__FILE__, __LINE__, "out of memory");
-    for (uint32_t i = 0; i < old; i++) {
-      if (!hs->key[i]) continue;
-      uint32_t j = (uint32_t)((uintptr_t)hs->key[i] >> 4) & (cap - 1);
-      while (key[j]) j = (j + 1) & (cap - 1);
-      key[j] = hs->key[i];
-      num[j] = hs->num[i];
-    }
-    free(hs->key);
-    free(hs->num);
-    hs->key = key;
-    hs->num = num;
-    hs->cap = cap;
-  }
-  uint32_t j = (uint32_t)((uintptr_t)v.ptr >> 4) & (hs->cap - 1);
-  while (hs->key[j] && hs->key[j] != v.ptr) j = (j + 1) & (hs->cap - 1);
-  if (!hs->key[j]) {
-    hs->key[j] = v.ptr;
-    hs->num[j] = hs->n++;
-  }
-  mix(hs, &hs->num[j], sizeof hs->num[j]);
+  bool added;
+  uintptr_t *num = ptrmap_slot(&hs->num, v.ptr, &added);
+  if (added) *num = (uintptr_t)hs->num.n - 1;
+  uint32_t n = (uint32_t)*num;
+  mix(hs, &n, sizeof n);
 }
 
 static void hash_op(Hasher *hs, MlirOperation op) {
@@ -464,7 +460,6 @@ static void hash_op(Hasher *hs, MlirOperation op) {
 uint64_t ir_hash(IrContext *ic, MlirOperation op) {
   Hasher hs = {.ic = ic, .h = 0xcbf29ce484222325ull};
   hash_op(&hs, op);
-  free(hs.key);
-  free(hs.num);
+  ptrmap_free(&hs.num);
   return hs.h;
 }
