@@ -398,7 +398,7 @@ static void dots(void) {
     EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
     void *p[3] = {a, b, c};
     void *args[3] = {&p[0], &p[1], &p[2]};
-    if (!run("ptx_dot.py", "dot_i8", "*i8:16, *i8:16, *i32:16, 32, 32, 32", 4, args, 3, bf, 3)) {
+    if (!run("ptx_dot.py", "dot2d", "*i8:16, *i8:16, *i32:16, 32, 32, 32", 4, args, 3, bf, 3)) {
       int bad = 0;
       for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {

@@ -12,8 +12,8 @@
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=F32
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d -s "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32" --emit=ptx | %ptxas_check
-# RUN: %tilec compile %s -k dot_i8 -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=I8
-# RUN: %tilec compile %s -k dot_i8 -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=I8
+# RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | FileCheck %s --check-prefix=H
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot3d -s "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16" --emit=ptx | %ptxas_check
@@ -39,16 +39,6 @@ def dot2d(a_ptr, b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     c = tl.dot(a, b)
     tl.store(c_ptr + m[:, None] * N + n[None, :], c)
-
-
-@triton.jit
-def dot_i8(a_ptr, b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
-    m = tl.arange(0, M)
-    k = tl.arange(0, K)
-    n = tl.arange(0, N)
-    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
-    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
-    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b))
 
 
 @triton.jit
