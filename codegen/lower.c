@@ -747,6 +747,15 @@ static void lower_convert(Lower *L, MlirOperation op) {
   lw_put(L, r, out);
 }
 
+MlirValue lw_lazy_index(Lower *L, const Lazy *z, int k) { return padded_index(L, &z->e, z->type, k, z->pad); }
+
+int64_t lw_lazy_stride(const Lazy *z, int d) {
+  int r = (int)mlirShapedTypeGetRank(z->type);
+  int64_t s = 1;
+  for (int td = r - 1; td > d; td--) s *= mlirShapedTypeGetDimSize(z->type, td) + (td == r - 1 ? z->pad : 0);
+  return s;
+}
+
 MlirValue lw_val(Lower *L, Vals *x, int k) {
   if (!x->v[k].ptr && x->lazy) {
     const Lazy *z = x->lazy;

@@ -78,6 +78,10 @@ typedef struct Lazy {
 
 /* Element k of x, read now if it is lazy and not read yet. */
 MlirValue lw_val(Lower *L, Vals *x, int k);
+/* Where element k of a lazy value lies in its buffer (in elements), and
+ * how far apart the places of consecutive indices along dim d are. */
+MlirValue lw_lazy_index(Lower *L, const Lazy *z, int k);
+int64_t lw_lazy_stride(const Lazy *z, int d);
 
 /* A blocked layout, or a slice of one: what the lowerings that move
  * values between lanes and warps understand. A dot operand's layout holds

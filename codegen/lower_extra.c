@@ -318,6 +318,79 @@ static MlirValue to_acc(Lower *L, MlirValue v, MlirType acc) {
   return lw_emit1(L, cast, acc, 1, &v, 0, NULL);
 }
 
+static MlirValue fma_step(Lower *L, MlirType acc, MlirValue x, MlirValue y, MlirValue sum) {
+  x = to_acc(L, x, acc), y = to_acc(L, y, acc);
+  if (mlirTypeIsAInteger(acc)) return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", x, y), sum);
+  MlirValue ops[3] = {x, y, sum};
+  return lw_emit1(L, "math.fma", acc, 3, ops, 0, NULL);
+}
+
+/* The dot with K as a loop (scf.for, the accumulators carried), for
+ * operands that are both in shared memory: a step reads each row of A and
+ * column of B the thread needs at that k, at its place with K = 0 (computed
+ * once, before the loop) plus k times the stride of K. The code is one step,
+ * not K of them. */
+static void rolled_dot(Lower *L, Vals *va, Vals *vb, const Elems *ea, const Elems *eb, const Elems *ec, MlirType acc,
+                       Vals *out) {
+  int rank = ec->rank, n = ec->n;
+  int64_t K = ea->shape[rank - 1];
+  Lazy *za = va->lazy, *zb = vb->lazy;
+  /* the places with K = 0 of the elements the results need, before the loop */
+  MlirValue *abase = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)ea->n);
+  MlirValue *bbase = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)eb->n);
+  memset(abase, 0, sizeof(MlirValue) * (size_t)ea->n);
+  memset(bbase, 0, sizeof(MlirValue) * (size_t)eb->n);
+  int *ai = arena_alloc(L->pc->a, sizeof(int) * (size_t)n), *bi = arena_alloc(L->pc->a, sizeof(int) * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    int ca[MAX_RANK], cb[MAX_RANK];
+    lw_counters(ec, k, ca);
+    memcpy(cb, ca, sizeof cb);
+    ca[rank - 1] = 0;
+    cb[rank - 2] = 0;
+    ai[k] = lw_element_of(ea, ca), bi[k] = lw_element_of(eb, cb);
+    if (!abase[ai[k]].ptr) abase[ai[k]] = lw_lazy_index(L, za, ai[k]);
+    if (!bbase[bi[k]].ptr) bbase[bi[k]] = lw_lazy_index(L, zb, bi[k]);
+  }
+  /* scf.for %k = 0 to K step 1 iter_args(the accumulators) */
+  MlirType i32 = lw_i32(L);
+  MlirType *types = arena_alloc(L->pc->a, sizeof(MlirType) * (size_t)(n + 1));
+  MlirLocation *locs = arena_alloc(L->pc->a, sizeof(MlirLocation) * (size_t)(n + 1));
+  MlirValue *ops = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(n + 3));
+  types[0] = i32, locs[0] = L->loc;
+  ops[0] = lw_const_i32(L, 0), ops[1] = lw_const_i32(L, K), ops[2] = lw_const_i32(L, 1);
+  for (int k = 0; k < n; k++) types[1 + k] = acc, locs[1 + k] = L->loc, ops[3 + k] = out->v[k];
+  MlirBlock body = mlirBlockCreate(n + 1, types, locs);
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = body;
+  L->term = (MlirOperation){NULL};
+  MlirValue kk = mlirBlockGetArgument(body, 0);
+  MlirValue astep = lw_bin(L, "arith.muli", kk, lw_const_i32(L, lw_lazy_stride(za, rank - 1)));
+  MlirValue bstep = lw_bin(L, "arith.muli", kk, lw_const_i32(L, lw_lazy_stride(zb, rank - 2)));
+  MlirValue *aval = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)ea->n);
+  MlirValue *bval = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)eb->n);
+  memset(aval, 0, sizeof(MlirValue) * (size_t)ea->n);
+  memset(bval, 0, sizeof(MlirValue) * (size_t)eb->n);
+  MlirValue *sums = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    if (!aval[ai[k]].ptr) aval[ai[k]] = lw_smem_get(L, za->base, za->et, lw_bin(L, "arith.addi", abase[ai[k]], astep));
+    if (!bval[bi[k]].ptr) bval[bi[k]] = lw_smem_get(L, zb->base, zb->et, lw_bin(L, "arith.addi", bbase[bi[k]], bstep));
+    sums[k] = fma_step(L, acc, aval[ai[k]], bval[bi[k]], mlirBlockGetArgument(body, 1 + k));
+  }
+  lw_emit(L, "scf.yield", 0, NULL, n, sums, 0, NULL);
+  L->block = saved_block;
+  L->term = saved_term;
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirOperationState st = mlirOperationStateGet(str("scf.for"), L->loc);
+  mlirOperationStateAddResults(&st, n, types + 1);
+  mlirOperationStateAddOperands(&st, n + 3, ops);
+  mlirOperationStateAddOwnedRegions(&st, 1, &region);
+  MlirOperation f = mlirOperationCreate(&st);
+  lw_insert_op(L, f);
+  for (int k = 0; k < n; k++) out->v[k] = mlirOperationGetResult(f, k);
+}
+
 /* C = A @ B + C, Triton's FMA dot: A holds, in each thread, the rows of the
  * C elements the thread holds with all of K, and B their columns (the
  * dot-operand layouts of C's blocked layout), so each element is K fused
@@ -343,11 +416,14 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
   }
   int rank = ec.rank;
   int64_t K = ea.shape[rank - 1];
-  bool is_float = !mlirTypeIsAInteger(acc);
   Vals *va = lw_get(L, a), *vb = lw_get(L, b), *vc = lw_get(L, c), *out = lw_new_vals(L, ec.n);
   for (int k = 0; k < ec.n; k++) out->v[k] = lw_val(L, vc, k);
-  /* K outermost: a step reads (when they are lazy) and uses the operands' elements
-   * of that step only, so that only the accumulators stay live across steps */
+  if (va->lazy && vb->lazy) {
+    rolled_dot(L, va, vb, &ea, &eb, &ec, acc, out);
+    lw_put(L, r, out);
+    return;
+  }
+  /* K outermost: a step uses the operands' elements of that step only */
   for (int64_t kk = 0; kk < K; kk++)
     for (int k = 0; k < ec.n; k++) {
       int ca[MAX_RANK], cb[MAX_RANK];
@@ -355,14 +431,7 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
       memcpy(cb, ca, sizeof cb);
       ca[rank - 1] = (int)kk; /* A[..., m, kk] */
       cb[rank - 2] = (int)kk; /* B[..., kk, n] */
-      MlirValue x = to_acc(L, lw_val(L, va, lw_element_of(&ea, ca)), acc);
-      MlirValue y = to_acc(L, lw_val(L, vb, lw_element_of(&eb, cb)), acc);
-      if (is_float) {
-        MlirValue ops[3] = {x, y, out->v[k]};
-        out->v[k] = lw_emit1(L, "math.fma", acc, 3, ops, 0, NULL);
-      } else {
-        out->v[k] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", x, y), out->v[k]);
-      }
+      out->v[k] = fma_step(L, acc, lw_val(L, va, lw_element_of(&ea, ca)), lw_val(L, vb, lw_element_of(&eb, cb)), out->v[k]);
     }
   lw_put(L, r, out);
 }
