@@ -707,6 +707,18 @@ int64_t lw_numel_of(MlirType t) {
   return n;
 }
 
+/* Writes value `in` (of type st, its elements in layout es) to a new
+ * shared buffer, row-major with rows padded against bank conflicts, from
+ * where a value of type rt in layout ed reads its elements. */
+static Lazy *to_shared(Lower *L, MlirType st, const Elems *es, Vals *in, MlirType rt, const Elems *ed) {
+  Lazy *z = arena_alloc(L->pc->a, sizeof *z);
+  *z = (Lazy){.et = lw_scalar_of(L, rt), .type = rt, .e = *ed, .pad = smem_pad(L, rt)};
+  int64_t row = mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1);
+  z->base = lw_shared_buffer(L, lw_smem_type(L, z->et), lw_numel_of(rt) / row * (row + z->pad));
+  for (int k = 0; k < es->n; k++) lw_smem_put(L, z->base, z->et, padded_index(L, es, st, k, z->pad), lw_val(L, in, k));
+  return z;
+}
+
 /* Whether every use of v is a tile.dot in v's block. */
 static bool only_dots_use(MlirValue v) {
   MlirBlock b = mlirOperationGetBlock(mlirOpResultGetOwner(v));
@@ -731,20 +743,19 @@ static void lower_convert(Lower *L, MlirOperation op) {
     lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
     return;
   }
-  MlirType et = lw_scalar_of(L, rt);
-  int64_t pad = smem_pad(L, rt);
-  MlirValue base = lw_shared_buffer(L, lw_smem_type(L, et), lw_numel_of(rt) / mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1) *
-                                                          (mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1) + pad));
-  Vals *in = lw_get(L, src), *out = lw_new_vals(L, ed.n);
-  for (int k = 0; k < es.n; k++) lw_smem_put(L, base, et, padded_index(L, &es, st, k, pad), lw_val(L, in, k));
-  if (ed.whole && only_dots_use(r)) {
-    /* a dot operand: each element is read at the step of K that needs it */
-    out->lazy = arena_alloc(L->pc->a, sizeof *out->lazy);
-    *out->lazy = (Lazy){.base = base, .et = et, .type = rt, .e = ed, .pad = pad};
-  } else {
-    for (int k = 0; k < ed.n; k++) out->v[k] = lw_smem_get(L, base, et, padded_index(L, &ed, rt, k, pad));
-  }
+  Vals *out = lw_new_vals(L, ed.n);
+  Lazy *z = to_shared(L, st, &es, lw_get(L, src), rt, &ed);
+  if (ed.whole && only_dots_use(r)) out->lazy = z; /* a dot operand: each element is read at the step of K that needs it */
+  else
+    for (int k = 0; k < ed.n; k++) out->v[k] = lw_smem_get(L, z->base, z->et, lw_lazy_index(L, z, k));
   lw_put(L, r, out);
+}
+
+Lazy *lw_lazy_of(Lower *L, MlirType t, Vals *x) {
+  if (x->lazy) return x->lazy;
+  Elems e;
+  if (!lw_elems_of(L, t, &e)) return NULL;
+  return to_shared(L, t, &e, x, t, &e);
 }
 
 MlirValue lw_lazy_index(Lower *L, const Lazy *z, int k) { return padded_index(L, &z->e, z->type, k, z->pad); }

@@ -81,6 +81,10 @@ MlirValue lw_val(Lower *L, Vals *x, int k);
 /* Where element k of a lazy value lies in its buffer (in elements), and
  * how far apart the places of consecutive indices along dim d are. */
 MlirValue lw_lazy_index(Lower *L, const Lazy *z, int k);
+/* x (of type t) in shared memory: x's own buffer when it is lazy, else a
+ * new one it is written to. NULL when its layout is not one the lowering
+ * knows. */
+Lazy *lw_lazy_of(Lower *L, MlirType t, Vals *x);
 int64_t lw_lazy_stride(const Lazy *z, int d);
 
 /* A blocked layout, or a slice of one: what the lowerings that move

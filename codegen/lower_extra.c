@@ -325,16 +325,14 @@ static MlirValue fma_step(Lower *L, MlirType acc, MlirValue x, MlirValue y, Mlir
   return lw_emit1(L, "math.fma", acc, 3, ops, 0, NULL);
 }
 
-/* The dot with K as a loop (scf.for, the accumulators carried), for
- * operands that are both in shared memory: a step reads each row of A and
- * column of B the thread needs at that k, at its place with K = 0 (computed
- * once, before the loop) plus k times the stride of K. The code is one step,
- * not K of them. */
-static void rolled_dot(Lower *L, Vals *va, Vals *vb, const Elems *ea, const Elems *eb, const Elems *ec, MlirType acc,
+/* The dot with K as a loop (scf.for, the accumulators carried), its
+ * operands in shared memory: a step reads each row of A and column of B the
+ * thread needs at that k, at its place with K = 0 (computed once, before
+ * the loop) plus k times the stride of K. The code is one step, not K. */
+static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elems *eb, const Elems *ec, MlirType acc,
                        Vals *out) {
   int rank = ec->rank, n = ec->n;
   int64_t K = ea->shape[rank - 1];
-  Lazy *za = va->lazy, *zb = vb->lazy;
   /* the places with K = 0 of the elements the results need, before the loop */
   MlirValue *abase = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)ea->n);
   MlirValue *bbase = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)eb->n);
@@ -394,9 +392,10 @@ static void rolled_dot(Lower *L, Vals *va, Vals *vb, const Elems *ea, const Elem
 /* C = A @ B + C, Triton's FMA dot: A holds, in each thread, the rows of the
  * C elements the thread holds with all of K, and B their columns (the
  * dot-operand layouts of C's blocked layout), so each element is K fused
- * multiply-adds in registers, in the accumulator's type. That is IEEE
- * arithmetic whatever input_precision asks: tf32 and tensor cores are the
- * mma lowering's, which is to come. */
+ * multiply-adds, in the accumulator's type, over a loop on K that reads the
+ * operands from shared memory. That is IEEE arithmetic whatever
+ * input_precision asks: tf32 and tensor cores are the mma lowering's, which
+ * is to come. */
 void lw_lower_dot(Lower *L, MlirOperation op) {
   MlirValue a = mlirOperationGetOperand(op, 0), b = mlirOperationGetOperand(op, 1), c = mlirOperationGetOperand(op, 2);
   MlirValue r = mlirOperationGetResult(op, 0);
@@ -414,24 +413,11 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
     L->failed = true;
     return;
   }
-  int rank = ec.rank;
-  int64_t K = ea.shape[rank - 1];
-  Vals *va = lw_get(L, a), *vb = lw_get(L, b), *vc = lw_get(L, c), *out = lw_new_vals(L, ec.n);
+  Vals *vc = lw_get(L, c), *out = lw_new_vals(L, ec.n);
   for (int k = 0; k < ec.n; k++) out->v[k] = lw_val(L, vc, k);
-  if (va->lazy && vb->lazy) {
-    rolled_dot(L, va, vb, &ea, &eb, &ec, acc, out);
-    lw_put(L, r, out);
-    return;
-  }
-  /* K outermost: a step uses the operands' elements of that step only */
-  for (int64_t kk = 0; kk < K; kk++)
-    for (int k = 0; k < ec.n; k++) {
-      int ca[MAX_RANK], cb[MAX_RANK];
-      lw_counters(&ec, k, ca);
-      memcpy(cb, ca, sizeof cb);
-      ca[rank - 1] = (int)kk; /* A[..., m, kk] */
-      cb[rank - 2] = (int)kk; /* B[..., kk, n] */
-      out->v[k] = fma_step(L, acc, lw_val(L, va, lw_element_of(&ea, ca)), lw_val(L, vb, lw_element_of(&eb, cb)), out->v[k]);
-    }
+  /* the operands are in shared memory already when a conversion put them
+   * there (the usual case); else they go there now */
+  Lazy *za = lw_lazy_of(L, mlirValueGetType(a), lw_get(L, a)), *zb = lw_lazy_of(L, mlirValueGetType(b), lw_get(L, b));
+  rolled_dot(L, za, zb, &ea, &eb, &ec, acc, out);
   lw_put(L, r, out);
 }

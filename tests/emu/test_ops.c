@@ -431,6 +431,28 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* a constant A, made in its dot layout: every row of C is twice B's column sums */
+  {
+    enum { M = 16, K = 16, N = 16 };
+    static const uint16_t codes[4] = {0xc000, 0xbc00, 0x3c00, 0x4000}; /* -2, -1, 1, 2 */
+    static uint16_t b[K * N];
+    static float c[M * N];
+    for (int i = 0; i < K * N; i++) b[i] = codes[next_u32() % 4];
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[2] = {{b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[2] = {b, c};
+    void *args[2] = {&p[0], &p[1]};
+    if (!run("ptx_dot.py", "dot_const", "*fp16:16, *fp32:16, 16, 16, 16", 4, args, 2, bf, 2)) {
+      int bad = 0;
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double want = 0;
+          for (int k = 0; k < K; k++) want += 2 * half(b[k * N + n]);
+          bad += c[m * N + n] != want;
+        }
+      CHECK(bad == 0);
+    }
+  }
   /* batched: two 16x16x16 products */
   {
     enum { B = 2, M = 16, K = 16, N = 16 };

@@ -17,6 +17,10 @@
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | FileCheck %s --check-prefix=H
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot3d -s "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16" --emit=ptx | %ptxas_check
+# A constant operand is made in its dot layout, not converted: it goes to
+# shared memory at the dot, like a converted one.
+# RUN: %tilec compile %s -k dot_const -s "*fp16:16, *fp32:16, 16, 16, 16" --emit=tile-gpu | FileCheck %s --check-prefix=CONST
+# RUN: %tilec compile %s -k dot_const -s "*fp16:16, *fp32:16, 16, 16, 16" --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -28,6 +32,7 @@ import triton.language as tl
 # I8: mul.wide.s16
 # I8: add.s32
 # H: fma.rn.f16
+# CONST: arith.constant dense<2.000000e+00> : tensor<16x16xf16, #tile.dot_op<0
 
 
 @triton.jit
@@ -61,3 +66,12 @@ def dot3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr
     a = tl.load(a_ptr + i[:, None, None] * M * K + m[None, :, None] * K + k[None, None, :])
     b = tl.load(b_ptr + i[:, None, None] * K * N + k[None, :, None] * N + n[None, None, :])
     tl.store(c_ptr + i[:, None, None] * M * N + m[None, :, None] * N + n[None, None, :], tl.dot(a, b))
+
+
+@triton.jit
+def dot_const(b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(tl.full((M, K), 2.0, tl.float16), b))
