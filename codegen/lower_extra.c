@@ -418,6 +418,11 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
   /* the operands are in shared memory already when a conversion put them
    * there (the usual case); else they go there now */
   Lazy *za = lw_lazy_of(L, mlirValueGetType(a), lw_get(L, a)), *zb = lw_lazy_of(L, mlirValueGetType(b), lw_get(L, b));
+  if (!za || !zb) {
+    mlirEmitError(mlirOperationGetLocation(op), "tl.dot with these operand layouts is not supported yet by the GPU code generator");
+    L->failed = true;
+    return;
+  }
   rolled_dot(L, za, zb, &ea, &eb, &ec, acc, out);
   lw_put(L, r, out);
 }
