@@ -23,6 +23,32 @@ static Layout default_layout(PassCtx *pc, MlirType t) {
   return layout_blocked(pc, r, shape, NULL, NULL);
 }
 
+/* The result layout of a 2-D dot, which runs on FMAs: a warp's lanes
+ * 4x8 over the tile, the warps split between M and N so that a thread's
+ * rows and columns are as even as the shape allows (a step of K reads
+ * rows + columns operand elements for rows x columns FMAs), without
+ * spreading past the tile. Other ranks and small tiles take the default. */
+static Layout dot_result_layout(PassCtx *pc, MlirType t) {
+  Layout l = default_layout(pc, t);
+  int64_t M = mlirShapedTypeGetDimSize(t, 0), N = l.rank == 2 ? mlirShapedTypeGetDimSize(t, 1) : 0;
+  int W = pc->num_warps;
+  if (l.rank != 2 || M < 4 || N < 8) return l;
+  int best = -1;
+  int64_t best_cost = 0;
+  for (int wm = 1; wm <= W; wm *= 2) {
+    int wn = W / wm;
+    if (4 * wm > M || 8 * wn > N) continue;
+    int64_t cost = M / (4 * wm) + N / (8 * wn);
+    if (best < 0 || cost < best_cost) best = wm, best_cost = cost;
+  }
+  if (best < 0) return l;
+  l.spt[0] = l.spt[1] = 1;
+  l.tpw[0] = 4, l.tpw[1] = 8;
+  l.wpc[0] = best, l.wpc[1] = W / best;
+  l.order[0] = 1, l.order[1] = 0;
+  return l;
+}
+
 static MlirAttribute default_attr(PassCtx *pc, MlirType t) {
   Layout l = default_layout(pc, t);
   return layout_attr(pc, &l);
@@ -192,7 +218,7 @@ static void convert_op(MlirOperation op, void *user) {
   }
   if (t == TOP_dot) {
     MlirValue r = mlirOperationGetResult(op, 0);
-    Layout rl = default_layout(pc, mlirValueGetType(r));
+    Layout rl = dot_result_layout(pc, mlirValueGetType(r));
     MlirAttribute ra = layout_attr(pc, &rl);
     set_layout(pc, r, ra);
     for (int i = 0; i < 2; i++) {

@@ -60,10 +60,12 @@ func.func @expand(%p: !tile.ptr<i32>) {
 
 // -----
 
-// dot operands take the dot_op layouts of the result's layout.
+// dot operands take the dot_op layouts of the result's layout. The result
+// (the FMA dot's) spreads a warp's lanes 4x8 and the warps so that each
+// thread's rows and columns are even: here 2x2 warps, 2 rows and 2 columns.
 // CHECK-LABEL: func.func @dot
-// CHECK: "tile.convert_layout"{{.*}} #tile.dot_op<0 : i64, #tile.blocked<[1, 1], [2, 16], [4, 1], [1, 0]>, 2 : i64>
-// CHECK: "tile.convert_layout"{{.*}} #tile.dot_op<1 : i64, #tile.blocked<[1, 1], [2, 16], [4, 1], [1, 0]>, 2 : i64>
+// CHECK: "tile.convert_layout"{{.*}} #tile.dot_op<0 : i64, #tile.blocked<[1, 1], [4, 8], [2, 2], [1, 0]>, 2 : i64>
+// CHECK: "tile.convert_layout"{{.*}} #tile.dot_op<1 : i64, #tile.blocked<[1, 1], [4, 8], [2, 2], [1, 0]>, 2 : i64>
 // CHECK: "tile.dot"
 func.func @dot(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
   %ap = "tile.splat"(%pa) : (!tile.ptr<f16>) -> tensor<16x32x!tile.ptr<f16>>
