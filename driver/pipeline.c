@@ -117,10 +117,17 @@ static void kernel_metadata(StrBuf *sb, IrContext *ic, const Kernel *k, const ch
     sb_printf(sb, "%s\"%s\": %lld", nc++ ? ", " : "", (const char *)k->const_names.v[i],
               c->kind == CV_BOOL ? (long long)c->b : (long long)c->i);
   }
-  /* @triton.autotune: how many configs, the one taken, the key's parameters */
-  sb_printf(sb, "},\n  \"autotune\": {\"configs\": %d, \"config\": %d, \"key\": [", k->nconfigs, k->config);
-  for (int i = 0; i < k->autotune_keys.n; i++) sb_printf(sb, "%s\"%s\"", i ? ", " : "", (const char *)k->autotune_keys.v[i]);
-  sb_printf(sb, "]},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
+  /* @triton.autotune: how many configs, the one taken, the key's parameters,
+   * those tuning zeroes before each run and those it restores after */
+  sb_printf(sb, "},\n  \"autotune\": {\"configs\": %d, \"config\": %d", k->nconfigs, k->config);
+  const PtrVec *lists[3] = {&k->autotune_keys, &k->autotune_reset, &k->autotune_restore};
+  static const char *const names[3] = {"key", "reset", "restore"};
+  for (int l = 0; l < 3; l++) {
+    sb_printf(sb, ", \"%s\": [", names[l]);
+    for (int i = 0; i < lists[l]->n; i++) sb_printf(sb, "%s\"%s\"", i ? ", " : "", (const char *)lists[l]->v[i]);
+    sb_putc(sb, ']');
+  }
+  sb_printf(sb, "},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
 }
 
 /* The passes from tile IR to tile IR with layouts, in order. The IR is

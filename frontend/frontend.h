@@ -221,6 +221,7 @@ typedef struct JitFunc {
   PtrVec configs;     /* AutotuneConfig*, from @triton.autotune */
   PtrVec heuristics;  /* KWARG nodes: name -> lambda, from @triton.heuristics */
   PtrVec autotune_keys; /* Node* strings */
+  PtrVec autotune_reset, autotune_restore; /* Node* strings: reset_to_zero, restore_value */
   int jit_num_warps;  /* from @triton.jit(...) kwargs when given, else 0 */
 } JitFunc;
 
@@ -405,6 +406,7 @@ typedef struct Kernel {
   int nvars;
   int nconfigs, config;  /* @triton.autotune's configs, and the one this specialization takes */
   PtrVec autotune_keys;  /* const char*: the parameters whose values key the tuning */
+  PtrVec autotune_reset, autotune_restore; /* const char*: pointer parameters tuning zeroes, or restores */
 } Kernel;
 
 /* Options of one specialization. */

@@ -1083,8 +1083,10 @@ static void read_decorator(Parser *P, JitFunc *f, Node *d) {
                        "autotune configs are computed by host code and cannot be read; "
                        "give the meta-parameters in the signature or with -D");
         }
-      } else if (!strcmp(k->name, "key") && k->lhs->kind == N_LIST) {
-        for (int j = 0; j < k->lhs->kids.n; j++) vec_push(P->a, &f->autotune_keys, k->lhs->kids.v[j]);
+      } else if (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE) {
+        PtrVec *names = !strcmp(k->name, "key") ? &f->autotune_keys : !strcmp(k->name, "reset_to_zero") ? &f->autotune_reset
+                      : !strcmp(k->name, "restore_value") ? &f->autotune_restore : NULL;
+        for (int j = 0; names && j < k->lhs->kids.n; j++) vec_push(P->a, names, k->lhs->kids.v[j]);
       }
     }
     return;

@@ -347,14 +347,20 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
   AutotuneConfig *cfg = fn->configs.n ? fn->configs.v[opt->config] : NULL;
   k->nconfigs = fn->configs.n;
   k->config = opt->config;
-  for (int i = 0; i < fn->autotune_keys.n; i++) {
-    Node *key = fn->autotune_keys.v[i];
-    int j = 0;
-    while (key->kind == N_STR && j < np && strcmp(def->kids.v[j]->name, key->sval)) j++;
-    if (key->kind != N_STR) diag_error(d, sema_loc(key), "an autotune key is a parameter's name, in quotes");
-    if (j == np) diag_error(d, sema_loc(key), "autotune key '%s' is not a parameter of kernel '%s'", key->sval, fn->name);
-    vec_push(a, &k->autotune_keys, (void *)key->sval);
-  }
+  /* the names @triton.autotune gives: each a parameter of the kernel */
+  const PtrVec *lists[3] = {&fn->autotune_keys, &fn->autotune_reset, &fn->autotune_restore};
+  PtrVec *outs[3] = {&k->autotune_keys, &k->autotune_reset, &k->autotune_restore};
+  static const char *const what[3] = {"key", "reset_to_zero", "restore_value"};
+  for (int l = 0; l < 3; l++)
+    for (int i = 0; i < lists[l]->n; i++) {
+      Node *name = lists[l]->v[i];
+      int j = 0;
+      while (name->kind == N_STR && j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
+      if (name->kind != N_STR) diag_error(d, sema_loc(name), "an autotune %s entry is a parameter's name, in quotes", what[l]);
+      if (j == np)
+        diag_error(d, sema_loc(name), "autotune %s '%s' is not a parameter of kernel '%s'", what[l], name->sval, fn->name);
+      vec_push(a, outs[l], (void *)name->sval);
+    }
   bool *from_cfg = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   bool *from_heur = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   for (int j = 0; j < np; j++) {

@@ -57,6 +57,7 @@ typedef struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
   CUresult (*cuGetErrorName)(CUresult, const char **);
 } Driver;
 
@@ -94,6 +95,7 @@ static void open_driver(void) {
       {(void **)&drv.cuMemFree, "cuMemFree_v2"},
       {(void **)&drv.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
       {(void **)&drv.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
+      {(void **)&drv.cuMemGetAddressRange, "cuMemGetAddressRange_v2"},
       {(void **)&drv.cuGetErrorName, "cuGetErrorName"},
   };
   for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
@@ -228,6 +230,18 @@ tilec_rt_status tilec_cuda_copy_to(tilec_cuda *c, uint64_t dst, const void *src,
   CUresult r = drv.cuMemcpyHtoD(dst, src, bytes);
   leave(pushed);
   return r ? cuda_failed(r, "cuMemcpyHtoD", err, errlen) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_extent(tilec_cuda *c, uint64_t ptr, size_t *bytes) {
+  if (!c || !bytes) return TILEC_RT_INVALID;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  bool pushed = enter(c);
+  CUresult r = drv.cuMemGetAddressRange(&base, &size, ptr);
+  leave(pushed);
+  if (r || ptr < base || ptr - base > size) return TILEC_RT_INVALID;
+  *bytes = size - (size_t)(ptr - base);
+  return TILEC_RT_OK;
 }
 
 tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen) {

@@ -233,6 +233,8 @@ struct tilec_kernel {
   int nconfigs;
   int key_param[MAX_KEYS];
   int nkeys;
+  int reset_param[MAX_KEYS], restore_param[MAX_KEYS]; /* reset_to_zero's, restore_value's */
+  int nreset, nrestore;
   pthread_mutex_t tune_lock;
   Tuned tuned[MAX_TUNED];
   _Atomic int ntuned;
@@ -585,6 +587,25 @@ static tilec_status read_kernel(tilec_kernel *k, const KernelMeta *m, char **why
     }
     k->key_param[k->nkeys++] = p;
   }
+  /* reset_to_zero and restore_value: pointer parameters */
+  for (int l = 0; l < 2; l++) {
+    char **names = l ? m->restore : m->reset;
+    int n = l ? m->nrestore : m->nreset, *to = l ? k->restore_param : k->reset_param, *count = l ? &k->nrestore : &k->nreset;
+    for (int i = 0; i < n; i++) {
+      int p = 0;
+      while (p < m->nparams && strcmp(m->params[p].name, names[i])) p++;
+      if (p == m->nparams || k->kind[p] != P_PTR) {
+        tell(why, "%s: autotune %s names '%s', which is not a pointer parameter", k->name, l ? "restore_value" : "reset_to_zero",
+             names[i]);
+        return TILEC_ERROR_USAGE;
+      }
+      if (*count == MAX_KEYS) {
+        tell(why, "%s: more than %d autotune %s entries", k->name, MAX_KEYS, l ? "restore_value" : "reset_to_zero");
+        return TILEC_ERROR_UNSUPPORTED;
+      }
+      to[(*count)++] = p;
+    }
+  }
   if (!k->opt.grid) return TILEC_OK;
   if (m->nparams + k->nconsts > MAX_GRID_NAMES) {
     tell(why, "grid '%s': %s has more than %d parameters and constexprs", k->opt.grid, k->name, MAX_GRID_NAMES);
@@ -766,8 +787,66 @@ static int find_tuned(const tilec_kernel *k, const int64_t key[MAX_KEYS]) {
   return -1;
 }
 
+/* A buffer tuning runs over: reset_to_zero's (zeroed before each run) or
+ * restore_value's (restored before each run), from its pointer to the end
+ * of its allocation, with the caller's contents to put back after. */
+typedef struct Saved {
+  unsigned long long addr;
+  size_t bytes;
+  void *copy;
+  bool zero;
+} Saved;
+
+/* The bytes from address to the end of the device allocation holding it; 0 when none does. */
+static size_t extent(tilec_device *d, unsigned long long address) {
+  size_t bytes = 0;
+  if (d->cuda) return tilec_cuda_extent(d->cuda, address, &bytes) == TILEC_RT_OK ? bytes : 0;
+  pthread_mutex_lock(&d->lock);
+  int i = find_alloc(d, address, 0);
+  if (i >= 0) bytes = (size_t)((uintptr_t)d->allocs[i].data + d->allocs[i].bytes - address);
+  pthread_mutex_unlock(&d->lock);
+  return bytes;
+}
+
+static void free_saved(Saved *sv, int n) {
+  for (int i = 0; i < n; i++) free(sv[i].copy);
+}
+
+/* Saves the buffers of reset_to_zero and restore_value; false (with *why) when one is not in device memory. */
+static bool save_buffers(tilec_kernel *k, void **args, Saved *sv, int *n, char **why) {
+  *n = 0;
+  for (int i = 0; i < k->nreset + k->nrestore; i++) {
+    bool zero = i < k->nreset;
+    int p = zero ? k->reset_param[i] : k->restore_param[i - k->nreset];
+    Saved *s = &sv[(*n)++];
+    *s = (Saved){.zero = zero};
+    memcpy(&s->addr, args[p], sizeof s->addr);
+    s->bytes = extent(k->dev, s->addr);
+    s->copy = s->bytes ? malloc(s->bytes) : NULL;
+    if (!s->copy || tilec_device_copy_from(k->dev, s->copy, s->addr, s->bytes) != TILEC_OK) {
+      tell(why, "%s: argument %d, named by autotune's %s, is not in device memory", k->name, p,
+           zero ? "reset_to_zero" : "restore_value");
+      free_saved(sv, *n);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Before a tuning run (zeroes reset_to_zero's buffers), or after tuning
+ * (the caller's contents back in all of them). */
+static void put_buffers(tilec_kernel *k, const Saved *sv, int n, bool before_run) {
+  for (int i = 0; i < n; i++) {
+    void *zeros = before_run && sv[i].zero ? calloc(1, sv[i].bytes) : NULL;
+    tilec_device_copy_to(k->dev, sv[i].addr, zeros ? zeros : sv[i].copy, sv[i].bytes);
+    free(zeros);
+  }
+}
+
 /* Times every config on these arguments, as Triton's autotuner does: one
- * launch to warm up, then the best of TUNE_RUNS, each waited for. A config
+ * launch to warm up, then the best of TUNE_RUNS, each waited for, with
+ * reset_to_zero's buffers zeroed and restore_value's restored before each;
+ * after, every such buffer holds what the caller had put there. A config
  * that does not compile or launch (too much shared memory, a grid out of
  * range) is left out; *best is the fastest of the others. */
 static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs, void *stream,
@@ -776,6 +855,9 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
   char *why = NULL;
   tilec_status st = TILEC_OK;
   *best = -1;
+  Saved saved[2 * MAX_KEYS];
+  int nsaved = 0;
+  if (!save_buffers(k, args, saved, &nsaved, report)) return TILEC_ERROR_USAGE;
   for (int c = 0; c < k->nconfigs; c++) {
     free(why);
     why = NULL;
@@ -784,6 +866,7 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
     if (!s) continue;
     double t = 0;
     for (int r = 0; r <= TUNE_RUNS && st == TILEC_OK; r++) {
+      put_buffers(k, saved, nsaved, true);
       double t0 = now_s();
       st = run_spec(k, s, grid, args, nargs, stream, &why);
       if (st == TILEC_OK && k->dev->cuda) {
@@ -798,6 +881,8 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
     }
     if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
   }
+  put_buffers(k, saved, nsaved, false);
+  free_saved(saved, nsaved);
   if (*best < 0) {
     tell(report, "%s: no autotune config runs; the last: %s", k->name, why ? why : "");
     free(why);

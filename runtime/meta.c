@@ -184,7 +184,8 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 }
 
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
-       K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192 };
+       K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192, K_RESET = 16384,
+       K_RESTORE = 32768 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -234,7 +235,7 @@ static bool const_member(Json *j, const char *key, void *ctx) {
 }
 
 /* Calls `element` for each element of an array; the callback reads it. */
-static bool jarray(Json *j, bool (*element)(Json *, KernelMeta *), KernelMeta *m) {
+static bool jarray(Json *j, bool (*element)(Json *, void *), void *ctx) {
   if (!jexpect(j, '[')) return false;
   jskip(j);
   if (*j->p == ']') {
@@ -242,13 +243,14 @@ static bool jarray(Json *j, bool (*element)(Json *, KernelMeta *), KernelMeta *m
     return true;
   }
   for (;;) {
-    if (!element(j, m)) return false;
+    if (!element(j, ctx)) return false;
     int more = jnext(j, ']');
     if (more <= 0) return more == 0;
   }
 }
 
-static bool param_element(Json *j, KernelMeta *m) {
+static bool param_element(Json *j, void *ctx) {
+  KernelMeta *m = ctx;
   if (m->nparams >= 100000) return jfail(j, "too many parameters");
   KernelParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
   if (!ps) return jfail(j, "out of memory");
@@ -269,14 +271,20 @@ static bool param_element(Json *j, KernelMeta *m) {
   return true;
 }
 
-/* an autotune key: a parameter's name */
-static bool key_element(Json *j, KernelMeta *m) {
-  if (m->nkeys >= 1000) return jfail(j, "too many autotune keys");
-  char **ks = realloc(m->keys, ((size_t)m->nkeys + 1) * sizeof *ks);
-  if (!ks) return jfail(j, "out of memory");
-  m->keys = ks;
-  if (!jstring(j, &ks[m->nkeys])) return false;
-  m->nkeys++;
+/* A list of names (an autotune key's parameters, ...). */
+typedef struct Names {
+  char ***v;
+  int *n;
+} Names;
+
+static bool name_element(Json *j, void *ctx) {
+  Names *nm = ctx;
+  if (*nm->n >= 1000) return jfail(j, "too many names");
+  char **grown = realloc(*nm->v, ((size_t)*nm->n + 1) * sizeof *grown);
+  if (!grown) return jfail(j, "out of memory");
+  *nm->v = grown;
+  if (!jstring(j, &grown[*nm->n])) return false;
+  (*nm->n)++;
   return true;
 }
 
@@ -293,7 +301,12 @@ static bool autotune_member(Json *j, const char *key, void *ctx) {
     c->m->config = (int)v;
     return true;
   }
-  if (!strcmp(key, "key")) return jonce(j, c, K_KEY, key) && jarray(j, key_element, c->m);
+  Names nm = {&c->m->keys, &c->m->nkeys};
+  if (!strcmp(key, "key")) return jonce(j, c, K_KEY, key) && jarray(j, name_element, &nm);
+  nm = (Names){&c->m->reset, &c->m->nreset};
+  if (!strcmp(key, "reset")) return jonce(j, c, K_RESET, key) && jarray(j, name_element, &nm);
+  nm = (Names){&c->m->restore, &c->m->nrestore};
+  if (!strcmp(key, "restore")) return jonce(j, c, K_RESTORE, key) && jarray(j, name_element, &nm);
   return false;
 }
 
@@ -322,10 +335,10 @@ static bool meta_member(Json *j, const char *key, void *ctx) {
     MetaCtx t = {.m = m};
     const char *at = j->p;
     if (!jonce(j, c, K_TUNE, key) || !jobject(j, autotune_member, &t)) return false;
-    if (t.seen != (K_CONFIGS | K_CONFIG | K_KEY)) {
+    if (t.seen != (K_CONFIGS | K_CONFIG | K_KEY | K_RESET | K_RESTORE)) {
       j->p = at;
       jskip(j);
-      return jfail(j, "autotune needs exactly configs, config and key");
+      return jfail(j, "autotune needs exactly configs, config, key, reset and restore");
     }
     if (m->config > 0 && m->config >= m->nconfigs) {
       j->p = at;
@@ -351,6 +364,10 @@ void meta_free(KernelMeta *m) {
   free(m->consts);
   for (int i = 0; i < m->nkeys; i++) free(m->keys[i]);
   free(m->keys);
+  for (int i = 0; i < m->nreset; i++) free(m->reset[i]);
+  free(m->reset);
+  for (int i = 0; i < m->nrestore; i++) free(m->restore[i]);
+  free(m->restore);
   *m = (KernelMeta){0};
 }
 

@@ -37,13 +37,15 @@ typedef struct KernelMeta {
   int nconfigs, config; /* @triton.autotune's configs (0 without), and the one taken */
   char **keys;          /* the parameters whose values key the tuning */
   int nkeys;
+  char **reset, **restore; /* pointer parameters tuning zeroes before each run, or restores after */
+  int nreset, nrestore;
 } KernelMeta;
 
 /* Reads exactly the JSON object tilec_result_metadata writes: the keys
  * name, arch, num_warps, num_stages, shared_bytes, params (objects of name,
  * type, divisibility), constexprs (names to integers), autotune (configs,
- * config, key: a list of names) and lowered_hash, each once, in any order,
- * nothing else. On failure *out is empty ({0}) and err says where
+ * config, and the lists of names key, reset and restore) and lowered_hash,
+ * each once, in any order, nothing else. On failure *out is empty ({0}) and err says where
  * and what. Any input is safe: the reader stops at the NUL. */
 bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen);
 void meta_free(KernelMeta *m);

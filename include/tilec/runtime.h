@@ -57,6 +57,8 @@ tilec_rt_status tilec_cuda_free(tilec_cuda *cuda, uint64_t ptr);
 tilec_rt_status tilec_cuda_copy_to(tilec_cuda *cuda, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen);
 tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen);
 tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char *err, size_t errlen);
+/* The bytes from ptr to the end of the allocation holding it. */
+tilec_rt_status tilec_cuda_extent(tilec_cuda *cuda, uint64_t ptr, size_t *bytes);
 
 /* Loads a PTX (NUL-terminated text) or cubin image and finds `kernel` in
  * it; shared_bytes from the kernel's metadata: the kernel's shared memory

@@ -181,9 +181,12 @@ void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
  * the parameters @triton.autotune's key names) runs the kernel with every
  * config on its own arguments, as Triton's autotuner does: once to warm
  * up, then five times timed (waiting for each on CUDA); the fastest is
- * kept for the key (64 keys at most) and launched. So a kernel that reads
- * what it writes must not be tuned on data that matters. A config that
- * fails to compile or launch is left out. A key is tuned once, under the
+ * kept for the key (64 keys at most) and launched. The buffers the
+ * decorator's reset_to_zero names are zeroed before each of those runs,
+ * and restore_value's are restored; either is taken from its pointer to
+ * the end of its device allocation, and after tuning holds the caller's
+ * contents again. Any other buffer the kernel both reads and writes sees
+ * every run. A config that fails to compile or launch is left out. A key is tuned once, under the
  * kernel's tuning lock: a launch from another thread with a key not tuned
  * yet waits for it. */
 tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,

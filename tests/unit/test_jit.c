@@ -2,6 +2,8 @@
  * what the emulator's checks say through a launch, grid expressions and
  * autotune configs, the CUDA device failing cleanly without a driver. */
 #include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,56 @@ static const char tuned_src[] = "import triton\n"
                                 "def twice(x, y, n, B: tl.constexpr):\n"
                                 "    o = tl.program_id(1) * B + tl.arange(0, B)\n"
                                 "    tl.store(y + o, tl.load(x + o, mask=o < n) * 2, mask=o < n)\n";
+
+/* Tuning runs a kernel many times on the launch's own arguments:
+ * reset_to_zero and restore_value keep an accumulation and an update in
+ * place as one launch leaves them. The format's argument is the
+ * decorator's extra arguments. */
+static const char side_effects_fmt[] = "import triton\n"
+                                       "import triton.language as tl\n"
+                                       "@triton.autotune(configs=[triton.Config({'B': 64}), triton.Config({'B': 128}, num_warps=2)],\n"
+                                       "                 key=['n']%s)\n"
+                                       "@triton.jit\n"
+                                       "def acc(x, total, n, B: tl.constexpr):\n"
+                                       "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                                       "    v = tl.load(x + o, mask=o < n, other=0)\n"
+                                       "    tl.atomic_add(total + o %% 4, v, mask=o < n)\n"
+                                       "    tl.store(x + o, v + 1, mask=o < n)\n";
+
+/* One tuned launch of acc; 0 when total and x are what one run gives (exact)
+ * or, with exact 0, when they are not (the runs of tuning show). */
+static int tuned_side_effects(tilec_device *dev, const char *decorator_args, bool exact) {
+  char text[1024];
+  snprintf(text, sizeof text, side_effects_fmt, decorator_args);
+  tilec_jit_options o = {.signature = "*i32, *i32, i32", .grid = "cdiv(n, B)", .config = TILEC_CONFIG_TUNE, .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  if (tilec_kernel_create(dev, "acc.py", text, strlen(text), &o, &k, &diag) != TILEC_OK) {
+    fprintf(stderr, "%s\n", diag ? diag : "");
+    free(diag);
+    return 1;
+  }
+  enum { N = 1000 };
+  int32_t x[N], total[4] = {5, 6, 7, 8}, want[4] = {5, 6, 7, 8}, out[N];
+  for (int i = 0; i < N; i++) x[i] = (int32_t)((i * 37 + 11) % 100) + 1, want[i % 4] += x[i];
+  unsigned long long dx, dt;
+  int n = N, bad = tilec_device_alloc(dev, sizeof x, &dx) || tilec_device_alloc(dev, sizeof total, &dt) ||
+                   tilec_device_copy_to(dev, dx, x, sizeof x) || tilec_device_copy_to(dev, dt, total, sizeof total);
+  void *args[3] = {&dx, &dt, &n};
+  char *report = NULL;
+  if (!bad && tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
+    fprintf(stderr, "%s\n", report ? report : "");
+    bad = 1;
+  }
+  free(report);
+  bad = bad || tilec_device_copy_from(dev, out, dx, sizeof out) || tilec_device_copy_from(dev, total, dt, sizeof total);
+  int same = !bad && tilec_kernel_config_of(k, args, 3) >= 0;
+  for (int i = 0; same && i < 4; i++) same = total[i] == want[i];
+  for (int i = 0; same && i < N; i++) same = out[i] == x[i] + 1;
+  tilec_device_free(dev, dx), tilec_device_free(dev, dt);
+  tilec_kernel_destroy(k);
+  return bad || same != exact;
+}
 
 /* Launches with the grid the options compute; 0 when y = 2 x over n elements. */
 static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, unsigned long long y, int n, float *in,
@@ -163,6 +215,17 @@ static void autotune(tilec_device *cpu) {
       if (round == 0) seen[cfg] = entries(dir, NULL, 0);
     }
   CHECK(seen[1] == 2 && seen[2] == 4 && entries(dir, NULL, 0) == 4);
+  /* tuning's many runs show in what the kernel accumulates and updates,
+   * unless reset_to_zero and restore_value name those buffers */
+  CHECK(tuned_side_effects(cpu, "", false) == 0);
+  CHECK(tuned_side_effects(cpu, ", reset_to_zero=['total'], restore_value=['x']", true) == 0);
+  /* they name pointer parameters */
+  char text[1024];
+  snprintf(text, sizeof text, side_effects_fmt, ", reset_to_zero=['n']");
+  tilec_jit_options so = {.signature = "*i32, *i32, i32", .config = TILEC_CONFIG_TUNE, .no_disk_cache = 1};
+  CHECK(tilec_kernel_create(cpu, "acc.py", text, strlen(text), &so, &k, &diag) == TILEC_ERROR_USAGE && !k);
+  CHECK_STR(diag, "acc: autotune reset_to_zero names 'n', which is not a pointer parameter");
+  free(diag);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);
