@@ -218,6 +218,10 @@ struct tilec_kernel {
   int nentries;
   int runtime_entry[MAX_PARAMS]; /* runtime parameter i is entries[runtime_entry[i]] */
   ParamKind kind[MAX_PARAMS];
+  /* how a scalar argument reads as an integer, from its type once: its
+   * bytes, and whether it sign-extends, is a bit (i1), may pass INT64_MAX (u64) */
+  unsigned char bytes[MAX_PARAMS];
+  bool sign[MAX_PARAMS], bit[MAX_PARAMS], u64[MAX_PARAMS];
   int nparams;
   tilec_context *ctx; /* made when something must be compiled */
   char *warnings;     /* what the cache had to say */
@@ -290,8 +294,13 @@ static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
         tell(why, "more than %d runtime parameters", MAX_PARAMS);
         return false;
       }
-      k->runtime_entry[k->nparams] = k->nentries - 1;
-      k->kind[k->nparams++] = kind_of(entry);
+      int i = k->nparams++;
+      k->runtime_entry[i] = k->nentries - 1;
+      k->kind[i] = kind_of(entry);
+      k->bytes[i] = strstr(entry, "64") ? 8 : strstr(entry, "32") ? 4 : strstr(entry, "16") ? 2 : 1;
+      k->bit[i] = !strcmp(entry, "i1");
+      k->sign[i] = entry[0] == 'i' && !k->bit[i];
+      k->u64[i] = !strcmp(entry, "u64");
     }
     p = *e ? e + 1 : e;
   }
@@ -301,15 +310,13 @@ static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
 /* Runtime parameter i's value as an integer: an integer's value (false for
  * a u64 past INT64_MAX), a float's bits; false for a pointer. */
 static bool arg_value(const tilec_kernel *k, void **args, int i, int64_t *v) {
-  const char *t = k->entries[k->runtime_entry[i]];
-  if (*t == '*') return false;
-  size_t bytes = strstr(t, "64") ? 8 : strstr(t, "32") ? 4 : strstr(t, "16") ? 2 : 1;
-  bool sign = t[0] == 'i' && strcmp(t, "i1");
+  if (k->kind[i] == P_PTR) return false;
+  size_t bytes = k->bytes[i];
   uint64_t u = 0;
   memcpy(&u, args[i], bytes); /* little-endian: the low bytes */
-  if (sign && bytes < 8 && (u >> (8 * bytes - 1)) & 1) u |= ~(uint64_t)0 << (8 * bytes);
-  if (!strcmp(t, "i1")) u &= 1;
-  if (!strcmp(t, "u64") && u > INT64_MAX) return false;
+  if (k->sign[i] && bytes < 8 && (u >> (8 * bytes - 1)) & 1) u |= ~(uint64_t)0 << (8 * bytes);
+  if (k->bit[i]) u &= 1;
+  if (k->u64[i] && u > INT64_MAX) return false;
   *v = (int64_t)u;
   return true;
 }

@@ -4,8 +4,8 @@
  * Built by run-aot.sh against three generated launchers: vadd (vector add,
  * an aligned signature before an unaligned one, with a grid expression),
  * vone (only the aligned signature, the grid given at launch) and vgrid
- * (a grid that calls every helper). It runs against libcuda's stub, whose
- * every call fails: what it checks is what the generated code decides
+ * (a grid that calls every helper). It links against the toolkit's
+ * link-only libcuda, whose every call fails: what it checks is what the generated code decides
  * before it reaches the driver — the signature the hints pick, the errors
  * for no fit, a grid out of range, and a launch before load.
  */
