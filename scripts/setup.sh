@@ -1,26 +1,50 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian 12 machine lacks to build and test tilec.
-# Idempotent, and silent when everything is already present.
+# Installs what a fresh Debian 12 machine lacks to build and test tilec:
+# LLVM/MLIR 22, Meson, Ninja and a C compiler, from the distribution's own
+# package sources. Idempotent, and silent when everything is already present.
 set -euo pipefail
 
 pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools meson ninja-build gcc g++ pkg-config)
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "setup: installing ${missing[*]}"
+say() { echo "setup: $*"; }
+cannot() {
+  say "$*"
+  say "tilec needs these Debian packages: ${pkgs[*]}"
+  say "install them (LLVM/MLIR 22 are in bookworm-security, or at https://apt.llvm.org for older sources) and run this again"
+  exit 1
+}
+
 sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-if ! apt-cache policy llvm-22-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-  # LLVM 22 is not in this machine's sources yet: add apt.llvm.org for bookworm.
-  $sudo apt-get update -q >/dev/null
-  $sudo apt-get install -y -q wget gnupg ca-certificates >/dev/null
-  wget -qO- https://apt.llvm.org/llvm-snapshot.gpg.key | $sudo tee /etc/apt/trusted.gpg.d/apt.llvm.org.asc >/dev/null
-  echo "deb http://apt.llvm.org/bookworm/ llvm-toolchain-bookworm-22 main" |
-    $sudo tee /etc/apt/sources.list.d/llvm-22.list >/dev/null
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || cannot "not root and no sudo: cannot install ${missing[*]}"
+  sudo="sudo"
 fi
-$sudo apt-get update -q >/dev/null
-$sudo apt-get install -y -q "${missing[@]}" >/dev/null
+export DEBIAN_FRONTEND=noninteractive
+
+# A fresh machine has empty package lists: read them before asking anything of them.
+say "missing ${missing[*]}"
+say "updating the package lists (apt-get update)"
+$sudo apt-get update -q >/dev/null || cannot "apt-get update failed"
+
+# Every missing package must have a candidate in the sources this machine has.
+no_candidate=()
+for p in "${missing[@]}"; do
+  policy=$(apt-cache policy "$p" 2>/dev/null || true)
+  case "$policy" in
+    *"Candidate: (none)"* | "") no_candidate+=("$p") ;;
+    *"Candidate: "*) ;;
+    *) no_candidate+=("$p") ;;
+  esac
+done
+[ ${#no_candidate[@]} -eq 0 ] || cannot "no package source of this machine offers ${no_candidate[*]}"
+
+say "installing ${missing[*]} (a few minutes on a fresh machine)"
+$sudo apt-get install -y -q "${missing[@]}" >/dev/null ||
+  cannot "apt-get install ${missing[*]} failed"
+say "done"
