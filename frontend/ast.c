@@ -214,6 +214,7 @@ static void print_block(StrBuf *sb, const TNodeList *l, int indent) {
 }
 
 void ast_print_kernel(StrBuf *sb, const Kernel *k) {
+  for (int i = 0; i < k->notes.n; i++) sb_printf(sb, "# %s\n", (const char *)k->notes.v[i]);
   sb_printf(sb, "kernel %s(", k->name);
   for (int i = 0; i < k->params.n; i++) {
     const Var *v = k->params.v[i];

@@ -113,8 +113,9 @@ HANDLER(argmin) { return argmaxmin(S, call, args, nargs, "argmin"); }
 static void combine_region(Sema *S, Node *call, Val *fn, const Type **elems, int n, TNode *t) {
   if (fn->kind != V_FUNC) sema_error(S, call, "%s needs a @triton.jit combine function, got %s", bi_cur(S), val_desc(S, fn));
   JitFunc *f = fn->fn;
-  if (f->def->kids.n != 2 * n)
-    sema_error(S, call, "combine function '%s' must take %d parameters (two per input), it takes %d", f->name, 2 * n, f->def->kids.n);
+  Node *fdef = sema_func_def(S, f);
+  if (fdef->kids.n != 2 * n)
+    sema_error(S, call, "combine function '%s' must take %d parameters (two per input), it takes %d", f->name, 2 * n, fdef->kids.n);
   PtrVec region = {0};
   PtrVec *saved = S->out;
   S->out = &region;

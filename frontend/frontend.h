@@ -214,36 +214,76 @@ typedef struct AutotuneConfig {
   Token *tok;
 } AutotuneConfig;
 
+typedef struct Module Module;
+typedef struct FuncDef FuncDef;
+
+/* A function as sema sees it: a `def` with the Triton decorators (or calls
+ * of them, `K = triton.jit(f)`) that apply to it interpreted. */
 typedef struct JitFunc {
-  Node *def;
+  Node *def;          /* the parsed def, once sema needs it (sema_func_def) */
+  FuncDef *fd;
+  const Module *mod;  /* where its names resolve */
   const char *name;
   bool is_jit;        /* decorated with triton.jit (else a host function) */
+  bool constexpr_fn;  /* @triton.constexpr_function: run at compile time */
   PtrVec configs;     /* AutotuneConfig*, from @triton.autotune */
   PtrVec heuristics;  /* KWARG nodes: name -> lambda, from @triton.heuristics */
   PtrVec autotune_keys; /* Node* strings */
   PtrVec autotune_reset, autotune_restore; /* Node* strings: reset_to_zero, restore_value */
+  PtrVec do_not_specialize; /* Node*: names (strings) or indices, from @triton.jit(do_not_specialize=) */
   int jit_num_warps;  /* from @triton.jit(...) kwargs when given, else 0 */
 } JitFunc;
 
-typedef struct Global {
+/* A module-level `def`, decorated or not; its body is parsed on first use. */
+struct FuncDef {
   const char *name;
-  Node *value;   /* the constexpr expression, or NULL for a host global */
-  Token *tok;
-} Global;
+  const Module *mod;
+  Token *first;        /* its first decorator's '@', or the 'def' */
+  Token *def, *end;    /* the 'def' token, and one past its last token */
+  NodeList decorators; /* those that parse as expressions, top first */
+  bool opaque_decorator; /* some decorator is host code tilec cannot read */
+  Token *async_tok;    /* 'async def' */
+  Node *node;          /* parsed, once needed */
+  JitFunc *fn;         /* interpreted, once needed */
+};
 
-typedef struct Module {
+/* How a module-level statement binds a name. */
+typedef enum BindKind {
+  BIND_IMPORT,      /* import a.b [as x]: path "a" (or "a.b" with as) */
+  BIND_IMPORT_FROM, /* from [.]path import attr [as x] */
+  BIND_DEF,         /* def */
+  BIND_ASSIGN,      /* NAME = value, NAME: annot = value */
+  BIND_CLASS,       /* class: host code */
+} BindKind;
+
+typedef struct Binding {
+  BindKind kind;
+  const char *name;
+  Token *tok;     /* where the name is bound */
+  Token *line;    /* imports: the statement's first token */
+  int group;      /* 0 at the module's top level; else the module-level if/try/with it is in */
+  const char *path, *attr; /* imports */
+  int level;      /* from-imports: the leading dots of a relative import */
+  FuncDef *def;   /* BIND_DEF */
+  Node *value, *annot; /* BIND_ASSIGN; value NULL when it is not an expression */
+  void *cache;    /* sema: the function a kernel-making assignment gives */
+} Binding;
+
+struct Module {
   const Source *src;
-  PtrVec funcs;   /* JitFunc*, in file order (jit ones only) */
-  PtrVec globals; /* Global* */
-  PtrVec host_funcs; /* names of top-level functions that are not @jit */
-  /* import aliases: name -> dotted module or object path */
-  PtrVec alias_names, alias_paths;
-} Module;
+  const TokenList *toks;
+  const char *name;    /* dotted module name ("" for a file outside any package) */
+  const char *package; /* for relative imports */
+  const char *dir;     /* its file's folder; NULL when not from a file */
+  PtrVec bindings;     /* Binding*, in file order */
+  PtrVec defs;         /* FuncDef*, in file order */
+  int ngroups;
+};
 
-/* Parses a whole Python file; NULL with diagnostics on a syntax error. */
+/* Parses a whole Python file's module level; NULL with diagnostics on a
+ * syntax error. Function bodies are parsed by parse_funcdef, on demand. */
 Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *toks);
-const char *module_alias(const Module *m, const char *name);
-JitFunc *module_find_func(const Module *m, const char *name);
+Node *parse_funcdef(Arena *a, Diags *d, FuncDef *f);
 
 #define MAX_RANK 4
 
@@ -407,6 +447,8 @@ typedef struct Kernel {
   int nconfigs, config;  /* @triton.autotune's configs, and the one this specialization takes */
   PtrVec autotune_keys;  /* const char*: the parameters whose values key the tuning */
   PtrVec autotune_reset, autotune_restore; /* const char*: pointer parameters tuning zeroes, or restores */
+  PtrVec notes;          /* const char*: how module-level names were resolved, for --emit=ast */
+  PtrVec deps;           /* const char*: the other files its compilation read (imported modules) */
 } Kernel;
 
 /* Options of one specialization. */
@@ -418,6 +460,9 @@ typedef struct SpecOptions {
   int num_warps;         /* 0: from autotune config / default 4 */
   int num_stages;        /* 0: from autotune config / default 3 */
   int config;            /* the autotune config whose meta-parameters apply: 0 the first */
+  const char *path;      /* the kernel file's path on disk (its package and folder are searched); NULL: none */
+  const char *const *include_dirs; /* more folders to find imported modules in (-I), then $TILEC_PATH */
+  int ninclude_dirs;
 } SpecOptions;
 
 Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt);
@@ -455,6 +500,7 @@ struct Val {
   const char *path;
   const Builtin *builtin;
   Val *self;
+  const Module *mod; /* V_MODULE: a module of the user's (path is its dotted name) */
   Loc where; /* V_UNDEF: where the name lost its definition */
   const char *why;
 };
@@ -483,6 +529,12 @@ struct Sema {
   PtrVec names; /* hash set of the kernel's var names (v has cap slots) */
   long work;    /* statements executed and calls inlined: bounded */
   const struct Builtin *builtin; /* the builtin being called, for its messages */
+  const SpecOptions *opt;
+  PtrVec mods;       /* Module*: the modules read so far, the kernel's own first */
+  PtrVec missing;    /* const char*: dotted names looked for and not found */
+  PtrVec defines;    /* const char* "NAME=VALUE": -D for module-level globals */
+  PtrVec notes;      /* const char*: how module-level names were resolved */
+  int in_module;     /* evaluating a module-level value, not kernel code */
 };
 
 /* sema.c, for builtins.c */
@@ -525,6 +577,8 @@ Val *call_value(Sema *S, Node *call, Val *callee, Args *args);
 TNode *emit_call(Sema *S, Node *at, const char *callee, const Type *ty, TNode **ops, int nops);
 void emit_stmt(Sema *S, TNode *t);
 void add_attr(Sema *S, TNode *call, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+Node *sema_func_def(Sema *S, JitFunc *fn); /* the function's def, parsed on first use */
 
 /* builtins.c */
 const Builtin *builtin_find(const char *name);

@@ -845,6 +845,17 @@ static Node *def_stmt(Parser *P, PtrVec *decorators) {
 
 /* ---- the module level ---------------------------------------------------------- */
 
+/* The module level is read the way Python binds names, without running
+ * anything: imports, `def`s and `NAME = ...` assignments become Bindings, at
+ * any depth of module-level `if`/`try`/`with`, each marked with the
+ * compound statement it sits in so that sema can choose among alternatives.
+ * Function bodies are not parsed here: a FuncDef keeps its tokens, and
+ * parse_funcdef reads it when sema first reaches it, so an error in a
+ * function no kernel uses is no error (Triton compiles lazily too).
+ * Decorators and assigned values are parsed as expressions when they are
+ * ones; host code that is not (comprehensions, dictionaries of lambdas are
+ * fine, `yield` is not) is kept as "opaque". */
+
 /* Skips one logical line and the indented block after it, if any. */
 static void skip_statement(Parser *P) {
   while (!at(P, TK_NEWLINE) && !at(P, TK_EOF)) {
@@ -862,23 +873,44 @@ static void skip_statement(Parser *P) {
   }
 }
 
-static void add_alias(Parser *P, const char *name, const char *path) {
-  vec_push(P->a, &P->m->alias_names, (void *)name);
-  vec_push(P->a, &P->m->alias_paths, (void *)path);
-}
-
-const char *module_alias(const Module *m, const char *name) {
-  for (int i = m->alias_names.n - 1; i >= 0; i--)
-    if (!strcmp(m->alias_names.v[i], name)) return m->alias_paths.v[i];
-  return NULL;
-}
-
-JitFunc *module_find_func(const Module *m, const char *name) {
-  for (int i = m->funcs.n - 1; i >= 0; i--) {
-    JitFunc *f = m->funcs.v[i];
-    if (!strcmp(f->name, name)) return f;
+/* Parses with fn, catching errors: NULL (and no diagnostic) when the text
+ * there is not an expression tilec reads; the position is then unchanged. */
+static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
+  Token *start = P->tok;
+  int depth = P->depth;
+  size_t len = P->d->out.len;
+  int errors = P->d->errors, warnings = P->d->warnings;
+  jmp_buf jb, *saved = P->d->unwind;
+  P->d->unwind = &jb;
+  bool saved_kernel = P->in_kernel;
+  P->in_kernel = true;
+  Node *n = NULL;
+  if (!setjmp(jb)) {
+    n = fn(P);
+  } else {
+    P->tok = start;
+    P->depth = depth;
+    P->d->out.len = len;
+    if (P->d->out.s) P->d->out.s[len] = 0;
+    P->d->errors = errors;
+    P->d->warnings = warnings;
+    n = NULL;
   }
-  return NULL;
+  P->in_kernel = saved_kernel;
+  P->d->unwind = saved;
+  return n;
+}
+
+static Node *test_list_any(Parser *P) { return test_list(P, true); }
+
+static Binding *bind(Parser *P, BindKind k, const char *name, Token *t, int group) {
+  Binding *b = arena_alloc(P->a, sizeof *b);
+  b->kind = k;
+  b->name = name;
+  b->tok = t;
+  b->group = group;
+  vec_push(P->a, &P->m->bindings, b);
+  return b;
 }
 
 /* dotted = NAME ('.' NAME)* */
@@ -895,261 +927,207 @@ static const char *dotted_name(Parser *P) {
 }
 
 /* import = 'import' dotted ['as' NAME] (',' ...)*
- *        | 'from' dotted 'import' NAME ['as' NAME] (',' ...)* */
-static void import_stmt(Parser *P) {
+ *        | 'from' ('.')* [dotted] 'import' ('*' | NAME ['as' NAME] (',' ...)*) */
+static void import_stmt(Parser *P, int group) {
   Token *start = P->tok;
   if (accept(P, TK_KW_import)) {
     for (;;) {
       if (!at(P, TK_NAME)) break;
+      Token *t = P->tok;
       const char *path = dotted_name(P);
+      Binding *b;
       if (accept(P, TK_KW_as)) {
-        add_alias(P, expect(P, TK_NAME, "after 'as'")->sval, path);
+        b = bind(P, BIND_IMPORT, expect(P, TK_NAME, "after 'as'")->sval, t, group);
       } else {
         /* `import triton.language` binds `triton` */
         const char *dot = strchr(path, '.');
-        const char *head = dot ? arena_strndup(P->a, path, (size_t)(dot - path)) : path;
-        add_alias(P, head, head);
+        path = dot ? arena_strndup(P->a, path, (size_t)(dot - path)) : path;
+        b = bind(P, BIND_IMPORT, path, t, group);
       }
+      b->path = path;
+      b->line = start;
       if (!accept(P, TK_COMMA)) break;
     }
   } else if (accept(P, TK_KW_from)) {
-    while (at(P, TK_DOT)) next(P); /* relative imports: not triton */
-    if (at(P, TK_NAME)) {
-      const char *path = dotted_name(P);
-      if (accept(P, TK_KW_import)) {
-        bool paren = accept(P, TK_LPAREN);
-        while (at(P, TK_NAME)) {
-          const char *name = next(P)->sval;
-          const char *local = name;
-          if (accept(P, TK_KW_as)) local = expect(P, TK_NAME, "after 'as'")->sval;
-          add_alias(P, local, arena_printf(P->a, "%s.%s", path, name));
-          if (!accept(P, TK_COMMA)) break;
-        }
-        if (paren) accept(P, TK_RPAREN);
+    int level = 0;
+    while (at(P, TK_DOT) || at(P, TK_ELLIPSIS)) level += next(P)->kind == TK_DOT ? 1 : 3;
+    const char *path = at(P, TK_NAME) ? dotted_name(P) : "";
+    if (accept(P, TK_KW_import)) {
+      bool paren = accept(P, TK_LPAREN);
+      while (at(P, TK_NAME)) {
+        Token *t = next(P);
+        const char *local = t->sval;
+        if (accept(P, TK_KW_as)) local = expect(P, TK_NAME, "after 'as'")->sval;
+        Binding *b = bind(P, BIND_IMPORT_FROM, local, t, group);
+        b->path = path;
+        b->attr = t->sval;
+        b->level = level;
+        b->line = start;
+        if (!accept(P, TK_COMMA)) break;
       }
+      if (paren) accept(P, TK_RPAREN);
     }
   }
-  (void)start;
   skip_statement(P);
 }
 
-/* The full dotted path an expression names through the import aliases:
- * `tl.constexpr` -> "triton.language.constexpr"; NULL when not a dotted name. */
-static const char *resolve_path(Parser *P, Node *e) {
-  if (e->kind == N_NAME) {
-    const char *a = module_alias(P->m, e->name);
-    return a ? a : NULL;
-  }
-  if (e->kind == N_ATTR) {
-    const char *base = resolve_path(P, e->lhs);
-    return base ? arena_printf(P->a, "%s.%s", base, e->name) : NULL;
-  }
-  return NULL;
-}
-
-static bool path_is(const char *path, const char *what) {
-  if (!path) return false;
-  if (!strcmp(path, what)) return true;
-  /* triton.runtime.jit.jit, triton.runtime.autotuner.autotune, ... */
-  const char *last = strrchr(path, '.');
-  const char *wlast = strrchr(what, '.');
-  return !strncmp(path, "triton.", 7) && last && wlast && !strcmp(last, wlast) &&
-         strstr(path, ".language.") == NULL;
-}
-
-/* Is the decorator at the current token one of triton's? Looks at its dotted
- * head without parsing, since host decorators may hold any Python. */
-static bool triton_decorator_ahead(Parser *P) {
-  Token *t = P->tok;
-  if (t->kind != TK_NAME) return false;
-  const char *a = module_alias(P->m, t->sval);
-  return a && !strncmp(a, "triton", 6);
-}
-
-static Global *find_global(Module *m, const char *name) {
-  for (int i = m->globals.n - 1; i >= 0; i--) {
-    Global *g = m->globals.v[i];
-    if (!strcmp(g->name, name)) return g;
-  }
-  return NULL;
-}
-
-/* A top-level `NAME = tl.constexpr(...)` or `NAME: tl.constexpr = ...`. */
-static void global_stmt(Parser *P) {
-  Token *name = P->tok;
-  Global *g = arena_alloc(P->a, sizeof *g);
-  g->name = name->sval;
-  g->tok = name;
-  vec_push(P->a, &P->m->globals, g);
-  /* Look ahead for `tl.constexpr` right after '=' or ':' */
-  Token *t = P->tok + 2;
-  bool annotated = P->tok[1].kind == TK_COLON;
-  if (t->kind != TK_NAME) {
-    skip_statement(P);
-    return;
-  }
-  const char *a = module_alias(P->m, t->sval);
-  if (!a || strncmp(a, "triton", 6)) {
-    skip_statement(P);
-    return;
-  }
-  next(P);
-  next(P);
-  bool saved = P->in_kernel;
-  P->in_kernel = true; /* a constexpr global is kernel code */
-  Node *e = expr(P);
-  if (annotated) {
-    const char *path = resolve_path(P, e);
-    if (!path_is(path, "triton.language.constexpr")) {
-      P->in_kernel = saved;
-      skip_statement(P);
-      return;
-    }
-    if (!accept(P, TK_ASSIGN)) error_at(P, P->tok, "a constexpr global needs a value");
-    g->value = expr(P);
-  } else {
-    if (e->kind == N_CALL && path_is(resolve_path(P, e->lhs), "triton.language.constexpr")) {
-      if (e->kids.n != 1 || e->kwargs.n)
-        error_at(P, e->tok, "tl.constexpr() takes exactly one value");
-      g->value = e->kids.v[0];
-    }
-  }
-  P->in_kernel = saved;
-  if (!at(P, TK_NEWLINE) && !at(P, TK_EOF)) {
-    g->value = NULL;
-    skip_statement(P);
-    return;
-  }
-  accept(P, TK_NEWLINE);
-}
-
-static int literal_int(Parser *P, Node *e, const char *what) {
-  if (e->kind != N_INT || e->ival > 1024) {
-    diag_warning(P->d, e->tok->loc, "%s is not an integer literal; ignored", what);
-    return 0;
-  }
-  return (int)e->ival;
-}
-
-/* triton.Config({'BLOCK': 128, ...}, num_warps=4, num_stages=3) */
-static bool read_config(Parser *P, JitFunc *f, Node *c) {
-  if (c->kind != N_CALL || !path_is(resolve_path(P, c->lhs), "triton.Config") || c->kids.n < 1 ||
-      c->kids.v[0]->kind != N_DICT)
-    return false;
-  AutotuneConfig *cfg = arena_alloc(P->a, sizeof *cfg);
-  cfg->tok = c->tok;
-  Node *dict = c->kids.v[0];
-  PtrVec kw = {0};
-  for (int i = 0; i + 1 < dict->kids.n; i += 2) {
-    Node *k = dict->kids.v[i];
-    if (k->kind != N_STR) return false;
-    Node *kv = new_node(P, N_KWARG, k->tok);
-    kv->name = k->sval;
-    kv->lhs = dict->kids.v[i + 1];
-    vec_push(P->a, &kw, kv);
-  }
-  cfg->kwargs = to_list(P, &kw);
-  for (int i = 0; i < c->kwargs.n; i++) {
-    Node *k = c->kwargs.v[i];
-    if (!strcmp(k->name, "num_warps")) cfg->num_warps = literal_int(P, k->lhs, "num_warps");
-    if (!strcmp(k->name, "num_stages")) cfg->num_stages = literal_int(P, k->lhs, "num_stages");
-  }
-  vec_push(P->a, &f->configs, cfg);
-  return true;
-}
-
-/* Interprets @triton.autotune / @triton.heuristics / @triton.jit(...). */
-static void read_decorator(Parser *P, JitFunc *f, Node *d) {
-  Node *callee = d->kind == N_CALL ? d->lhs : d;
-  const char *path = resolve_path(P, callee);
-  if (path_is(path, "triton.jit")) {
-    f->is_jit = true;
-    for (int i = 0; d->kind == N_CALL && i < d->kwargs.n; i++) {
-      Node *k = d->kwargs.v[i];
-      if (!strcmp(k->name, "num_warps")) f->jit_num_warps = literal_int(P, k->lhs, "num_warps");
-    }
-    return;
-  }
-  if (path_is(path, "triton.autotune")) {
-    if (d->kind != N_CALL) return;
-    for (int i = 0; i < d->kwargs.n; i++) {
-      Node *k = d->kwargs.v[i];
-      if (!strcmp(k->name, "configs")) {
-        bool ok = k->lhs->kind == N_LIST;
-        for (int j = 0; ok && j < k->lhs->kids.n; j++) ok = read_config(P, f, k->lhs->kids.v[j]);
-        if (!ok) {
-          f->configs.n = 0;
-          diag_warning(P->d, k->lhs->tok->loc,
-                       "autotune configs are computed by host code and cannot be read; "
-                       "give the meta-parameters in the signature or with -D");
-        }
-      } else if (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE) {
-        PtrVec *names = !strcmp(k->name, "key") ? &f->autotune_keys : !strcmp(k->name, "reset_to_zero") ? &f->autotune_reset
-                      : !strcmp(k->name, "restore_value") ? &f->autotune_restore : NULL;
-        for (int j = 0; names && j < k->lhs->kids.n; j++) vec_push(P->a, names, k->lhs->kids.v[j]);
-      }
-    }
-    return;
-  }
-  if (path_is(path, "triton.heuristics")) {
-    if (d->kind != N_CALL || d->kids.n != 1 || d->kids.v[0]->kind != N_DICT) {
-      diag_warning(P->d, d->tok->loc, "heuristics that are not a dictionary literal are ignored");
-      return;
-    }
-    Node *dict = d->kids.v[0];
-    for (int i = 0; i + 1 < dict->kids.n; i += 2) {
-      Node *k = dict->kids.v[i];
-      if (k->kind != N_STR) continue;
-      Node *kv = new_node(P, N_KWARG, k->tok);
-      kv->name = k->sval;
-      kv->lhs = dict->kids.v[i + 1];
-      vec_push(P->a, &f->heuristics, kv);
-    }
-    return;
-  }
+/* A function: its decorators (parsed when they are expressions), its name and
+ * its tokens, read later by parse_funcdef. */
+static void funcdef(Parser *P, PtrVec *decos, Token *first, bool opaque, int group) {
+  FuncDef *f = arena_alloc(P->a, sizeof *f);
+  f->mod = P->m;
+  f->decorators = to_list(P, decos);
+  f->opaque_decorator = opaque;
+  f->first = first;
+  f->def = P->tok;
+  f->name = peek_kind(P, 1) == TK_NAME ? P->tok[1].sval : NULL;
+  skip_statement(P);
+  f->end = P->tok;
+  if (!f->name) return;
+  vec_push(P->a, &P->m->defs, f);
+  bind(P, BIND_DEF, f->name, f->def + 1, group)->def = f;
 }
 
 /* decorated = ('@' expr NEWLINE)+ (def | class) */
-static void decorated(Parser *P) {
+static void decorated(Parser *P, int group) {
   PtrVec decos = {0};
-  bool any_triton = false;
+  bool opaque = false;
+  Token *first = P->tok;
   while (at(P, TK_AT)) {
     next(P);
-    if (triton_decorator_ahead(P)) {
-      Node *d = expr(P);
+    Node *d = try_parse(P, expr);
+    if (d && at(P, TK_NEWLINE)) {
       vec_push(P->a, &decos, d);
-      any_triton = true;
-      if (!accept(P, TK_NEWLINE))
-        diag_error(P->d, P->tok->loc, "expected end of decorator, found %s", tok_desc(P, P->tok));
     } else {
-      while (!at(P, TK_NEWLINE) && !at(P, TK_EOF)) next(P);
-      accept(P, TK_NEWLINE);
+      opaque = true;
+    }
+    while (!at(P, TK_NEWLINE) && !at(P, TK_EOF)) next(P);
+    accept(P, TK_NEWLINE);
+  }
+  Token *async_tok = at(P, TK_KW_async) && peek_kind(P, 1) == TK_KW_def ? next(P) : NULL;
+  if (!at(P, TK_KW_def)) {
+    skip_statement(P);
+    return;
+  }
+  funcdef(P, &decos, first, opaque, group);
+  if (async_tok && P->m->defs.n) ((FuncDef *)P->m->defs.v[P->m->defs.n - 1])->async_tok = async_tok;
+}
+
+/* `NAME = value` or `NAME: annotation [= value]` at the module level. The
+ * value is kept when it parses as an expression: whether it is a constexpr,
+ * a Triton function, a kernel made by a call, or host code is for sema to
+ * find out when a kernel reads the name. */
+static void assign_stmt(Parser *P, int group) {
+  Token *name = P->tok;
+  Binding *b = bind(P, BIND_ASSIGN, name->sval, name, group);
+  next(P);
+  if (accept(P, TK_COLON)) {
+    b->annot = try_parse(P, expr);
+    if (!b->annot || !accept(P, TK_ASSIGN)) {
+      if (b->annot && (at(P, TK_NEWLINE) || at(P, TK_EOF))) P->m->bindings.n--; /* a bare annotation binds nothing */
+      skip_statement(P);
+      return;
+    }
+  } else {
+    next(P); /* '=' */
+    if (peek_kind(P, 0) == TK_NAME && peek_kind(P, 1) == TK_ASSIGN) {
+      /* chained `A = B = value`: B is bound by its own statement */
+      skip_statement(P);
+      return;
     }
   }
-  if (any_triton && at(P, TK_KW_async)) error_at(P, P->tok, "a @triton.jit function cannot be 'async'");
-  if (!any_triton || !at(P, TK_KW_def)) {
-    if (at(P, TK_KW_def) && peek_kind(P, 1) == TK_NAME) vec_push(P->a, &P->m->host_funcs, (void *)P->tok[1].sval);
-    skip_statement(P);
-    return;
+  b->value = try_parse(P, test_list_any);
+  if (b->value && !at(P, TK_NEWLINE) && !at(P, TK_EOF) && !at(P, TK_SEMI)) b->value = NULL;
+  skip_statement(P);
+}
+
+static void module_block(Parser *P, int group);
+
+/* Is this `if __name__ == "__main__":`? Its block never runs on import. */
+static bool is_main_guard(Parser *P) {
+  Token *t = P->tok + 1;
+  if (t + 3 >= P->end) return false;
+  return t[0].kind == TK_NAME && !strcmp(t[0].sval, "__name__") && t[1].kind == TK_EQ && t[2].kind == TK_STRING &&
+         !strcmp(t[2].sval, "__main__") && t[3].kind == TK_COLON;
+}
+
+/* A compound statement at the module level (if/elif/else, try/except/else/
+ * finally, with): its header is host code, skipped; its blocks bind names
+ * under one new group. */
+static void compound_stmt(Parser *P) {
+  int group = ++P->m->ngroups;
+  for (;;) {
+    while (!at(P, TK_COLON) && !at(P, TK_NEWLINE) && !at(P, TK_EOF)) next(P);
+    if (!accept(P, TK_COLON)) {
+      skip_statement(P);
+      return;
+    }
+    if (accept(P, TK_NEWLINE) && at(P, TK_INDENT)) {
+      next(P);
+      module_block(P, group);
+      accept(P, TK_DEDENT);
+    } else {
+      skip_statement(P); /* `if x: y` on one line */
+    }
+    if (!at(P, TK_KW_elif) && !at(P, TK_KW_else) && !at(P, TK_KW_except) && !at(P, TK_KW_finally)) return;
+    next(P);
   }
-  Token *def_tok = P->tok;
-  JitFunc *f = arena_alloc(P->a, sizeof *f);
-  for (int i = 0; i < decos.n; i++) read_decorator(P, f, decos.v[i]);
-  if (!f->is_jit) {
-    if (f->configs.n || f->heuristics.n)
-      error_at(P, def_tok, "autotune/heuristics decorators need @triton.jit below them");
-    if (peek_kind(P, 1) == TK_NAME) vec_push(P->a, &P->m->host_funcs, (void *)P->tok[1].sval);
-    skip_statement(P);
-    return;
+}
+
+/* One module-level statement. */
+static void module_stmt(Parser *P, int group) {
+  switch (P->tok->kind) {
+  case TK_NEWLINE: case TK_SEMI: next(P); break;
+  case TK_KW_import: case TK_KW_from: import_stmt(P, group); break;
+  case TK_AT: decorated(P, group); break;
+  case TK_KW_def: {
+    PtrVec none = {0};
+    funcdef(P, &none, P->tok, false, group);
+    break;
   }
-  f->def = def_stmt(P, &decos);
-  f->name = f->def->name;
-  vec_push(P->a, &P->m->funcs, f);
+  case TK_KW_async:
+    if (peek_kind(P, 1) == TK_KW_def) {
+      next(P);
+      PtrVec none = {0};
+      funcdef(P, &none, P->tok, false, group);
+    } else {
+      skip_statement(P);
+    }
+    break;
+  case TK_KW_class:
+    if (peek_kind(P, 1) == TK_NAME) bind(P, BIND_CLASS, P->tok[1].sval, P->tok + 1, group);
+    skip_statement(P);
+    break;
+  case TK_KW_if:
+    if (is_main_guard(P)) {
+      skip_statement(P);
+      while (at(P, TK_KW_elif) || at(P, TK_KW_else)) skip_statement(P);
+      break;
+    }
+    compound_stmt(P);
+    break;
+  case TK_KW_try: case TK_KW_with: compound_stmt(P); break;
+  case TK_INDENT: error_at(P, P->tok, "unexpected indent");
+  case TK_NAME:
+    if (peek_kind(P, 1) == TK_ASSIGN || peek_kind(P, 1) == TK_COLON) {
+      assign_stmt(P, group);
+      break;
+    }
+    skip_statement(P);
+    break;
+  default: skip_statement(P); break;
+  }
+}
+
+/* Statements up to the end of the block (a DEDENT) or of the file. */
+static void module_block(Parser *P, int group) {
+  while (!at(P, TK_EOF) && !at(P, TK_DEDENT)) module_stmt(P, group);
 }
 
 Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *toks) {
   Module *m = arena_alloc(a, sizeof *m);
   m->src = src;
+  m->toks = toks;
   Parser P = {.a = a, .d = d, .m = m, .tok = toks->v, .end = toks->v + toks->n};
   jmp_buf jb, *saved = d->unwind;
   d->unwind = &jb;
@@ -1158,26 +1136,18 @@ Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *tok
     return NULL;
   }
   while (!at(&P, TK_EOF)) {
-    switch (P.tok->kind) {
-    case TK_NEWLINE: case TK_DEDENT: next(&P); break;
-    case TK_KW_import: case TK_KW_from: import_stmt(&P); break;
-    case TK_AT: decorated(&P); break;
-    case TK_INDENT: error_at(&P, P.tok, "unexpected indent");
-    case TK_KW_def:
-      if (peek_kind(&P, 1) == TK_NAME) vec_push(a, &m->host_funcs, (void *)P.tok[1].sval);
-      skip_statement(&P);
-      break;
-    case TK_NAME:
-      if (peek_kind(&P, 1) == TK_ASSIGN || peek_kind(&P, 1) == TK_COLON) {
-        global_stmt(&P);
-        break;
-      }
-      skip_statement(&P);
-      break;
-    default: skip_statement(&P); break;
-    }
+    module_block(&P, 0);
+    if (at(&P, TK_DEDENT)) next(&P);
   }
-  (void)find_global;
   d->unwind = saved;
   return m;
+}
+
+/* Parses a function's `def` (errors unwind through d, as any other). */
+Node *parse_funcdef(Arena *a, Diags *d, FuncDef *f) {
+  const Module *m = f->mod;
+  Parser P = {.a = a, .d = d, .m = (Module *)m, .tok = f->def, .end = m->toks->v + m->toks->n};
+  PtrVec decos = {0};
+  for (int i = 0; i < f->decorators.n; i++) vec_push(a, &decos, f->decorators.v[i]);
+  return def_stmt(&P, &decos);
 }

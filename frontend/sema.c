@@ -108,56 +108,6 @@ TNode *emit_call(Sema *S, Node *at, const char *callee, const Type *ty, TNode **
 
 /* ---- signatures and the kernel ------------------------------------------------------ */
 
-static bool name_used_in(Node *n, const char *name) {
-  if (!n) return false;
-  if (n->kind == N_NAME && !strcmp(n->name, name)) return true;
-  Node *subs[] = {n->lhs, n->rhs, n->cond, n->annot};
-  for (int i = 0; i < 4; i++)
-    if (name_used_in(subs[i], name)) return true;
-  NodeList *lists[] = {&n->body, &n->orelse, &n->kids, &n->kwargs};
-  for (int l = 0; l < 4; l++)
-    for (int i = 0; i < lists[l]->n; i++)
-      if (name_used_in(lists[l]->v[i], name)) return true;
-  return false;
-}
-
-/* The kernels of a module: @jit functions no other @jit function refers to. */
-static JitFunc *pick_kernel(Sema *S, const SpecOptions *opt) {
-  const Module *m = S->m;
-  if (opt->kernel) {
-    JitFunc *f = module_find_func(m, opt->kernel);
-    if (!f) {
-      StrBuf sb = {.arena = S->a};
-      for (int i = 0; i < m->funcs.n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", ((JitFunc *)m->funcs.v[i])->name);
-      diag_plain_error(S->d, "%s: no @triton.jit function named '%s'%s%s", m->src->name, opt->kernel,
-                       m->funcs.n ? "; the file has " : " (the file has none)", sb.s ? sb.s : "");
-      sb_free(&sb);
-      diag_unwind(S->d);
-    }
-    return f;
-  }
-  PtrVec kernels = {0};
-  for (int i = 0; i < m->funcs.n; i++) {
-    JitFunc *f = m->funcs.v[i];
-    if (module_find_func(m, f->name) != f) continue; /* redefined later: Python keeps the last */
-    bool used = false;
-    for (int j = 0; j < m->funcs.n && !used; j++)
-      if (j != i) used = name_used_in(((JitFunc *)m->funcs.v[j])->def, f->name);
-    if (!used) vec_push(S->a, &kernels, f);
-  }
-  if (kernels.n == 1) return kernels.v[0];
-  if (m->funcs.n == 0) {
-    diag_plain_error(S->d, "%s: no @triton.jit function in this file", m->src->name);
-    diag_unwind(S->d);
-  }
-  StrBuf sb = {.arena = S->a};
-  PtrVec *list = kernels.n ? &kernels : (PtrVec *)&m->funcs;
-  for (int i = 0; i < list->n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", ((JitFunc *)list->v[i])->name);
-  diag_plain_error(S->d, "%s: the file has several kernels (%s); choose one with -k", m->src->name, sb.s);
-  sb_free(&sb);
-  diag_unwind(S->d);
-}
-
 /* Parses one signature entry; the text is trimmed. */
 static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc, const char *where) {
   SigEntry *e = arena_alloc(S->a, sizeof *e);
@@ -255,7 +205,7 @@ static PtrVec parse_signature(Sema *S, const char *sig) {
 }
 
 /* Parses a -D value: a number, a quoted string, True/False, or a dtype name. */
-static CValue *parse_define_value(Sema *S, const char *txt) {
+CValue *sema_define_value(Sema *S, const char *txt) {
   Loc none = {0};
   SigEntry *e = parse_sig_entry(S, txt, none, "-D value");
   if (e->kind == SIG_CONST) return e->value;
@@ -268,7 +218,7 @@ static CValue *parse_define_value(Sema *S, const char *txt) {
 static Val *eval_heuristic(Sema *S, Node *lam, PtrVec *names, PtrVec *vals, Node *def) {
   if (lam->kind != N_LAMBDA || lam->kids.n != 1)
     sema_error(S, lam, "a heuristic must be a lambda of one argument");
-  Frame hf = {0};
+  Frame hf = {.mod = S->f ? S->f->mod : NULL};
   Frame *saved = S->f;
   S->f = &hf;
   /* args['X'] reads are rewritten as names bound in this frame */
@@ -300,13 +250,14 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     d->site = NULL;
     return NULL;
   }
-  JitFunc *fn = pick_kernel(S, opt);
-  Node *def = fn->def;
+  sema_module_init(S, (Module *)m, opt);
+  JitFunc *fn = sema_pick_kernel(S, opt);
+  Node *def = sema_func_def(S, fn);
   Kernel *k = arena_alloc(a, sizeof *k);
   k->name = fn->name;
   k->loc = sema_loc(def);
   S->k = k;
-  Frame f = {.fn = fn, .is_kernel = true};
+  Frame f = {.fn = fn, .is_kernel = true, .mod = fn->mod};
   S->f = &f;
 
   int np = def->kids.n;
@@ -323,6 +274,12 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     int j = 0;
     while (j < np && strcmp(def->kids.v[j]->name, name)) j++;
     if (j == np) {
+      bool global = false;
+      for (int b = 0; b < m->bindings.n && !global; b++) {
+        const Binding *bd = m->bindings.v[b];
+        global = bd->kind == BIND_ASSIGN && !strcmp(bd->name, name);
+      }
+      if (global) continue; /* sets a module-level global */
       diag_plain_error(d, "-D %s: kernel '%s' has no parameter named '%s'", opt->defines[i], fn->name, name);
       diag_unwind(d);
     }
@@ -334,7 +291,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       diag_plain_error(d, "-D sets '%s' twice", name);
       diag_unwind(d);
     }
-    consts[j] = parse_define_value(S, eq + 1);
+    consts[j] = sema_define_value(S, eq + 1);
     origin[j] = "-D";
   }
   /* the chosen autotune config (the first by default) supplies its meta-parameters */
@@ -503,6 +460,8 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
   }
   sema_exec_function_body(S, fn);
   k->body = sema_to_tlist(S, &body);
+  k->notes = S->notes;
+  sema_module_deps(S, k);
   d->unwind = saved;
   d->site = NULL;
   return k;

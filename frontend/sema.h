@@ -26,6 +26,7 @@ typedef struct Env {
 typedef struct Frame {
   Env env;
   JitFunc *fn;
+  const Module *mod; /* where its free names resolve (NULL: the kernel's module) */
   const InlineSite *site;
   bool is_kernel;
   Val *ret;        /* an inlined function's return value */
@@ -61,6 +62,19 @@ TNode *sema_make_binop(Sema *S, Node *at, TNodeKind k, Op op, TNode *a, TNode *b
 Val *sema_new_val(Sema *S, VKind k);
 bool sema_param_is_constexpr(Sema *S, Node *p);
 Val *sema_read_name(Sema *S, Node *n);
+CValue *sema_define_value(Sema *S, const char *txt);
+
+/* sema_module.c: the module level */
+void sema_module_init(Sema *S, Module *main, const SpecOptions *opt);
+void sema_module_deps(Sema *S, Kernel *k);
+const Module *sema_cur_mod(Sema *S);
+bool sema_path_is(const char *path, const char *what);
+Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool quiet); /* NULL: not bound */
+Val *sema_user_module_attr(Sema *S, Node *at, Val *mod);
+Val *sema_read_module_name(Sema *S, Node *at, const char *name); /* NULL: not bound */
+JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt);
+/* sema_expr.c: Triton's namespaces by dotted path ("triton.language.math.exp"); quiet: NULL when unknown */
+Val *sema_triton_path(Sema *S, Node *at, const char *path, bool quiet);
 Val *sema_read_val(Sema *S, Node *at, Val *v);
 Val *sema_store_rt(Sema *S, Node *at, const char *name, TNode *e);
 TNode *sema_to_bool(Sema *S, Node *at, Val *v);

@@ -158,27 +158,6 @@ void sema_bind(Sema *S, Node *at, const char *name, Val *v) {
 static const char *const py_builtins[] = {"range", "min", "max", "len", "int", "float", "bool",
                                           "print", "isinstance", "abs", "getattr", "hasattr", "tuple", "list", NULL};
 
-static Val *lookup_global(Sema *S, Node *at, const char *name) {
-  for (int i = S->m->globals.n - 1; i >= 0; i--) {
-    Global *g = S->m->globals.v[i];
-    if (strcmp(g->name, name)) continue;
-    if (!g->value)
-      sema_error(S, at, "global '%s' is not a tl.constexpr; kernels can only read constexpr globals "
-                 "(write '%s = tl.constexpr(...)')", name, name);
-    /* evaluated in a frame of its own: globals see only globals */
-    Frame *saved = S->f;
-    Frame gf = {.site = saved ? saved->site : NULL};
-    S->f = &gf;
-    if (++S->depth > 64) sema_error(S, at, "constexpr global '%s' refers to itself", name);
-    Val *v = sema_eval(S, g->value);
-    S->depth--;
-    S->f = saved;
-    if (v->kind != V_CONST) sema_error(S, at, "global '%s' is not a constexpr value", name);
-    return v;
-  }
-  return NULL;
-}
-
 Val *sema_read_name(Sema *S, Node *n) {
   const char *name = n->name;
   Val *v = S->f ? sema_env_get(&S->f->env, name) : NULL;
@@ -186,30 +165,8 @@ Val *sema_read_name(Sema *S, Node *n) {
     if (v->kind == V_UNDEF) sema_error(S, n, "%s", v->why);
     return sema_read_val(S, n, v);
   }
-  Val *g = lookup_global(S, n, name);
+  Val *g = sema_read_module_name(S, n, name);
   if (g) return g;
-  JitFunc *fn = module_find_func(S->m, name);
-  if (fn) {
-    Val *f = sema_new_val(S, V_FUNC);
-    f->fn = fn;
-    return f;
-  }
-  const char *alias = module_alias(S->m, name);
-  if (alias) {
-    const Builtin *b = NULL;
-    if (!strncmp(alias, "triton.language.", 16)) b = builtin_find(alias + 16);
-    if (b) {
-      Val *bv = sema_new_val(S, V_BUILTIN);
-      bv->builtin = b;
-      return bv;
-    }
-    DType dt;
-    if (!strncmp(alias, "triton.language.", 16) && dtype_parse(alias + 16, &dt))
-      return val_const(S, cv_dtype(S, ty_scalar(S->tc, dt)));
-    Val *m = sema_new_val(S, V_MODULE);
-    m->path = alias;
-    return m;
-  }
   for (int i = 0; py_builtins[i]; i++)
     if (!strcmp(py_builtins[i], name)) {
       Val *bv = sema_new_val(S, V_BUILTIN);
@@ -217,9 +174,6 @@ Val *sema_read_name(Sema *S, Node *n) {
       if (!bv->builtin) sema_error(S, n, "Python builtin '%s' is not supported in kernels", name);
       return bv;
     }
-  for (int i = 0; i < S->m->host_funcs.n; i++)
-    if (!strcmp(S->m->host_funcs.v[i], name))
-      sema_error(S, n, "'%s' is a host function, not a @triton.jit function; kernels can only call @jit functions", name);
   sema_error(S, n, "name '%s' is not defined", name);
 }
 
@@ -244,38 +198,68 @@ static const char *canonical_ns(const char *path) {
   return NULL;
 }
 
-static Val *module_attr(Sema *S, Node *n, Val *m) {
-  const char *path = arena_printf(S->a, "%s.%s", m->path, n->name);
-  const char *ns = canonical_ns(m->path);
-  if (canonical_ns(path)) {
-    Val *r = sema_new_val(S, V_MODULE);
-    r->path = path;
-    return r;
+static Val *builtin_val(Sema *S, const Builtin *b) {
+  Val *bv = sema_new_val(S, V_BUILTIN);
+  bv->builtin = b;
+  return bv;
+}
+
+static Val *ns_val(Sema *S, const char *path) {
+  Val *r = sema_new_val(S, V_MODULE);
+  r->path = path;
+  return r;
+}
+
+/* Names of Triton's that are not builtins of kernels but that module-level
+ * code uses: decorators, classes, annotations. */
+static bool triton_host_name(const char *ns, const char *name) {
+  static const char *const tl[] = {"constexpr", "constexpr_function", "dtype", "tensor", "block_type", "pointer_type_cls",
+                                   "tensor_descriptor", "core", "semantic", "builtin", NULL};
+  static const char *const triton[] = {"jit", "autotune", "heuristics", "Config", "constexpr_function", "runtime",
+                                       "compiler", "testing", "backends", "tools", "knobs", "JITFunction",
+                                       "OutOfResources", "__version__", "experimental", NULL};
+  const char *const *list = !strcmp(ns, "tl") ? tl : triton;
+  for (int i = 0; list[i]; i++)
+    if (!strcmp(list[i], name)) return true;
+  return false;
+}
+
+Val *sema_triton_path(Sema *S, Node *n, const char *path, bool quiet) {
+  if (canonical_ns(path)) return ns_val(S, path);
+  const char *dot = strrchr(path, '.');
+  if (!dot) return quiet ? NULL : ns_val(S, path);
+  const char *base = arena_strndup(S->a, path, (size_t)(dot - path)), *name = dot + 1;
+  const char *ns = canonical_ns(base);
+  if (!ns) {
+    /* triton.runtime.jit.jit and the like: host-side objects */
+    if (!strncmp(path, "triton.", 7) && strncmp(path, "triton.language.", 16)) return ns_val(S, path);
+    if (quiet) return NULL;
+    sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", path);
   }
-  if (ns && (!strcmp(ns, "tl") || !strcmp(ns, "triton"))) {
+  if (!strcmp(ns, "tl") || !strcmp(ns, "triton")) {
     DType dt;
-    if (!strcmp(ns, "tl") && dtype_parse(n->name, &dt) && strcmp(n->name, "float") && strcmp(n->name, "double") && strcmp(n->name, "half"))
+    if (!strcmp(ns, "tl") && dtype_parse(name, &dt) && strcmp(name, "float") && strcmp(name, "double") && strcmp(name, "half"))
       return val_const(S, cv_dtype(S, ty_scalar(S->tc, dt)));
-    const Builtin *b = builtin_find(!strcmp(ns, "tl") ? n->name : arena_printf(S->a, "triton.%s", n->name));
-    if (b) {
-      Val *bv = sema_new_val(S, V_BUILTIN);
-      bv->builtin = b;
-      return bv;
-    }
-    sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", !strcmp(ns, "tl") ? arena_printf(S->a, "tl.%s", n->name) : path);
+    if (triton_host_name(ns, name)) return ns_val(S, !strcmp(ns, "tl") ? arena_printf(S->a, "triton.language.%s", name) : path);
+    const Builtin *b = builtin_find(!strcmp(ns, "tl") ? name : arena_printf(S->a, "triton.%s", name));
+    if (b) return builtin_val(S, b);
+    if (quiet) return NULL;
+    sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", !strcmp(ns, "tl") ? arena_printf(S->a, "tl.%s", name) : path);
   }
-  if (ns && (!strcmp(ns, "math") || !strcmp(ns, "libdevice"))) {
-    const Builtin *b = builtin_find(arena_printf(S->a, "%s.%s", ns, n->name));
-    if (b) {
-      Val *bv = sema_new_val(S, V_BUILTIN);
-      bv->builtin = b;
-      return bv;
-    }
-    sema_error(S, n, "'%s' is not a function of %s", n->name,
-               !strcmp(ns, "math") ? "tl.math" : "libdevice");
+  if (!strcmp(ns, "math") || !strcmp(ns, "libdevice")) {
+    const Builtin *b = builtin_find(arena_printf(S->a, "%s.%s", ns, name));
+    if (b) return builtin_val(S, b);
+    if (quiet) return NULL;
+    sema_error(S, n, "'%s' is not a function of %s", name, !strcmp(ns, "math") ? "tl.math" : "libdevice");
   }
-  if (ns) sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", path);
-  sema_error(S, n, "module '%s' cannot be used in a kernel", m->path);
+  if (quiet) return NULL;
+  sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", path);
+}
+
+static Val *module_attr(Sema *S, Node *n, Val *m) {
+  if (m->mod) return sema_user_module_attr(S, n, m);
+  if (!canonical_ns(m->path)) sema_error(S, n, "module '%s' cannot be used in a kernel", m->path);
+  return sema_triton_path(S, n, arena_printf(S->a, "%s.%s", m->path, n->name), false);
 }
 
 /* Attributes of dtypes: tl.float32.primitive_bitwidth, ptr.dtype.element_ty. */
@@ -639,8 +623,9 @@ bool sema_param_is_constexpr(Sema *S, Node *p) {
   Node *a = p->annot;
   if (a->kind == N_STR) return !strcmp(a->sval, "tl.constexpr") || !strcmp(a->sval, "constexpr");
   if (a->kind == N_NAME) {
-    const char *alias = module_alias(S->m, a->name);
-    return !strcmp(a->name, "constexpr") || (alias && !strcmp(alias, "triton.language.constexpr"));
+    if (!strcmp(a->name, "constexpr")) return true;
+    Val *v = sema_module_name(S, sema_cur_mod(S), a, a->name, true);
+    return v && v->kind == V_MODULE && sema_path_is(v->path, "triton.language.constexpr");
   }
   if (a->kind == N_ATTR && !strcmp(a->name, "constexpr")) return true;
   return false;
@@ -649,7 +634,7 @@ bool sema_param_is_constexpr(Sema *S, Node *p) {
 
 
 static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
-  Node *def = fn->def;
+  Node *def = sema_func_def(S, fn);
   sema_count_work(S, call);
   int np = def->kids.n;
   Val **bound = arena_alloc(S->a, sizeof(Val *) * (size_t)(np + 1));
@@ -672,7 +657,7 @@ static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
   if (depth > MAX_INLINE_DEPTH) sema_error(S, call, "calls nested more than %d deep (recursion is not supported)", MAX_INLINE_DEPTH);
 
   Frame *caller = S->f;
-  Frame f = {.fn = fn, .site = site};
+  Frame f = {.fn = fn, .site = site, .mod = fn->mod};
   for (int i = 0; i < np; i++) {
     Node *p = def->kids.v[i];
     Val *v = bound[i];
@@ -698,6 +683,11 @@ Val *call_value(Sema *S, Node *call, Val *callee, Args *args) {
   case V_FUNC: return call_jit(S, call, callee->fn, args);
   case V_BUILTIN: return builtin_call(S, call, callee->builtin, NULL, args);
   case V_METHOD: return builtin_call(S, call, callee->builtin, callee->self, args);
+  case V_MODULE:
+    /* tl.constexpr(v) in kernel code: the value, as a constexpr */
+    if (!callee->mod && sema_path_is(callee->path, "triton.language.constexpr"))
+      return builtin_call(S, call, builtin_find("constexpr"), NULL, args);
+    sema_error(S, call, "%s is not callable", val_desc(S, callee));
   default: sema_error(S, call, "%s is not callable", val_desc(S, callee));
   }
 }

@@ -523,4 +523,4 @@ static void exec_stmt(Sema *S, Node *s) {
   }
 }
 
-void sema_exec_function_body(Sema *S, JitFunc *fn) { sema_exec_block(S, &fn->def->body); }
+void sema_exec_function_body(Sema *S, JitFunc *fn) { sema_exec_block(S, &sema_func_def(S, fn)->body); }

@@ -1,7 +1,9 @@
 /* test_parse.c — the module level (imports, decorators, globals, skipping host
- * code) and expression precedence. */
+ * code, the bindings of module-level if/try) and expression precedence. */
 #include "frontend/frontend.h"
 #include "unit.h"
+
+#include <setjmp.h>
 
 static Module *parse(Arena *a, Diags *d, const char *text) {
   Source *src = arena_alloc(a, sizeof *src);
@@ -11,6 +13,25 @@ static Module *parse(Arena *a, Diags *d, const char *text) {
   TokenList tl;
   if (!lex_file(a, d, src, &tl)) return NULL;
   return parse_module(a, d, src, &tl);
+}
+
+/* The first def's parsed node; NULL with diagnostics on a syntax error in it. */
+static Node *parse_first_def(Arena *a, Diags *d, Module *m) {
+  if (!m || !m->defs.n) return NULL;
+  jmp_buf jb, *saved = d->unwind;
+  d->unwind = &jb;
+  Node *n = NULL;
+  if (!setjmp(jb)) n = parse_funcdef(a, d, m->defs.v[0]);
+  d->unwind = saved;
+  return n;
+}
+
+static const Binding *find_binding(const Module *m, const char *name, int nth) {
+  for (int i = 0; i < m->bindings.n; i++) {
+    const Binding *b = m->bindings.v[i];
+    if (!strcmp(b->name, name) && nth-- == 0) return b;
+  }
+  return NULL;
 }
 
 /* An S-expression of an untyped expression, to check precedence. */
@@ -98,11 +119,11 @@ static void expect_expr(const char *expr, const char *want) {
   char text[512];
   snprintf(text, sizeof text, "import triton\n@triton.jit\ndef k():\n    x = %s\n", expr);
   Module *m = parse(a, &d, text);
-  CHECK(m != NULL);
-  if (m) {
-    JitFunc *f = m->funcs.v[0];
+  Node *def = parse_first_def(a, &d, m);
+  CHECK(def != NULL);
+  if (def) {
     StrBuf sb = {0};
-    sexpr(&sb, f->def->body.v[0]->rhs);
+    sexpr(&sb, def->body.v[0]->rhs);
     CHECK_STR(sb.s, want);
     sb_free(&sb);
   } else {
@@ -112,10 +133,13 @@ static void expect_expr(const char *expr, const char *want) {
   arena_destroy(a);
 }
 
+/* A syntax error in a function is found when the function is parsed, not
+ * when its module is: only functions a kernel reaches are. */
 static void expect_parse_error(const char *text, const char *want) {
   Arena *a = arena_create();
   Diags d = {0};
-  CHECK(parse(a, &d, text) == NULL);
+  Module *m = parse(a, &d, text);
+  if (m) CHECK(parse_first_def(a, &d, m) == NULL); /* else a lexical error: the whole file's */
   CHECK_CONTAINS(d.out.s, want);
   sb_free(&d.out);
   arena_destroy(a);
@@ -170,27 +194,60 @@ int unit_main(void) {
   Module *m = parse(a, &d, host_file);
   CHECK(m != NULL);
   if (m) {
-    CHECK(m->funcs.n == 2);
-    JitFunc *k = module_find_func(m, "kern");
-    CHECK(k && k->is_jit);
-    CHECK(k && k->configs.n == 2);
-    if (k && k->configs.n == 2) {
-      AutotuneConfig *c = k->configs.v[0];
-      CHECK(c->num_warps == 8 && c->num_stages == 2);
-      CHECK_STR(c->kwargs.v[0]->name, "BLOCK_M");
-    }
-    CHECK(k && k->heuristics.n == 1);
-    CHECK(module_find_func(m, "helper") != NULL);
-    CHECK(module_find_func(m, "host") == NULL);
-    CHECK_STR(module_alias(m, "tl"), "triton.language");
-    CHECK_STR(module_alias(m, "J"), "triton.jit");
-    int constexprs = 0;
-    for (int i = 0; i < m->globals.n; i++) constexprs += ((Global *)m->globals.v[i])->value != NULL;
-    CHECK(constexprs == 2);
+    /* every module-level def, decorated or not; the class's method is not one */
+    CHECK(m->defs.n == 4);
+    const char *defs[] = {"get_configs", "kern", "helper", "host"};
+    for (int i = 0; i < 4 && i < m->defs.n; i++) CHECK_STR(((FuncDef *)m->defs.v[i])->name, defs[i]);
+    const FuncDef *k = m->defs.n > 1 ? m->defs.v[1] : NULL;
+    CHECK(k && k->decorators.n == 3 && !k->opaque_decorator);
+    const Binding *b = find_binding(m, "tl", 0);
+    CHECK(b && b->kind == BIND_IMPORT && !strcmp(b->path, "triton.language"));
+    b = find_binding(m, "J", 0);
+    CHECK(b && b->kind == BIND_IMPORT_FROM && !strcmp(b->path, "triton") && !strcmp(b->attr, "jit"));
+    b = find_binding(m, "BLOCK", 0);
+    CHECK(b && b->kind == BIND_ASSIGN && b->value && b->value->kind == N_CALL);
+    b = find_binding(m, "SCALE", 0);
+    CHECK(b && b->kind == BIND_ASSIGN && b->annot && b->value && b->value->kind == N_INT);
+    b = find_binding(m, "DEVICE", 0);
+    CHECK(b && b->kind == BIND_ASSIGN && b->group == 0);
+    CHECK(find_binding(m, "Host", 0) && find_binding(m, "Host", 0)->kind == BIND_CLASS);
+    /* the __main__ block never runs on import: nothing in it binds */
+    CHECK(find_binding(m, "host", 1) == NULL);
   } else {
     fprintf(stderr, "%s", d.out.s);
   }
   CHECK(d.errors == 0);
+  sb_free(&d.out);
+  arena_destroy(a);
+
+  /* imports at any depth of module-level if/try bind, each under its statement */
+  a = arena_create();
+  d = (Diags){0};
+  m = parse(a, &d,
+            "import triton\n"
+            "if compare_version('triton', operator.ge, '3.0.0'):\n"
+            "    try:\n"
+            "        from triton.language.extra.libdevice import rsqrt\n"
+            "    except ModuleNotFoundError:\n"
+            "        from triton.language.extra.cuda.libdevice import rsqrt\n"
+            "else:\n"
+            "    from triton.language.math import rsqrt\n"
+            "from ..utils import helper as h\n"
+            "@triton.jit\n"
+            "def k(x):\n"
+            "    y = f'{x}'  # not read until a kernel reaches k\n");
+  CHECK(m != NULL);
+  if (m) {
+    const Binding *r0 = find_binding(m, "rsqrt", 0), *r1 = find_binding(m, "rsqrt", 1), *r2 = find_binding(m, "rsqrt", 2);
+    CHECK(r0 && r1 && r2 && r0->group && r1->group && r2->group);
+    CHECK(r0 && !strcmp(r0->path, "triton.language.extra.libdevice") && !strcmp(r0->attr, "rsqrt"));
+    CHECK(r2 && !strcmp(r2->path, "triton.language.math"));
+    const Binding *h = find_binding(m, "h", 0);
+    CHECK(h && h->level == 2 && !strcmp(h->path, "utils") && !strcmp(h->attr, "helper") && h->group == 0);
+    CHECK(m->defs.n == 1);
+    CHECK(parse_first_def(a, &d, m) == NULL);
+    CHECK_CONTAINS(d.out.s, "f-strings are not supported in kernels");
+  }
   sb_free(&d.out);
   arena_destroy(a);
 

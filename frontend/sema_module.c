@@ -1,0 +1,715 @@
+/*
+ * sema_module.c — the module level, read the way Python binds names, without
+ * running any of it.
+ *
+ * A kernel's name that is not local resolves in the module of the function
+ * that reads it: through the Bindings parse.c recorded (imports, defs,
+ * assignments), into Triton's namespaces, into other modules of the user's
+ * project (found from the kernel file's package, -I folders and $TILEC_PATH,
+ * parsed when first needed), into `@jit` functions whose decorators — or
+ * calls such as `K = triton.jit(f)` — are interpreted here, or into
+ * module-level values evaluated by the same interpreter that runs kernels.
+ *
+ * Python runs whichever branch of a module-level `if`/`try` its host code
+ * selects; tilec cannot run that code, so where a name is bound inside such
+ * statements after its last unconditional binding, the first of those
+ * bindings that resolves is taken (they are, in practice, spellings of one
+ * thing for different Triton versions) and --emit=ast says which. Resolving
+ * an alternative is tried quietly: its errors are caught and, if no
+ * alternative resolves, reported as notes at each binding.
+ */
+#include "sema.h"
+
+#include <sys/stat.h>
+
+/* ---- trying quietly ----------------------------------------------------------------- */
+
+/* The state an evaluation may leave changed when it fails half-way. */
+typedef struct Attempt {
+  jmp_buf jb, *unwind;
+  size_t out_len;
+  int errors, warnings;
+  Frame *f;
+  PtrVec *out;
+  int depth;
+  const InlineSite *site;
+} Attempt;
+
+/* Saves the state; the caller then runs `if (!setjmp(t.jb)) ...`. */
+static void attempt_begin(Sema *S, Attempt *t) {
+  t->unwind = S->d->unwind;
+  t->out_len = S->d->out.len;
+  t->errors = S->d->errors;
+  t->warnings = S->d->warnings;
+  t->f = S->f;
+  t->out = S->out;
+  t->depth = S->depth;
+  t->site = S->d->site;
+  S->d->unwind = &t->jb;
+}
+
+/* Ends an attempt; on failure returns the first line of the error it gave. */
+static const char *attempt_end(Sema *S, Attempt *t, bool failed) {
+  const char *why = NULL;
+  if (failed) {
+    const char *msg = S->d->out.s ? S->d->out.s + t->out_len : "";
+    const char *e = strstr(msg, "error: ");
+    e = e ? e + 7 : msg;
+    size_t n = strcspn(e, "\n");
+    why = arena_strndup(S->a, e, n);
+    S->d->out.len = t->out_len;
+    if (S->d->out.s) S->d->out.s[t->out_len] = 0;
+    S->d->errors = t->errors;
+    S->d->warnings = t->warnings;
+    S->f = t->f;
+    S->out = t->out;
+    S->depth = t->depth;
+    S->d->site = t->site;
+  }
+  S->d->unwind = t->unwind;
+  return why;
+}
+
+/* ---- the modules of the user's project ----------------------------------------------------- */
+
+static bool is_file(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+static bool is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *read_file(Arena *a, const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  StrBuf sb = {.arena = a};
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&sb, buf, n);
+  fclose(f);
+  *len = sb.len;
+  sb_putc(&sb, 0);
+  return sb.s;
+}
+
+static const char *dir_of(Arena *a, const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? arena_strndup(a, path, (size_t)(slash - path ? slash - path : 1)) : ".";
+}
+
+/* The folders imports are searched in, in order: the kernel file's folder,
+ * the folder above its outermost package, -I, then $TILEC_PATH. */
+static void search_roots(Sema *S, PtrVec *roots) {
+  const Module *main = S->mods.v[0];
+  if (main->dir) vec_push(S->a, roots, (void *)main->dir);
+  if (main->dir && main->package[0]) {
+    const char *root = main->dir;
+    for (const char *p = main->package; p; p = strchr(p + 1, '.')) root = dir_of(S->a, root);
+    vec_push(S->a, roots, (void *)root);
+  }
+  for (int i = 0; S->opt && i < S->opt->ninclude_dirs; i++) vec_push(S->a, roots, (void *)S->opt->include_dirs[i]);
+  const char *env = getenv("TILEC_PATH");
+  while (env && *env) {
+    size_t n = strcspn(env, ":");
+    if (n) vec_push(S->a, roots, arena_strndup(S->a, env, n));
+    env += n + (env[n] == ':');
+  }
+}
+
+static Module *new_module(Sema *S, const char *name, const char *package, const char *dir) {
+  Module *m = arena_alloc(S->a, sizeof *m);
+  m->name = name;
+  m->package = package;
+  m->dir = dir;
+  return m;
+}
+
+/* Finds, reads and parses module `dotted`; NULL when no search folder has
+ * it. A file that does not lex or parse is an error pointing into it. */
+static const Module *load_module(Sema *S, const char *dotted) {
+  for (int i = 0; i < S->mods.n; i++) {
+    const Module *m = S->mods.v[i];
+    if (!strcmp(m->name, dotted)) return m;
+  }
+  for (int i = 0; i < S->missing.n; i++)
+    if (!strcmp(S->missing.v[i], dotted)) return NULL;
+  StrBuf rel = {.arena = S->a};
+  for (const char *p = dotted; *p; p++) sb_putc(&rel, *p == '.' ? '/' : *p);
+  PtrVec roots = {0};
+  search_roots(S, &roots);
+  for (int r = 0; r < roots.n; r++) {
+    const char *base = arena_printf(S->a, "%s/%s", (const char *)roots.v[r], rel.s);
+    const char *file = NULL, *package = NULL;
+    const char *init = arena_printf(S->a, "%s/__init__.py", base);
+    const char *py = arena_printf(S->a, "%s.py", base);
+    if (is_file(init)) {
+      file = init;
+      package = dotted;
+    } else if (is_file(py)) {
+      file = py;
+      const char *dot = strrchr(dotted, '.');
+      package = dot ? arena_strndup(S->a, dotted, (size_t)(dot - dotted)) : "";
+    } else if (is_dir(base)) {
+      /* a namespace package: a folder without __init__.py */
+      Module *m = new_module(S, dotted, dotted, base);
+      vec_push(S->a, &S->mods, m);
+      return m;
+    } else {
+      continue;
+    }
+    size_t len;
+    char *text = read_file(S->a, file, &len);
+    if (!text) continue;
+    Source *src = arena_alloc(S->a, sizeof *src);
+    src->name = file;
+    src->text = text;
+    src->len = len;
+    TokenList *toks = arena_alloc(S->a, sizeof *toks);
+    Module *m = NULL;
+    if (lex_file(S->a, S->d, src, toks)) m = parse_module(S->a, S->d, src, toks);
+    if (!m) diag_unwind(S->d);
+    m->name = dotted;
+    m->package = package;
+    m->dir = dir_of(S->a, file);
+    vec_push(S->a, &S->mods, m);
+    return m;
+  }
+  vec_push(S->a, &S->missing, (void *)dotted);
+  return NULL;
+}
+
+void sema_module_init(Sema *S, Module *main, const SpecOptions *opt) {
+  S->opt = opt;
+  main->name = "";
+  main->package = "";
+  if (opt->path) {
+    /* the package it is in: the folders above it that have __init__.py */
+    const char *dir = dir_of(S->a, opt->path);
+    main->dir = dir;
+    const char *base = strrchr(opt->path, '/');
+    base = base ? base + 1 : opt->path;
+    size_t n = strlen(base);
+    if (n > 3 && !strcmp(base + n - 3, ".py")) n -= 3;
+    const char *stem = arena_strndup(S->a, base, n);
+    const char *pkg = "";
+    for (int depth = 0; depth < 32 && is_file(arena_printf(S->a, "%s/__init__.py", dir)); depth++) {
+      const char *slash = strrchr(dir, '/');
+      const char *leaf = slash ? slash + 1 : dir;
+      if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, "..")) break;
+      pkg = *pkg ? arena_printf(S->a, "%s.%s", leaf, pkg) : leaf;
+      if (!slash) break;
+      dir = dir_of(S->a, dir);
+    }
+    main->package = pkg;
+    main->name = strcmp(stem, "__init__") ? (*pkg ? arena_printf(S->a, "%s.%s", pkg, stem) : stem) : pkg;
+  }
+  vec_push(S->a, &S->mods, main);
+  for (int i = 0; i < opt->ndefines; i++) vec_push(S->a, &S->defines, (void *)opt->defines[i]);
+}
+
+/* The other files the compilation read, for the kernel cache. */
+void sema_module_deps(Sema *S, Kernel *k) {
+  for (int i = 1; i < S->mods.n; i++) {
+    const Module *m = S->mods.v[i];
+    if (m->src) vec_push(S->a, &k->deps, (void *)m->src->name);
+  }
+}
+
+const Module *sema_cur_mod(Sema *S) { return S->f && S->f->mod ? S->f->mod : S->m; }
+
+/* ---- Triton's decorators and module-level calls --------------------------------------------------- */
+
+/* Is path (a resolved V_MODULE's) Triton's `what` ("triton.jit")? Also under
+ * its defining module: triton.runtime.jit.jit, triton.runtime.autotuner.autotune. */
+bool sema_path_is(const char *path, const char *what) {
+  if (!path) return false;
+  if (!strcmp(path, what)) return true;
+  const char *last = strrchr(path, '.');
+  const char *wlast = strrchr(what, '.');
+  if (!last || !wlast || strcmp(last, wlast) || strncmp(path, "triton.", 7)) return false;
+  bool lang = !strncmp(what, "triton.language.", 16);
+  return lang ? !strncmp(path, "triton.language.", 16) : strstr(path, ".language.") == NULL;
+}
+
+/* Evaluates a module-level expression of m (a decorator, a value), with
+ * errors caught: NULL, and *why the error, when it cannot be. */
+static Val *module_value(Sema *S, const Module *m, Node *e, Binding *b);
+
+static Val *try_module_value(Sema *S, const Module *m, Node *e, const char **why) {
+  Attempt t;
+  Val *volatile v = NULL;
+  attempt_begin(S, &t);
+  if (!setjmp(t.jb)) v = module_value(S, m, e, NULL);
+  const char *w = attempt_end(S, &t, v == NULL);
+  if (why) *why = w;
+  return v;
+}
+
+static const char *module_path_of(Sema *S, const Module *m, Node *e) {
+  Val *v = try_module_value(S, m, e, NULL);
+  return v && v->kind == V_MODULE && !v->mod ? v->path : NULL;
+}
+
+static int literal_int(Sema *S, Node *e, const char *what) {
+  if (e->kind != N_INT || e->ival > 1024) {
+    diag_warning(S->d, e->tok->loc, "%s is not an integer literal; ignored", what);
+    return 0;
+  }
+  return (int)e->ival;
+}
+
+/* triton.Config({'BLOCK': 128, ...}, num_warps=4, num_stages=3) */
+static bool read_config(Sema *S, const Module *m, JitFunc *f, Node *c) {
+  if (c->kind != N_CALL || !sema_path_is(module_path_of(S, m, c->lhs), "triton.Config") || c->kids.n < 1 ||
+      c->kids.v[0]->kind != N_DICT)
+    return false;
+  AutotuneConfig *cfg = arena_alloc(S->a, sizeof *cfg);
+  cfg->tok = c->tok;
+  Node *dict = c->kids.v[0];
+  PtrVec kw = {0};
+  for (int i = 0; i + 1 < dict->kids.n; i += 2) {
+    Node *k = dict->kids.v[i];
+    if (k->kind != N_STR) return false;
+    Node *kv = arena_alloc(S->a, sizeof *kv);
+    kv->kind = N_KWARG;
+    kv->tok = k->tok;
+    kv->name = k->sval;
+    kv->lhs = dict->kids.v[i + 1];
+    vec_push(S->a, &kw, kv);
+  }
+  cfg->kwargs.v = (Node **)kw.v;
+  cfg->kwargs.n = kw.n;
+  for (int i = 0; i < c->kwargs.n; i++) {
+    Node *k = c->kwargs.v[i];
+    if (!strcmp(k->name, "num_warps")) cfg->num_warps = literal_int(S, k->lhs, "num_warps");
+    if (!strcmp(k->name, "num_stages")) cfg->num_stages = literal_int(S, k->lhs, "num_stages");
+  }
+  vec_push(S->a, &f->configs, cfg);
+  return true;
+}
+
+static void copy_vec(Sema *S, PtrVec *v) {
+  PtrVec c = {0};
+  for (int i = 0; i < v->n; i++) vec_push(S->a, &c, v->v[i]);
+  *v = c;
+}
+
+/* The function `base` with decorator `d` (evaluated in m) applied; `base`
+ * itself when d is none of Triton's. call_form: d is `triton.jit(f, ...)`
+ * itself, whose first argument is the function. */
+static JitFunc *decorate(Sema *S, const Module *m, JitFunc *base, Node *d) {
+  Node *callee = d->kind == N_CALL ? d->lhs : d;
+  const char *path = module_path_of(S, m, callee);
+  bool jit = sema_path_is(path, "triton.jit"), tune = sema_path_is(path, "triton.autotune");
+  bool heur = sema_path_is(path, "triton.heuristics");
+  bool cfn = sema_path_is(path, "triton.constexpr_function") || sema_path_is(path, "triton.language.constexpr_function");
+  if (!jit && !tune && !heur && !cfn) return base;
+  JitFunc *f = arena_alloc(S->a, sizeof *f);
+  *f = *base;
+  PtrVec *vecs[] = {&f->configs, &f->heuristics, &f->autotune_keys, &f->autotune_reset, &f->autotune_restore,
+                    &f->do_not_specialize};
+  for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) copy_vec(S, vecs[i]);
+  if (cfn) {
+    f->constexpr_fn = true;
+    return f;
+  }
+  if (jit) {
+    f->is_jit = true;
+    for (int i = 0; d->kind == N_CALL && i < d->kwargs.n; i++) {
+      Node *k = d->kwargs.v[i];
+      if (!strcmp(k->name, "num_warps")) f->jit_num_warps = literal_int(S, k->lhs, "num_warps");
+      if (!strcmp(k->name, "do_not_specialize") && (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE))
+        for (int j = 0; j < k->lhs->kids.n; j++) vec_push(S->a, &f->do_not_specialize, k->lhs->kids.v[j]);
+    }
+    return f;
+  }
+  if (d->kind != N_CALL) return f;
+  if (tune) {
+    for (int i = 0; i < d->kwargs.n; i++) {
+      Node *k = d->kwargs.v[i];
+      if (!strcmp(k->name, "configs")) {
+        bool ok = k->lhs->kind == N_LIST;
+        for (int j = 0; ok && j < k->lhs->kids.n; j++) ok = read_config(S, m, f, k->lhs->kids.v[j]);
+        if (!ok) {
+          f->configs.n = 0;
+          diag_warning(S->d, k->lhs->tok->loc,
+                       "autotune configs are computed by host code and cannot be read; "
+                       "give the meta-parameters in the signature or with -D");
+        }
+      } else if (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE) {
+        PtrVec *names = !strcmp(k->name, "key") ? &f->autotune_keys : !strcmp(k->name, "reset_to_zero") ? &f->autotune_reset
+                      : !strcmp(k->name, "restore_value") ? &f->autotune_restore : NULL;
+        for (int j = 0; names && j < k->lhs->kids.n; j++) vec_push(S->a, names, k->lhs->kids.v[j]);
+      }
+    }
+    return f;
+  }
+  if (d->kids.n != 1 || d->kids.v[0]->kind != N_DICT) {
+    diag_warning(S->d, d->tok->loc, "heuristics that are not a dictionary literal are ignored");
+    return f;
+  }
+  Node *dict = d->kids.v[0];
+  for (int i = 0; i + 1 < dict->kids.n; i += 2) {
+    Node *k = dict->kids.v[i];
+    if (k->kind != N_STR) continue;
+    Node *kv = arena_alloc(S->a, sizeof *kv);
+    kv->kind = N_KWARG;
+    kv->tok = k->tok;
+    kv->name = k->sval;
+    kv->lhs = dict->kids.v[i + 1];
+    vec_push(S->a, &f->heuristics, kv);
+  }
+  return f;
+}
+
+/* A def with its decorators applied, bottom first, as Python applies them. */
+static JitFunc *def_func(Sema *S, FuncDef *fd) {
+  if (fd->fn) return fd->fn;
+  JitFunc *f = arena_alloc(S->a, sizeof *f);
+  f->fd = fd;
+  f->mod = fd->mod;
+  f->name = fd->name;
+  fd->fn = f; /* a decorator that names its own function sees it undecorated */
+  for (int i = fd->decorators.n - 1; i >= 0; i--) f = decorate(S, fd->mod, f, fd->decorators.v[i]);
+  if (f->is_jit && fd->async_tok) diag_error(S->d, fd->async_tok->loc, "a @triton.jit function cannot be 'async'");
+  if (!f->is_jit && (f->configs.n || f->heuristics.n))
+    diag_error(S->d, fd->def->loc, "autotune/heuristics decorators need @triton.jit below them");
+  fd->fn = f;
+  return f;
+}
+
+Node *sema_func_def(Sema *S, JitFunc *fn) {
+  if (fn->def) return fn->def;
+  if (!fn->fd->node) fn->fd->node = parse_funcdef(S->a, S->d, fn->fd);
+  fn->def = fn->fd->node;
+  return fn->def;
+}
+
+static Val *func_val(Sema *S, JitFunc *f) {
+  Val *v = sema_new_val(S, V_FUNC);
+  v->fn = f;
+  return v;
+}
+
+/* Evaluates e in m's scope, as its module level would: with Triton's
+ * function-making calls (`triton.jit(f, ...)`, `triton.heuristics({...})(f)`,
+ * `triton.autotune(...)(f)`) and `tl.constexpr(v)` understood. */
+static Val *module_value(Sema *S, const Module *m, Node *e, Binding *b) {
+  if (b && b->cache) return b->cache;
+  Frame gf = {.mod = m, .site = S->f ? S->f->site : NULL};
+  Frame *saved = S->f;
+  PtrVec *saved_out = S->out, scratch = {0};
+  S->f = &gf;
+  S->out = &scratch;
+  S->in_module++;
+  long work = S->work; /* the kernel's budget is for the kernel */
+  if (++S->depth > 64) sema_error(S, e, "module-level values refer to each other too deeply");
+  Val *v = NULL;
+  if (e->kind == N_CALL) {
+    Node *callee = e->lhs;
+    if (callee->kind == N_CALL && e->kids.n == 1 && !e->kwargs.n) {
+      /* decorator(args)(f) */
+      const char *p = module_path_of(S, m, callee->lhs);
+      if (sema_path_is(p, "triton.autotune") || sema_path_is(p, "triton.heuristics") || sema_path_is(p, "triton.jit")) {
+        Val *target = module_value(S, m, e->kids.v[0], NULL);
+        if (target->kind != V_FUNC) sema_error(S, e->kids.v[0], "%s applies to a function, not %s", p, val_desc(S, target));
+        v = func_val(S, decorate(S, m, target->fn, callee));
+      }
+    } else if (e->kids.n >= 1) {
+      const char *p = module_path_of(S, m, callee);
+      if (sema_path_is(p, "triton.jit") || sema_path_is(p, "triton.constexpr_function")) {
+        Val *target = module_value(S, m, e->kids.v[0], NULL);
+        if (target->kind != V_FUNC) sema_error(S, e->kids.v[0], "%s applies to a function, not %s", p, val_desc(S, target));
+        v = func_val(S, decorate(S, m, target->fn, e));
+      } else if (sema_path_is(p, "triton.language.constexpr") && e->kids.n == 1 && !e->kwargs.n) {
+        v = module_value(S, m, e->kids.v[0], NULL);
+      }
+    }
+  }
+  if (!v) v = sema_eval(S, e);
+  if (v->kind == V_RT || scratch.n) sema_error(S, e, "this module-level value is computed at run time; it cannot be a global");
+  S->depth--;
+  S->in_module--;
+  S->work = work;
+  S->out = saved_out;
+  S->f = saved;
+  if (b && v->kind == V_FUNC) b->cache = v;
+  return v;
+}
+
+/* ---- bindings ------------------------------------------------------------------------------- */
+
+static Val *undef(Sema *S, const char *why) {
+  Val *v = sema_new_val(S, V_UNDEF);
+  v->why = why;
+  return v;
+}
+
+static const char *bind_text(Sema *S, const Binding *b) {
+  switch (b->kind) {
+  case BIND_IMPORT: return strcmp(b->name, b->path) ? arena_printf(S->a, "import %s as %s", b->path, b->name)
+                                                    : arena_printf(S->a, "import %s", b->path);
+  case BIND_IMPORT_FROM: {
+    const char *dots = arena_strndup(S->a, "..........", (size_t)(b->level < 10 ? b->level : 10));
+    return strcmp(b->name, b->attr) ? arena_printf(S->a, "from %s%s import %s as %s", dots, b->path, b->attr, b->name)
+                                    : arena_printf(S->a, "from %s%s import %s", dots, b->path, b->attr);
+  }
+  case BIND_DEF: return arena_printf(S->a, "def %s", b->name);
+  case BIND_CLASS: return arena_printf(S->a, "class %s", b->name);
+  case BIND_ASSIGN: return arena_printf(S->a, "%s = ...", b->name);
+  }
+  return "";
+}
+
+/* The value of a dotted name in the user's modules or Triton's: module
+ * `dotted`, or attribute chains inside one. NULL when nothing has it. */
+static Val *dotted_value(Sema *S, Node *at, const char *dotted, bool quiet) {
+  if (!strcmp(dotted, "triton") || !strncmp(dotted, "triton.", 7)) return sema_triton_path(S, at, dotted, quiet);
+  const Module *m = load_module(S, dotted);
+  if (m) {
+    Val *v = sema_new_val(S, V_MODULE);
+    v->path = m->name;
+    v->mod = m;
+    return v;
+  }
+  const char *dot = strrchr(dotted, '.');
+  if (!dot) return NULL;
+  Val *base = dotted_value(S, at, arena_strndup(S->a, dotted, (size_t)(dot - dotted)), quiet);
+  if (!base || base->kind != V_MODULE || !base->mod) return NULL;
+  return sema_module_name(S, base->mod, at, dot + 1, quiet);
+}
+
+static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool quiet) {
+  const char *path = b->path;
+  if (b->kind == BIND_IMPORT_FROM && b->level) {
+    /* relative: from the module's package, one level up per dot after the first */
+    const char *base = m->package;
+    for (int i = 1; i < b->level; i++) {
+      const char *dot = strrchr(base, '.');
+      if (!*base) sema_error(S, at, "'%s' goes above the top of package '%s'", bind_text(S, b), m->package);
+      base = dot ? arena_strndup(S->a, base, (size_t)(dot - base)) : "";
+    }
+    if (!*base) sema_error(S, at, "'%s' is a relative import outside of a package", bind_text(S, b));
+    path = *path ? arena_printf(S->a, "%s.%s", base, path) : base;
+  }
+  if (b->kind == BIND_IMPORT) {
+    Val *v = dotted_value(S, at, path, quiet);
+    if (v) return v;
+    if (quiet) sema_error(S, at, "module '%s' is not one of Triton's, and no search folder has it", path);
+    v = sema_new_val(S, V_MODULE); /* torch and the like: an error where a kernel uses it */
+    v->path = path;
+    return v;
+  }
+  Val *mod = dotted_value(S, at, path, true);
+  if (mod && mod->kind == V_MODULE && mod->mod) {
+    Val *v = sema_module_name(S, mod->mod, at, b->attr, quiet);
+    if (!v) v = dotted_value(S, at, arena_printf(S->a, "%s.%s", path, b->attr), quiet);
+    if (!v) sema_error(S, at, "module '%s' has no name '%s'", path, b->attr);
+    return v;
+  }
+  if (mod && mod->kind == V_MODULE) return sema_triton_path(S, at, arena_printf(S->a, "%s.%s", mod->path, b->attr), quiet);
+  sema_error(S, at, "'%s': module '%s' is not one of Triton's, and no search folder has it "
+             "(the kernel file's package, -I and TILEC_PATH are searched)", bind_text(S, b), path);
+}
+
+/* Is e an annotation or marker meaning tl.constexpr? */
+static bool is_constexpr_annot(Sema *S, const Module *m, Node *e) {
+  if (!e) return false;
+  if (e->kind == N_STR) return !strcmp(e->sval, "tl.constexpr") || !strcmp(e->sval, "constexpr");
+  return sema_path_is(module_path_of(S, m, e), "triton.language.constexpr");
+}
+
+static const char *define_for(Sema *S, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < S->defines.n; i++) {
+    const char *d = S->defines.v[i];
+    if (!strncmp(d, name, n) && d[n] == '=') return d + n + 1;
+  }
+  return NULL;
+}
+
+static Val *assign_value(Sema *S, const Module *m, Binding *b, Node *at) {
+  const char *def = m == S->mods.v[0] ? define_for(S, b->name) : NULL;
+  if (def) return val_const(S, sema_define_value(S, def));
+  bool marked = is_constexpr_annot(S, m, b->annot);
+  Node *value = b->value;
+  if (value && value->kind == N_CALL && value->kids.n == 1 && !value->kwargs.n &&
+      sema_path_is(module_path_of(S, m, value->lhs), "triton.language.constexpr")) {
+    marked = true;
+    value = value->kids.v[0];
+  }
+  const char *why = NULL;
+  Val *v = value ? try_module_value(S, m, value, &why) : NULL;
+  if (v && b->value == value && v->kind == V_FUNC) b->cache = v;
+  if (!v || (marked && v->kind != V_CONST && v->kind != V_TUPLE)) {
+    if (marked)
+      sema_error(S, at, "constexpr global '%s' (%s:%d) is computed by host code that tilec does not run%s%s; "
+                 "set it with -D %s=VALUE", b->name, m->src->name, b->tok->loc.line, why ? ": " : "", why ? why : "", b->name);
+    if (!S->in_module)
+      sema_error(S, at, "global '%s' is not a tl.constexpr; kernels can only read constexpr globals (write '%s = tl.constexpr(...)')",
+                 b->name, b->name);
+    sema_error(S, at, "global '%s' (%s:%d) is computed by host code that tilec does not run%s%s; set it with -D %s=VALUE",
+               b->name, m->src->name, b->tok->loc.line, why ? ": " : "", why ? why : "", b->name);
+  }
+  /* Triton lets kernels read constexpr globals, functions and modules; a plain
+   * number is for other globals' values only */
+  if ((v->kind == V_CONST || v->kind == V_TUPLE) && !marked && !S->in_module)
+    sema_error(S, at, "global '%s' is not a tl.constexpr; kernels can only read constexpr globals (write '%s = tl.constexpr(...)')",
+               b->name, b->name);
+  return v;
+}
+
+static Val *binding_value(Sema *S, const Module *m, Binding *b, Node *at, bool quiet) {
+  switch (b->kind) {
+  case BIND_IMPORT: case BIND_IMPORT_FROM: return import_value(S, m, b, at, quiet);
+  case BIND_DEF: return func_val(S, def_func(S, b->def));
+  case BIND_CLASS: return undef(S, arena_printf(S->a, "'%s' is a class of host code; kernels cannot use it", b->name));
+  case BIND_ASSIGN: return assign_value(S, m, b, at);
+  }
+  unreachable();
+}
+
+static Val *try_binding(Sema *S, const Module *m, Binding *b, Node *at, const char **why) {
+  Attempt t;
+  Val *volatile v = NULL;
+  attempt_begin(S, &t);
+  if (!setjmp(t.jb)) {
+    Val *r = binding_value(S, m, b, at, true);
+    if (r->kind == V_UNDEF) sema_error(S, at, "%s", r->why);
+    v = r;
+  }
+  *why = attempt_end(S, &t, v == NULL);
+  return v;
+}
+
+static void note_choice(Sema *S, const Module *m, const char *name, Binding *b, int nalt) {
+  const char *note = arena_printf(S->a, "%s:%d: '%s' is '%s', the first of %d alternatives that tilec can resolve",
+                                  m->src->name, b->tok->loc.line, name, bind_text(S, b), nalt);
+  for (int i = 0; i < S->notes.n; i++)
+    if (!strcmp(S->notes.v[i], note)) return;
+  vec_push(S->a, &S->notes, (void *)note);
+}
+
+Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool quiet) {
+  int last = -1, first_alt = -1, nalt = 0;
+  for (int i = 0; i < m->bindings.n; i++) {
+    Binding *b = m->bindings.v[i];
+    if (strcmp(b->name, name)) continue;
+    if (b->group == 0) {
+      last = i;
+      first_alt = -1;
+      nalt = 0;
+    } else {
+      if (first_alt < 0) first_alt = i;
+      nalt++;
+    }
+  }
+  if (last < 0 && first_alt < 0) return NULL;
+  if (first_alt < 0) return binding_value(S, m, m->bindings.v[last], at, quiet);
+  PtrVec whys = {0};
+  for (int i = first_alt; i < m->bindings.n; i++) {
+    Binding *b = m->bindings.v[i];
+    if (strcmp(b->name, name)) continue;
+    const char *why;
+    Val *v = try_binding(S, m, b, at, &why);
+    if (v) {
+      if (nalt + (last >= 0) > 1) note_choice(S, m, name, b, nalt + (last >= 0));
+      return v;
+    }
+    vec_push(S->a, &whys, (void *)why);
+  }
+  if (last >= 0) return binding_value(S, m, m->bindings.v[last], at, quiet);
+  if (quiet) sema_error(S, at, "no binding of '%s' resolves", name);
+  diag_error_noreturnless(S->d, sema_loc(at), "'%s' is bound only by module-level statements that tilec cannot resolve", name);
+  for (int i = first_alt, w = 0; i < m->bindings.n; i++) {
+    Binding *b = m->bindings.v[i];
+    if (strcmp(b->name, name)) continue;
+    diag_note(S->d, b->line ? b->line->loc : b->tok->loc, "%s: %s", bind_text(S, b), (const char *)whys.v[w++]);
+  }
+  diag_unwind(S->d);
+}
+
+/* ---- the kernel ------------------------------------------------------------------------------ */
+
+/* Does a NAME token `name` occur in the function's text? */
+static bool def_mentions(const FuncDef *fd, const char *name) {
+  for (const Token *t = fd->def + 2; t < fd->end; t++)
+    if (t->kind == TK_NAME && !strcmp(t->sval, name)) return true;
+  return false;
+}
+
+/* The kernel: the one -k names, or the file's only @jit function that no
+ * other one of its @jit functions calls. */
+JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
+  const Module *m = S->mods.v[0];
+  PtrVec names = {0}, fns = {0};
+  for (int i = 0; i < m->bindings.n; i++) {
+    Binding *b = m->bindings.v[i];
+    if (b->kind != BIND_DEF && !(b->kind == BIND_ASSIGN && b->value && b->value->kind == N_CALL)) continue;
+    bool seen = false;
+    for (int j = 0; j < names.n && !seen; j++) seen = !strcmp(names.v[j], b->name);
+    if (seen) continue;
+    Val *volatile v = NULL;
+    if (b->kind == BIND_DEF) {
+      v = sema_module_name(S, m, NULL, b->name, false); /* a def's errors are the kernel's */
+    } else {
+      Attempt t;
+      attempt_begin(S, &t);
+      if (!setjmp(t.jb)) v = sema_module_name(S, m, NULL, b->name, true);
+      attempt_end(S, &t, v == NULL);
+    }
+    if (!v || v->kind != V_FUNC || !v->fn->is_jit || v->fn->constexpr_fn) continue;
+    vec_push(S->a, &names, (void *)b->name);
+    vec_push(S->a, &fns, v->fn);
+  }
+  if (opt->kernel) {
+    for (int i = 0; i < names.n; i++)
+      if (!strcmp(names.v[i], opt->kernel)) return fns.v[i];
+    StrBuf sb = {.arena = S->a};
+    for (int i = 0; i < names.n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", (const char *)names.v[i]);
+    diag_plain_error(S->d, "%s: no @triton.jit function named '%s'%s%s", m->src->name, opt->kernel,
+                     names.n ? "; the file has " : " (the file has none)", sb.s ? sb.s : "");
+    diag_unwind(S->d);
+  }
+  PtrVec kernels = {0};
+  for (int i = 0; i < fns.n; i++) {
+    bool used = false;
+    for (int j = 0; j < fns.n && !used; j++) {
+      const JitFunc *g = fns.v[j];
+      used = j != i && g->fd && g->fd->mod == m && def_mentions(g->fd, names.v[i]);
+    }
+    if (!used) vec_push(S->a, &kernels, (void *)(intptr_t)i);
+  }
+  if (kernels.n == 1) return fns.v[(intptr_t)kernels.v[0]];
+  if (fns.n == 0) {
+    diag_plain_error(S->d, "%s: no @triton.jit function in this file", m->src->name);
+    diag_unwind(S->d);
+  }
+  StrBuf sb = {.arena = S->a};
+  for (int i = 0; i < (kernels.n ? kernels.n : names.n); i++)
+    sb_printf(&sb, "%s'%s'", i ? ", " : "", (const char *)names.v[kernels.n ? (intptr_t)kernels.v[i] : i]);
+  diag_plain_error(S->d, "%s: the file has several kernels (%s); choose one with -k", m->src->name, sb.s);
+  diag_unwind(S->d);
+}
+
+/* What kernel code may read of a module-level value. */
+static Val *readable(Sema *S, Node *at, const char *name, Val *v) {
+  if (v->kind == V_UNDEF) sema_error(S, at, "%s", v->why);
+  if (v->kind == V_FUNC && !v->fn->is_jit && !v->fn->constexpr_fn && !S->in_module)
+    sema_error(S, at, "'%s' is a host function, not a @triton.jit function; kernels can only call @jit functions", name);
+  return v;
+}
+
+Val *sema_read_module_name(Sema *S, Node *at, const char *name) {
+  Val *v = sema_module_name(S, sema_cur_mod(S), at, name, false);
+  return v ? readable(S, at, name, v) : NULL;
+}
+
+Val *sema_user_module_attr(Sema *S, Node *at, Val *mod) {
+  Val *v = sema_module_name(S, mod->mod, at, at->name, false);
+  if (!v) v = dotted_value(S, at, arena_printf(S->a, "%s.%s", mod->path, at->name), false);
+  if (!v) sema_error(S, at, "module '%s' has no name '%s'", mod->path, at->name);
+  return readable(S, at, at->name, v);
+}
