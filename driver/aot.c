@@ -93,6 +93,7 @@ typedef struct Aot {
   const char *file, *grid, *out_path, *arch_list;
   const char **sig_texts;
   int nsigs;
+  const char **includes;
   bool ptx_only;
   tilec_compile_options copt;
   const char *archs[AOT_MAX_ARCHS];
@@ -134,6 +135,7 @@ static void usage_aot(FILE *f) {
         "\n"
         "options:\n"
         "  -k, --kernel NAME     the kernel to compile (default: the file's only kernel)\n"
+        "  -I, --include-dir DIR also find imported modules in DIR\n"
         "  -s, --signature SIG   a signature, as for tilec compile: \"*fp32:16, *fp32:16, i32, 1024\";\n"
         "                        give the most specialized first: the dispatcher tries them in order.\n"
         "                        All must agree on the runtime parameters' types\n"
@@ -230,6 +232,7 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
     else if ((v = cli_opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->sig_texts[o->nsigs++] = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &missing))) o->out_path = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-I", "--include-dir", &missing))) o->includes[o->copt.num_include_dirs++] = v;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &missing))) o->arch_list = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
@@ -887,8 +890,10 @@ int cmd_aot(int argc, char **argv) {
   Aot o = {0};
   o.sig_texts = calloc((size_t)argc + 1, sizeof *o.sig_texts);
   o.sigs = calloc((size_t)argc + 1, sizeof *o.sigs);
+  o.includes = calloc((size_t)argc + 1, sizeof *o.includes);
+  o.copt.include_dirs = o.includes;
   int rc = 1;
-  if (!o.sig_texts || !o.sigs) goto done;
+  if (!o.sig_texts || !o.sigs || !o.includes) goto done;
   rc = parse_aot_options(argc, argv, &o);
   if (rc) {
     rc = rc < 0 ? 0 : rc;
@@ -917,5 +922,6 @@ done:
   }
   free(o.sig_texts);
   free(o.sigs);
+  free(o.includes);
   return rc;
 }

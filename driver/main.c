@@ -43,7 +43,7 @@ static void usage_main(FILE *f) {
 
 static void usage_compile(FILE *f) {
   fprintf(f,
-          "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [--emit=KIND]\n"
+          "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [-I DIR]... [--emit=KIND]\n"
           "                     [-w N] [--num-stages N] [--config N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [--time]\n"
           "                     [--verify-each] [-o OUT]\n"
           "\n"
@@ -55,7 +55,10 @@ static void usage_compile(FILE *f) {
           "                        \"*fp32:16, *fp32:16, i32, 1024\" (a pointer with a 16-byte\n"
           "                        alignment hint, an i32 scalar, a constexpr); constexprs may\n"
           "                        be numbers, quoted strings ('leaky_relu'), True or False\n"
-          "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
+          "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry, or the\n"
+          "                        module-level constexpr global NAME\n"
+          "  -I, --include-dir DIR also find imported modules in DIR (after the file's own folder and\n"
+          "                        package; then $TILEC_PATH)\n"
           "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR\n"
           "                        with source locations), tile-gpu (tile IR with layouts),\n"
           "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx, cubin\n"
@@ -88,8 +91,13 @@ static int cmd_compile(int argc, char **argv) {
   const char *file = NULL, *out_path = NULL, *emit = "ast";
   tilec_compile_options opt = {0};
   const char **defines = calloc((size_t)argc + 1, sizeof(char *));
-  int ndefines = 0;
-  if (!defines) return 2;
+  const char **includes = calloc((size_t)argc + 1, sizeof(char *));
+  int ndefines = 0, nincludes = 0;
+  if (!defines || !includes) {
+    free(defines);
+    free(includes);
+    return 2;
+  }
   int rc = 2;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -97,6 +105,7 @@ static int cmd_compile(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage_compile(stdout);
       free(defines);
+      free(includes);
       return 0;
     }
     if ((v = cli_opt_value(argc, argv, &i, "-k", "--kernel", &bad))) opt.kernel = v;
@@ -107,7 +116,8 @@ static int cmd_compile(int argc, char **argv) {
         goto done;
       }
       defines[ndefines++] = v;
-    } else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
+    } else if ((v = cli_opt_value(argc, argv, &i, "-I", "--include-dir", &bad))) includes[nincludes++] = v;
+    else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--emit", &bad))) emit = v;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
     else if (!strcmp(a, "--time")) opt.time_stages = 1;
@@ -173,6 +183,8 @@ static int cmd_compile(int argc, char **argv) {
   }
   opt.defines = defines;
   opt.num_defines = ndefines;
+  opt.include_dirs = includes;
+  opt.num_include_dirs = nincludes;
 
   size_t len;
   char *src = cli_read_source(file, &len);
@@ -205,6 +217,7 @@ static int cmd_compile(int argc, char **argv) {
   tilec_result_destroy(r);
 done:
   free(defines);
+  free(includes);
   return rc;
 }
 

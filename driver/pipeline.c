@@ -56,6 +56,7 @@ struct tilec_result {
   char *dump;
   char *times;
   char *diagnostics;
+  char *deps;
 };
 
 const char *tilec_version(void) { return TILEC_VERSION; }
@@ -194,6 +195,9 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
         .num_warps = options->num_warps,
         .num_stages = options->num_stages,
         .config = options->config,
+        .path = filename,
+        .include_dirs = options->include_dirs,
+        .ninclude_dirs = options->num_include_dirs,
     };
     k = sema_kernel(a, &d, tc, m, &so);
   }
@@ -256,6 +260,12 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     r->times = times.s;
   }
   if (ok && meta.len) r->metadata = dup_text(meta.s, meta.len);
+  if (k) {
+    StrBuf deps = {0};
+    for (int i = 0; i < k->deps.n; i++) sb_printf(&deps, "%s\n", (const char *)k->deps.v[i]);
+    r->deps = dup_text(deps.s ? deps.s : "", deps.len);
+    sb_free(&deps);
+  }
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
   sb_free(&sb);
   sb_free(&dump);
@@ -328,6 +338,8 @@ const char *tilec_result_times(const tilec_result *r) { return r && r->times ? r
 
 const char *tilec_result_metadata(const tilec_result *r) { return r ? r->metadata : NULL; }
 
+const char *tilec_result_dependencies(const tilec_result *r) { return r && r->deps ? r->deps : ""; }
+
 const char *tilec_result_diagnostics(const tilec_result *r) {
   return r && r->diagnostics ? r->diagnostics : "";
 }
@@ -339,5 +351,6 @@ void tilec_result_destroy(tilec_result *r) {
   free(r->dump);
   free(r->times);
   free(r->diagnostics);
+  free(r->deps);
   free(r);
 }

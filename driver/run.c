@@ -312,6 +312,7 @@ static void usage_run(FILE *f) {
           "  -s, --signature SIG   parameter types and constexpr values, as for tilec compile:\n"
           "                        \"*fp32:16, *fp32:16, i32, 1024\"\n"
           "  -D NAME=VALUE         set the constexpr NAME, in place of its signature entry\n"
+          "  -I, --include-dir DIR also find imported modules in DIR\n"
           "  -g, --grid GRID       the programs to launch, X[,Y[,Z]]: each an integer or an expression\n"
           "                        over the integer arguments and the constexprs, as a Triton grid\n"
           "                        lambda computes it: + - * // % (Python's floor semantics), / (when\n"
@@ -381,6 +382,7 @@ typedef struct RunOptions {
   uint64_t seed;
   tilec_compile_options compile;
   const char **defines;
+  const char **includes;
 } RunOptions;
 
 /* Parses the command line; 0, or the exit code of a usage error (-1 for --help). */
@@ -407,6 +409,8 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     else if ((v = cli_opt_value(argc, argv, &i, "-D", "--define", &missing))) {
       if (!strchr(v, '=')) return cli_usage_error("run", RUN_USAGE, "-D expects NAME=VALUE, got '%s'", v);
       o->defines[o->compile.num_defines++] = v;
+    } else if ((v = cli_opt_value(argc, argv, &i, "-I", "--include-dir", &missing))) {
+      o->includes[o->compile.num_include_dirs++] = v;
     } else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
       if (!cli_small_int(v, 1, 32, &w) || (w & (w - 1)))
@@ -697,6 +701,7 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
     copt.arch = tilec_cuda_target(o->cuda);
   }
   copt.defines = o->defines;
+  copt.include_dirs = o->includes;
   tilec_result *r = NULL;
   tilec_status st = tilec_compile(o->file, src, len, &copt, &r);
   fputs(tilec_result_diagnostics(r), stderr);
@@ -758,8 +763,9 @@ int cmd_run(int argc, char **argv) {
   o.saves = calloc((size_t)argc + 1, sizeof *o.saves);
   o.prints = calloc((size_t)argc + 1, sizeof *o.prints);
   o.defines = calloc((size_t)argc + 1, sizeof *o.defines);
+  o.includes = calloc((size_t)argc + 1, sizeof *o.includes);
   int rc = 1;
-  if (!o.args || !o.saves || !o.prints || !o.defines) goto done;
+  if (!o.args || !o.saves || !o.prints || !o.defines || !o.includes) goto done;
   rc = parse_run_options(argc, argv, &o);
   if (rc) {
     rc = rc < 0 ? 0 : rc;
@@ -787,5 +793,6 @@ done:
   free(o.saves);
   free(o.prints);
   free(o.defines);
+  free(o.includes);
   return rc;
 }

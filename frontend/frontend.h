@@ -275,6 +275,7 @@ struct Module {
   const char *name;    /* dotted module name ("" for a file outside any package) */
   const char *package; /* for relative imports */
   const char *dir;     /* its file's folder; NULL when not from a file */
+  const char *file;    /* its file, as found (imported modules) */
   PtrVec bindings;     /* Binding*, in file order */
   PtrVec defs;         /* FuncDef*, in file order */
   int ngroups;

@@ -671,11 +671,25 @@ static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
      * helper is specialized on whatever its arguments are. */
     bound[i] = v;
   }
+  if (fn->constexpr_fn) {
+    /* run at compile time, as Triton runs it in Python: on constexprs only */
+    for (int i = 0; i < np; i++)
+      if (bound[i]->kind != V_CONST && bound[i]->kind != V_TUPLE)
+        sema_error(S, call, "'%s' is a @triton.constexpr_function, run at compile time: its argument '%s' must be a "
+                   "constexpr, not %s", fn->name, def->kids.v[i]->name, val_desc(S, bound[i]));
+  }
+  PtrVec *saved_out = S->out, scratch = {0};
+  if (fn->constexpr_fn) S->out = &scratch;
   S->f = &f;
   for (int i = 0; i < np; i++) sema_bind(S, def->kids.v[i], def->kids.v[i]->name, bound[i]);
   sema_exec_function_body(S, fn);
   S->f = caller;
-  return f.ret ? f.ret : val_none(S);
+  S->out = saved_out;
+  Val *ret = f.ret ? f.ret : val_none(S);
+  if (fn->constexpr_fn && (scratch.n || (ret->kind != V_CONST && ret->kind != V_TUPLE)))
+    sema_error(S, call, "'%s' is a @triton.constexpr_function, run at compile time, but it computes a runtime value",
+               fn->name);
+  return ret;
 }
 
 Val *call_value(Sema *S, Node *call, Val *callee, Args *args) {

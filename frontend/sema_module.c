@@ -20,7 +20,10 @@
  */
 #include "sema.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- trying quietly ----------------------------------------------------------------- */
 
@@ -94,6 +97,15 @@ static char *read_file(Arena *a, const char *path, size_t *len) {
   return sb.s;
 }
 
+/* A path as diagnostics show it: relative to the working folder when under it. */
+static const char *shown_path(Arena *a, const char *path) {
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return path;
+  size_t n = strlen(cwd);
+  if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/') return arena_strndup(a, path + n + 1, strlen(path + n + 1));
+  return path;
+}
+
 static const char *dir_of(Arena *a, const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? arena_strndup(a, path, (size_t)(slash - path ? slash - path : 1)) : ".";
@@ -163,7 +175,7 @@ static const Module *load_module(Sema *S, const char *dotted) {
     char *text = read_file(S->a, file, &len);
     if (!text) continue;
     Source *src = arena_alloc(S->a, sizeof *src);
-    src->name = file;
+    src->name = shown_path(S->a, file);
     src->text = text;
     src->len = len;
     TokenList *toks = arena_alloc(S->a, sizeof *toks);
@@ -173,6 +185,9 @@ static const Module *load_module(Sema *S, const char *dotted) {
     m->name = dotted;
     m->package = package;
     m->dir = dir_of(S->a, file);
+    char *real = realpath(file, NULL);
+    m->file = real ? arena_strndup(S->a, real, strlen(real)) : file;
+    free(real);
     vec_push(S->a, &S->mods, m);
     return m;
   }
@@ -184,12 +199,15 @@ void sema_module_init(Sema *S, Module *main, const SpecOptions *opt) {
   S->opt = opt;
   main->name = "";
   main->package = "";
-  if (opt->path) {
+  char *real = opt->path ? realpath(opt->path, NULL) : NULL;
+  if (real) {
     /* the package it is in: the folders above it that have __init__.py */
-    const char *dir = dir_of(S->a, opt->path);
+    const char *path = arena_strndup(S->a, real, strlen(real));
+    free(real);
+    const char *dir = dir_of(S->a, path);
     main->dir = dir;
-    const char *base = strrchr(opt->path, '/');
-    base = base ? base + 1 : opt->path;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
     size_t n = strlen(base);
     if (n > 3 && !strcmp(base + n - 3, ".py")) n -= 3;
     const char *stem = arena_strndup(S->a, base, n);
@@ -213,7 +231,7 @@ void sema_module_init(Sema *S, Module *main, const SpecOptions *opt) {
 void sema_module_deps(Sema *S, Kernel *k) {
   for (int i = 1; i < S->mods.n; i++) {
     const Module *m = S->mods.v[i];
-    if (m->src) vec_push(S->a, &k->deps, (void *)m->src->name);
+    if (m->file) vec_push(S->a, &k->deps, (void *)m->file);
   }
 }
 

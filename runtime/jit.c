@@ -214,6 +214,7 @@ struct tilec_kernel {
   size_t length;
   tilec_jit_options opt;
   char **defines;
+  char **includes;
   char **entries; /* the signature's entries */
   int nentries;
   int runtime_entry[MAX_PARAMS]; /* runtime parameter i is entries[runtime_entry[i]] */
@@ -377,7 +378,7 @@ static void warn(tilec_kernel *k, const char *w) {
 static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, char hex[65]) {
   CacheHash h;
   cache_hash_init(&h);
-  cache_hash_str(&h, "tilec kernel, format 2");
+  cache_hash_str(&h, "tilec kernel, format 3");
   cache_hash_str(&h, tilec_version());
   char num[80];
   snprintf(num, sizeof num, "%d %d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines, o->config);
@@ -389,8 +390,71 @@ static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, cha
   cache_hash_str(&h, o->kernel ? o->kernel : "");
   cache_hash_str(&h, o->signature);
   for (int i = 0; i < o->num_defines; i++) cache_hash_str(&h, o->defines[i]);
+  /* where imports are found; what they found is checked on each hit (deps_current) */
+  for (int i = 0; i < o->num_include_dirs; i++) cache_hash_str(&h, o->include_dirs[i]);
+  const char *path = getenv("TILEC_PATH");
+  cache_hash_str(&h, path ? path : "");
   cache_hash_update(&h, k->source, k->length);
   cache_hash_final(&h, hex);
+}
+
+/* The hash of a file's contents; false when it cannot be read. */
+static bool hash_file(const char *path, char hex[65]) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  CacheHash h;
+  cache_hash_init(&h);
+  char buf[16384];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) cache_hash_update(&h, buf, n);
+  bool ok = !ferror(f);
+  fclose(f);
+  cache_hash_final(&h, hex);
+  return ok;
+}
+
+/* A cache entry starts with the files the compilation read beside its
+ * source (imported modules), a line each: the hash of the contents, a
+ * space, the path. An entry whose files changed since is a miss. */
+static char *deps_record(const char *deps) {
+  size_t cap = strlen(deps) * 2 + 80 * 4 + 1, len = 0;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  out[0] = 0;
+  for (const char *p = deps; *p;) {
+    size_t n = strcspn(p, "\n");
+    char path[4096], hex[65];
+    if (n < sizeof path) {
+      memcpy(path, p, n);
+      path[n] = 0;
+      if (!hash_file(path, hex)) memset(hex, '0', 64), hex[64] = 0;
+      if (len + 66 + n + 1 >= cap) {
+        cap = (len + 66 + n + 1) * 2;
+        char *bigger = realloc(out, cap);
+        if (!bigger) {
+          free(out);
+          return NULL;
+        }
+        out = bigger;
+      }
+      len += (size_t)snprintf(out + len, cap - len, "%s %s\n", hex, path);
+    }
+    p += n + (p[n] == '\n');
+  }
+  return out;
+}
+
+static bool deps_current(const char *record) {
+  for (const char *p = record; *p;) {
+    size_t n = strcspn(p, "\n");
+    char path[4096], hex[65];
+    if (n < 66 || n - 65 >= sizeof path || p[64] != ' ') return false;
+    memcpy(path, p + 65, n - 65);
+    path[n - 65] = 0;
+    if (!hash_file(path, hex) || memcmp(hex, p, 64)) return false;
+    p += n + (p[n] == '\n');
+  }
+  return true;
 }
 
 /* What the launches of a specialization need from its metadata: warps,
@@ -437,6 +501,8 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
       .emit = k->dev->cuda ? TILEC_EMIT_PTX : TILEC_EMIT_CPU,
       .context = k->ctx,
       .config = config,
+      .include_dirs = (const char *const *)k->includes,
+      .num_include_dirs = k->opt.num_include_dirs,
   };
   if (k->dev->cuda) o.arch = tilec_cuda_target(k->dev->cuda);
   /* the disk cache holds the metadata and the output, each NUL-terminated.
@@ -458,9 +524,12 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     if (dir) {
       cache_key(k, &o, hex);
       if (cache_get(dir, hex, &blob, &blen, w8, sizeof w8) == 1) {
-        const char *nul = memchr(blob, 0, blen);
-        if (nul && blen >= (size_t)(nul - (const char *)blob) + 2 && ((const char *)blob)[blen - 1] == 0) {
-          meta_json = blob, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
+        const char *rec_end = memchr(blob, 0, blen);
+        const char *mj = rec_end ? rec_end + 1 : NULL;
+        size_t rest = mj ? blen - (size_t)(mj - (const char *)blob) : 0;
+        const char *nul = mj ? memchr(mj, 0, rest) : NULL;
+        if (nul && rest >= (size_t)(nul - mj) + 2 && ((const char *)blob)[blen - 1] == 0 && deps_current(blob)) {
+          meta_json = mj, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
           cached = true;
           break;
         }
@@ -477,16 +546,19 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     meta_json = tilec_result_metadata(r);
     text = tilec_result_output(r, &len);
     if (dir && k->dev->cuda) {
-      size_t ml = strlen(meta_json);
-      char *payload = malloc(ml + len + 2);
+      char *rec = deps_record(tilec_result_dependencies(r));
+      size_t ml = strlen(meta_json), rl = rec ? strlen(rec) + 1 : 0;
+      char *payload = rec ? malloc(rl + ml + len + 2) : NULL;
       if (payload) {
-        memcpy(payload, meta_json, ml + 1);
-        memcpy(payload + ml + 1, text, len);
-        payload[ml + 1 + len] = 0;
-        cache_put(dir, hex, payload, ml + len + 2, w8, sizeof w8);
+        memcpy(payload, rec, rl);
+        memcpy(payload + rl, meta_json, ml + 1);
+        memcpy(payload + rl + ml + 1, text, len);
+        payload[rl + ml + 1 + len] = 0;
+        cache_put(dir, hex, payload, rl + ml + len + 2, w8, sizeof w8);
         warn(k, w8);
         free(payload);
       }
+      free(rec);
     }
   }
   free(sig);
@@ -530,16 +602,20 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     } else if (dir && !cached) {
       size_t olen, ml = strlen(meta_json);
       const void *obj = emu_object(out->emu, &olen);
-      char *payload = obj ? malloc(ml + olen + 3) : NULL;
+      char *rec = deps_record(tilec_result_dependencies(r));
+      size_t rl = rec ? strlen(rec) + 1 : 0;
+      char *payload = obj && rec ? malloc(rl + ml + olen + 3) : NULL;
       if (payload) {
-        memcpy(payload, meta_json, ml + 1);
-        payload[ml + 1] = emu_uses_fibers(out->emu) ? 1 : 0;
-        memcpy(payload + ml + 2, obj, olen);
-        payload[ml + 2 + olen] = 0;
-        cache_put(dir, hex, payload, ml + olen + 3, w8, sizeof w8);
+        memcpy(payload, rec, rl);
+        memcpy(payload + rl, meta_json, ml + 1);
+        payload[rl + ml + 1] = emu_uses_fibers(out->emu) ? 1 : 0;
+        memcpy(payload + rl + ml + 2, obj, olen);
+        payload[rl + ml + 2 + olen] = 0;
+        cache_put(dir, hex, payload, rl + ml + olen + 3, w8, sizeof w8);
         warn(k, w8);
         free(payload);
       }
+      free(rec);
     }
   }
   if (st != TILEC_OK) {
@@ -562,6 +638,8 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   }
   for (int i = 0; i < k->nentries; i++) free(k->entries[i]);
   for (int i = 0; i < k->opt.num_defines; i++) free(k->defines[i]);
+  for (int i = 0; k->includes && i < k->opt.num_include_dirs; i++) free(k->includes[i]);
+  free(k->includes);
   for (int i = 0; i < k->nconsts; i++) free(k->const_names[i]);
   free(k->const_names);
   free(k->grid);
@@ -663,6 +741,8 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   k->length = length;
   k->defines = calloc((size_t)options->num_defines + 1, sizeof *k->defines);
   for (int i = 0; i < options->num_defines; i++) k->defines[i] = dup_text(options->defines[i]);
+  k->includes = calloc((size_t)options->num_include_dirs + 1, sizeof *k->includes);
+  for (int i = 0; i < options->num_include_dirs; i++) k->includes[i] = dup_text(options->include_dirs[i]);
   tilec_status st = TILEC_OK;
   KernelMeta m = {0};
   if (!split_signature(k, options->signature, diagnostics)) st = TILEC_ERROR_USAGE;

@@ -63,6 +63,10 @@ typedef struct tilec_compile_options {
   int time_stages;          /* nonzero: the wall time of each stage goes to the result's times */
   int verify_each;          /* nonzero: verify the IR after every pass (else after irgen and the last) */
   int config;               /* the @triton.autotune config (meta-parameters, warps, stages): 0 the first */
+  /* Folders to find the modules a kernel file imports in (its own folder
+   * and package come first, then these, then $TILEC_PATH, colon-separated) */
+  const char *const *include_dirs;
+  int num_include_dirs;
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
@@ -85,6 +89,9 @@ const char *tilec_result_output(const tilec_result *r, size_t *length);
  * divisibility, constexprs, autotune: the number of configs, the one taken
  * and the key); NULL otherwise. */
 const char *tilec_result_metadata(const tilec_result *r);
+/* The other files the compilation read: the modules the kernel's file
+ * imports, one path per line ("" when none). */
+const char *tilec_result_dependencies(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
 const char *tilec_result_dump(const tilec_result *r);
 /* With options->time_stages: a line per stage, "STAGE  MS ms", in the
@@ -158,6 +165,8 @@ typedef struct tilec_jit_options {
                                  config, with no allocation */
   int config;                 /* the @triton.autotune config: 0 the first, 1, ...; or
                                  TILEC_CONFIG_TUNE */
+  const char *const *include_dirs; /* as for tilec_compile: folders of imported modules */
+  int num_include_dirs;
 } tilec_jit_options;
 
 typedef struct tilec_kernel tilec_kernel;

@@ -1,0 +1,1 @@
+from .rms_norm import rms_norm_forward  # noqa: F401
