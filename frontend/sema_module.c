@@ -595,6 +595,7 @@ static Val *try_binding(Sema *S, const Module *m, Binding *b, Node *at, const ch
   attempt_begin(S, &t);
   if (!setjmp(t.jb)) {
     Val *r = binding_value(S, m, b, at, true);
+    if (!r) r = binding_value(S, m, b, at, false); /* for its error */
     if (r->kind == V_UNDEF) sema_error(S, at, "%s", r->why);
     v = r;
   }
@@ -644,7 +645,9 @@ Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool
   for (int i = first_alt, w = 0; i < m->bindings.n; i++) {
     Binding *b = m->bindings.v[i];
     if (strcmp(b->name, name)) continue;
-    diag_note(S->d, b->line ? b->line->loc : b->tok->loc, "%s: %s", bind_text(S, b), (const char *)whys.v[w++]);
+    const char *why = whys.v[w++], *what = bind_text(S, b);
+    if (strstr(why, what)) diag_note(S->d, b->line ? b->line->loc : b->tok->loc, "%s", why);
+    else diag_note(S->d, b->line ? b->line->loc : b->tok->loc, "%s: %s", what, why);
   }
   diag_unwind(S->d);
 }

@@ -27,6 +27,9 @@
 #include "tilec/tilec.h"
 
 static const char *examples;
+/* -D for the kernels load() compiles next */
+static const char *const *defines;
+static int ndefines;
 /* ---- data ------------------------------------------------------------------------------------- */
 
 static float *random_floats(size_t n, float lo, float hi) {
@@ -119,7 +122,8 @@ static char *without_hints(const char *sig) {
 
 static Kernel *load_jit(const char *file, const char *src, size_t len, const char *kernel, const char *sig, int warps) {
   char *plain = without_hints(sig), *diag = NULL;
-  tilec_jit_options o = {.kernel = kernel, .signature = plain, .num_warps = warps, .no_disk_cache = 1};
+  tilec_jit_options o = {.kernel = kernel, .signature = plain, .num_warps = warps, .no_disk_cache = 1,
+                         .defines = defines, .num_defines = ndefines};
   Kernel *k = calloc(1, sizeof *k);
   if (tilec_kernel_create(device, file, src, len, &o, &k->jit, &diag) != TILEC_OK) {
     fprintf(stderr, "%s: %s\n", kernel, diag ? diag : "");
@@ -142,15 +146,18 @@ static Kernel *load(const char *file, const char *kernel, const char *sig, int w
     failures++;
     return NULL;
   }
+  /* a file inside a package is named by its path, so that its imports resolve */
+  const char *name = strchr(file, '/') ? path : file;
   if (device) {
-    Kernel *k = load_jit(file, src, len, kernel, sig, warps);
+    Kernel *k = load_jit(name, src, len, kernel, sig, warps);
     free(src);
     return k;
   }
-  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU,
+                             .defines = defines, .num_defines = ndefines};
   tilec_result *r = NULL;
   EmuKernel *k = NULL;
-  if (tilec_compile(file, src, len, &o, &r) != TILEC_OK) {
+  if (tilec_compile(name, src, len, &o, &r) != TILEC_OK) {
     fprintf(stderr, "%s", tilec_result_diagnostics(r));
     failures++;
   } else {
@@ -576,6 +583,55 @@ static void matmul(void) {
   free(a), free(b), free(c), free(want), free(got);
 }
 
+/* A library's kernels as it writes them (examples/normlib): helpers, tl and
+ * the math functions from its own modules under conditional imports, a
+ * kernel made by calling triton.jit, heuristics applied by a call, and a
+ * constexpr global host code computes, given with -D. */
+static void normlib_rms_norm(void) {
+  int m = 7, n = 1000, stride = 1003;
+  float eps = 1e-6f;
+  uint16_t *x = malloc((size_t)m * stride * 2), *w = malloc((size_t)n * 2);
+  for (int i = 0; i < m * stride; i++) x[i] = to_half(uniform(-3, 3));
+  for (int i = 0; i < n; i++) w[i] = to_half(uniform(0.5f, 1.5f));
+  float *y = filled((size_t)m * stride, NAN);
+  Kernel *k = load("normlib/ops/rms_norm.py", "rms_norm_kernel", "*fp32, *fp16, *fp16, i32, i32, fp32, 1024", 4);
+  EmuBuffer b[3] = {{y, (size_t)m * stride * 4, "Y"}, {x, (size_t)m * stride * 2, "X"}, {w, n * 2u, "W"}};
+  void *a[6] = {&b[0].data, &b[1].data, &b[2].data, &stride, &n, &eps};
+  launch(k, "rms_norm_kernel", (unsigned)m, 1, 4, a, 6, b, 3);
+  double *want = malloc((size_t)m * n * sizeof *want);
+  float *got = malloc((size_t)m * n * sizeof *got);
+  for (int r = 0; r < m; r++) {
+    double s = 0;
+    for (int c = 0; c < n; c++) s += (double)from_half(x[r * stride + c]) * from_half(x[r * stride + c]);
+    double rs = 1 / sqrt(s / n + eps);
+    for (int c = 0; c < n; c++) {
+      want[r * n + c] = from_half(x[r * stride + c]) * rs * from_half(w[c]);
+      got[r * n + c] = y[r * stride + c];
+    }
+  }
+  /* rsqrt.approx is within 2 ulp; the sum's order differs */
+  compare("normlib rms_norm_kernel", got, want, (size_t)m * n, 1e-5, 1e-5);
+  unload(k);
+  free(x), free(w), free(y), free(want), free(got);
+}
+
+static void normlib_gelu(void) {
+  static const char *const no_tma[] = {"HAS_TMA=False"};
+  defines = no_tma, ndefines = 1;
+  int n = 5000 + 11;
+  float *x = random_floats((size_t)n, -4, 4), *y = filled((size_t)n, NAN);
+  Kernel *k = load("normlib/ops/rms_norm.py", "gelu_kernel", "*fp32, *fp32, i32, 1024", 4);
+  defines = NULL, ndefines = 0;
+  EmuBuffer b[2] = {{x, n * 4u, "X"}, {y, n * 4u, "Y"}};
+  void *a[3] = {&b[0].data, &b[1].data, &n};
+  launch(k, "gelu_kernel", cdiv(n, 1024), 1, 4, a, 3, b, 2);
+  double *want = malloc((size_t)n * sizeof *want);
+  for (int i = 0; i < n; i++) want[i] = 0.5 * x[i] * (1 + erf(x[i] * 0.7071067811865476));
+  compare("normlib gelu_kernel", y, want, (size_t)n, 1e-6, 1e-5);
+  unload(k);
+  free(x), free(y), free(want);
+}
+
 static void linear_recurrence(void) {
   int rows = 8, len = 777, stride = 800;
   float *a = random_floats((size_t)rows * stride, 0.5f, 1.0f), *x = random_floats((size_t)rows * stride, -1, 1);
@@ -662,6 +718,8 @@ int main(int argc, char **argv) {
   layer_norm_backward();
   row_reductions();
   linear_recurrence();
+  normlib_rms_norm();
+  normlib_gelu();
   matmul();
   same_lowered_kernel();
   tilec_device_destroy(device);

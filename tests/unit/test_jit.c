@@ -323,6 +323,78 @@ static void disk_cache(tilec_device *cpu) {
   CHECK(system(cmd) == 0);
 }
 
+/* A kernel whose helper lives in another module of its package: the disk
+ * cache must notice when that module changes, though the kernel's own
+ * file did not. Returns 0 when y = FACTOR * x came out, for each FACTOR
+ * written into the helper in turn. */
+static const char imports_kernel[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "from .helpers import scale\n"
+    "@triton.jit\n"
+    "def k(x, y, n, B: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * B + tl.arange(0, B)\n"
+    "    tl.store(y + offs, scale(tl.load(x + offs, mask=offs < n)), mask=offs < n)\n";
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 1;
+  fputs(text, f);
+  return fclose(f) != 0;
+}
+
+static int cached_import(tilec_device *cpu) {
+  char root[] = "/tmp/tilec-jit-import-XXXXXX";
+  if (!mkdtemp(root)) return 1;
+  char pkg[256], path[300], cache[300], cmd[700];
+  snprintf(pkg, sizeof pkg, "%s/pkg", root);
+  snprintf(cache, sizeof cache, "%s/cache", root);
+  int bad = mkdir(pkg, 0700) != 0;
+  snprintf(path, sizeof path, "%s/__init__.py", pkg);
+  bad |= write_text(path, "");
+  snprintf(path, sizeof path, "%s/kern.py", pkg);
+  bad |= write_text(path, imports_kernel);
+  char kern[300];
+  snprintf(kern, sizeof kern, "%s", path);
+  snprintf(path, sizeof path, "%s/helpers.py", pkg);
+  float in[100], out[100];
+  for (int i = 0; i < 100; i++) in[i] = (float)i - 50;
+  const int factors[3] = {2, 3, 3};
+  for (int round = 0; round < 3 && !bad; round++) {
+    char helper[256];
+    snprintf(helper, sizeof helper, "import triton\n@triton.jit\ndef scale(v):\n    return v * %d.0\n", factors[round]);
+    bad |= write_text(path, helper);
+    tilec_jit_options o = {.signature = "*fp32, *fp32, i32, 128", .grid = "cdiv(n, B)", .cache_dir = cache};
+    tilec_kernel *k = NULL;
+    char *diag = NULL;
+    if (tilec_kernel_create(cpu, kern, imports_kernel, sizeof imports_kernel - 1, &o, &k, &diag) != TILEC_OK) {
+      fprintf(stderr, "%s\n", diag ? diag : "");
+      bad = 1;
+    }
+    free(diag);
+    unsigned long long dx = 0, dy = 0;
+    int n = 100;
+    bad |= !k || tilec_device_alloc(cpu, sizeof in, &dx) || tilec_device_alloc(cpu, sizeof out, &dy) ||
+           tilec_device_copy_to(cpu, dx, in, sizeof in);
+    void *args[3] = {&dx, &dy, &n};
+    char *report = NULL;
+    bad |= bad || tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK;
+    free(report);
+    bad |= bad || tilec_device_copy_from(cpu, out, dy, sizeof out);
+    for (int i = 0; i < 100 && !bad; i++)
+      if (out[i] != in[i] * (float)factors[round]) {
+        fprintf(stderr, "round %d: y[%d] = %g, want %g\n", round, i, (double)out[i], (double)(in[i] * factors[round]));
+        bad = 1;
+      }
+    if (dx) tilec_device_free(cpu, dx);
+    if (dy) tilec_device_free(cpu, dy);
+    tilec_kernel_destroy(k);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd) != 0) bad = 1;
+  return bad;
+}
+
 int unit_main(void) {
   /* devices */
   tilec_device *cpu = NULL, *none = NULL;
@@ -421,6 +493,7 @@ int unit_main(void) {
   CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
   disk_cache(cpu);
   autotune(cpu);
+  CHECK(cached_import(cpu) == 0);
   tilec_device_destroy(cpu);
   return 0;
 }
