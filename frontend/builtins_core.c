@@ -539,7 +539,7 @@ const Builtin builtins_core[] = {
     {"floor", "x", math1, B_MATH | B_METHOD},
     {"ceil", "x", math1, B_MATH | B_METHOD},
     {"abs", "x", abs_, B_MATH | B_METHOD},
-    {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", cast, 0},
+    {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", cast, B_METHOD},
     {"to", "input,dtype,fp_downcast_rounding=,bitcast=", to, B_METHOD},
     {"pointer_type", "element_ty", pointer_type, 0},
     {"range", "*args", py_range, 0},

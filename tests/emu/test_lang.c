@@ -1,0 +1,108 @@
+/*
+ * test_lang.c — language constructs of third-party kernels, run on the CPU
+ * emulator against references written here: the kernels of
+ * filecheck/ptx_lang.py (which checks their AST and PTX), on random data
+ * whose sizes are not multiples of the blocks, so masks matter.
+ *
+ * usage: test_lang FILECHECK_DIR
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_test.h"
+#include "runtime/emu.h"
+#include "tilec/tilec.h"
+
+static const char *dir;
+
+/* Compiles one kernel of ptx_lang.py and runs it on `grid` blocks; 0 on success. */
+static int run(const char *kernel, const char *sig, unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/ptx_lang.py", dir);
+  size_t len;
+  char *src = slurp(path, &len);
+  if (!src) {
+    fprintf(stderr, "cannot read %s\n", path);
+    failures++;
+    return 1;
+  }
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = 4, .emit = TILEC_EMIT_CPU};
+  tilec_result *r = NULL;
+  int bad = 1;
+  if (tilec_compile("ptx_lang.py", src, len, &o, &r) == TILEC_OK) {
+    size_t n;
+    const char *ir = tilec_result_output(r, &n);
+    char *err = NULL;
+    EmuKernel *k = emu_load(ir, n, kernel, &err);
+    if (k) {
+      EmuLaunch l = {.grid = {grid, 1, 1}, .num_warps = 4, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+      char *report = NULL;
+      bad = !emu_launch(k, &l, &report);
+      if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
+      free(report);
+      emu_unload(k);
+    } else {
+      fprintf(stderr, "%s: %s\n", kernel, err);
+      free(err);
+    }
+  } else {
+    fprintf(stderr, "%s", tilec_result_diagnostics(r));
+  }
+  tilec_result_destroy(r);
+  free(src);
+  if (bad) failures++;
+  return bad;
+}
+
+static uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* The fp16 of largest magnitude not beyond |x|, for |x| in fp16's normal range. */
+static uint16_t half_rtz(float x) {
+  uint32_t u = bits_of(x), sign = u >> 16 & 0x8000;
+  int e = (int)(u >> 23 & 0xff) - 127 + 15;
+  return (uint16_t)(sign | (uint32_t)e << 10 | (u >> 13 & 0x3ff));
+}
+
+/* ---- x.cast(), tl.cast() ---------------------------------------------------------------------------- */
+
+static void casts(void) {
+  enum { BLOCK = 64 };
+  int n = 3 * BLOCK + 13;
+  float x[4 * BLOCK], out[4 * BLOCK];
+  int32_t bits[4 * BLOCK];
+  uint16_t h[4 * BLOCK];
+  for (int i = 0; i < 4 * BLOCK; i++) x[i] = uniform(-4, 4), out[i] = NAN, bits[i] = -1, h[i] = 0xffff;
+  int32_t s = -3, b = (int32_t)bits_of(0.25f);
+  EmuBuffer bf[4] = {{x, sizeof x, "x"}, {bits, sizeof bits, "bits"}, {h, sizeof h, "h"}, {out, sizeof out, "out"}};
+  void *p[4] = {x, bits, h, out};
+  void *a[7] = {&p[0], &p[1], &p[2], &p[3], &s, &b, &n};
+  if (run("cast_forms", "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64", 4, a, 7, bf, 4)) return;
+  int bad = 0;
+  for (int i = 0; i < 4 * BLOCK; i++) {
+    if (i >= n) {
+      bad += bits[i] != -1 || h[i] != 0xffff || !isnan(out[i]);
+      continue;
+    }
+    float want = x[i] * -3.0f + 0.25f + (float)(i / BLOCK) + 3.0f;
+    bad += (uint32_t)bits[i] != bits_of(x[i]) || h[i] != half_rtz(x[i]) || fabsf(out[i] - want) > 1e-5f;
+  }
+  CHECK(bad == 0);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
+    return 2;
+  }
+  dir = argv[1];
+  casts();
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures != 0;
+}
