@@ -326,15 +326,16 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       diag_plain_error(d, "-D %s: kernel '%s' has no parameter named '%s'", opt->defines[i], fn->name, name);
       diag_unwind(d);
     }
-    if (!sema_param_is_constexpr(S, def->kids.v[j])) {
-      diag_plain_error(d, "-D %s: parameter '%s' is not a tl.constexpr", opt->defines[i], name);
-      diag_unwind(d);
-    }
     if (origin[j]) {
       diag_plain_error(d, "-D sets '%s' twice", name);
       diag_unwind(d);
     }
     consts[j] = parse_define_value(S, eq + 1);
+    /* None specializes any parameter, as Triton's JIT makes a None argument a constexpr */
+    if (consts[j]->kind != CV_NONE && !sema_param_is_constexpr(S, def->kids.v[j])) {
+      diag_plain_error(d, "-D %s: parameter '%s' is not a tl.constexpr", opt->defines[i], name);
+      diag_unwind(d);
+    }
     origin[j] = "-D";
   }
   /* the chosen autotune config (the first by default) supplies its meta-parameters */
@@ -402,6 +403,11 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       diag_error_noreturnless(d, sema_loc(p), "parameter '%s' is a tl.constexpr, but the signature gives it a type", p->name);
       diag_note(d, e->loc, "this entry");
       diag_unwind(d);
+    }
+    if (!ce && e->kind == SIG_CONST && e->value->kind == CV_NONE) {
+      consts[j] = e->value; /* None: the parameter becomes the constexpr None */
+      origin[j] = "signature";
+      continue;
     }
     if (!ce && e->kind == SIG_CONST) {
       diag_error_noreturnless(d, sema_loc(p), "parameter '%s' is not a tl.constexpr, but the signature gives it a constant", p->name);

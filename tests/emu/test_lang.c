@@ -96,6 +96,28 @@ static void casts(void) {
   CHECK(bad == 0);
 }
 
+/* ---- None arguments -------------------------------------------------------------------------- */
+
+static void none_args(void) {
+  enum { BLOCK = 64, CAP = 4 * BLOCK };
+  int n = 3 * BLOCK + 29;
+  float x[CAP], w[CAP], b[CAP], out[CAP];
+  for (int i = 0; i < CAP; i++) x[i] = uniform(-2, 2), w[i] = uniform(-2, 2), b[i] = uniform(-2, 2);
+  for (int with_w = 0; with_w < 2; with_w++) {
+    for (int i = 0; i < CAP; i++) out[i] = NAN;
+    EmuBuffer bf[4] = {{x, sizeof x, "x"}, {w, sizeof w, "w"}, {b, sizeof b, "b"}, {out, sizeof out, "out"}};
+    void *p[4] = {x, w, b, out};
+    void *all[5] = {&p[0], &p[1], &p[2], &p[3], &n}, *no_w[4] = {&p[0], &p[2], &p[3], &n};
+    if (with_w ? run("optional_args", "*fp32, *fp32, *fp32, *fp32, i32, 64, True", 4, all, 5, bf, 4)
+               : run("optional_args", "*fp32, None, *fp32, *fp32, i32, 64, True", 4, no_w, 4, bf, 4))
+      continue;
+    int bad = 0;
+    for (int i = 0; i < CAP; i++)
+      bad += i < n ? out[i] != (with_w ? x[i] * w[i] : -x[i]) + b[i] : !isnan(out[i]);
+    CHECK(bad == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
@@ -103,6 +125,7 @@ int main(int argc, char **argv) {
   }
   dir = argv[1];
   casts();
+  none_args();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -3,6 +3,10 @@
 # emulator against a C reference.
 # RUN: %tilec compile %s -k cast_forms -s "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64" --emit=ast | FileCheck %s --check-prefix=CAST
 # RUN: %tilec compile %s -k cast_forms -s "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k optional_args -s "*fp32, None, *fp32, *fp32, i32, 64" -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
+# RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, i32, 64" -D w_ptr=None -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
+# RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ast | FileCheck %s --check-prefix=BOTH
+# RUN: %tilec compile %s -k optional_args -s "*fp32, None, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -26,3 +30,27 @@ def cast_forms(x_ptr, bits_ptr, h_ptr, out_ptr, s, bits, n, BLOCK: tl.constexpr)
     y = x * s.cast(tl.float32) + tl.cast(bits, tl.float32, bitcast=True)
     y += k.cast(tl.int64).to(tl.float32) + tl.cast(3, tl.float16).cast(tl.float32)
     tl.store(out_ptr + offs, y, mask=mask)
+
+
+# None arguments: the parameter is the constexpr None, and `is None` folds
+# NONE: kernel optional_args(x_ptr: *fp32, b_ptr: *fp32, out_ptr: *fp32, n: i32)
+# NONE-NEXT: constexpr w_ptr = None
+# NONE-NOT: load (addptr (splat w_ptr
+# NONE: (mul x:<64xfp32> -1.0:<64xfp32>
+# BOTH: kernel optional_args(x_ptr: *fp32, w_ptr: *fp32, b_ptr: *fp32, out_ptr: *fp32, n: i32)
+# BOTH: (load (addptr (splat w_ptr:*fp32
+# BOTH: (load (addptr (splat b_ptr:*fp32
+
+
+@triton.jit
+def optional_args(x_ptr, w_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr, HAS_B: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if w_ptr is not None:
+        x = x * tl.load(w_ptr + offs, mask=mask)
+    if w_ptr is None:
+        x = x * -1.0
+    if HAS_B:
+        x += tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x, mask=mask)
