@@ -698,6 +698,9 @@ Val *call_value(Sema *S, Node *call, Val *callee, Args *args) {
   case V_FUNC: return call_jit(S, call, callee->fn, args);
   case V_BUILTIN: return builtin_call(S, call, callee->builtin, NULL, args);
   case V_METHOD: return builtin_call(S, call, callee->builtin, callee->self, args);
+  case V_CONST:
+    if (callee->c->kind == CV_DTYPE) return builtin_call(S, call, builtin_find("py.dtype"), callee, args);
+    sema_error(S, call, "%s is not callable", val_desc(S, callee));
   default: sema_error(S, call, "%s is not callable", val_desc(S, callee));
   }
 }

@@ -118,6 +118,55 @@ static void none_args(void) {
   }
 }
 
+/* ---- pointers from a table of integers ---------------------------------------------------------- */
+
+static uint16_t half_of(float f) { /* |f| in fp16's normal range, with 10 bits of mantissa or fewer */
+  uint32_t u = bits_of(f);
+  return (uint16_t)((u >> 16 & 0x8000) | (uint32_t)((int)(u >> 23 & 0xff) - 112) << 10 | (u >> 13 & 0x3ff));
+}
+
+static void pointer_tables(void) {
+  enum { G = 3 };
+  static const int32_t sizes[G] = {100, 37, 250};
+  uint16_t *src[G];
+  float *dst[G], *ref[G], stats[2 * G];
+  int64_t src_table[G], dst_table[G];
+  EmuBuffer bf[2 * G + 4];
+  for (int g = 0; g < G; g++) {
+    src[g] = malloc(sizes[g] * sizeof *src[g]);
+    dst[g] = malloc(sizes[g] * sizeof *dst[g]);
+    ref[g] = malloc(sizes[g] * sizeof *ref[g]);
+    for (int i = 0; i < sizes[g]; i++) {
+      float f = (float)((int)(next_u32() % 2001) - 1000) / 64.0f;
+      if (f == 0) f = 0.5f;
+      src[g][i] = half_of(f), ref[g][i] = f, dst[g][i] = NAN;
+    }
+    src_table[g] = (int64_t)(uintptr_t)src[g], dst_table[g] = (int64_t)(uintptr_t)dst[g];
+    bf[2 * g] = (EmuBuffer){src[g], sizes[g] * sizeof *src[g], "src"};
+    bf[2 * g + 1] = (EmuBuffer){dst[g], sizes[g] * sizeof *dst[g], "dst"};
+  }
+  for (int i = 0; i < 2 * G; i++) stats[i] = NAN;
+  bf[2 * G] = (EmuBuffer){src_table, sizeof src_table, "src_table"};
+  bf[2 * G + 1] = (EmuBuffer){dst_table, sizeof dst_table, "dst_table"};
+  bf[2 * G + 2] = (EmuBuffer){(void *)sizes, sizeof sizes, "sizes"};
+  bf[2 * G + 3] = (EmuBuffer){stats, sizeof stats, "stats"};
+  void *p[4] = {src_table, dst_table, (void *)sizes, stats};
+  void *a[4] = {&p[0], &p[1], &p[2], &p[3]};
+  if (!run("grouped_rows", "*i64, *i64, *i32, *fp32, 64", G, a, 4, bf, 2 * G + 4)) {
+    int bad = 0;
+    for (int g = 0; g < G; g++) {
+      float m = -INFINITY;
+      for (int i = 0; i < sizes[g]; i++) {
+        bad += dst[g][i] != 2 * ref[g][i];
+        m = fmaxf(m, ref[g][i]);
+      }
+      bad += stats[2 * g] != m || stats[2 * g + 1] != (float)sizes[g];
+    }
+    CHECK(bad == 0);
+  }
+  for (int g = 0; g < G; g++) free(src[g]), free(dst[g]), free(ref[g]);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
@@ -126,6 +175,7 @@ int main(int argc, char **argv) {
   dir = argv[1];
   casts();
   none_args();
+  pointer_tables();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -7,6 +7,9 @@
 # RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, i32, 64" -D w_ptr=None -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
 # RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ast | FileCheck %s --check-prefix=BOTH
 # RUN: %tilec compile %s -k optional_args -s "*fp32, None, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ast | FileCheck %s --check-prefix=PTR
+# RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ptx | FileCheck %s --check-prefix=PTRPTX
+# RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -54,3 +57,33 @@ def optional_args(x_ptr, w_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr, HAS_B: t
     if HAS_B:
         x += tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x, mask=mask)
+
+
+# Pointers read from a table of int64 (a grouped GEMM's), converted back to
+# integers to check their distances; dtypes called as constructors
+# PTR: src = (cast (load (addptr src_table:*i64 g:i32 : *i64) _ _ : i64) : *fp16)
+# PTR: m = -inf:fp32
+# PTR: cnt = 0:i32
+# PTR: (cast (addptr (splat src:*fp16 : <64x*fp16>) offs:<64xi32> : <64x*fp16>) : <64xi64>)
+# PTRPTX: ld.global.b64
+# PTRPTX: ld.global{{.*}}.b16
+
+
+@triton.jit
+def grouped_rows(src_table, dst_table, sizes, stats, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    n = tl.load(sizes + g)
+    src = tl.load(src_table + g).to(tl.pointer_type(tl.float16))
+    dst = tl.load(dst_table + g).to(tl.pointer_type(tl.float32))
+    m = tl.float32(-float("inf"))
+    cnt = tl.int32(0)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(src + offs, mask=mask, other=-float("inf")).to(tl.float32)
+        tl.store(dst + offs, x * 2, mask=mask)
+        m = tl.maximum(m, tl.max(x, axis=0))
+        apart = (src + offs).to(tl.int64) - src.to(tl.int64)
+        cnt += tl.sum(((apart == 2 * offs) & mask).to(tl.int32), axis=0)
+    tl.store(stats + 2 * g, m)
+    tl.store(stats + 2 * g + 1, cnt.to(tl.float32))
