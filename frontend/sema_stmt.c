@@ -282,19 +282,34 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
     sema_error(S, it, "kernels can only loop over range(), tl.range() or tl.static_range()");
   r->is_static = !strcmp(name, "static_range");
   int n = it->kids.n;
-  if (n < 1 || n > 3) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
-  Val *a[3];
+  if (n > 3) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
+  /* tl.range and tl.static_range name their bounds arg1, arg2, step (a
+   * None arg2 makes arg1 the end), and take them as keywords too */
+  Val *a[3] = {0};
   for (int i = 0; i < n; i++) {
     if (it->kids.v[i]->kind == N_STARRED) sema_error(S, it->kids.v[i], "'*' arguments are not supported in range");
     a[i] = sema_eval(S, it->kids.v[i]);
   }
-  r->lo = n == 1 ? val_const(S, cv_int(S, 0)) : a[0];
-  r->hi = n == 1 ? a[0] : a[1];
-  r->step = n == 3 ? a[2] : val_const(S, cv_int(S, 1));
+  static const char *const bound_names[3] = {"arg1", "arg2", "step"};
   for (int i = 0; i < it->kwargs.n; i++) {
     Node *k = it->kwargs.v[i];
-    Val *v = sema_eval(S, k->lhs);
     if (!strcmp(name, "py.range")) sema_error(S, k, "range() takes no keyword arguments");
+    for (int j = 0; j < 3; j++)
+      if (!strcmp(k->name, bound_names[j])) {
+        if (a[j]) sema_error(S, k, "%s() got multiple values for argument '%s'", r->is_static ? "tl.static_range" : "tl.range", k->name);
+        a[j] = sema_eval(S, k->lhs);
+      }
+  }
+  for (int j = 0; j < 3; j++)
+    if (a[j] && val_is_none(a[j])) a[j] = NULL;
+  if (!a[0]) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
+  r->lo = !a[1] ? val_const(S, cv_int(S, 0)) : a[0];
+  r->hi = !a[1] ? a[0] : a[1];
+  r->step = a[2] ? a[2] : val_const(S, cv_int(S, 1));
+  for (int i = 0; i < it->kwargs.n; i++) {
+    Node *k = it->kwargs.v[i];
+    if (!strcmp(k->name, "arg1") || !strcmp(k->name, "arg2") || !strcmp(k->name, "step")) continue;
+    Val *v = sema_eval(S, k->lhs);
     if (!strcmp(k->name, "num_stages")) {
       if (!val_is_none(v)) r->num_stages = (int)const_int(S, k->lhs, v, "num_stages");
     } else if (!strcmp(k->name, "loop_unroll_factor") || !strcmp(k->name, "disallow_acc_multi_buffer") ||

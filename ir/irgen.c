@@ -930,11 +930,33 @@ static void gen_if(Gen *G, const TNode *s, const TNodeList *rest) {
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirOperationGetResult(op, i);
 }
 
+/* Python's len(range(lo, hi, st)) for a constant step st < 0:
+ * (lo - hi - 1) / -st + 1 when lo > hi, else 0. */
+static MlirValue count_down(Gen *G, MlirLocation loc, MlirValue lb, MlirValue ub, int64_t st) {
+  MlirType t = mlirValueGetType(lb);
+  MlirValue zero = constant(G, loc, t, 0, 0), one = constant(G, loc, t, 1, 0);
+  MlirValue span = bin(G, "arith.subi", loc, lb, ub);
+  MlirValue q = bin(G, "arith.addi", loc, bin(G, "arith.divsi", loc, bin(G, "arith.subi", loc, span, one), constant(G, loc, t, -st, 0)), one);
+  Attrs gt = {0};
+  attr(G, &gt, "predicate", i64_attr(G, 4)); /* sgt */
+  MlirValue ops[2] = {span, zero};
+  MlirValue sel[3] = {op1(G, "arith.cmpi", loc, mlirIntegerTypeGet(G->ctx, 1), 2, ops, &gt), q, zero};
+  return op1(G, "arith.select", loc, t, 3, sel, NULL);
+}
+
 static void gen_for(Gen *G, const TNode *s) {
   MlirLocation loc = loc_of(G, s);
   MlirValue lb = gen_expr(G, s->a), ub = gen_expr(G, s->b), st = gen_expr(G, s->c);
-  if (s->c->kind == T_CONST && s->c->cint <= 0)
-    gen_error(G, s, "%s", "loops with a negative or zero step are not supported yet");
+  /* scf.for counts up: a negative (constant) step counts its iterations,
+   * k, from 0, and the induction variable is lo + k * step. A runtime step
+   * is positive, as in Triton, whose scf.for takes it as it is. */
+  bool counted = s->c->kind == T_CONST && s->c->cint < 0;
+  MlirValue lo = lb, step = st;
+  if (counted) {
+    ub = count_down(G, loc, lb, ub, s->c->cint);
+    lb = constant(G, loc, mlirValueGetType(lb), 0, 0);
+    st = constant(G, loc, mlirValueGetType(lb), 1, 0);
+  }
   int nt = s->ntargets;
   if (nt > 60) gen_error(G, s, "%s", "a loop carrying more than 60 variables is not supported");
   MlirValue ops[64];
@@ -959,6 +981,7 @@ static void gen_for(Gen *G, const TNode *s) {
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirBlockGetArgument(blk, 1 + i);
   MlirBlock saved = G->block;
   G->block = blk;
+  if (counted) G->vals[s->var->id] = bin(G, "arith.addi", loc, lo, bin(G, "arith.muli", loc, mlirBlockGetArgument(blk, 0), step));
   gen_block(G, &s->body, false);
   MlirValue y[64];
   for (int i = 0; i < nt; i++) y[i] = G->vals[s->targets[i]->id];

@@ -167,6 +167,35 @@ static void pointer_tables(void) {
   for (int g = 0; g < G; g++) free(src[g]), free(dst[g]), free(ref[g]);
 }
 
+/* ---- loops counting down ---------------------------------------------------------------------- */
+
+/* Appends Python's range(lo, hi, st) to out. */
+static int py_range(int32_t *out, int n, int64_t lo, int64_t hi, int64_t st) {
+  for (int64_t i = lo; st > 0 ? i < hi : st < 0 ? i > hi : 0; i += st) out[n++] = (int32_t)i;
+  return n;
+}
+
+static void count_down(void) {
+  /* nt, lo, and the runtime step, which is positive (as in Triton) */
+  static const int32_t cases[][3] = {{7, 2, 2}, {7, 2, 1}, {0, -5, 5}, {13, 20, 4}, {5, -3, 3}, {1, 9, 1000}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    int32_t nt = cases[c][0], lo = cases[c][1], step = cases[c][2], count = -1, out[256], want[256];
+    for (int i = 0; i < 256; i++) out[i] = -99;
+    int n = py_range(want, 0, nt - 1, -1, -1);
+    n = py_range(want, n, 0, nt, step);
+    n = py_range(want, n, lo, nt, 3);
+    n = py_range(want, n, 10, lo, -4);
+    EmuBuffer bf[2] = {{out, sizeof out, "out"}, {&count, sizeof count, "count"}};
+    void *p[2] = {out, &count};
+    void *a[5] = {&p[0], &p[1], &nt, &lo, &step};
+    if (run("count_down", "*i32, *i32, i32, i32, i32", 1, a, 5, bf, 2)) continue;
+    int bad = count != n;
+    for (int i = 0; i < n && !bad; i++) bad += out[i] != want[i];
+    if (bad) fprintf(stderr, "count_down(nt=%d, lo=%d, step=%d): %d iterations, want %d\n", nt, lo, step, count, n);
+    CHECK(bad == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
@@ -176,6 +205,7 @@ int main(int argc, char **argv) {
   casts();
   none_args();
   pointer_tables();
+  count_down();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

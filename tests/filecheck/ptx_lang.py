@@ -10,6 +10,9 @@
 # RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ast | FileCheck %s --check-prefix=PTR
 # RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ptx | FileCheck %s --check-prefix=PTRPTX
 # RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ast | FileCheck %s --check-prefix=DOWN
+# RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=tile | FileCheck %s --check-prefix=DOWNIR
+# RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -87,3 +90,32 @@ def grouped_rows(src_table, dst_table, sizes, stats, BLOCK: tl.constexpr):
         cnt += tl.sum(((apart == 2 * offs) & mask).to(tl.int32), axis=0)
     tl.store(stats + 2 * g, m)
     tl.store(stats + 2 * g + 1, cnt.to(tl.float32))
+
+
+# Loops counting down by a constant step, up by a runtime one, and
+# tl.range's bounds as keywords. Each records the order of its iterations,
+# so the reference sees every induction value.
+# DOWN: for i in range(
+# DOWN-SAME: -1:i32)
+# DOWN: for j in range(0:i32, nt:i32, step:i32)
+# DOWN: for k in range(lo:i32, nt:i32, 3:i32)
+# DOWNIR: arith.divsi
+# DOWNIR: scf.for
+
+
+@triton.jit
+def count_down(out_ptr, count_ptr, nt, lo, step):
+    pos = 0
+    for i in range(nt - 1, -1, -1):
+        tl.store(out_ptr + pos, i)
+        pos += 1
+    for j in tl.range(0, nt, step):
+        tl.store(out_ptr + pos, j)
+        pos += 1
+    for k in tl.range(lo, arg2=nt, step=3):
+        tl.store(out_ptr + pos, k)
+        pos += 1
+    for m in tl.range(10, lo, -4, num_stages=1):
+        tl.store(out_ptr + pos, m)
+        pos += 1
+    tl.store(count_ptr, pos)
