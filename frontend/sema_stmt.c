@@ -430,6 +430,9 @@ static void exec_while(Sema *S, Node *s) {
 
 static void exec_return(Sema *S, Node *s) {
   Frame *f = S->f;
+  if (f->loop_depth > 0)
+    sema_error(S, s, "a 'return' inside a 'for' or 'while' loop is not allowed, as in Triton; "
+               "leave the loop by its condition instead");
   if (f->is_kernel) {
     if (s->lhs) {
       Val *v = sema_eval(S, s->lhs);

@@ -13,6 +13,8 @@
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ast | FileCheck %s --check-prefix=DOWN
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=tile | FileCheck %s --check-prefix=DOWNIR
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ast | FileCheck %s --check-prefix=RET
+# RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -119,3 +121,39 @@ def count_down(out_ptr, count_ptr, nt, lo, step):
         tl.store(out_ptr + pos, m)
         pos += 1
     tl.store(count_ptr, pos)
+
+
+# Early returns at any depth of runtime ifs (outside loops, as Triton
+# allows them), a bare return after another
+# RET: if (ge pid:i32 n:i32 : i1)
+# RET-NEXT: return
+# RET: if (gt v:i32 100:i32 : i1)
+# RET: return
+# RET: return
+# RET: if (lt v:i32 0:i32 : i1)
+# RET-NEXT: return
+# RET: (store (addptr out_ptr:*i32 pid:i32 : *i32) v:i32 _ : void)
+# RET-NEXT: return
+# RET-NOT: -1:i32
+
+
+@triton.jit
+def early_returns(x_ptr, out_ptr, n):
+    pid = tl.program_id(0)
+    if pid >= n:
+        return
+    v = tl.load(x_ptr + pid)
+    if v > 10:
+        if v > 100:
+            tl.store(out_ptr + pid, 3)
+            return
+        v = v * 2
+        if v % 4 == 0:
+            tl.store(out_ptr + pid, 2)
+            return
+    else:
+        if v < 0:
+            return
+    tl.store(out_ptr + pid, v)
+    return
+    tl.store(out_ptr + pid, -1)
