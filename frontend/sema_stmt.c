@@ -496,8 +496,12 @@ static void exec_stmt(Sema *S, Node *s) {
   case N_ANNASSIGN: {
     if (!s->rhs) return;
     Val *v = sema_eval(S, s->rhs);
-    Val *ann = sema_eval(S, s->annot);
-    if (ann->kind == V_BUILTIN && !strcmp(ann->builtin->name, "constexpr") && v->kind != V_CONST)
+    /* only tl.constexpr means something; others (tl.dtype, tl.tensor) are
+     * not evaluated, as Python leaves a local's annotation alone */
+    Node *an = s->annot;
+    bool ce_syntax = (an->kind == N_NAME || an->kind == N_ATTR) && !strcmp(an->name, "constexpr");
+    Val *ann = ce_syntax ? sema_eval(S, an) : NULL;
+    if (ann && ann->kind == V_BUILTIN && !strcmp(ann->builtin->name, "constexpr") && v->kind != V_CONST)
       sema_error(S, s->rhs, "'%s' is annotated tl.constexpr but its value is not a constexpr", s->lhs->name);
     assign_target(S, s->lhs, v);
     return;

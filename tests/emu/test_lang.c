@@ -196,6 +196,56 @@ static void count_down(void) {
   }
 }
 
+/* ---- early returns ---------------------------------------------------------------------------- */
+
+static void early_returns(void) {
+  enum { N = 61, GRID = 64 };
+  int32_t x[N], out[GRID];
+  for (int i = 0; i < N; i++) x[i] = (int32_t)(next_u32() % 301) - 100;
+  x[0] = 11, x[1] = 12, x[2] = 101, x[3] = -1, x[4] = 0; /* each path */
+  for (int i = 0; i < GRID; i++) out[i] = -7;
+  int32_t n = N;
+  EmuBuffer bf[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+  void *p[2] = {x, out};
+  void *a[3] = {&p[0], &p[1], &n};
+  if (run("early_returns", "*i32, *i32, i32", GRID, a, 3, bf, 2)) return;
+  int bad = 0;
+  for (int i = 0; i < GRID; i++) {
+    int32_t want = -7, v = i < N ? x[i] : 0;
+    if (i < N) {
+      if (v > 100) want = 3;
+      else if (v > 10) want = (v * 2) % 4 == 0 ? 2 : v * 2;
+      else if (v >= 0) want = v;
+    }
+    if (out[i] != want) {
+      if (!bad) fprintf(stderr, "early_returns: out[%d] = %d for x = %d, want %d\n", i, out[i], v, want);
+      bad++;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+/* ---- annotated locals -------------------------------------------------------------------------- */
+
+static void annotated_locals(void) {
+  enum { BLOCK = 64 };
+  float x[3 * BLOCK];
+  uint16_t y[BLOCK];
+  for (int i = 0; i < 3 * BLOCK; i++) x[i] = (float)((int)(next_u32() % 201) - 100) / 8.0f;
+  for (int i = 0; i < BLOCK; i++) y[i] = 0xffff;
+  int32_t one = 1;
+  EmuBuffer bf[2] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}};
+  void *p[2] = {x, y};
+  void *a[3] = {&p[0], &p[1], &one};
+  if (run("annotated_locals", "*fp32, *fp16, i32:1, 64", 1, a, 3, bf, 2)) return;
+  int bad = 0;
+  for (int i = 0; i < BLOCK; i++) {
+    float s = x[3 * i] + x[3 * i + 1] + x[3 * i + 2]; /* exact: eighths below 2^11 */
+    bad += s == 0 ? y[i] != 0 && y[i] != 0x8000 : y[i] != half_of(s);
+  }
+  CHECK(bad == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
@@ -206,6 +256,8 @@ int main(int argc, char **argv) {
   none_args();
   pointer_tables();
   count_down();
+  early_returns();
+  annotated_locals();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

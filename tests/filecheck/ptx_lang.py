@@ -15,6 +15,8 @@
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ast | FileCheck %s --check-prefix=RET
 # RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ast | FileCheck %s --check-prefix=ANN
+# RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -157,3 +159,22 @@ def early_returns(x_ptr, out_ptr, n):
     tl.store(out_ptr + pid, v)
     return
     tl.store(out_ptr + pid, -1)
+
+
+# Annotated locals: a constexpr computed from a parameter specialized to 1,
+# a tl.dtype annotation, and more than 8 stages
+# ANN: kernel annotated_locals(x_ptr: *fp32, y_ptr: *fp16, N: i32 :1)
+# ANN: num_stages = 12
+# ANN: for i in range(0:i32, 3:i32, 1:i32) num_stages=10
+# ANN: (cast acc:<64xfp32> : <64xfp16>)
+
+
+@triton.jit
+def annotated_locals(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    X: tl.constexpr = N * 2 + 1
+    out_dtype: tl.dtype = y_ptr.dtype.element_ty
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in tl.range(0, X, num_stages=10):
+        acc += tl.load(x_ptr + offs * X + i)
+    tl.store(y_ptr + offs, acc.to(out_dtype))
