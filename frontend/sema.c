@@ -358,6 +358,11 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       int j = 0;
       while (name->kind == N_STR && j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
       if (name->kind != N_STR) diag_error(d, sema_loc(name), "an autotune %s entry is a parameter's name, in quotes", what[l]);
+      if (j == np && l == 0) {
+        /* Triton's autotuner skips a key that names no argument */
+        diag_warning(d, sema_loc(name), "autotune key '%s' is not a parameter of kernel '%s'; it is ignored", name->sval, fn->name);
+        continue;
+      }
       if (j == np)
         diag_error(d, sema_loc(name), "autotune %s '%s' is not a parameter of kernel '%s'", what[l], name->sval, fn->name);
       vec_push(a, outs[l], (void *)name->sval);
