@@ -921,6 +921,20 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     lower_load_store(L, op, t == TOP_load);
     return;
   }
+  if (t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast) {
+    /* per element: an address to an integer (ptrtoint), back (inttoptr,
+     * which zero-extends a narrower integer), or a pointer to a pointer (the
+     * same address) */
+    Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
+    MlirType st = lw_scalar_of(L, rt);
+    for (int k = 0; k < n; k++) {
+      MlirValue v = a->v[a->n == 1 ? 0 : k];
+      bool from_ptr = mlirTypeIsALLVMPointerType(mlirValueGetType(v)), to_ptr = mlirTypeIsALLVMPointerType(st);
+      x->v[k] = from_ptr && to_ptr ? v : lw_emit1(L, to_ptr ? "llvm.inttoptr" : "llvm.ptrtoint", st, 1, &v, 0, NULL);
+    }
+    lw_put(L, r, x);
+    return;
+  }
   if (t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy) {
     lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
     return;

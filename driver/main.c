@@ -129,8 +129,8 @@ static int cmd_compile(int argc, char **argv) {
         goto done;
       }
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &bad))) {
-      if (!cli_small_int(v, 1, 8, &opt.num_stages)) {
-        rc = usage_error("--num-stages expects a number from 1 to 8, got '%s'", v);
+      if (!cli_small_int(v, 1, 1 << 30, &opt.num_stages)) {
+        rc = usage_error("--num-stages expects a positive number (of stages), got '%s'", v);
         goto done;
       }
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &bad))) {

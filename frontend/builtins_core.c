@@ -440,11 +440,13 @@ static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val 
     t->a = e;
     return val_rt(S, t);
   }
-  if (to->kind == TY_PTR && from->kind != TY_PTR)
+  /* integers and pointers convert both ways (inttoptr/ptrtoint), as Triton
+   * reads a grouped GEMM's addresses from a table of int64 */
+  if (to->kind == TY_PTR && (from->kind != TY_SCALAR || !dtype_is_int(from->dtype) || from->dtype == DT_I1))
     sema_error(S, call, "cannot convert %s to a pointer type", ty_str(S->a, from));
   if (from->kind == TY_PTR && !(to->kind == TY_SCALAR && (to->dtype == DT_I64 || to->dtype == DT_U64 || to->dtype == DT_I1)))
     sema_error(S, call, "pointers can only be converted to int64, uint64 or int1");
-  if (from->kind == TY_PTR) {
+  if (from->kind == TY_PTR || to->kind == TY_PTR) {
     TNode *t = tnode(S, T_CAST, call, ty_with_elem(S->tc, e->type, to));
     t->a = e;
     return val_rt(S, t);
@@ -460,6 +462,10 @@ static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val 
   }
   return val_rt(S, cast_to(S, call, e, to));
 }
+
+/* tl.float32(x): a dtype called on a value gives a scalar of that dtype
+ * (a constant folds) */
+HANDLER(dtype_call) { (void)nargs; return do_cast(S, call, A(1), A(0), NULL, NULL); }
 
 HANDLER(to) { (void)nargs; return do_cast(S, call, A(0), A(1), A(2), A(3)); }
 HANDLER(cast) { (void)nargs; return do_cast(S, call, A(0), A(1), A(2), A(3)); }
@@ -539,9 +545,10 @@ const Builtin builtins_core[] = {
     {"floor", "x", math1, B_MATH | B_METHOD},
     {"ceil", "x", math1, B_MATH | B_METHOD},
     {"abs", "x", abs_, B_MATH | B_METHOD},
-    {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", cast, 0},
+    {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", cast, B_METHOD},
     {"to", "input,dtype,fp_downcast_rounding=,bitcast=", to, B_METHOD},
     {"pointer_type", "element_ty", pointer_type, 0},
+    {"py.dtype", "dtype,value", dtype_call, 0},
     {"range", "*args", py_range, 0},
     {"static_range", "*args", py_range, 0}, /* known to Triton, not yet to tilec */
 };

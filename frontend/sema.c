@@ -283,15 +283,16 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       diag_plain_error(d, "-D %s: kernel '%s' has no parameter named '%s'", opt->defines[i], fn->name, name);
       diag_unwind(d);
     }
-    if (!sema_param_is_constexpr(S, def->kids.v[j])) {
-      diag_plain_error(d, "-D %s: parameter '%s' is not a tl.constexpr", opt->defines[i], name);
-      diag_unwind(d);
-    }
     if (origin[j]) {
       diag_plain_error(d, "-D sets '%s' twice", name);
       diag_unwind(d);
     }
     consts[j] = sema_define_value(S, eq + 1);
+    /* None specializes any parameter, as Triton's JIT makes a None argument a constexpr */
+    if (consts[j]->kind != CV_NONE && !sema_param_is_constexpr(S, def->kids.v[j])) {
+      diag_plain_error(d, "-D %s: parameter '%s' is not a tl.constexpr", opt->defines[i], name);
+      diag_unwind(d);
+    }
     origin[j] = "-D";
   }
   /* the chosen autotune config (the first by default) supplies its meta-parameters */
@@ -314,6 +315,11 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       int j = 0;
       while (name->kind == N_STR && j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
       if (name->kind != N_STR) diag_error(d, sema_loc(name), "an autotune %s entry is a parameter's name, in quotes", what[l]);
+      if (j == np && l == 0) {
+        /* Triton's autotuner skips a key that names no argument */
+        diag_warning(d, sema_loc(name), "autotune key '%s' is not a parameter of kernel '%s'; it is ignored", name->sval, fn->name);
+        continue;
+      }
       if (j == np)
         diag_error(d, sema_loc(name), "autotune %s '%s' is not a parameter of kernel '%s'", what[l], name->sval, fn->name);
       vec_push(a, outs[l], (void *)name->sval);
@@ -359,6 +365,11 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       diag_error_noreturnless(d, sema_loc(p), "parameter '%s' is a tl.constexpr, but the signature gives it a type", p->name);
       diag_note(d, e->loc, "this entry");
       diag_unwind(d);
+    }
+    if (!ce && e->kind == SIG_CONST && e->value->kind == CV_NONE) {
+      consts[j] = e->value; /* None: the parameter becomes the constexpr None */
+      origin[j] = "signature";
+      continue;
     }
     if (!ce && e->kind == SIG_CONST) {
       diag_error_noreturnless(d, sema_loc(p), "parameter '%s' is not a tl.constexpr, but the signature gives it a constant", p->name);

@@ -282,19 +282,34 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
     sema_error(S, it, "kernels can only loop over range(), tl.range() or tl.static_range()");
   r->is_static = !strcmp(name, "static_range");
   int n = it->kids.n;
-  if (n < 1 || n > 3) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
-  Val *a[3];
+  if (n > 3) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
+  /* tl.range and tl.static_range name their bounds arg1, arg2, step (a
+   * None arg2 makes arg1 the end), and take them as keywords too */
+  Val *a[3] = {0};
   for (int i = 0; i < n; i++) {
     if (it->kids.v[i]->kind == N_STARRED) sema_error(S, it->kids.v[i], "'*' arguments are not supported in range");
     a[i] = sema_eval(S, it->kids.v[i]);
   }
-  r->lo = n == 1 ? val_const(S, cv_int(S, 0)) : a[0];
-  r->hi = n == 1 ? a[0] : a[1];
-  r->step = n == 3 ? a[2] : val_const(S, cv_int(S, 1));
+  static const char *const bound_names[3] = {"arg1", "arg2", "step"};
   for (int i = 0; i < it->kwargs.n; i++) {
     Node *k = it->kwargs.v[i];
-    Val *v = sema_eval(S, k->lhs);
     if (!strcmp(name, "py.range")) sema_error(S, k, "range() takes no keyword arguments");
+    for (int j = 0; j < 3; j++)
+      if (!strcmp(k->name, bound_names[j])) {
+        if (a[j]) sema_error(S, k, "%s() got multiple values for argument '%s'", r->is_static ? "tl.static_range" : "tl.range", k->name);
+        a[j] = sema_eval(S, k->lhs);
+      }
+  }
+  for (int j = 0; j < 3; j++)
+    if (a[j] && val_is_none(a[j])) a[j] = NULL;
+  if (!a[0]) sema_error(S, it, "range expects 1 to 3 arguments, got %d", n);
+  r->lo = !a[1] ? val_const(S, cv_int(S, 0)) : a[0];
+  r->hi = !a[1] ? a[0] : a[1];
+  r->step = a[2] ? a[2] : val_const(S, cv_int(S, 1));
+  for (int i = 0; i < it->kwargs.n; i++) {
+    Node *k = it->kwargs.v[i];
+    if (!strcmp(k->name, "arg1") || !strcmp(k->name, "arg2") || !strcmp(k->name, "step")) continue;
+    Val *v = sema_eval(S, k->lhs);
     if (!strcmp(k->name, "num_stages")) {
       if (!val_is_none(v)) r->num_stages = (int)const_int(S, k->lhs, v, "num_stages");
     } else if (!strcmp(k->name, "loop_unroll_factor") || !strcmp(k->name, "disallow_acc_multi_buffer") ||
@@ -415,6 +430,9 @@ static void exec_while(Sema *S, Node *s) {
 
 static void exec_return(Sema *S, Node *s) {
   Frame *f = S->f;
+  if (f->loop_depth > 0)
+    sema_error(S, s, "a 'return' inside a 'for' or 'while' loop is not allowed, as in Triton; "
+               "leave the loop by its condition instead");
   if (f->is_kernel) {
     if (s->lhs) {
       Val *v = sema_eval(S, s->lhs);
@@ -478,8 +496,12 @@ static void exec_stmt(Sema *S, Node *s) {
   case N_ANNASSIGN: {
     if (!s->rhs) return;
     Val *v = sema_eval(S, s->rhs);
-    Val *ann = sema_eval(S, s->annot);
-    if (ann->kind == V_BUILTIN && !strcmp(ann->builtin->name, "constexpr") && v->kind != V_CONST)
+    /* only tl.constexpr means something; others (tl.dtype, tl.tensor) are
+     * not evaluated, as Python leaves a local's annotation alone */
+    Node *an = s->annot;
+    bool ce_syntax = (an->kind == N_NAME || an->kind == N_ATTR) && !strcmp(an->name, "constexpr");
+    Val *ann = ce_syntax ? sema_eval(S, an) : NULL;
+    if (ann && ann->kind == V_BUILTIN && !strcmp(ann->builtin->name, "constexpr") && v->kind != V_CONST)
       sema_error(S, s->rhs, "'%s' is annotated tl.constexpr but its value is not a constexpr", s->lhs->name);
     assign_target(S, s->lhs, v);
     return;

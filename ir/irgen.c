@@ -887,16 +887,34 @@ static MlirValue *save_vals(Gen *G) {
 
 static void restore_vals(Gen *G, MlirValue *s) { memcpy(G->vals, s, sizeof(MlirValue) * (size_t)var_count(G)); }
 
-static bool ends_in_return(const TNodeList *l) { return l->n && l->v[l->n - 1]->kind == T_RETURN; }
+/* What follows a statement list in the kernel's body, outside loops: the
+ * rest of each enclosing list, innermost first. */
+typedef struct Cont {
+  TNodeList rest;
+  const struct Cont *next;
+} Cont;
+
+/* A return in l or in the branches of its ifs (sema allows none in loops). */
+static bool has_return(const TNodeList *l) {
+  for (int i = 0; i < l->n; i++)
+    if (l->v[i]->kind == T_RETURN || (l->v[i]->kind == T_IF && (has_return(&l->v[i]->body) || has_return(&l->v[i]->orelse))))
+      return true;
+  return false;
+}
+
+static void gen_seq(Gen *G, const TNodeList *l, const Cont *cont);
 
 /* Emits an `if`: results are the statement's target vars. When rest is
  * given, it is the code after an `if` whose branch returns: it runs in the
  * other branch, so that the kernel's early exit needs no unstructured jump. */
-static void gen_if(Gen *G, const TNode *s, const TNodeList *rest) {
+/* cont: the if holds a return; each branch runs on to the end of the
+ * kernel (what follows the if is generated in the branches that reach it),
+ * so the if yields nothing. */
+static void gen_if(Gen *G, const TNode *s, const Cont *cont) {
   MlirLocation loc = loc_of(G, s);
   MlirValue cond = gen_expr(G, s->c);
   MlirValue *before = save_vals(G);
-  int nt = rest ? 0 : s->ntargets;
+  int nt = cont ? 0 : s->ntargets;
   MlirType res[64];
   if (nt > 64) gen_error(G, s, "%s", "an 'if' assigning more than 64 variables is not supported");
   MlirRegion regions[2];
@@ -909,11 +927,8 @@ static void gen_if(Gen *G, const TNode *s, const TNodeList *rest) {
     mlirRegionAppendOwnedBlock(regions[b], blk);
     MlirBlock saved = G->block;
     G->block = blk;
-    TNodeList body = *bodies[b];
-    bool returns = rest && ends_in_return(&body);
-    if (returns) body.n--;
-    gen_block(G, &body, false);
-    if (rest && !returns) gen_block(G, rest, false);
+    if (cont) gen_seq(G, bodies[b], cont);
+    else gen_block(G, bodies[b], false);
     MlirValue y[64];
     for (int i = 0; i < nt; i++) {
       y[i] = G->vals[s->targets[i]->id];
@@ -930,11 +945,33 @@ static void gen_if(Gen *G, const TNode *s, const TNodeList *rest) {
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirOperationGetResult(op, i);
 }
 
+/* Python's len(range(lo, hi, st)) for a constant step st < 0:
+ * (lo - hi - 1) / -st + 1 when lo > hi, else 0. */
+static MlirValue count_down(Gen *G, MlirLocation loc, MlirValue lb, MlirValue ub, int64_t st) {
+  MlirType t = mlirValueGetType(lb);
+  MlirValue zero = constant(G, loc, t, 0, 0), one = constant(G, loc, t, 1, 0);
+  MlirValue span = bin(G, "arith.subi", loc, lb, ub);
+  MlirValue q = bin(G, "arith.addi", loc, bin(G, "arith.divsi", loc, bin(G, "arith.subi", loc, span, one), constant(G, loc, t, -st, 0)), one);
+  Attrs gt = {0};
+  attr(G, &gt, "predicate", i64_attr(G, 4)); /* sgt */
+  MlirValue ops[2] = {span, zero};
+  MlirValue sel[3] = {op1(G, "arith.cmpi", loc, mlirIntegerTypeGet(G->ctx, 1), 2, ops, &gt), q, zero};
+  return op1(G, "arith.select", loc, t, 3, sel, NULL);
+}
+
 static void gen_for(Gen *G, const TNode *s) {
   MlirLocation loc = loc_of(G, s);
   MlirValue lb = gen_expr(G, s->a), ub = gen_expr(G, s->b), st = gen_expr(G, s->c);
-  if (s->c->kind == T_CONST && s->c->cint <= 0)
-    gen_error(G, s, "%s", "loops with a negative or zero step are not supported yet");
+  /* scf.for counts up: a negative (constant) step counts its iterations,
+   * k, from 0, and the induction variable is lo + k * step. A runtime step
+   * is positive, as in Triton, whose scf.for takes it as it is. */
+  bool counted = s->c->kind == T_CONST && s->c->cint < 0;
+  MlirValue lo = lb, step = st;
+  if (counted) {
+    ub = count_down(G, loc, lb, ub, s->c->cint);
+    lb = constant(G, loc, mlirValueGetType(lb), 0, 0);
+    st = constant(G, loc, mlirValueGetType(lb), 1, 0);
+  }
   int nt = s->ntargets;
   if (nt > 60) gen_error(G, s, "%s", "a loop carrying more than 60 variables is not supported");
   MlirValue ops[64];
@@ -959,6 +996,7 @@ static void gen_for(Gen *G, const TNode *s) {
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirBlockGetArgument(blk, 1 + i);
   MlirBlock saved = G->block;
   G->block = blk;
+  if (counted) G->vals[s->var->id] = bin(G, "arith.addi", loc, lo, bin(G, "arith.muli", loc, mlirBlockGetArgument(blk, 0), step));
   gen_block(G, &s->body, false);
   MlirValue y[64];
   for (int i = 0; i < nt; i++) y[i] = G->vals[s->targets[i]->id];
@@ -1032,23 +1070,35 @@ static void gen_stmt(Gen *G, const TNode *s) {
   case T_BREAK: case T_CONTINUE:
     gen_error(G, s, "'%s' is not supported yet in tile IR; restructure the loop with a condition",
               s->kind == T_BREAK ? "break" : "continue");
-  case T_RETURN: gen_error(G, s, "%s", "an early 'return' inside a loop or a nested 'if' is not supported yet");
+  case T_RETURN: gen_error(G, s, "%s", "internal: a 'return' inside a loop");
   default: gen_error(G, s, "%s", "this statement has no lowering");
   }
 }
 
-/* top: the kernel's own body, where `if ...: return` splits the block. */
-static void gen_block(Gen *G, const TNodeList *l, bool top) {
+/* The kernel's body outside loops: a return ends it, and an if holding a
+ * return takes what follows it into its branches (Triton's early return at
+ * the top level: any depth of runtime ifs, no loops). */
+static void gen_seq(Gen *G, const TNodeList *l, const Cont *cont) {
   for (int i = 0; i < l->n; i++) {
     const TNode *s = l->v[i];
-    if (top && s->kind == T_RETURN) return; /* the end of the kernel */
-    if (top && s->kind == T_IF && (ends_in_return(&s->body) || ends_in_return(&s->orelse))) {
-      TNodeList rest = {l->v + i + 1, l->n - i - 1};
-      gen_if(G, s, &rest);
+    if (s->kind == T_RETURN) return; /* the end of the kernel */
+    if (s->kind == T_IF && (has_return(&s->body) || has_return(&s->orelse))) {
+      Cont c = {{l->v + i + 1, l->n - i - 1}, cont};
+      gen_if(G, s, &c);
       return;
     }
     gen_stmt(G, s);
   }
+  if (cont) gen_seq(G, &cont->rest, cont->next);
+}
+
+/* top: the kernel's own body. */
+static void gen_block(Gen *G, const TNodeList *l, bool top) {
+  if (top) {
+    gen_seq(G, l, NULL);
+    return;
+  }
+  for (int i = 0; i < l->n; i++) gen_stmt(G, l->v[i]);
 }
 
 MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k) {

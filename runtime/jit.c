@@ -5,7 +5,9 @@
  *
  * A kernel keeps its specializations in a small table keyed by the hints
  * its arguments give (two bits per runtime parameter): a pointer aligned to
- * 16 bytes; an integer divisible by 16, or equal to 1. The key of a launch
+ * 16 bytes, or null (C's None: the parameter becomes the constexpr None, as
+ * Triton's JIT specializes a None argument, and the launch passes the
+ * others only); an integer divisible by 16, or equal to 1. The key of a launch
  * is computed from the arguments without allocating; a key not in the
  * table is compiled, under the kernel's lock, with the signature its hints
  * spell ("*fp32:16", "i32:1").
@@ -330,7 +332,7 @@ static uint64_t hints_of(const tilec_kernel *k, void **args) {
     if (k->kind[i] == P_PTR) {
       unsigned long long a;
       memcpy(&a, args[i], sizeof a);
-      h = a % 16 == 0;
+      h = !a ? 2 : a % 16 == 0;
     } else if (k->kind[i] == P_INT) {
       int32_t v;
       memcpy(&v, args[i], sizeof v);
@@ -351,12 +353,14 @@ static char *signature_for(const tilec_kernel *k, uint64_t key) {
   for (int i = 0; i < k->nentries; i++) n += strlen(k->entries[i]) + 6;
   char *s = malloc(n), *at = s;
   for (int e = 0; e < k->nentries; e++) {
-    at += sprintf(at, "%s%s", e ? ", " : "", k->entries[e]);
-    for (int i = 0; i < k->nparams; i++)
-      if (k->runtime_entry[i] == e) {
-        unsigned h = (unsigned)(key >> (2 * i)) & 3;
-        at += sprintf(at, "%s", h == 1 ? ":16" : h == 2 ? ":1" : "");
-      }
+    int i = 0;
+    while (i < k->nparams && k->runtime_entry[i] != e) i++;
+    unsigned h = i < k->nparams ? (unsigned)(key >> (2 * i)) & 3 : 0;
+    if (h == 2 && k->kind[i] == P_PTR) {
+      at += sprintf(at, "%sNone", e ? ", " : "");
+      continue;
+    }
+    at += sprintf(at, "%s%s%s", e ? ", " : "", k->entries[e], h == 1 ? ":16" : h == 2 ? ":1" : "");
   }
   return s;
 }
@@ -813,15 +817,20 @@ static tilec_status eval_grid(const tilec_kernel *k, const Spec *s, void **args,
   return TILEC_OK;
 }
 
-/* Launches a specialization: on the grid given, else on the kernel's grid expression's. */
-static tilec_status run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **args, int nargs, void *stream,
+/* Launches a specialization: on the grid given, else on the kernel's grid
+ * expression's. The null pointers its key made None are not its parameters. */
+static tilec_status run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **all, int nall, void *stream,
                              char **report) {
   unsigned dims[3];
   if (!grid) {
-    tilec_status st = eval_grid(k, s, args, dims, report);
+    tilec_status st = eval_grid(k, s, all, dims, report);
     if (st != TILEC_OK) return st;
     grid = dims;
   }
+  void *kept[MAX_PARAMS], **args = kept;
+  int nargs = 0;
+  for (int i = 0; i < nall; i++)
+    if (i >= 32 || k->kind[i] != P_PTR || (s->key >> (2 * i) & 3) != 2) kept[nargs++] = all[i];
   if (s->cuda) {
     char err[512];
     if (tilec_cuda_launch(s->cuda, grid, args, stream, err, sizeof err) != TILEC_RT_OK) {

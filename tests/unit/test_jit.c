@@ -259,6 +259,57 @@ static int cached_run(tilec_device *dev, const char *dir, const char *source, si
   return bad;
 }
 
+/* A null pointer is C's None: the parameter becomes the constexpr None, in
+ * its own specialization (its own cache entry), and `w is not None` holds
+ * in the others. */
+static const char optional_src[] = "import triton\n"
+                                   "import triton.language as tl\n"
+                                   "@triton.jit\n"
+                                   "def weigh(x, w, y, n, B: tl.constexpr):\n"
+                                   "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                                   "    v = tl.load(x + o, mask=o < n)\n"
+                                   "    if w is not None:\n"
+                                   "        v = v * tl.load(w + o, mask=o < n)\n"
+                                   "    else:\n"
+                                   "        v = v + 1\n"
+                                   "    tl.store(y + o, v, mask=o < n)\n";
+
+static void none_args(tilec_device *cpu) {
+  char dir[] = "/tmp/tilec-test-none-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  tilec_jit_options o = {.signature = "*fp32, *fp32, *fp32, i32, 64", .cache_dir = dir};
+  tilec_kernel *k = NULL;
+  char *diag = NULL, *report = NULL;
+  CHECK(tilec_kernel_create(cpu, "weigh.py", optional_src, sizeof optional_src - 1, &o, &k, &diag) == TILEC_OK);
+  free(diag);
+  if (!k) return;
+  enum { N = 203 };
+  unsigned long long x, w, y;
+  CHECK(tilec_device_alloc(cpu, N * 4, &x) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &w) == TILEC_OK &&
+        tilec_device_alloc(cpu, N * 4, &y) == TILEC_OK);
+  float hx[N], hw[N], out[N];
+  for (int i = 0; i < N; i++) hx[i] = (float)i * 0.5f - 7, hw[i] = (float)(i % 13) - 6;
+  CHECK(tilec_device_copy_to(cpu, x, hx, sizeof hx) == TILEC_OK && tilec_device_copy_to(cpu, w, hw, sizeof hw) == TILEC_OK);
+  unsigned grid[3] = {4, 1, 1};
+  for (int pass = 0; pass < 2; pass++) {
+    unsigned long long wp = pass ? 0 : w;
+    CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, wp, y, N) == TILEC_OK);
+    free(report);
+    report = NULL;
+    CHECK(tilec_device_copy_from(cpu, out, y, sizeof out) == TILEC_OK);
+    int wrong = 0;
+    for (int i = 0; i < N; i++) wrong += out[i] != (pass ? hx[i] + 1 : hx[i] * hw[i]);
+    CHECK(wrong == 0);
+  }
+  CHECK(tilec_kernel_specializations(k) == 3); /* the plain one, aligned pointers, w None */
+  CHECK(entries(dir, NULL, 0) == 3);
+  tilec_kernel_destroy(k);
+  tilec_device_free(cpu, x), tilec_device_free(cpu, w), tilec_device_free(cpu, y);
+  char cmd[1100];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 static void disk_cache(tilec_device *cpu) {
   char dir[] = "/tmp/tilec-jit-cache-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
@@ -492,6 +543,7 @@ int unit_main(void) {
 
   CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
   disk_cache(cpu);
+  none_args(cpu);
   autotune(cpu);
   CHECK(cached_import(cpu) == 0);
   tilec_device_destroy(cpu);

@@ -1,0 +1,263 @@
+/*
+ * test_lang.c — language constructs of third-party kernels, run on the CPU
+ * emulator against references written here: the kernels of
+ * filecheck/ptx_lang.py (which checks their AST and PTX), on random data
+ * whose sizes are not multiples of the blocks, so masks matter.
+ *
+ * usage: test_lang FILECHECK_DIR
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_test.h"
+#include "runtime/emu.h"
+#include "tilec/tilec.h"
+
+static const char *dir;
+
+/* Compiles one kernel of ptx_lang.py and runs it on `grid` blocks; 0 on success. */
+static int run(const char *kernel, const char *sig, unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/ptx_lang.py", dir);
+  size_t len;
+  char *src = slurp(path, &len);
+  if (!src) {
+    fprintf(stderr, "cannot read %s\n", path);
+    failures++;
+    return 1;
+  }
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = 4, .emit = TILEC_EMIT_CPU};
+  tilec_result *r = NULL;
+  int bad = 1;
+  if (tilec_compile("ptx_lang.py", src, len, &o, &r) == TILEC_OK) {
+    size_t n;
+    const char *ir = tilec_result_output(r, &n);
+    char *err = NULL;
+    EmuKernel *k = emu_load(ir, n, kernel, &err);
+    if (k) {
+      EmuLaunch l = {.grid = {grid, 1, 1}, .num_warps = 4, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+      char *report = NULL;
+      bad = !emu_launch(k, &l, &report);
+      if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
+      free(report);
+      emu_unload(k);
+    } else {
+      fprintf(stderr, "%s: %s\n", kernel, err);
+      free(err);
+    }
+  } else {
+    fprintf(stderr, "%s", tilec_result_diagnostics(r));
+  }
+  tilec_result_destroy(r);
+  free(src);
+  if (bad) failures++;
+  return bad;
+}
+
+static uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* The fp16 of largest magnitude not beyond |x|, for |x| in fp16's normal range. */
+static uint16_t half_rtz(float x) {
+  uint32_t u = bits_of(x), sign = u >> 16 & 0x8000;
+  int e = (int)(u >> 23 & 0xff) - 127 + 15;
+  return (uint16_t)(sign | (uint32_t)e << 10 | (u >> 13 & 0x3ff));
+}
+
+/* ---- x.cast(), tl.cast() ---------------------------------------------------------------------------- */
+
+static void casts(void) {
+  enum { BLOCK = 64 };
+  int n = 3 * BLOCK + 13;
+  float x[4 * BLOCK], out[4 * BLOCK];
+  int32_t bits[4 * BLOCK];
+  uint16_t h[4 * BLOCK];
+  for (int i = 0; i < 4 * BLOCK; i++) x[i] = uniform(-4, 4), out[i] = NAN, bits[i] = -1, h[i] = 0xffff;
+  int32_t s = -3, b = (int32_t)bits_of(0.25f);
+  EmuBuffer bf[4] = {{x, sizeof x, "x"}, {bits, sizeof bits, "bits"}, {h, sizeof h, "h"}, {out, sizeof out, "out"}};
+  void *p[4] = {x, bits, h, out};
+  void *a[7] = {&p[0], &p[1], &p[2], &p[3], &s, &b, &n};
+  if (run("cast_forms", "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64", 4, a, 7, bf, 4)) return;
+  int bad = 0;
+  for (int i = 0; i < 4 * BLOCK; i++) {
+    if (i >= n) {
+      bad += bits[i] != -1 || h[i] != 0xffff || !isnan(out[i]);
+      continue;
+    }
+    float want = x[i] * -3.0f + 0.25f + (float)(i / BLOCK) + 3.0f;
+    bad += (uint32_t)bits[i] != bits_of(x[i]) || h[i] != half_rtz(x[i]) || fabsf(out[i] - want) > 1e-5f;
+  }
+  CHECK(bad == 0);
+}
+
+/* ---- None arguments -------------------------------------------------------------------------- */
+
+static void none_args(void) {
+  enum { BLOCK = 64, CAP = 4 * BLOCK };
+  int n = 3 * BLOCK + 29;
+  float x[CAP], w[CAP], b[CAP], out[CAP];
+  for (int i = 0; i < CAP; i++) x[i] = uniform(-2, 2), w[i] = uniform(-2, 2), b[i] = uniform(-2, 2);
+  for (int with_w = 0; with_w < 2; with_w++) {
+    for (int i = 0; i < CAP; i++) out[i] = NAN;
+    EmuBuffer bf[4] = {{x, sizeof x, "x"}, {w, sizeof w, "w"}, {b, sizeof b, "b"}, {out, sizeof out, "out"}};
+    void *p[4] = {x, w, b, out};
+    void *all[5] = {&p[0], &p[1], &p[2], &p[3], &n}, *no_w[4] = {&p[0], &p[2], &p[3], &n};
+    if (with_w ? run("optional_args", "*fp32, *fp32, *fp32, *fp32, i32, 64, True", 4, all, 5, bf, 4)
+               : run("optional_args", "*fp32, None, *fp32, *fp32, i32, 64, True", 4, no_w, 4, bf, 4))
+      continue;
+    int bad = 0;
+    for (int i = 0; i < CAP; i++)
+      bad += i < n ? out[i] != (with_w ? x[i] * w[i] : -x[i]) + b[i] : !isnan(out[i]);
+    CHECK(bad == 0);
+  }
+}
+
+/* ---- pointers from a table of integers ---------------------------------------------------------- */
+
+static uint16_t half_of(float f) { /* |f| in fp16's normal range, with 10 bits of mantissa or fewer */
+  uint32_t u = bits_of(f);
+  return (uint16_t)((u >> 16 & 0x8000) | (uint32_t)((int)(u >> 23 & 0xff) - 112) << 10 | (u >> 13 & 0x3ff));
+}
+
+static void pointer_tables(void) {
+  enum { G = 3 };
+  static const int32_t sizes[G] = {100, 37, 250};
+  uint16_t *src[G];
+  float *dst[G], *ref[G], stats[2 * G];
+  int64_t src_table[G], dst_table[G];
+  EmuBuffer bf[2 * G + 4];
+  for (int g = 0; g < G; g++) {
+    src[g] = malloc(sizes[g] * sizeof *src[g]);
+    dst[g] = malloc(sizes[g] * sizeof *dst[g]);
+    ref[g] = malloc(sizes[g] * sizeof *ref[g]);
+    for (int i = 0; i < sizes[g]; i++) {
+      float f = (float)((int)(next_u32() % 2001) - 1000) / 64.0f;
+      if (f == 0) f = 0.5f;
+      src[g][i] = half_of(f), ref[g][i] = f, dst[g][i] = NAN;
+    }
+    src_table[g] = (int64_t)(uintptr_t)src[g], dst_table[g] = (int64_t)(uintptr_t)dst[g];
+    bf[2 * g] = (EmuBuffer){src[g], sizes[g] * sizeof *src[g], "src"};
+    bf[2 * g + 1] = (EmuBuffer){dst[g], sizes[g] * sizeof *dst[g], "dst"};
+  }
+  for (int i = 0; i < 2 * G; i++) stats[i] = NAN;
+  bf[2 * G] = (EmuBuffer){src_table, sizeof src_table, "src_table"};
+  bf[2 * G + 1] = (EmuBuffer){dst_table, sizeof dst_table, "dst_table"};
+  bf[2 * G + 2] = (EmuBuffer){(void *)sizes, sizeof sizes, "sizes"};
+  bf[2 * G + 3] = (EmuBuffer){stats, sizeof stats, "stats"};
+  void *p[4] = {src_table, dst_table, (void *)sizes, stats};
+  void *a[4] = {&p[0], &p[1], &p[2], &p[3]};
+  if (!run("grouped_rows", "*i64, *i64, *i32, *fp32, 64", G, a, 4, bf, 2 * G + 4)) {
+    int bad = 0;
+    for (int g = 0; g < G; g++) {
+      float m = -INFINITY;
+      for (int i = 0; i < sizes[g]; i++) {
+        bad += dst[g][i] != 2 * ref[g][i];
+        m = fmaxf(m, ref[g][i]);
+      }
+      bad += stats[2 * g] != m || stats[2 * g + 1] != (float)sizes[g];
+    }
+    CHECK(bad == 0);
+  }
+  for (int g = 0; g < G; g++) free(src[g]), free(dst[g]), free(ref[g]);
+}
+
+/* ---- loops counting down ---------------------------------------------------------------------- */
+
+/* Appends Python's range(lo, hi, st) to out. */
+static int py_range(int32_t *out, int n, int64_t lo, int64_t hi, int64_t st) {
+  for (int64_t i = lo; st > 0 ? i < hi : st < 0 ? i > hi : 0; i += st) out[n++] = (int32_t)i;
+  return n;
+}
+
+static void count_down(void) {
+  /* nt, lo, and the runtime step, which is positive (as in Triton) */
+  static const int32_t cases[][3] = {{7, 2, 2}, {7, 2, 1}, {0, -5, 5}, {13, 20, 4}, {5, -3, 3}, {1, 9, 1000}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    int32_t nt = cases[c][0], lo = cases[c][1], step = cases[c][2], count = -1, out[256], want[256];
+    for (int i = 0; i < 256; i++) out[i] = -99;
+    int n = py_range(want, 0, nt - 1, -1, -1);
+    n = py_range(want, n, 0, nt, step);
+    n = py_range(want, n, lo, nt, 3);
+    n = py_range(want, n, 10, lo, -4);
+    EmuBuffer bf[2] = {{out, sizeof out, "out"}, {&count, sizeof count, "count"}};
+    void *p[2] = {out, &count};
+    void *a[5] = {&p[0], &p[1], &nt, &lo, &step};
+    if (run("count_down", "*i32, *i32, i32, i32, i32", 1, a, 5, bf, 2)) continue;
+    int bad = count != n;
+    for (int i = 0; i < n && !bad; i++) bad += out[i] != want[i];
+    if (bad) fprintf(stderr, "count_down(nt=%d, lo=%d, step=%d): %d iterations, want %d\n", nt, lo, step, count, n);
+    CHECK(bad == 0);
+  }
+}
+
+/* ---- early returns ---------------------------------------------------------------------------- */
+
+static void early_returns(void) {
+  enum { N = 61, GRID = 64 };
+  int32_t x[N], out[GRID];
+  for (int i = 0; i < N; i++) x[i] = (int32_t)(next_u32() % 301) - 100;
+  x[0] = 11, x[1] = 12, x[2] = 101, x[3] = -1, x[4] = 0; /* each path */
+  for (int i = 0; i < GRID; i++) out[i] = -7;
+  int32_t n = N;
+  EmuBuffer bf[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+  void *p[2] = {x, out};
+  void *a[3] = {&p[0], &p[1], &n};
+  if (run("early_returns", "*i32, *i32, i32", GRID, a, 3, bf, 2)) return;
+  int bad = 0;
+  for (int i = 0; i < GRID; i++) {
+    int32_t want = -7, v = i < N ? x[i] : 0;
+    if (i < N) {
+      if (v > 100) want = 3;
+      else if (v > 10) want = (v * 2) % 4 == 0 ? 2 : v * 2;
+      else if (v >= 0) want = v;
+    }
+    if (out[i] != want) {
+      if (!bad) fprintf(stderr, "early_returns: out[%d] = %d for x = %d, want %d\n", i, out[i], v, want);
+      bad++;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+/* ---- annotated locals -------------------------------------------------------------------------- */
+
+static void annotated_locals(void) {
+  enum { BLOCK = 64 };
+  float x[3 * BLOCK];
+  uint16_t y[BLOCK];
+  for (int i = 0; i < 3 * BLOCK; i++) x[i] = (float)((int)(next_u32() % 201) - 100) / 8.0f;
+  for (int i = 0; i < BLOCK; i++) y[i] = 0xffff;
+  int32_t one = 1;
+  EmuBuffer bf[2] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}};
+  void *p[2] = {x, y};
+  void *a[3] = {&p[0], &p[1], &one};
+  if (run("annotated_locals", "*fp32, *fp16, i32:1, 64", 1, a, 3, bf, 2)) return;
+  int bad = 0;
+  for (int i = 0; i < BLOCK; i++) {
+    float s = x[3 * i] + x[3 * i + 1] + x[3 * i + 2]; /* exact: eighths below 2^11 */
+    bad += s == 0 ? y[i] != 0 && y[i] != 0x8000 : y[i] != half_of(s);
+  }
+  CHECK(bad == 0);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
+    return 2;
+  }
+  dir = argv[1];
+  casts();
+  none_args();
+  pointer_tables();
+  count_down();
+  early_returns();
+  annotated_locals();
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures != 0;
+}

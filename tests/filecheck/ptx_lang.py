@@ -1,0 +1,180 @@
+# Language constructs taken from third-party kernels, each checked in its
+# typed AST, in PTX that ptxas accepts, and (tests/emu/test_lang.c) on the
+# emulator against a C reference.
+# RUN: %tilec compile %s -k cast_forms -s "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64" --emit=ast | FileCheck %s --check-prefix=CAST
+# RUN: %tilec compile %s -k cast_forms -s "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k optional_args -s "*fp32, None, *fp32, *fp32, i32, 64" -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
+# RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, i32, 64" -D w_ptr=None -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
+# RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ast | FileCheck %s --check-prefix=BOTH
+# RUN: %tilec compile %s -k optional_args -s "*fp32, None, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ast | FileCheck %s --check-prefix=PTR
+# RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ptx | FileCheck %s --check-prefix=PTRPTX
+# RUN: %tilec compile %s -k grouped_rows -s "*i64, *i64, *i32, *fp32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ast | FileCheck %s --check-prefix=DOWN
+# RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=tile | FileCheck %s --check-prefix=DOWNIR
+# RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ast | FileCheck %s --check-prefix=RET
+# RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ast | FileCheck %s --check-prefix=ANN
+# RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ptx | %ptxas_check
+import triton
+import triton.language as tl
+
+# tensor.cast and tl.cast, as methods and functions, on tensors, runtime
+# scalars and constexprs, with bitcast= and fp_downcast_rounding=
+# CAST: (bitcast x:<64xfp32> : <64xi32>)
+# CAST: (fp_downcast x:<64xfp32> [rounding=rtz] : <64xfp16>)
+# CAST: (cast s:i32 : fp32)
+# CAST: (bitcast bits:i32 : fp32)
+# CAST: (cast k:i32 : i64)
+
+
+@triton.jit
+def cast_forms(x_ptr, bits_ptr, h_ptr, out_ptr, s, bits, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(bits_ptr + offs, x.cast(tl.int32, bitcast=True), mask=mask)
+    tl.store(h_ptr + offs, tl.cast(x, tl.float16, fp_downcast_rounding="rtz"), mask=mask)
+    k = tl.program_id(0)
+    y = x * s.cast(tl.float32) + tl.cast(bits, tl.float32, bitcast=True)
+    y += k.cast(tl.int64).to(tl.float32) + tl.cast(3, tl.float16).cast(tl.float32)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+# None arguments: the parameter is the constexpr None, and `is None` folds
+# NONE: kernel optional_args(x_ptr: *fp32, b_ptr: *fp32, out_ptr: *fp32, n: i32)
+# NONE-NEXT: constexpr w_ptr = None
+# NONE-NOT: load (addptr (splat w_ptr
+# NONE: (mul x:<64xfp32> -1.0:<64xfp32>
+# BOTH: kernel optional_args(x_ptr: *fp32, w_ptr: *fp32, b_ptr: *fp32, out_ptr: *fp32, n: i32)
+# BOTH: (load (addptr (splat w_ptr:*fp32
+# BOTH: (load (addptr (splat b_ptr:*fp32
+
+
+@triton.jit
+def optional_args(x_ptr, w_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr, HAS_B: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if w_ptr is not None:
+        x = x * tl.load(w_ptr + offs, mask=mask)
+    if w_ptr is None:
+        x = x * -1.0
+    if HAS_B:
+        x += tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x, mask=mask)
+
+
+# Pointers read from a table of int64 (a grouped GEMM's), converted back to
+# integers to check their distances; dtypes called as constructors
+# PTR: src = (cast (load (addptr src_table:*i64 g:i32 : *i64) _ _ : i64) : *fp16)
+# PTR: m = -inf:fp32
+# PTR: cnt = 0:i32
+# PTR: (cast (addptr (splat src:*fp16 : <64x*fp16>) offs:<64xi32> : <64x*fp16>) : <64xi64>)
+# PTRPTX: ld.global.b64
+# PTRPTX: ld.global{{.*}}.b16
+
+
+@triton.jit
+def grouped_rows(src_table, dst_table, sizes, stats, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    n = tl.load(sizes + g)
+    src = tl.load(src_table + g).to(tl.pointer_type(tl.float16))
+    dst = tl.load(dst_table + g).to(tl.pointer_type(tl.float32))
+    m = tl.float32(-float("inf"))
+    cnt = tl.int32(0)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(src + offs, mask=mask, other=-float("inf")).to(tl.float32)
+        tl.store(dst + offs, x * 2, mask=mask)
+        m = tl.maximum(m, tl.max(x, axis=0))
+        apart = (src + offs).to(tl.int64) - src.to(tl.int64)
+        cnt += tl.sum(((apart == 2 * offs) & mask).to(tl.int32), axis=0)
+    tl.store(stats + 2 * g, m)
+    tl.store(stats + 2 * g + 1, cnt.to(tl.float32))
+
+
+# Loops counting down by a constant step, up by a runtime one, and
+# tl.range's bounds as keywords. Each records the order of its iterations,
+# so the reference sees every induction value.
+# DOWN: for i in range(
+# DOWN-SAME: -1:i32)
+# DOWN: for j in range(0:i32, nt:i32, step:i32)
+# DOWN: for k in range(lo:i32, nt:i32, 3:i32)
+# DOWNIR: arith.divsi
+# DOWNIR: scf.for
+
+
+@triton.jit
+def count_down(out_ptr, count_ptr, nt, lo, step):
+    pos = 0
+    for i in range(nt - 1, -1, -1):
+        tl.store(out_ptr + pos, i)
+        pos += 1
+    for j in tl.range(0, nt, step):
+        tl.store(out_ptr + pos, j)
+        pos += 1
+    for k in tl.range(lo, arg2=nt, step=3):
+        tl.store(out_ptr + pos, k)
+        pos += 1
+    for m in tl.range(10, lo, -4, num_stages=1):
+        tl.store(out_ptr + pos, m)
+        pos += 1
+    tl.store(count_ptr, pos)
+
+
+# Early returns at any depth of runtime ifs (outside loops, as Triton
+# allows them), a bare return after another
+# RET: if (ge pid:i32 n:i32 : i1)
+# RET-NEXT: return
+# RET: if (gt v:i32 100:i32 : i1)
+# RET: return
+# RET: return
+# RET: if (lt v:i32 0:i32 : i1)
+# RET-NEXT: return
+# RET: (store (addptr out_ptr:*i32 pid:i32 : *i32) v:i32 _ : void)
+# RET-NEXT: return
+# RET-NOT: -1:i32
+
+
+@triton.jit
+def early_returns(x_ptr, out_ptr, n):
+    pid = tl.program_id(0)
+    if pid >= n:
+        return
+    v = tl.load(x_ptr + pid)
+    if v > 10:
+        if v > 100:
+            tl.store(out_ptr + pid, 3)
+            return
+        v = v * 2
+        if v % 4 == 0:
+            tl.store(out_ptr + pid, 2)
+            return
+    else:
+        if v < 0:
+            return
+    tl.store(out_ptr + pid, v)
+    return
+    tl.store(out_ptr + pid, -1)
+
+
+# Annotated locals: a constexpr computed from a parameter specialized to 1,
+# a tl.dtype annotation, and more than 8 stages
+# ANN: kernel annotated_locals(x_ptr: *fp32, y_ptr: *fp16, N: i32 :1)
+# ANN: num_stages = 12
+# ANN: for i in range(0:i32, 3:i32, 1:i32) num_stages=10
+# ANN: (cast acc:<64xfp32> : <64xfp16>)
+
+
+@triton.jit
+def annotated_locals(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    X: tl.constexpr = N * 2 + 1
+    out_dtype: tl.dtype = y_ptr.dtype.element_ty
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for i in tl.range(0, X, num_stages=10):
+        acc += tl.load(x_ptr + offs * X + i)
+    tl.store(y_ptr + offs, acc.to(out_dtype))
