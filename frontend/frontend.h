@@ -163,6 +163,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out);
   /* statements */ \
   X(ASSIGN) X(AUGASSIGN) X(ANNASSIGN) X(IF) X(FOR) X(WHILE) X(BREAK) X(CONTINUE) \
   X(RETURN) X(PASS) X(EXPR_STMT) X(ASSERT) X(DEF) \
+  X(UNSUPPORTED) /* a statement kernels cannot have: an error where sema reaches it (sval: why) */ \
   /* expressions */ \
   X(NAME) X(INT) X(FLOAT) X(STR) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS) \
   X(BINOP) X(UNOP) X(AND) X(OR) X(COMPARE) X(IFEXP) X(CALL) X(ATTR) X(SUBSCRIPT) \

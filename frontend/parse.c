@@ -639,6 +639,23 @@ static TokKind aug_to_op(TokKind k) {
   }
 }
 
+static Node *unsupported(Parser *P, Token *t, const char *why) {
+  Node *n = new_node(P, N_UNSUPPORTED, t);
+  n->sval = why;
+  return n;
+}
+
+static void skip_statement(Parser *P);
+
+/* A compound statement kernels cannot have, kept as an error for sema:
+ * its header, its block and the clauses that continue it are skipped. */
+static void unsupported_block(Parser *P, PtrVec *out, Token *t, const char *why) {
+  vec_push(P->a, out, unsupported(P, t, why));
+  while (at(P, TK_AT)) skip_statement(P); /* decorators, then what they decorate */
+  skip_statement(P);
+  while (at(P, TK_KW_except) || at(P, TK_KW_finally) || (t->kind == TK_KW_try && at(P, TK_KW_else))) skip_statement(P);
+}
+
 /* small_stmt = 'pass' | 'break' | 'continue' | 'return' [test_list]
  *            | 'assert' expr [',' expr] | expr_stmt
  * expr_stmt  = test_list (('=' test_list)* | augop test_list | ':' expr ['=' test_list]) */
@@ -662,8 +679,12 @@ static Node *small_stmt(Parser *P) {
     return n;
   }
   case TK_KW_global: case TK_KW_nonlocal: case TK_KW_del: case TK_KW_raise: case TK_KW_import:
-  case TK_KW_from: case TK_KW_yield:
-    diag_error(P->d, t->loc, "%s statements are not supported in kernels", tok_kind_name(t->kind));
+  case TK_KW_from: case TK_KW_yield: {
+    /* an error only where it runs: Triton never visits a constexpr branch not taken */
+    Node *n = unsupported(P, t, arena_printf(P->a, "%s statements are not supported in kernels", tok_kind_name(t->kind)));
+    while (!at(P, TK_NEWLINE) && !at(P, TK_SEMI) && !at(P, TK_EOF)) next(P);
+    return n;
+  }
   default: break;
   }
   Node *lhs = test_list(P, true);
@@ -773,11 +794,12 @@ static void statement(Parser *P, PtrVec *out) {
     return;
   }
   case TK_KW_def: case TK_AT:
-    error_at(P, t, "nested function definitions are not supported in kernels; define a separate @triton.jit function");
-  case TK_KW_class: error_at(P, t, "classes cannot be defined inside kernels");
-  case TK_KW_with: error_at(P, t, "'with' statements are not supported in kernels");
-  case TK_KW_try: error_at(P, t, "'try' statements are not supported in kernels");
-  case TK_KW_async: error_at(P, t, "'async' is not supported in kernels");
+    unsupported_block(P, out, t, "nested function definitions are not supported in kernels; define a separate @triton.jit function");
+    return;
+  case TK_KW_class: unsupported_block(P, out, t, "classes cannot be defined inside kernels"); return;
+  case TK_KW_with: unsupported_block(P, out, t, "'with' statements are not supported in kernels"); return;
+  case TK_KW_try: unsupported_block(P, out, t, "'try' statements are not supported in kernels"); return;
+  case TK_KW_async: unsupported_block(P, out, t, "'async' is not supported in kernels"); return;
   case TK_KW_elif: case TK_KW_else: case TK_KW_except: case TK_KW_finally:
     diag_error(P->d, t->loc, "%s without a matching statement before it", tok_kind_name(t->kind));
   case TK_INDENT: error_at(P, t, "unexpected indent");

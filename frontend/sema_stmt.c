@@ -517,6 +517,7 @@ static void exec_stmt(Sema *S, Node *s) {
     return;
   case N_RETURN: exec_return(S, s); return;
   case N_PASS: return;
+  case N_UNSUPPORTED: sema_error(S, s, "%s", s->sval);
   case N_EXPR_STMT: {
     if (s->lhs->kind == N_STR) return; /* a docstring */
     Val *v = sema_eval(S, s->lhs);
