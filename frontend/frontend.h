@@ -255,6 +255,7 @@ typedef enum BindKind {
   BIND_DEF,         /* def */
   BIND_ASSIGN,      /* NAME = value, NAME: annot = value */
   BIND_CLASS,       /* class: host code */
+  BIND_STAR,        /* from [.]path import *: name "*" */
 } BindKind;
 
 typedef struct Binding {

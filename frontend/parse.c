@@ -974,7 +974,12 @@ static void import_stmt(Parser *P, int group) {
     int level = 0;
     while (at(P, TK_DOT) || at(P, TK_ELLIPSIS)) level += next(P)->kind == TK_DOT ? 1 : 3;
     const char *path = at(P, TK_NAME) ? dotted_name(P) : "";
-    if (accept(P, TK_KW_import)) {
+    if (accept(P, TK_KW_import) && at(P, TK_STAR)) {
+      Binding *b = bind(P, BIND_STAR, "*", P->tok, group);
+      b->path = path;
+      b->level = level;
+      b->line = start;
+    } else if (P->tok[-1].kind == TK_KW_import) {
       bool paren = accept(P, TK_LPAREN);
       while (at(P, TK_NAME)) {
         Token *t = next(P);

@@ -477,6 +477,7 @@ static const char *bind_text(Sema *S, const Binding *b) {
   case BIND_DEF: return arena_printf(S->a, "def %s", b->name);
   case BIND_CLASS: return arena_printf(S->a, "class %s", b->name);
   case BIND_ASSIGN: return arena_printf(S->a, "%s = ...", b->name);
+  case BIND_STAR: return arena_printf(S->a, "from %s import *", b->path);
   }
   return "";
 }
@@ -501,7 +502,7 @@ static Val *dotted_value(Sema *S, Node *at, const char *dotted, bool quiet) {
 
 static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool quiet) {
   const char *path = b->path;
-  if (b->kind == BIND_IMPORT_FROM && b->level) {
+  if (b->kind != BIND_IMPORT && b->level) {
     /* relative: from the module's package, one level up per dot after the first */
     const char *base = m->package;
     for (int i = 1; i < b->level; i++) {
@@ -585,6 +586,7 @@ static Val *binding_value(Sema *S, const Module *m, Binding *b, Node *at, bool q
   case BIND_DEF: return func_val(S, def_func(S, b->def));
   case BIND_CLASS: return undef(S, arena_printf(S->a, "'%s' is a class of host code; kernels cannot use it", b->name));
   case BIND_ASSIGN: return assign_value(S, m, b, at);
+  case BIND_STAR: break;
   }
   unreachable();
 }
@@ -611,6 +613,26 @@ static void note_choice(Sema *S, const Module *m, const char *name, Binding *b, 
   vec_push(S->a, &S->notes, (void *)note);
 }
 
+/* A name no statement of m binds, from its `from X import *`s, the last first. */
+static Val *star_name(Sema *S, const Module *m, Node *at, const char *name) {
+  if (name[0] == '_') return NULL; /* a star import leaves out private names */
+  for (int i = m->bindings.n - 1; i >= 0; i--) {
+    Binding *b = m->bindings.v[i];
+    if (b->kind != BIND_STAR) continue;
+    Binding from = *b;
+    from.kind = BIND_IMPORT;
+    if (++S->depth > 64) sema_error(S, at, "star imports refer to each other too deeply");
+    const char *why;
+    Val *mod = try_binding(S, m, &from, at, &why);
+    Val *v = NULL;
+    if (mod && mod->kind == V_MODULE && mod->mod) v = sema_module_name(S, mod->mod, at, name, true);
+    else if (mod && mod->kind == V_MODULE) v = sema_triton_path(S, at, arena_printf(S->a, "%s.%s", mod->path, name), true);
+    S->depth--;
+    if (v) return v;
+  }
+  return NULL;
+}
+
 Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool quiet) {
   int last = -1, first_alt = -1, nalt = 0;
   for (int i = 0; i < m->bindings.n; i++) {
@@ -625,7 +647,7 @@ Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool
       nalt++;
     }
   }
-  if (last < 0 && first_alt < 0) return NULL;
+  if (last < 0 && first_alt < 0) return star_name(S, m, at, name);
   if (first_alt < 0) return binding_value(S, m, m->bindings.v[last], at, quiet);
   PtrVec whys = {0};
   for (int i = first_alt; i < m->bindings.n; i++) {
