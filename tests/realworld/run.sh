@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# The realworld suite: tilec on third-party Triton kernels, read unmodified.
+#
+#   run.sh ptx TILEC PTXAS WORKDIR        liger-kernel's launched kernels to PTX, checked by ptxas
+#   run.sh emu TILEC PTXAS WORKDIR        a few of them on the CPU emulator against NumPy
+#   run.sh tutorials TILEC PTXAS WORKDIR DIR
+#                                         the kernels of tutorials.sigs, from Triton's
+#                                         python/tutorials/ copied into DIR (not kept in the tree)
+#
+# ptx and emu download the pinned wheel (liger-kernel 0.8.5, its hash checked) into
+# WORKDIR with pip, unpack it there and never copy it into the tree; emu installs NumPy
+# into a virtual environment in WORKDIR. Without PyPI they skip (exit 77).
+#
+# ptx compiles each line of liger.sigs (FILE | KERNEL | SIGNATURE | FLAGS) with
+# `tilec compile --emit=ptx` and runs ptxas on the result; it prints each kernel's
+# status, the first line of each failure's diagnostic, and the count, and fails when
+# fewer than LIGER_MIN_PTX kernels get through. Raise LIGER_MIN_PTX as the frontend
+# and code generator learn more.
+#
+# emu runs the kernels of the table below with `tilec run` on NumPy-made inputs of
+# ragged sizes and compares their outputs with references in emu_ref.py. A kernel that
+# does not compile yet is reported as such and does not fail the suite (the ptx count
+# holds that); one that compiles and then fails to run or disagrees with NumPy does.
+set -u
+
+LIGER_MIN_PTX=54
+
+LIGER_VERSION=0.8.5
+LIGER_WHEEL=liger_kernel-$LIGER_VERSION-py3-none-any.whl
+LIGER_SHA256=60789cd576af073ab9b192b570d2597fd0cdad489cd62fb44fb16256d43754c9
+COMPILE_TIMEOUT=90   # seconds for one tilec compile; past it the kernel counts as failed
+
+mode=${1:-}
+[ $# -ge 4 ] || { echo "usage: run.sh ptx|emu|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2; }
+tilec=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+ptxas=$3
+mkdir -p "$4" || exit 1
+work=$(cd "$4" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+[ -x "$tilec" ] || { echo "no tilec at $tilec"; exit 1; }
+
+# Downloads and unpacks the wheel into $work/liger (once; pip checks the hash).
+fetch_liger() {
+  ops=$work/liger/liger_kernel/ops
+  [ -f "$work/liger/.unpacked" ] && return 0
+  rm -rf "$work/liger" "$work/dl"
+  mkdir -p "$work/dl"
+  echo "liger-kernel==$LIGER_VERSION --hash=sha256:$LIGER_SHA256" >"$work/dl/req.txt"
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "SKIP: python3 -m pip is not available to download liger-kernel $LIGER_VERSION"
+    exit 77
+  fi
+  if ! python3 -m pip download --no-deps --require-hashes -r "$work/dl/req.txt" -d "$work/dl" \
+      --timeout 20 --retries 1 --disable-pip-version-check -q >"$work/dl/pip.log" 2>&1; then
+    if grep -q "HASHES" "$work/dl/pip.log"; then
+      cat "$work/dl/pip.log"
+      echo "FAILED: the downloaded $LIGER_WHEEL does not have the pinned sha256"
+      exit 1
+    fi
+    tail -3 "$work/dl/pip.log"
+    echo "SKIP: cannot download liger-kernel $LIGER_VERSION from PyPI"
+    exit 77
+  fi
+  python3 -m zipfile -e "$work/dl/$LIGER_WHEEL" "$work/liger" || { echo "FAILED: cannot unpack $LIGER_WHEEL"; exit 1; }
+  [ -d "$ops" ] || { echo "FAILED: $LIGER_WHEEL has no liger_kernel/ops"; exit 1; }
+  touch "$work/liger/.unpacked"
+}
+
+# The first line of a diagnostic: the first error, else the first line.
+first_diag() {
+  local l
+  l=$(grep -m1 -E '(^|: )(error|fatal)' "$1")
+  [ -n "$l" ] || l=$(grep -m1 . "$1")
+  printf '%s' "${l:-(no diagnostic)}"
+}
+
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; s=${s%"${s##*[![:space:]]}"}; printf '%s' "$s"; }
+
+# Compiles every line of a .sigs file with the kernels' files in $2; prints the count.
+# Sets $compiled and $total.
+compile_all() {
+  local sigs=$1 src=$2 out=$work/out
+  local file kernel sig flags arch status t0 t1
+  rm -rf "$out"
+  mkdir -p "$out"
+  compiled=0
+  total=0
+  while IFS='|' read -r file kernel sig flags; do
+    file=$(trim "$file")
+    case $file in ''|'#'*) continue ;; esac
+    kernel=$(trim "$kernel")
+    sig=$(trim "$sig")
+    flags=$(trim "${flags:-}")
+    total=$((total + 1))
+    arch=sm_80
+    [[ $flags =~ --arch[=\ ]([a-z0-9_]+) ]] && arch=${BASH_REMATCH[1]}
+    local base=$out/$total-$kernel
+    t0=$(date +%s)
+    # shellcheck disable=SC2086 # flags are words
+    (cd "$src" && timeout "$COMPILE_TIMEOUT" "$tilec" compile "$file" -k "$kernel" -s "$sig" $flags \
+       --emit=ptx -o "$base.ptx") >"$base.log" 2>&1
+    local rc=$?
+    t1=$(date +%s)
+    if [ $rc -eq 124 ]; then
+      status="FAIL  $file:$kernel: compile took over ${COMPILE_TIMEOUT} s"
+    elif [ $rc -ne 0 ]; then
+      status="FAIL  $file:$kernel: $(first_diag "$base.log")"
+    elif [ ! -x "$ptxas" ]; then
+      status="FAIL  $file:$kernel: no ptxas at $ptxas"
+    elif ! "$ptxas" -arch="$arch" "$base.ptx" -o "$base.cubin" >"$base.ptxas" 2>&1; then
+      status="FAIL  $file:$kernel: ptxas -arch=$arch: $(first_diag "$base.ptxas")"
+    else
+      status="ok    $file:$kernel ($((t1 - t0)) s)"
+      compiled=$((compiled + 1))
+    fi
+    echo "$status"
+  done <"$sigs"
+}
+
+case $mode in
+ptx)
+  fetch_liger
+  [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
+  compile_all "$here/liger.sigs" "$ops"
+  echo "liger-kernel $LIGER_VERSION: $compiled / $total kernels compiled to PTX that ptxas accepts (threshold $LIGER_MIN_PTX)"
+  if [ "$compiled" -lt "$LIGER_MIN_PTX" ]; then
+    echo "FAILED: fewer than $LIGER_MIN_PTX kernels compile"
+    exit 1
+  fi
+  [ "$compiled" -gt "$LIGER_MIN_PTX" ] && echo "note: raise LIGER_MIN_PTX in tests/realworld/run.sh to $compiled"
+  exit 0
+  ;;
+tutorials)
+  dir=${5:-}
+  [ -n "$dir" ] && [ -d "$dir" ] || { echo "usage: run.sh tutorials TILEC PTXAS WORKDIR DIR (DIR: Triton's python/tutorials)"; exit 2; }
+  compile_all "$here/tutorials.sigs" "$(cd "$dir" && pwd)"
+  echo "Triton tutorials: $compiled / $total kernels compiled to PTX that ptxas accepts"
+  exit 0
+  ;;
+emu) ;;
+*) echo "usage: run.sh ptx|emu|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
+esac
+
+# ---- emu ------------------------------------------------------------------------
+fetch_liger
+venv=$work/venv
+if ! "$venv/bin/python" -c 'import numpy' >/dev/null 2>&1; then
+  rm -rf "$venv"
+  if ! python3 -m venv "$venv" >"$work/venv.log" 2>&1; then
+    tail -3 "$work/venv.log"
+    echo "SKIP: python3 -m venv cannot make a virtual environment for NumPy"
+    exit 77
+  fi
+  if ! "$venv/bin/python" -m pip install --timeout 20 --retries 1 --disable-pip-version-check -q numpy \
+      >>"$work/venv.log" 2>&1; then
+    tail -3 "$work/venv.log"
+    echo "SKIP: cannot install NumPy from PyPI"
+    exit 77
+  fi
+fi
+py=$venv/bin/python
+
+# NAME | FILE | KERNEL | SIGNATURE (fp32) | GRID | FLAGS | ARGUMENTS; {name} is the input
+# emu_ref.py made as name.npy, {out:name} an output buffer it also made (saved back to
+# out_name.npy after the run), {R} {C} the case's rows and columns.
+checks=(
+  "swiglu_fwd|swiglu.py|_swiglu_forward_kernel|*fp32:16, *fp32:16, *fp32:16, i32, fp32, {C}, {B}|{R}|-w 4|{a} {b} {out:c} {C} 1.5"
+  "swiglu_bwd|swiglu.py|_swiglu_backward_kernel|*fp32:16, *fp32:16, *fp32:16, i32, fp32, {C}, {B}|{R}|-w 4|{out:dc} {out:a} {out:b} {C} 1.5"
+  "geglu_fwd|geglu.py|_geglu_tanh_forward_kernel|*fp32:16, *fp32:16, *fp32:16, i32, {C}, {B}|{R}|-w 4|{a} {b} {out:c} {C}"
+  "relu_squared_fwd|relu_squared.py|_relu_squared_forward_kernel|*fp32:16, i32, *fp32:16, i32, {C}, {B}|{R}|-w 4|{out:y} {C} {x} {C}"
+  "relu_squared_bwd|relu_squared.py|_relu_squared_backward_kernel|*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, {C}, {B}|{R}|-w 4|{out:dx} {C} {dy} {C} {x} {C}"
+  "rms_norm_fwd|rms_norm.py|_rms_norm_forward_kernel|*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, fp32, fp32, 0, True, {B}|{R}|-w 4|{out:y} {C} {x} {C} {w} 1 {out:rstd} 1 {C} 1e-6 0.0"
+  "layer_norm_fwd|layer_norm.py|_layer_norm_forward_kernel|*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, *fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, fp32, {B}|{R}|-w 4|{out:y} {C} {x} {C} {w} 1 {b} 1 {out:mean} 1 {out:rstd} 1 {C} 1e-5"
+  "softmax_fwd|softmax.py|_softmax_single_block_forward_kernel|*fp32:16, i32, *fp32:16, i32, i32, {B}|{R}|-w 4|{out:y} {C} {x} {C} {C}"
+  "softmax_bwd|softmax.py|_softmax_single_block_backward_kernel|*fp32:16, i32, *fp32:16, i32, *fp32:16, i32, i32, {B}|{R}|-w 4|{dy} {C} {y} {C} {out:dx} {C} {C}"
+  "dyt_fwd|dyt.py|_dyt_fwd_kernel|*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, True, {C}|cdiv({C}, 1024), {R}|-D BLOCK_N=1024 -w 4|{x} {out:y} {alpha} {gamma} {beta}"
+  "element_mul|utils.py|element_mul_kernel|*fp32:16, i32, *fp32:16, i32, {B}, 1|{R}|-w 4|{out:x} {C} {g} {C}"
+)
+# rows x columns: ragged, with a masked tail in every row
+cases=("3 1000" "7 77" "2 2049")
+
+pass=0
+notyet=0
+failed=0
+for c in "${checks[@]}"; do
+  IFS='|' read -r name file kernel sig grid flags args <<<"$c"
+  result=""
+  for rc_ in "${cases[@]}"; do
+    read -r R C <<<"$rc_"
+    B=1
+    while [ "$B" -lt "$C" ]; do B=$((B * 2)); done
+    d=$work/emu/$name-${R}x$C
+    rm -rf "$d"
+    mkdir -p "$d"
+    if ! "$py" "$here/emu_ref.py" make "$name" "$R" "$C" "$d" >"$d/make.log" 2>&1; then
+      result="FAIL  $name: emu_ref.py make: $(first_diag "$d/make.log")"
+      break
+    fi
+    s=${sig//\{C\}/$C}; s=${s//\{B\}/$B}
+    g=${grid//\{C\}/$C}; g=${g//\{R\}/$R}
+    a=${args//\{C\}/$C}; a=${a//\{R\}/$R}
+    argv=()
+    saves=()
+    i=0
+    for w in $a; do
+      if [[ $w =~ ^\{out:([a-z_]+)\}$ ]]; then
+        argv+=("$d/${BASH_REMATCH[1]}.npy")
+        saves+=(--save "$i=$d/out_${BASH_REMATCH[1]}.npy")
+      elif [[ $w =~ ^\{([a-z_]+)\}$ ]]; then
+        argv+=("$d/${BASH_REMATCH[1]}.npy")
+      else
+        argv+=("$w")
+      fi
+      i=$((i + 1))
+    done
+    # compile alone first: a kernel tilec cannot compile yet is not an emulator failure
+    # shellcheck disable=SC2086 # flags are words
+    if ! (cd "$ops" && timeout "$COMPILE_TIMEOUT" "$tilec" compile "$file" -k "$kernel" -s "$s" $flags \
+          --emit=tile-gpu -o "$d/k.mlir") >"$d/compile.log" 2>&1; then
+      result="not compiled yet  $name ($file:$kernel): $(first_diag "$d/compile.log")"
+      break
+    fi
+    # shellcheck disable=SC2086 # flags are words
+    if ! (cd "$ops" && timeout 120 "$tilec" run "$file" -k "$kernel" -s "$s" -g "$g" $flags --device=cpu \
+          "${argv[@]}" "${saves[@]}") >"$d/run.log" 2>&1; then
+      result="FAIL  $name ($file:$kernel), $R x $C: tilec run: $(first_diag "$d/run.log")"
+      break
+    fi
+    if ! "$py" "$here/emu_ref.py" check "$name" "$R" "$C" "$d" >"$d/check.log" 2>&1; then
+      result="FAIL  $name ($file:$kernel), $R x $C: $(first_diag "$d/check.log")"
+      break
+    fi
+  done
+  [ -n "$result" ] || result="ok    $name ($file:$kernel) on ${cases[*]}"
+  echo "$result"
+  case $result in
+    ok*) pass=$((pass + 1)) ;;
+    "not compiled yet"*) notyet=$((notyet + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+  esac
+done
+echo "liger-kernel $LIGER_VERSION on the emulator: $pass agree with NumPy, $notyet not compiled yet, $failed failed (of ${#checks[@]})"
+[ "$failed" -eq 0 ] || exit 1
+exit 0
