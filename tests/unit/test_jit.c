@@ -59,10 +59,13 @@ static const char tuned_src[] = "import triton\n"
 /* Tuning runs a kernel many times on the launch's own arguments:
  * reset_to_zero and restore_value keep an accumulation and an update in
  * place as one launch leaves them. The format's argument is the
- * decorator's extra arguments. */
+ * decorator's extra arguments. Both configs give each thread its own
+ * elements (B = 32 * num_warps): what is tested here is tuning, and which
+ * config it picks goes by timing, so neither may depend on how a layout
+ * wider than its block stores its replicated elements. */
 static const char side_effects_fmt[] = "import triton\n"
                                        "import triton.language as tl\n"
-                                       "@triton.autotune(configs=[triton.Config({'B': 64}), triton.Config({'B': 128}, num_warps=2)],\n"
+                                       "@triton.autotune(configs=[triton.Config({'B': 64}, num_warps=2), triton.Config({'B': 128})],\n"
                                        "                 key=['n']%s)\n"
                                        "@triton.jit\n"
                                        "def acc(x, total, n, B: tl.constexpr):\n"
