@@ -61,14 +61,15 @@ static MlirValue shuffle_xor(Lower *L, MlirValue v, int offset) {
 }
 
 /* A shuffle up by offset lanes (lanes below take nothing new: the caller
- * selects); 32-bit values only. */
-static MlirValue shuffle_up(Lower *L, MlirValue v, int offset) {
+ * selects), or down for a reverse scan; 32-bit values only. */
+static MlirValue shuffle_dir(Lower *L, MlirValue v, int offset, bool down) {
   MlirType t = mlirValueGetType(v);
   MlirValue x = v;
   bool cast = !mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32);
   if (cast) return (MlirValue){NULL};
-  MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, 0)};
-  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->pc->ic, "#nvvm<shfl_kind up>"));
+  MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, down ? 0x1f : 0)};
+  MlirNamedAttribute kind =
+      lw_named(L, "kind", ir_parse_attr(L->pc->ic, down ? "#nvvm<shfl_kind down>" : "#nvvm<shfl_kind up>"));
   return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
 }
 
@@ -83,18 +84,20 @@ MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b) {
   return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &p);
 }
 
-/* tile.scan (inclusive, forward): within each thread along the axis, then
- * across its lanes (Hillis-Steele with shuffles up), then across warps
- * through shared memory; each stage's prefix is combined on the left, so
- * combine functions need not commute. */
+/* tile.scan (inclusive): within each thread along the axis, then across
+ * its lanes (Hillis-Steele with shuffles), then across warps through shared
+ * memory; each stage's prefix is combined on the left, so combine functions
+ * need not commute. A reverse scan is the same with the axis mirrored
+ * (later elements, lanes and warps come first), so it is the forward scan
+ * of the flipped input, flipped back, as Triton defines it. */
 void lw_lower_scan(Lower *L, MlirOperation op) {
   int n = (int)mlirOperationGetNumOperands(op);
   MlirValue src0 = mlirOperationGetOperand(op, 0);
   Elems e;
   int axis = (int)op_int_attr(op, "axis", 0);
-  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e) || e.per[axis] != e.l.spt[axis] ||
-      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("reverse")))) {
-    lw_fail(L, op, "of this layout or direction is not supported yet by the GPU code generator");
+  bool rev = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("reverse")));
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e) || e.per[axis] != e.l.spt[axis]) {
+    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
     return;
   }
   Vals *in[8], *out[8];
@@ -103,12 +106,14 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
     out[i] = lw_new_vals(L, e.n);
     for (int k = 0; k < e.n; k++) out[i]->v[k] = in[i]->v[k];
   }
-  /* 1. within the thread: element k after the one before it along the axis */
-  for (int k = 0; k < e.n && !L->failed; k++) {
+  /* 1. within the thread: element k after the one before it along the axis
+   * (in scan order: for a reverse scan, the one after it) */
+  for (int kk = 0; kk < e.n && !L->failed; kk++) {
+    int k = rev ? e.n - 1 - kk : kk;
     int c[MAX_RANK] = {0};
     lw_counters(&e, k, c);
-    if (c[axis] == 0) continue;
-    c[axis]--;
+    if (c[axis] == (rev ? e.per[axis] - 1 : 0)) continue;
+    c[axis] += rev ? 1 : -1;
     int prev = lw_element_of(&e, c);
     MlirValue a[8], b[8], r[8];
     for (int i = 0; i < n; i++) a[i] = out[i]->v[prev], b[i] = out[i]->v[k];
@@ -143,33 +148,41 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
       if (lw_element_of(&groups, c) == g) ks[nk++] = k;
     }
     MlirValue total[8];
-    for (int i = 0; i < n; i++) total[i] = out[i]->v[ks[nk - 1]];
+    for (int i = 0; i < n; i++) total[i] = out[i]->v[ks[rev ? 0 : nk - 1]];
+    /* a lane's and a warp's position in scan order (lanes and warps past
+     * the axis's extent hold copies: each mirrors its original) */
+    MlirValue lane_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(lanes - 1)),
+                                    lw_bin(L, "arith.remui", lane_c, lw_const_i32(L, (int32_t)lanes)))
+                           : lane_c;
+    MlirValue warp_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(warps - 1)),
+                                    lw_bin(L, "arith.remui", warp_c, lw_const_i32(L, (int32_t)warps)))
+                           : warp_c;
     /* 2. across lanes: inclusive scan of the totals */
     for (int step = 1; step < lanes && !L->failed; step *= 2) {
       MlirValue up[8], comb[8];
       for (int i = 0; i < n; i++) {
-        up[i] = shuffle_up(L, total[i], step * lane_div);
+        up[i] = shuffle_dir(L, total[i], step * lane_div, rev);
         if (mlirValueIsNull(up[i])) {
           lw_fail(L, op, "of values that are not 32 bits wide is not supported yet by the GPU code generator");
           return;
         }
       }
       combine(L, op, n, up, total, comb);
-      MlirValue take = lw_cmp_u32(L, 9 /* uge */, lane_c, lw_const_i32(L, step));
+      MlirValue take = lw_cmp_u32(L, 9 /* uge */, lane_s, lw_const_i32(L, step));
       for (int i = 0; i < n; i++) total[i] = lw_pick(L, take, comb[i], total[i]);
     }
     /* the exclusive prefix of this lane: the inclusive total of the lane before */
     MlirValue prefix[8];
-    MlirValue has_prefix = lw_cmp_u32(L, 8 /* ugt */, lane_c, lw_const_i32(L, 0));
-    for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_up(L, total[i], lane_div);
+    MlirValue has_prefix = lw_cmp_u32(L, 8 /* ugt */, lane_s, lw_const_i32(L, 0));
+    for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_dir(L, total[i], lane_div, rev);
     /* 3. across warps: each warp's total (its last lane) through shared memory */
     if (warps > 1 && !L->failed) {
-      MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_c, lw_const_i32(L, (int32_t)(lanes - 1)));
+      MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_s, lw_const_i32(L, (int32_t)(lanes - 1)));
       for (int i = 0; i < n; i++) {
         MlirType et = mlirValueGetType(total[i]);
         base[i] = lw_shared_buffer(L, et, warps * 32 * L->pc->num_warps);
         /* slot: [warp coordinate][lane within the warp], one per lane group */
-        MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_c, lw_const_i32(L, 32)), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
+        MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_s, lw_const_i32(L, 32)), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
         lw_store_shared_at_if(L, base[i], et, slot, last, total[i]);
       }
       MlirValue wacc[8] = {{NULL}};
@@ -182,11 +195,11 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
         } else {
           combine(L, op, n, wacc, t, cand);
         }
-        MlirValue before = lw_cmp_u32(L, 8 /* ugt */, warp_c, lw_const_i32(L, w));
+        MlirValue before = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, w));
         for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : lw_pick(L, before, cand[i], wacc[i]);
       }
       /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
-      MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, warp_c, lw_const_i32(L, 0));
+      MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, 0));
       if (lanes > 1) {
         MlirValue comb[8];
         combine(L, op, n, wacc, prefix, comb);

@@ -246,6 +246,57 @@ static void annotated_locals(void) {
   CHECK(bad == 0);
 }
 
+/* ---- scans with reverse=True --------------------------------------------------------------- */
+
+static void reverse_scans_of(int rows, int cols) {
+  int total = rows * cols, n = total - 5;
+  float *x = calloc((size_t)total, 4), *out = malloc((size_t)total * 8);
+  int32_t *idx = calloc((size_t)total * 2, 4);
+  for (int i = 0; i < n; i++) {
+    x[i] = 0.5f + (float)(rand() % 1000) / 1000.0f;
+    idx[i] = rand() % 3 == 0 ? rand() % 100 + 1 : 0;
+  }
+  for (int i = 0; i < 2 * total; i++) out[i] = NAN;
+  for (int i = total; i < 2 * total; i++) idx[i] = -7;
+  EmuBuffer b[3] = {{x, (size_t)total * 4, "x_ptr"}, {out, (size_t)total * 8, "out_ptr"}, {idx, (size_t)total * 8, "idx_ptr"}};
+  void *p[3] = {x, out, idx};
+  void *a[4] = {&p[0], &p[1], &p[2], &n};
+  char sig[80];
+  snprintf(sig, sizeof sig, "*fp32, *fp32, *i32, i32, %d, %d", rows, cols);
+  if (!run("reverse_scans", sig, 1, a, 4, b, 3)) {
+    int bad = 0;
+    for (int r = 0; r < rows; r++)
+      for (int c = 0; c < cols; c++) {
+        int k = r * cols + c;
+        if (k >= n) continue;
+        /* the suffix along the row, over the loaded values (0 past n) */
+        double s = 0, prod = 1;
+        for (int j = c; j < cols; j++) s += r * cols + j < n ? x[r * cols + j] : 0;
+        for (int j = r; j < rows; j++) prod *= j * cols + c < n ? x[j * cols + c] : 0;
+        int32_t want = 0;
+        for (int j = cols - 1; j >= c; j--) {
+          int32_t v = r * cols + j < n ? idx[r * cols + j] : 0;
+          if (v != 0) want = v;
+        }
+        if (fabs(out[k] - s) > 1e-4 * fabs(s) + 1e-5 || fabs(out[total + k] - prod) > 1e-4 * fabs(prod) + 1e-30 ||
+            idx[total + k] != want) {
+          if (!bad)
+            fprintf(stderr, "reverse_scans %dx%d at (%d, %d): %g %g %d, want %g %g %d\n", rows, cols, r, c, (double)out[k],
+                    (double)out[total + k], idx[total + k], s, prod, want);
+          bad++;
+        }
+      }
+    CHECK(bad == 0);
+  }
+  free(x), free(out), free(idx);
+}
+
+static void reverse_scans(void) {
+  reverse_scans_of(32, 64);  /* rows across warps, columns across lanes and threads */
+  reverse_scans_of(4, 256);
+  reverse_scans_of(128, 8);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
@@ -258,6 +309,7 @@ int main(int argc, char **argv) {
   count_down();
   early_returns();
   annotated_locals();
+  reverse_scans();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -17,6 +17,10 @@
 # RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ast | FileCheck %s --check-prefix=ANN
 # RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ast | FileCheck %s --check-prefix=REV
+# RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ptx | FileCheck %s --check-prefix=REVPTX
+# RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 4, 256" --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
@@ -178,3 +182,31 @@ def annotated_locals(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
     for i in tl.range(0, X, num_stages=10):
         acc += tl.load(x_ptr + offs * X + i)
     tl.store(y_ptr + offs, acc.to(out_dtype))
+
+
+# Scans from the end (linear attention's chunked backward, suffix sums):
+# cumsum, cumprod and a combine function with reverse=True, along each axis.
+@triton.jit
+def _last_nonzero(a, b):
+    return tl.where(b != 0, b, a)
+
+
+# REV: kernel reverse_scans(x_ptr: *fp32, out_ptr: *fp32, idx_ptr: *i32, n: i32)
+# REV: (scan {{.*}} [kind=sum axis=1 reverse]
+# REV: (scan {{.*}} [kind=prod axis=0 reverse]
+# REV: (scan {{.*}} [kind=combine axis=1 reverse]
+# REVPTX: shfl.sync.down.b32
+@triton.jit
+def reverse_scans(x_ptr, out_ptr, idx_ptr, n, ROWS: tl.constexpr, COLS: tl.constexpr):
+    r = tl.arange(0, ROWS)[:, None]
+    c = tl.arange(0, COLS)[None, :]
+    mask = (r * COLS + c) < n
+    offs = r * COLS + c
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    suffix = tl.cumsum(x, axis=1, reverse=True)
+    tl.store(out_ptr + offs, suffix, mask=mask)
+    down = tl.cumprod(x, 0, reverse=True)
+    tl.store(out_ptr + ROWS * COLS + offs, down, mask=mask)
+    i = tl.load(idx_ptr + offs, mask=mask, other=0)
+    nxt = tl.associative_scan(i, 1, _last_nonzero, reverse=True)
+    tl.store(idx_ptr + ROWS * COLS + offs, nxt, mask=mask)
