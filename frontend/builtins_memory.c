@@ -162,7 +162,7 @@ HANDLER(atomic_rmw) {
   bool ok;
   if (!strcmp(op, "add")) ok = d == DT_I32 || d == DT_U32 || d == DT_I64 || d == DT_U64 || d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64;
   else if (!strcmp(op, "max") || !strcmp(op, "min")) ok = (dtype_is_int(d) && dtype_bits(d) >= 32) || d == DT_F32 || d == DT_F64;
-  else if (!strcmp(op, "xchg")) ok = dtype_bits(d) >= 16;
+  else if (!strcmp(op, "xchg")) ok = dtype_bits(d) >= 32; /* as Triton: 16-bit types only add */
   else ok = dtype_is_int(d) && dtype_bits(d) >= 32;
   if (!ok) sema_error(S, call, "%s does not support pointers to %s", bi_cur(S), dtype_name(d));
   (void)is_f;
