@@ -433,8 +433,6 @@ const Builtin builtins_memory[] = {
     {"flip", "*args", not_yet, B_METHOD},
     {"gather", "*args", not_yet, 0},
     {"inline_asm_elementwise", "*args", not_yet, 0},
-    {"interleave", "*args", not_yet, 0},
-    {"ravel", "*args", not_yet, B_METHOD},
     {"swizzle2d", "*args", not_yet, 0},
     {"topk", "*args", not_yet, 0},
     {"tensor", "*args", not_yet, 0},

@@ -397,9 +397,40 @@ HANDLER(join) {
   const Type *ty = bi_promote_all(S, call, v, ops, 2, false);
   int r = ty->kind == TY_BLOCK ? ty->rank : 0;
   int64_t shape[MAX_RANK];
+  if (r == 0) {
+    /* two scalars: joined as blocks of one, the <1x2> result reshaped to <2> (as Triton does) */
+    int64_t one = 1, two = 2;
+    const Type *b1 = ty_block(S->tc, ty_elem(ty), 1, &one);
+    for (int i = 0; i < 2; i++) ops[i] = broadcast_to_shape(S, call, ops[i], b1);
+    TNode *j = emit_call(S, call, "join", check_block_shape(S, call, ty_elem(ty), 2, (int64_t[]){1, 2}), ops, 2);
+    return val_rt(S, emit_call(S, call, "reshape", ty_block(S->tc, ty_elem(ty), 1, &two), &j, 1));
+  }
   for (int i = 0; i < r; i++) shape[i] = ty->shape[i];
   shape[r] = 2;
   return val_rt(S, emit_call(S, call, "join", check_block_shape(S, call, ty_elem(ty), r + 1, shape), ops, 2));
+}
+
+/* interleave(a, b): Triton's join then reshape, the last dimension of n
+ * pairs becoming 2n elements a0 b0 a1 b1 ...; two scalars give their join. */
+HANDLER(interleave) {
+  Val *j = join(S, call, args, nargs);
+  TNode *c = bi_rt(S, call, j);
+  int r = c->type->rank;
+  if (r == 1) return j;
+  int64_t shape[MAX_RANK];
+  for (int i = 0; i < r - 2; i++) shape[i] = c->type->shape[i];
+  shape[r - 2] = 2 * c->type->shape[r - 2];
+  return val_rt(S, emit_call(S, call, "reshape", ty_block(S->tc, c->type->elem, r - 1, shape), &c, 1));
+}
+
+/* ravel(x, can_reorder=False): x as one dimension. */
+HANDLER(ravel) {
+  (void)nargs;
+  TNode *e = block_input(S, call, A(0));
+  int64_t n = numel(e->type);
+  TNode *t = emit_call(S, call, "reshape", ty_block(S->tc, e->type->elem, 1, &n), &e, 1);
+  if (!val_is_none(A(1)) && const_bool(S, call, A(1), "can_reorder")) add_attr(S, t, "can_reorder");
+  return val_rt(S, t);
 }
 
 HANDLER(split) {
@@ -580,6 +611,8 @@ const Builtin builtins_tensor[] = {
     {"permute", "input,*dims", trans, B_METHOD},
     {"cat", "input,other,can_reorder=", cat, 0},
     {"join", "a,b", join, 0},
+    {"interleave", "a,b", interleave, 0},
+    {"ravel", "x,can_reorder=", ravel, B_METHOD},
     {"split", "a", split, B_METHOD},
     {"multiple_of", "input,values", hint, 0},
     {"max_contiguous", "input,values", hint, 0},

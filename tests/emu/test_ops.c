@@ -219,6 +219,31 @@ static void shapes(void) {
       CHECK(bad == 0);
     }
   }
+  /* tl.interleave of two 8x16 blocks (ragged: n of the 128 loaded), of two
+   * scalars, and tl.ravel */
+  {
+    enum { M = 8, N = 16 };
+    float x[M * N], y[M * N], out[M * 2 * N + 2], flat[M * N];
+    int32_t n = 101;
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-4, 4), y[i] = uniform(-4, 4), flat[i] = NAN;
+    for (int i = 0; i < M * 2 * N + 2; i++) out[i] = NAN;
+    EmuBuffer b[4] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {out, sizeof out, "out"}, {flat, sizeof flat, "flat"}};
+    void *p[4] = {x, y, out, flat};
+    void *a[5] = {&p[0], &p[1], &p[2], &p[3], &n};
+    if (!run("ptx_shapes.py", "interleave_rows", "*fp32, *fp32, *fp32, *fp32, i32, 8, 16", 4, a, 5, b, 4)) {
+      int bad = 0;
+      for (int r = 0; r < M; r++)
+        for (int c = 0; c < 2 * N; c++) {
+          int src = r * N + c / 2;
+          float want = src < n ? (c % 2 ? y[src] : x[src]) : NAN;
+          float got = out[r * 2 * N + c];
+          bad += src < n ? got != want : !isnan(got);
+        }
+      bad += out[M * 2 * N] != x[0] || out[M * 2 * N + 1] != y[1];
+      for (int i = 0; i < M * N; i++) bad += flat[i] != (i < n ? x[i] * 2.0f - y[i] : 0.0f);
+      CHECK(bad == 0);
+    }
+  }
 }
 
 /* ---- conversions -------------------------------------------------------------------------- */
