@@ -428,10 +428,6 @@ const Builtin builtins_memory[] = {
     {"randint", "seed,offset,n_rounds=", randint, 0},
     {"randint4x", "seed,offset,n_rounds=", randint4x, 0},
     /* known to Triton, not yet to tilec: a call says so at its line */
-    {"histogram", "*args", not_yet, 0},
-    {"sort", "*args", not_yet, B_METHOD},
-    {"flip", "*args", not_yet, B_METHOD},
-    {"gather", "*args", not_yet, 0},
     {"inline_asm_elementwise", "*args", not_yet, 0},
     {"swizzle2d", "*args", not_yet, 0},
     {"topk", "*args", not_yet, 0},

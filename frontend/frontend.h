@@ -483,6 +483,7 @@ struct Sema {
   PtrVec names; /* hash set of the kernel's var names (v has cap slots) */
   long work;    /* statements executed and calls inlined: bounded */
   const struct Builtin *builtin; /* the builtin being called, for its messages */
+  int ntemps;   /* temporaries made by builtins that use a value more than once */
 };
 
 /* sema.c, for builtins.c */

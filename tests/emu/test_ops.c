@@ -602,6 +602,78 @@ static void atomics(void) {
   }
 }
 
+/* ---- tl.sort and tl.flip ------------------------------------------------------------------ */
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static void sorts(void) {
+  enum { M = 4, N = 16 };
+  for (int desc = 0; desc < 2; desc++) {
+    float x[M * N], out[M * N], fl[M * N];
+    int32_t n = 11; /* ragged: the rest of each row loads as +inf */
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-100, 100), out[i] = fl[i] = NAN;
+    x[3] = x[5]; /* a tie */
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}, {fl, sizeof fl, "flip"}};
+    void *p[3] = {x, out, fl};
+    void *a[4] = {&p[0], &p[1], &p[2], &n};
+    if (run("ptx_sort.py", "sort_rows", desc ? "*fp32, *fp32, *fp32, i32, 4, 16, True" : "*fp32, *fp32, *fp32, i32, 4, 16, False", 4, a, 4, b, 3))
+      continue;
+    int bad = 0;
+    for (int r = 0; r < M; r++) {
+      float row[N];
+      for (int c = 0; c < N; c++) row[c] = c < n ? x[r * N + c] : INFINITY;
+      for (int c = 0; c < N; c++) bad += !(fl[r * N + c] == row[N - 1 - c]);
+      qsort(row, N, sizeof *row, cmp_float);
+      for (int c = 0; c < N; c++) bad += !(out[r * N + c] == row[desc ? N - 1 - c : c]);
+    }
+    CHECK(bad == 0);
+  }
+  {
+    enum { K = 64 };
+    int32_t x[K], out[K];
+    for (int i = 0; i < K; i++) x[i] = (int32_t)next_u32(), out[i] = 0;
+    x[7] = x[9] = -5;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_sort.py", "sort_ints", "*i32, *i32, 64", 4, a, 2, b, 2)) {
+      int bad = 0;
+      for (int i = 0; i < K; i++) {
+        int above = 0, equal = 0; /* out[i] is the value with i values above or equal to it before it */
+        for (int j = 0; j < K; j++) above += x[j] > out[i], equal += x[j] == out[i];
+        bad += !(above <= i && i < above + equal);
+      }
+      CHECK(bad == 0);
+    }
+  }
+  /* tl.gather along rows of fp16 (bits kept, NaN and -0 included) and
+   * tl.histogram of the indices, masked past n */
+  {
+    enum { GM = 8, GN = 16, GK = 32 };
+    uint16_t src[GM * GN], out[GM * GK];
+    int32_t idx[GM * GK], hist[GN];
+    int32_t n = 203;
+    for (int i = 0; i < GM * GN; i++) src[i] = (uint16_t)next_u32();
+    src[5] = 0x7e01, src[6] = 0x8000;
+    for (int i = 0; i < GM * GK; i++) idx[i] = (int32_t)(next_u32() % GN), out[i] = 0xdead;
+    for (int i = 0; i < GN; i++) hist[i] = -1;
+    EmuBuffer b[4] = {{src, sizeof src, "src"}, {idx, sizeof idx, "idx"}, {out, sizeof out, "out"}, {hist, sizeof hist, "hist"}};
+    void *p[4] = {src, idx, out, hist};
+    void *a[5] = {&p[0], &p[1], &p[2], &p[3], &n};
+    if (!run("ptx_sort.py", "gather_rows", "*fp16, *i32, *fp16, *i32, i32, 8, 16, 32", 4, a, 5, b, 4)) {
+      int bad = 0, count[GN] = {0};
+      for (int r = 0; r < GM; r++)
+        for (int k = 0; k < GK; k++) bad += out[r * GK + k] != src[r * GN + idx[r * GK + k]];
+      for (int i = 0; i < n; i++) count[idx[i]]++;
+      for (int i = 0; i < GN; i++) bad += hist[i] != count[i];
+      CHECK(bad == 0);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_ops FILECHECK_DIR\n");
@@ -612,6 +684,7 @@ int main(int argc, char **argv) {
   conversions();
   dots();
   atomics();
+  sorts();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
