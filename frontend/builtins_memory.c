@@ -429,6 +429,10 @@ const Builtin builtins_memory[] = {
     {"randint4x", "seed,offset,n_rounds=", randint4x, 0},
     /* known to Triton, not yet to tilec: a call says so at its line */
     {"inline_asm_elementwise", "*args", not_yet, 0},
+    {"rand4x", "*args", not_yet, 0},
+    {"randn4x", "*args", not_yet, 0},
+    {"philox", "*args", not_yet, 0},
+    {"philox_impl", "*args", not_yet, 0},
     {"swizzle2d", "*args", not_yet, 0},
     {"topk", "*args", not_yet, 0},
     {"tensor", "*args", not_yet, 0},
