@@ -28,6 +28,7 @@ void cg_cache_destroy(CgCache *c); /* NULL is allowed */
  * know of each. */
 typedef struct CgTarget {
   const char *name;
+  int sm;             /* the compute capability: 80 for sm_80, 90 for sm_90 and sm_90a */
   int64_t max_shared; /* the shared memory a block may have, opting in past 48 KiB */
 } CgTarget;
 extern const CgTarget cg_targets[];
@@ -65,7 +66,7 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation llvm_module, SharedPlan *plan
 bool cg_insert_barriers(PassCtx *pc, MlirOperation llvm_module, const SharedPlan *plan);
 
 /* Expands the tilec.* calls for the GPU (predicated PTX). */
-bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module);
+bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module, const char *arch);
 
 /* The LLVM-dialect module (arith, math, scf and cf still in it) to LLVM IR
  * in lctx; NULL with a diagnostic on failure. */

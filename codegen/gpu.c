@@ -92,8 +92,33 @@ static void expand_vector(PassCtx *pc, MlirOperation call, bool load, int vec, i
   op_erase(call);
 }
 
-/* tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...) -> old value */
-static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n) {
+/* A bf16 atomic add where the target has none (before sm_90), as LLVM
+ * expands it: a compare-and-swap loop on the 16- or 32-bit word, each sum
+ * taken in f32 and rounded to nearest bf16 (one rounding: f32 has more than
+ * twice bf16's bits), subnormals kept: what atom.add.noftz.bf16 computes.
+ * Operands as the other atomics: $0 old, $1 address, $2 predicate, $3 value. */
+static void bf16_add_loop(char *text, size_t n, bool pair, const char *sem, const char *scope) {
+  if (!pair)
+    snprintf(text, n,
+             "{ .reg .pred p, q; .reg .b16 c, s; .reg .f32 a, b; setp.ne.b32 p, $2, 0; mov.b16 $0, 0; @!p bra tilec_cas_done_${:uid}; "
+             "ld.global.b16 c, [$1]; cvt.f32.bf16 b, $3; tilec_cas_loop_${:uid}: cvt.f32.bf16 a, c; add.rn.f32 a, a, b; "
+             "cvt.rn.bf16.f32 s, a; atom%s.%s.global.cas.b16 $0, [$1], c, s; setp.ne.b16 q, $0, c; mov.b16 c, $0; "
+             "@q bra tilec_cas_loop_${:uid}; tilec_cas_done_${:uid}: }",
+             sem, scope);
+  else
+    snprintf(text, n,
+             "{ .reg .pred p, q; .reg .b32 c, s; .reg .b16 cl, ch, vl, vh, sl, sh; .reg .f32 a, b; setp.ne.b32 p, $2, 0; mov.b32 $0, 0; "
+             "@!p bra tilec_cas_done_${:uid}; ld.global.b32 c, [$1]; mov.b32 {vl, vh}, $3; tilec_cas_loop_${:uid}: mov.b32 {cl, ch}, c; "
+             "cvt.f32.bf16 a, cl; cvt.f32.bf16 b, vl; add.rn.f32 a, a, b; cvt.rn.bf16.f32 sl, a; "
+             "cvt.f32.bf16 a, ch; cvt.f32.bf16 b, vh; add.rn.f32 a, a, b; cvt.rn.bf16.f32 sh, a; mov.b32 s, {sl, sh}; "
+             "atom%s.%s.global.cas.b32 $0, [$1], c, s; setp.ne.b32 q, $0, c; mov.b32 c, $0; @q bra tilec_cas_loop_${:uid}; "
+             "tilec_cas_done_${:uid}: }",
+             sem, scope);
+}
+
+/* tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...) -> old value;
+ * type f16, bf16 (16-bit adds) or f16x2, bf16x2 (two in a 32-bit word). */
+static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n, int sm) {
   MlirContext ctx = ir_mlir(pc->ic);
   MlirLocation loc = mlirOperationGetLocation(call);
   char spec[96];
@@ -101,18 +126,24 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n) {
   char opn[16], sem[16], scope[16], ty[8];
   if (sscanf(spec, "%15[^.].%15[^.].%15[^.].%7s", opn, sem, scope, ty) != 4)
     fe_internal_error(__FILE__, __LINE__, "malformed atomic name");
-  int bits = atoi(ty + 1);
-  char r = reg_letter(bits), fr = ty[0] == 'f' ? (bits == 64 ? 'd' : 'f') : r;
+  bool half = !strcmp(ty, "f16") || !strcmp(ty, "bf16"), pair = !strcmp(ty, "f16x2") || !strcmp(ty, "bf16x2");
+  int bits = pair ? 32 : half ? 16 : atoi(ty + 1);
+  char r = reg_letter(bits);
   MlirType i32 = mlirIntegerTypeGet(ctx, 32);
   MlirValue pred = mlirOperationGetOperand(call, 1);
   MlirValue ops[4] = {mlirOperationGetOperand(call, 0),
                       mlirOperationGetResult(create_before(call, "llvm.zext", loc, 1, &i32, 1, &pred, 0, NULL), 0)};
   int nv = (int)mlirOperationGetNumOperands(call) - 2;
   for (int i = 0; i < nv; i++) ops[2 + i] = mlirOperationGetOperand(call, 2 + i);
-  char text[256], cons[64];
+  char text[1024], cons[64];
   /* relaxed atomics have no ordering suffix in PTX: .relaxed needs a scope too */
   const char *s = !strcmp(sem, "relaxed") ? ".relaxed" : !strcmp(sem, "acquire") ? ".acquire" : !strcmp(sem, "release") ? ".release" : ".acq_rel";
-  if (nv == 2)
+  if ((half || pair) && ty[0] == 'b' && sm < 90)
+    bf16_add_loop(text, sizeof text, pair, s, scope);
+  else if (half || pair) /* 16-bit float adds keep subnormals: PTX spells it out */
+    snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, 0; @p atom%s.%s.global.add.noftz.%s $0, [$1], $3; }",
+             bits, s, scope, ty);
+  else if (nv == 2)
     snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, 0; @p atom%s.%s.global.%s.%s $0, [$1], $3, $4; }",
              bits, s, scope, opn, ty);
   else
@@ -120,7 +151,6 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n) {
              bits, s, scope, opn, ty);
   if (nv == 2) snprintf(cons, sizeof cons, "=%c,l,r,%c,%c", r, r, r);
   else snprintf(cons, sizeof cons, "=%c,l,r,%c", r, r);
-  (void)fr;
   MlirNamedAttribute attrs[3] = {
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(text))),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
@@ -150,7 +180,7 @@ static void expand_cvt(PassCtx *pc, MlirOperation call, MlirStringRef n) {
   op_erase(call);
 }
 
-static void expand_call(PassCtx *pc, MlirOperation call) {
+static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
   MlirContext ctx = ir_mlir(pc->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
   if (n.length > 10 && !memcmp(n.data, "tilec.cvt.", 10)) {
@@ -158,7 +188,7 @@ static void expand_call(PassCtx *pc, MlirOperation call) {
     return;
   }
   if (n.length > 11 && !memcmp(n.data, "tilec.atom.", 11)) {
-    expand_atomic(pc, call, n);
+    expand_atomic(pc, call, n, sm);
     return;
   }
   bool load = n.length > 9 && !memcmp(n.data, "tilec.ld.", 9);
@@ -206,10 +236,12 @@ static void expand_call(PassCtx *pc, MlirOperation call) {
   op_erase(call);
 }
 
-bool cg_expand_for_gpu(PassCtx *pc, MlirOperation module) {
+bool cg_expand_for_gpu(PassCtx *pc, MlirOperation module, const char *arch) {
+  const CgTarget *t = cg_target_find(arch);
+  int sm = t ? t->sm : 80;
   Calls c = {.a = pc->a};
   walk_ops(module, collect, &c, false);
-  for (int i = 0; i < c.v.n; i++) expand_call(pc, (MlirOperation){c.v.v[i]});
+  for (int i = 0; i < c.v.n; i++) expand_call(pc, (MlirOperation){c.v.v[i]}, sm);
   /* the declarations go with the calls */
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op); op = next) {
@@ -283,7 +315,7 @@ static pthread_once_t registered = PTHREAD_ONCE_INIT;
  * guide's table of compute capabilities: 163 KiB on 8.0, 99 KiB on 8.6 and
  * 8.9, 227 KiB on 9.0. */
 const CgTarget cg_targets[] = {
-    {"sm_80", 163 * 1024}, {"sm_86", 99 * 1024}, {"sm_89", 99 * 1024}, {"sm_90", 227 * 1024}, {"sm_90a", 227 * 1024},
+    {"sm_80", 80, 163 * 1024}, {"sm_86", 86, 99 * 1024}, {"sm_89", 89, 99 * 1024}, {"sm_90", 90, 227 * 1024}, {"sm_90a", 90, 227 * 1024},
 };
 #define NTARGETS (int)(sizeof cg_targets / sizeof *cg_targets)
 const int cg_ntargets = NTARGETS;

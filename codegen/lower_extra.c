@@ -234,6 +234,23 @@ void lw_lower_print(Lower *L, MlirOperation op) {
 
 /* ---- atomics ------------------------------------------------------------------------ */
 
+/* Whether a 16-bit float atomic add can go two elements at a time: a
+ * thread's elements k, k + 1 (k even) are neighbours along the fastest
+ * dimension, their addresses consecutive with the first 4-byte aligned
+ * (axis info of the pointers) and their mask the same. */
+static bool half_pairs(Lower *L, MlirOperation op, const Elems *e) {
+  if (!lw_plain(e)) return false;
+  int fast = e->l.order[0];
+  if (e->l.spt[fast] % 2) return false;
+  const AxisInfo *ai = axis_info_of(L->aa, mlirOperationGetOperand(op, 0));
+  if (!ai || ai->contiguity[fast] % 2 || ai->divisibility[fast] % 4) return false;
+  if (mlirOperationGetNumOperands(op) > 2) {
+    const AxisInfo *mi = axis_info_of(L->aa, mlirOperationGetOperand(op, 2));
+    if (!mi || mi->constancy[fast] % 2) return false;
+  }
+  return true;
+}
+
 /* tile.atomic_rmw / atomic_cas: each element once, by its first holder (a
  * scalar atomic by thread 0, its result shared through shared memory), as
  * a predicated call tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...). */
@@ -259,10 +276,8 @@ void lw_lower_atomic(Lower *L, MlirOperation op, bool cas) {
     snprintf(ty, sizeof ty, "f%d", bits);
   else
     snprintf(ty, sizeof ty, "%c%d", !strcmp(kind, "add") ? 'u' : 's', bits);
-  if (fl && bits < 32) {
-    lw_fail(L, op, "on 16-bit floats is not supported yet by the GPU code generator");
-    return;
-  }
+  bool bf = mlirTypeIsABF16(et);
+  if (fl && bits < 32) snprintf(ty, sizeof ty, "%s", bf ? "bf16" : "f16"); /* only add reaches here (sema) */
   char name[96];
   snprintf(name, sizeof name, "tilec.atom.%s.%.*s.%.*s.%s", !strcmp(kind, "xchg") ? "exch" : kind, (int)sem.length, sem.data,
            (int)scope.length, scope.data, ty);
@@ -278,7 +293,26 @@ void lw_lower_atomic(Lower *L, MlirOperation op, bool cas) {
     return;
   }
   Vals *out = lw_new_vals(L, p->n);
-  for (int k = 0; k < p->n; k++) {
+  int pairs = !scalar && fl && bits == 16 && half_pairs(L, op, &e);
+  for (int k = 0; pairs && k < p->n; k += 2) {
+    /* two neighbours in one 32-bit word: one atom.add.noftz.{f16,bf16}x2,
+     * the first at the lower address */
+    MlirValue pred = lw_bin(L, "arith.andi", lw_owns(L, &e, k), lw_owns(L, &e, k + 1));
+    if (mask) pred = lw_bin(L, "arith.andi", pred, mask->v[mask->n == 1 ? 0 : k]);
+    MlirType i32 = lw_i32(L);
+    MlirValue lo = lw_as_bits(L, ops[0]->v[ops[0]->n == 1 ? 0 : k]), hi = lw_as_bits(L, ops[0]->v[ops[0]->n == 1 ? 0 : k + 1]);
+    lo = lw_emit1(L, "arith.extui", i32, 1, &lo, 0, NULL);
+    hi = lw_emit1(L, "arith.extui", i32, 1, &hi, 0, NULL);
+    MlirValue both = lw_bin(L, "arith.ori", lo, lw_bin(L, "arith.shli", hi, lw_const_i32(L, 16)));
+    char xname[104];
+    snprintf(xname, sizeof xname, "%sx2", name);
+    MlirValue args[3] = {p->v[k], pred, both};
+    MlirValue old = lw_call(L, xname, i32, 3, args);
+    MlirValue olds[2] = {old, lw_bin(L, "arith.shrui", old, lw_const_i32(L, 16))};
+    for (int j = 0; j < 2; j++)
+      out->v[k + j] = lw_from_bits(L, lw_emit1(L, "arith.trunci", it, 1, &olds[j], 0, NULL), et);
+  }
+  for (int k = 0; !pairs && k < p->n; k++) {
     MlirValue pred;
     if (scalar) {
       MlirValue tid0[2] = {lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", L->warp, lw_const_i32(L, 32)), L->lane), lw_const_i32(L, 0)};

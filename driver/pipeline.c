@@ -232,7 +232,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       if (ok && options->emit == TILEC_EMIT_CPU) ok = cg_emit_cpu(&pc, mlirModuleGetOperation(llvm), &sb);
       if (ok && options->emit > TILEC_EMIT_LLVM_MLIR && options->emit != TILEC_EMIT_CPU) {
         StrBuf *text = options->emit == TILEC_EMIT_CUBIN ? &dump_ptx : &sb;
-        ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm));
+        ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm), arch);
         stage_time(&clock, "expand for the GPU");
         ok = ok && cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);
         if (ok && options->emit == TILEC_EMIT_CUBIN) ok = cg_cubin(&pc, dump_ptx.s, dump_ptx.len, arch, &sb);

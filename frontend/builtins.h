@@ -30,6 +30,9 @@ void bi_need_int(Sema *S, Node *at, TNode *e);
 Val *bi_none(Sema *S);
 const Type *bi_promote_all(Sema *S, Node *at, Val **vals, TNode **out, int n, bool float_only);
 TNode *bi_rt(Sema *S, Node *at, Val *v);
+/* e assigned to the var `name`, and a value reading it (sema_expr.c) */
+Val *sema_store_rt(Sema *S, Node *at, const char *name, TNode *e);
+Val *sema_read_val(Sema *S, Node *at, Val *v);
 const Builtin *bi_libdevice_find(const char *name);
 extern const Builtin builtins_core[];
 extern const size_t builtins_core_count;

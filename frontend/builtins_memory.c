@@ -162,7 +162,7 @@ HANDLER(atomic_rmw) {
   bool ok;
   if (!strcmp(op, "add")) ok = d == DT_I32 || d == DT_U32 || d == DT_I64 || d == DT_U64 || d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64;
   else if (!strcmp(op, "max") || !strcmp(op, "min")) ok = (dtype_is_int(d) && dtype_bits(d) >= 32) || d == DT_F32 || d == DT_F64;
-  else if (!strcmp(op, "xchg")) ok = dtype_bits(d) >= 16;
+  else if (!strcmp(op, "xchg")) ok = dtype_bits(d) >= 32; /* as Triton: 16-bit types only add */
   else ok = dtype_is_int(d) && dtype_bits(d) >= 32;
   if (!ok) sema_error(S, call, "%s does not support pointers to %s", bi_cur(S), dtype_name(d));
   (void)is_f;
@@ -428,13 +428,11 @@ const Builtin builtins_memory[] = {
     {"randint", "seed,offset,n_rounds=", randint, 0},
     {"randint4x", "seed,offset,n_rounds=", randint4x, 0},
     /* known to Triton, not yet to tilec: a call says so at its line */
-    {"histogram", "*args", not_yet, 0},
-    {"sort", "*args", not_yet, B_METHOD},
-    {"flip", "*args", not_yet, B_METHOD},
-    {"gather", "*args", not_yet, 0},
     {"inline_asm_elementwise", "*args", not_yet, 0},
-    {"interleave", "*args", not_yet, 0},
-    {"ravel", "*args", not_yet, B_METHOD},
+    {"rand4x", "*args", not_yet, 0},
+    {"randn4x", "*args", not_yet, 0},
+    {"philox", "*args", not_yet, 0},
+    {"philox_impl", "*args", not_yet, 0},
     {"swizzle2d", "*args", not_yet, 0},
     {"topk", "*args", not_yet, 0},
     {"tensor", "*args", not_yet, 0},

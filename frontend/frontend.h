@@ -538,6 +538,7 @@ struct Sema {
   PtrVec defines;    /* const char* "NAME=VALUE": -D for module-level globals */
   PtrVec notes;      /* const char*: how module-level names were resolved */
   int in_module;     /* evaluating a module-level value, not kernel code */
+  int ntemps;   /* temporaries made by builtins that use a value more than once */
 };
 
 /* sema.c, for builtins.c */

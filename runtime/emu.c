@@ -300,6 +300,66 @@ ATOM_FLOAT(double, uint64_t, 64, max, fmax(a, v))
 ATOM_FLOAT(float, uint32_t, 32, min, fminf(a, v))
 ATOM_FLOAT(double, uint64_t, 64, min, fmin(a, v))
 
+/* 16-bit float adds, as atom.add.noftz.{f16,bf16}{,x2} define them: the sum
+ * rounded once to nearest even, subnormal inputs and results kept (noftz).
+ * Two f16 or bf16 values add exactly in a double's 53 bits, or (bf16 of far
+ * apart exponents) round there first, which cannot change the rounding to
+ * 8 or 11 bits (53 >= 2p + 2); so the sum is taken in double and rounded
+ * to the 16-bit format here. */
+static double half_value(uint32_t h, int mbits) { /* f16: 10, bf16: 7 */
+  int ebits = 15 - mbits, bias = (1 << (ebits - 1)) - 1;
+  uint32_t e = (h >> mbits) & ((1u << ebits) - 1), m = h & ((1u << mbits) - 1);
+  double sign = (h >> 15) & 1 ? -1.0 : 1.0;
+  if (e == (1u << ebits) - 1) return m ? NAN : sign * INFINITY;
+  if (!e) return sign * ldexp(m, 1 - bias - mbits);
+  return sign * ldexp((double)(m | (1u << mbits)), (int)e - bias - mbits);
+}
+
+static uint32_t half_round(double x, int mbits) {
+  int ebits = 15 - mbits, bias = (1 << (ebits - 1)) - 1;
+  uint32_t sign = signbit(x) ? 0x8000u : 0, inf = ((1u << ebits) - 1) << mbits;
+  if (isnan(x)) return inf | (1u << (mbits - 1)); /* a quiet NaN */
+  double a = fabs(x);
+  if (isinf(a)) return sign | inf;
+  if (a == 0) return sign;
+  int exp;
+  (void)frexp(a, &exp);                                            /* a = f * 2^exp, f in [0.5, 1) */
+  int q = exp - 1 < 1 - bias ? 1 - bias - mbits : exp - 1 - mbits; /* the unit in the last place: 2^q */
+  double units = ldexp(a, -q), whole = floor(units), frac = units - whole;
+  uint64_t u = (uint64_t)whole;
+  if (frac > 0.5 || (frac == 0.5 && (u & 1))) u++;
+  /* u * 2^q; u may have grown to the next binade, which the encoding absorbs */
+  uint64_t bits;
+  if (q == 1 - bias - mbits && u < (1u << mbits)) bits = u;                     /* subnormal */
+  else bits = ((uint64_t)(q + mbits + bias) << mbits) + (u - (1u << mbits)); /* normal: u in [2^m, 2^(m+1)] */
+  if (bits >= inf) return sign | inf;
+  return sign | (uint32_t)bits;
+}
+
+static uint32_t half_add(uint32_t a, uint32_t b, int mbits) {
+  return half_round(half_value(a & 0xffff, mbits) + half_value(b & 0xffff, mbits), mbits);
+}
+
+/* The value travels as its bits (in 32 bits, of which 16 are used for one
+ * half); a compare-and-swap loop on the 16- or 32-bit word. */
+#define ATOM_HALF(name, mbits)                                                                                         \
+  static uint16_t atom_add_##name(uint16_t *p, uint32_t pred, uint32_t v, uint32_t site) {                             \
+    if (!(pred & 1) || !in_bounds(p, 2, true, site)) return 0;                                                         \
+    uint16_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                           \
+    do nb = (uint16_t)half_add(old, v, mbits);                                                                         \
+    while (!__atomic_compare_exchange_n(p, &old, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));                       \
+    return old;                                                                                                        \
+  }                                                                                                                    \
+  static uint32_t atom_add_##name##x2(uint32_t *p, uint32_t pred, uint32_t v, uint32_t site) {                         \
+    if (!(pred & 1) || !in_bounds(p, 4, true, site)) return 0;                                                         \
+    uint32_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                           \
+    do nb = half_add(old, v, mbits) | half_add(old >> 16, v >> 16, mbits) << 16;                                       \
+    while (!__atomic_compare_exchange_n(p, &old, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));                       \
+    return old;                                                                                                        \
+  }
+ATOM_HALF(f16, 10)
+ATOM_HALF(bf16, 7)
+
 typedef struct Named {
   const char *name;
   void *fn;
@@ -318,7 +378,8 @@ static const Named atomics[] = {
     {"max.u32", FN(atom_max_u32)},   {"max.u64", FN(atom_max_u64)},   {"min.s32", FN(atom_min_s32)},
     {"min.s64", FN(atom_min_s64)},   {"min.u32", FN(atom_min_u32)},   {"min.u64", FN(atom_min_u64)},
     {"max.f32", FN(atom_max_f32)},   {"max.f64", FN(atom_max_f64)},   {"min.f32", FN(atom_min_f32)},
-    {"min.f64", FN(atom_min_f64)},
+    {"min.f64", FN(atom_min_f64)},   {"add.f16", FN(atom_add_f16)},   {"add.f16x2", FN(atom_add_f16x2)},
+    {"add.bf16", FN(atom_add_bf16)}, {"add.bf16x2", FN(atom_add_bf16x2)},
 };
 
 /* ---- conversions and the fast-math instructions ---------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * test_ops.c — the numbers of the shape ops, the conversions and tl.dot, on
  * the CPU emulator: the kernels of filecheck/ptx_shapes.py, ptx_convert.py
- * and ptx_dot.py (which check their PTX) run on random data against
+ * ptx_dot.py and ptx_atomic_half.py (which check their PTX) run on random data against
  * references written here.
  * The fp8 references find the nearest representable value by searching all
  * codes, independently of how the compiler rounds.
@@ -216,6 +216,31 @@ static void shapes(void) {
     if (!run("ptx_shapes.py", "interleave", "*bf16:16, *bf16:16, *bf16:16, 128", 4, a, 3, b, 3)) {
       int bad = 0;
       for (int i = 0; i < N; i++) bad += out[2 * i] != x[i] || out[2 * i + 1] != y[i];
+      CHECK(bad == 0);
+    }
+  }
+  /* tl.interleave of two 8x16 blocks (ragged: n of the 128 loaded), of two
+   * scalars, and tl.ravel */
+  {
+    enum { M = 8, N = 16 };
+    float x[M * N], y[M * N], out[M * 2 * N + 2], flat[M * N];
+    int32_t n = 101;
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-4, 4), y[i] = uniform(-4, 4), flat[i] = NAN;
+    for (int i = 0; i < M * 2 * N + 2; i++) out[i] = NAN;
+    EmuBuffer b[4] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {out, sizeof out, "out"}, {flat, sizeof flat, "flat"}};
+    void *p[4] = {x, y, out, flat};
+    void *a[5] = {&p[0], &p[1], &p[2], &p[3], &n};
+    if (!run("ptx_shapes.py", "interleave_rows", "*fp32, *fp32, *fp32, *fp32, i32, 8, 16", 4, a, 5, b, 4)) {
+      int bad = 0;
+      for (int r = 0; r < M; r++)
+        for (int c = 0; c < 2 * N; c++) {
+          int src = r * N + c / 2;
+          float want = src < n ? (c % 2 ? y[src] : x[src]) : NAN;
+          float got = out[r * 2 * N + c];
+          bad += src < n ? got != want : !isnan(got);
+        }
+      bad += out[M * 2 * N] != x[0] || out[M * 2 * N + 1] != y[1];
+      for (int i = 0; i < M * N; i++) bad += flat[i] != (i < n ? x[i] * 2.0f - y[i] : 0.0f);
       CHECK(bad == 0);
     }
   }
@@ -471,6 +496,184 @@ static void dots(void) {
   }
 }
 
+/* ---- atomic adds on fp16 and bf16 --------------------------------------------------------- */
+
+static double bf16v(uint32_t h) { return decode(h, 8, 7, true); }
+static double f16v(uint32_t h) { return decode(h, 5, 10, true); }
+
+/* The code nearest x under round-to-nearest-even, as IEEE defines it: a
+ * search over the finite codes (their values grow with the code), the code
+ * past the largest standing for the next power of two, which is infinity. */
+static uint16_t nearest16(double x, double (*dec)(uint32_t), uint32_t inf) {
+  double ax = fabs(x);
+  uint32_t lo = 0, hi = inf - 1;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi + 1) / 2;
+    if (dec(mid) <= ax) lo = mid;
+    else hi = mid - 1;
+  }
+  uint32_t best = lo;
+  if (dec(lo) != ax) {
+    double up = lo + 1 == inf ? 2 * dec(inf - 1) - dec(inf - 2) : dec(lo + 1);
+    double dl = ax - dec(lo), du = up - ax;
+    if (du < dl || (du == dl && !((lo + 1) & 1))) best = lo + 1;
+  }
+  return (uint16_t)(best | (signbit(x) ? 0x8000 : 0));
+}
+
+static void atomics(void) {
+  enum { N = 256 };
+  struct {
+    const char *sig;
+    int n;
+    bool bf;
+  } cases[] = {
+      {"*fp16:16, *fp16:16, i32:16, 256", 240, false}, /* pairs: f16x2 */
+      {"*fp16:16, *fp16:16, i32, 256", 237, false},    /* a mask of any n: one at a time */
+      {"*bf16:16, *bf16:16, i32:16, 256", 224, true},
+      {"*bf16:16, *bf16:16, i32, 256", 201, true},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    uint16_t out[N], x[N], out0[N], x0[N];
+    double (*dec)(uint32_t) = cases[c].bf ? bf16v : f16v;
+    uint32_t inf = cases[c].bf ? 0x7f80 : 0x7c00;
+    for (int i = 0; i < N; i++) {
+      /* exponents a few binades apart, so that the sum rounds */
+      uint32_t e = cases[c].bf ? 120 + next_u32() % 14 : 8 + next_u32() % 14;
+      int sh = cases[c].bf ? 7 : 10;
+      out[i] = (uint16_t)((next_u32() & (0x8000 | ((1u << sh) - 1))) | e << sh);
+      e = cases[c].bf ? 120 + next_u32() % 14 : 8 + next_u32() % 14;
+      x[i] = (uint16_t)((next_u32() & (0x8000 | ((1u << sh) - 1))) | e << sh);
+    }
+    if (!cases[c].bf) {
+      out[0] = 0x0001, x[0] = 0x0001;   /* subnormals add and stay (noftz): 0x0002 */
+      out[1] = 0x6800, x[1] = 0x3c00;   /* 2048 + 1: a tie, to the even 2048 */
+      out[2] = 0x6801, x[2] = 0x3c00;   /* 2050 + 1: a tie, to the even 2052 */
+      out[3] = 0x7bff, x[3] = 0x5000;   /* 65504 + 32: the tie past the largest is infinity */
+      out[4] = 0x0200, x[4] = 0x8201;   /* subnormal difference: -2^-24 */
+      out[5] = 0x7bff, x[5] = 0x4f00;   /* 65504 + 28: stays finite */
+    } else {
+      out[0] = 0x0001, x[0] = 0x0001;   /* the smallest subnormals */
+      out[1] = 0x4300, x[1] = 0x3f80;   /* 128 + 1: a tie, to the even 128 */
+      out[2] = 0x7f7f, x[2] = 0x7b80;   /* the largest + half its ulp: infinity */
+      out[3] = 0x0080, x[3] = 0x8001;   /* the smallest normal minus a subnormal */
+    }
+    memcpy(out0, out, sizeof out);
+    memcpy(x0, x, sizeof x);
+    int32_t n = cases[c].n;
+    EmuBuffer b[2] = {{out, sizeof out, "out"}, {x, sizeof x, "x"}};
+    void *p[2] = {out, x};
+    void *a[3] = {&p[0], &p[1], &n};
+    if (run("ptx_atomic_half.py", "add_pairs", cases[c].sig, 4, a, 3, b, 2)) continue;
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+      uint16_t want = i < n ? nearest16(dec(out0[i]) + dec(x0[i]), dec, inf) : out0[i];
+      uint16_t old = i < n ? out0[i] : x0[i];
+      if (out[i] != want || x[i] != old) {
+        if (!bad)
+          fprintf(stderr, "atomic add (%s) [%d]: 0x%04x + 0x%04x gave 0x%04x (old 0x%04x), want 0x%04x (old 0x%04x)\n",
+                  cases[c].sig, i, out0[i], x0[i], out[i], x[i], want, old);
+        bad++;
+      }
+    }
+    CHECK(bad == 0);
+  }
+  /* many adds to the same places: counts, exact in either format */
+  {
+    enum { BINS = 8, M = 256 };
+    uint16_t h[BINS], bb[BINS];
+    int32_t idx[M];
+    int count[BINS] = {0};
+    int32_t n = 250;
+    for (int i = 0; i < BINS; i++) h[i] = bb[i] = 0;
+    for (int i = 0; i < M; i++) {
+      idx[i] = (int32_t)(next_u32() % BINS);
+      if (i < n) count[idx[i]]++;
+    }
+    EmuBuffer b[3] = {{h, sizeof h, "h"}, {idx, sizeof idx, "idx"}, {bb, sizeof bb, "b"}};
+    void *p[3] = {h, idx, bb};
+    void *a[4] = {&p[0], &p[1], &p[2], &n};
+    if (!run("ptx_atomic_half.py", "add_scattered", "*fp16, *i32, *bf16, i32, 256", 4, a, 4, b, 3)) {
+      int bad = 0;
+      for (int i = 0; i < BINS; i++)
+        bad += f16v(h[i]) != count[i] + (i == 0 ? 2 : 0) || bf16v(bb[i]) != 0.5 * count[i];
+      CHECK(bad == 0);
+    }
+  }
+}
+
+/* ---- tl.sort and tl.flip ------------------------------------------------------------------ */
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static void sorts(void) {
+  enum { M = 4, N = 16 };
+  for (int desc = 0; desc < 2; desc++) {
+    float x[M * N], out[M * N], fl[M * N];
+    int32_t n = 11; /* ragged: the rest of each row loads as +inf */
+    for (int i = 0; i < M * N; i++) x[i] = uniform(-100, 100), out[i] = fl[i] = NAN;
+    x[3] = x[5]; /* a tie */
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}, {fl, sizeof fl, "flip"}};
+    void *p[3] = {x, out, fl};
+    void *a[4] = {&p[0], &p[1], &p[2], &n};
+    if (run("ptx_sort.py", "sort_rows", desc ? "*fp32, *fp32, *fp32, i32, 4, 16, True" : "*fp32, *fp32, *fp32, i32, 4, 16, False", 4, a, 4, b, 3))
+      continue;
+    int bad = 0;
+    for (int r = 0; r < M; r++) {
+      float row[N];
+      for (int c = 0; c < N; c++) row[c] = c < n ? x[r * N + c] : INFINITY;
+      for (int c = 0; c < N; c++) bad += !(fl[r * N + c] == row[N - 1 - c]);
+      qsort(row, N, sizeof *row, cmp_float);
+      for (int c = 0; c < N; c++) bad += !(out[r * N + c] == row[desc ? N - 1 - c : c]);
+    }
+    CHECK(bad == 0);
+  }
+  {
+    enum { K = 64 };
+    int32_t x[K], out[K];
+    for (int i = 0; i < K; i++) x[i] = (int32_t)next_u32(), out[i] = 0;
+    x[7] = x[9] = -5;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_sort.py", "sort_ints", "*i32, *i32, 64", 4, a, 2, b, 2)) {
+      int bad = 0;
+      for (int i = 0; i < K; i++) {
+        int above = 0, equal = 0; /* out[i] is the value with i values above or equal to it before it */
+        for (int j = 0; j < K; j++) above += x[j] > out[i], equal += x[j] == out[i];
+        bad += !(above <= i && i < above + equal);
+      }
+      CHECK(bad == 0);
+    }
+  }
+  /* tl.gather along rows of fp16 (bits kept, NaN and -0 included) and
+   * tl.histogram of the indices, masked past n */
+  {
+    enum { GM = 8, GN = 16, GK = 32 };
+    uint16_t src[GM * GN], out[GM * GK];
+    int32_t idx[GM * GK], hist[GN];
+    int32_t n = 203;
+    for (int i = 0; i < GM * GN; i++) src[i] = (uint16_t)next_u32();
+    src[5] = 0x7e01, src[6] = 0x8000;
+    for (int i = 0; i < GM * GK; i++) idx[i] = (int32_t)(next_u32() % GN), out[i] = 0xdead;
+    for (int i = 0; i < GN; i++) hist[i] = -1;
+    EmuBuffer b[4] = {{src, sizeof src, "src"}, {idx, sizeof idx, "idx"}, {out, sizeof out, "out"}, {hist, sizeof hist, "hist"}};
+    void *p[4] = {src, idx, out, hist};
+    void *a[5] = {&p[0], &p[1], &p[2], &p[3], &n};
+    if (!run("ptx_sort.py", "gather_rows", "*fp16, *i32, *fp16, *i32, i32, 8, 16, 32", 4, a, 5, b, 4)) {
+      int bad = 0, count[GN] = {0};
+      for (int r = 0; r < GM; r++)
+        for (int k = 0; k < GK; k++) bad += out[r * GK + k] != src[r * GN + idx[r * GK + k]];
+      for (int i = 0; i < n; i++) count[idx[i]]++;
+      for (int i = 0; i < GN; i++) bad += hist[i] != count[i];
+      CHECK(bad == 0);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_ops FILECHECK_DIR\n");
@@ -480,6 +683,8 @@ int main(int argc, char **argv) {
   shapes();
   conversions();
   dots();
+  atomics();
+  sorts();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
