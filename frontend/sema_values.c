@@ -356,10 +356,10 @@ void unify_operands(Sema *S, Node *at, TNode **a, TNode **b) {
 
 /* ---- Triton's promotion rules ----------------------------------------------- */
 
+/* Triton's dtype kinds: boolean < integral (signed or not) < floating. */
 static int dtype_kind_rank(DType t) {
   if (t == DT_I1) return 0;
-  if (dtype_is_float(t)) return 3;
-  return dtype_is_signed(t) ? 2 : 1;
+  return dtype_is_float(t) ? 2 : 1;
 }
 
 static const Type *integer_promote(Sema *S, DType a, DType b) {
@@ -373,7 +373,8 @@ static const Type *integer_promote(Sema *S, DType a, DType b) {
 }
 
 /* The type both operands of an arithmetic op convert to. A Python scalar of
- * a lower or equal kind (bool < uint < int < float) does not take part. */
+ * a lower or equal kind (bool < integer < float) does not take part: `u32 % 64`
+ * is a uint32 op. */
 static const Type *computation_type(Sema *S, Node *at, const Type *a, bool a_scalar, const Type *b,
                                     bool b_scalar, bool div_or_mod) {
   DType x = a->dtype, y = b->dtype;

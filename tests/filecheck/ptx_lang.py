@@ -21,6 +21,7 @@
 # RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ptx | FileCheck %s --check-prefix=REVPTX
 # RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 4, 256" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k unsigned_mod -s "*i32, *i32, 64" --emit=ast | FileCheck %s --check-prefix=UNS
 import triton
 import triton.language as tl
 
@@ -210,3 +211,15 @@ def reverse_scans(x_ptr, out_ptr, idx_ptr, n, ROWS: tl.constexpr, COLS: tl.const
     i = tl.load(idx_ptr + offs, mask=mask, other=0)
     nxt = tl.associative_scan(i, 1, _last_nonzero, reverse=True)
     tl.store(idx_ptr + ROWS * COLS + offs, nxt, mask=mask)
+
+
+# A Python integer takes an unsigned tensor's type, as Triton's kinds are
+# boolean < integral < floating (a MoE router's sorted keys, modulo a block).
+# UNS: kernel unsigned_mod(p: *i32, q: *i32)
+# UNS: (mod y:<64xu32> 64:<64xu32> : <64xu32>)
+# UNS: (floordiv y:<64xu32> 64:<64xu32> : <64xu32>)
+@triton.jit
+def unsigned_mod(p, q, B: tl.constexpr):
+    offs = tl.arange(0, 64)
+    y = tl.load(p + offs).to(tl.uint32)
+    tl.store(q + offs, (y % B).to(tl.int32) + (y // B).to(tl.int32))
