@@ -344,7 +344,7 @@ HANDLER(make_tensor_descriptor) {
   const Type *block = check_block_shape(S, call, base->type->elem, r3, bs);
   TNode *t = emit_call(S, call, "make_tensor_descriptor", ty_desc(S->tc, block), ops, 1 + 2 * r1);
   const char *pad = check_choice(S, call, A(4), "padding_option", paddings);
-  if (*pad) add_attr(S, t, "padding=%s", pad);
+  if (!strcmp(pad, "nan")) sema_error(S, call, "tensor descriptors with padding_option='nan' are not supported yet");
   return val_rt(S, t);
 }
 

@@ -412,7 +412,11 @@ struct TNode {
 
 /* What the signature says about one kernel parameter. */
 typedef struct SigEntry {
-  enum { SIG_PTR, SIG_SCALAR, SIG_CONST, SIG_OMITTED } kind;
+  /* SIG_DESC: a host tensor descriptor, `tensordesc<bf16[64, 64]>`: the
+   * kernel gets its base pointer, shape and strides as parameters */
+  enum { SIG_PTR, SIG_SCALAR, SIG_CONST, SIG_OMITTED, SIG_DESC } kind;
+  int rank;                 /* SIG_DESC: the block's rank and shape */
+  int64_t block[MAX_RANK];
   DType dtype;
   int divisibility; /* 16 or 1 (":1" means the value equals 1), 0 when absent */
   struct CValue *value; /* SIG_CONST */

@@ -145,6 +145,33 @@ static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc, const char *
     }
     return e;
   }
+  if (!strncmp(txt, "tensordesc<", 11)) {
+    /* tensordesc<DTYPE[B0, B1, ...]> */
+    const char *lb = strchr(txt, '['), *rb = lb ? strchr(lb, ']') : NULL;
+    if (!lb || !rb || strcmp(rb, "]>"))
+      diag_error(S->d, loc, "bad tensor descriptor type '%s' in %s: expected tensordesc<DTYPE[B0, B1, ...]>", txt, where);
+    char ty[32];
+    size_t tn = (size_t)(lb - (txt + 11));
+    if (tn >= sizeof ty || !tn) diag_error(S->d, loc, "bad tensor descriptor type '%s' in %s", txt, where);
+    memcpy(ty, txt + 11, tn);
+    ty[tn] = 0;
+    if (!dtype_parse(ty, &e->dtype)) diag_error(S->d, loc, "unknown type '%s' in tensor descriptor '%s'", ty, txt);
+    e->kind = SIG_DESC;
+    for (const char *q = lb + 1; q < rb;) {
+      char *end;
+      errno = 0;
+      long long v = strtoll(q, &end, 10);
+      if (end == q || errno || v <= 0 || e->rank == MAX_RANK)
+        diag_error(S->d, loc, "bad block shape in tensor descriptor '%s' (at most %d positive sizes)", txt, MAX_RANK);
+      e->block[e->rank++] = v;
+      q = end;
+      while (*q == ' ') q++;
+      if (*q == ',') q++;
+      while (*q == ' ') q++;
+    }
+    if (!e->rank) diag_error(S->d, loc, "tensor descriptor '%s' has an empty block shape", txt);
+    return e;
+  }
   const char *p = txt;
   bool ptr = *p == '*';
   if (ptr) p++;
@@ -188,9 +215,12 @@ static PtrVec parse_signature(Sema *S, const char *sig) {
   for (;;) {
     const char *start = p;
     char q = 0;
-    while (*p && (q || *p != ',')) {
+    int depth = 0; /* tensordesc<bf16[64, 64]> holds commas */
+    while (*p && (q || depth || *p != ',')) {
       if (!q && (*p == '\'' || *p == '"')) q = *p;
       else if (q && *p == q) q = 0;
+      else if (!q && (*p == '[' || *p == '<')) depth++;
+      else if (!q && (*p == ']' || *p == '>') && depth) depth--;
       p++;
     }
     const char *s = start, *e = p;
@@ -324,6 +354,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
         diag_error(d, sema_loc(name), "autotune %s '%s' is not a parameter of kernel '%s'", what[l], name->sval, fn->name);
       vec_push(a, outs[l], (void *)name->sval);
     }
+  SigEntry **descs = arena_alloc(a, sizeof(SigEntry *) * (size_t)(np + 1));
   bool *from_cfg = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   bool *from_heur = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   for (int j = 0; j < np; j++) {
@@ -379,6 +410,24 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     if (ce) {
       consts[j] = e->value;
       origin[j] = "signature";
+    } else if (e->kind == SIG_DESC) {
+      /* a descriptor: its base pointer, then its shape and its strides, as
+       * parameters of their own; the kernel's value is made from them */
+      origin[j] = "param";
+      SigEntry *parts = arena_alloc(a, sizeof *parts * (size_t)(1 + 2 * e->rank));
+      for (int q = 0; q < 1 + 2 * e->rank; q++) {
+        parts[q] = (SigEntry){.kind = q ? SIG_SCALAR : SIG_PTR, .dtype = q ? DT_I64 : e->dtype, .loc = e->loc};
+        const char *name = q == 0 ? p->name
+                         : arena_printf(a, "%s_%s%d", p->name, q <= e->rank ? "shape" : "stride", (q - 1) % e->rank);
+        Var *v = sema_frame_var(S, name);
+        v->is_param = true;
+        v->param_index = k->params.n;
+        v->type = q ? ty_scalar(tc, DT_I64) : ty_ptr(tc, ty_scalar(tc, e->dtype));
+        vec_push(a, &k->param_sigs, &parts[q]);
+        vec_push(a, &k->params, v);
+        vec_push(a, &k->param_types, (void *)v->type);
+      }
+      descs[j] = e;
     } else {
       vec_push(a, &k->param_sigs, e);
       origin[j] = "param";
@@ -456,6 +505,20 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
   S->out = &body;
   for (int j = 0; j < np; j++) {
     Node *p = def->kids.v[j];
+    if (descs[j]) {
+      const SigEntry *e = descs[j];
+      TNode *ops[1 + 2 * MAX_RANK];
+      for (int q = 0; q < 1 + 2 * e->rank; q++) {
+        const char *name = q == 0 ? p->name
+                         : arena_printf(a, "%s_%s%d", p->name, q <= e->rank ? "shape" : "stride", (q - 1) % e->rank);
+        Var *v = sema_frame_var(S, name);
+        ops[q] = to_rt(S, p, sema_read_val(S, p, sema_held_var_val(S, v, v->type)));
+      }
+      const Type *block = check_block_shape(S, p, ty_scalar(tc, e->dtype), e->rank, e->block);
+      TNode *t = emit_call(S, p, "make_tensor_descriptor", ty_desc(tc, block), ops, 1 + 2 * e->rank);
+      sema_env_set(S, &f.env, p->name, sema_store_rt(S, p, arena_printf(a, "%s_desc", p->name), t));
+      continue;
+    }
     if (!strcmp(origin[j], "param")) {
       Var *v = sema_frame_var(S, p->name);
       if (consts[j]) {

@@ -676,6 +676,16 @@ Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool
 
 /* ---- the kernel ------------------------------------------------------------------------------ */
 
+/* The kernel, its decorators interpreted again so that their warnings are
+ * given (picking the kernel looked at every function quietly). */
+static JitFunc *with_warnings(Sema *S, JitFunc *k) {
+  if (!k->fd || k->fd->fn != k) return k; /* made by a call: its warnings were given */
+  k->fd->fn = NULL;
+  JitFunc *again = def_func(S, k->fd);
+  again->def = k->def;
+  return again;
+}
+
 /* Does a NAME token `name` occur in the function's text? */
 static bool def_mentions(const FuncDef *fd, const char *name) {
   for (const Token *t = fd->def + 2; t < fd->end; t++)
@@ -696,7 +706,13 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     if (seen) continue;
     Val *volatile v = NULL;
     if (b->kind == BIND_DEF) {
-      v = sema_module_name(S, m, NULL, b->name, false); /* a def's errors are the kernel's */
+      /* a def's errors are the kernel's; its warnings only the kernel's own (below) */
+      size_t len = S->d->out.len;
+      int warnings = S->d->warnings;
+      v = sema_module_name(S, m, NULL, b->name, false);
+      S->d->out.len = len;
+      if (S->d->out.s) S->d->out.s[len] = 0;
+      S->d->warnings = warnings;
     } else {
       Attempt t;
       attempt_begin(S, &t);
@@ -709,7 +725,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
   }
   if (opt->kernel) {
     for (int i = 0; i < names.n; i++)
-      if (!strcmp(names.v[i], opt->kernel)) return fns.v[i];
+      if (!strcmp(names.v[i], opt->kernel)) return with_warnings(S, fns.v[i]);
     StrBuf sb = {.arena = S->a};
     for (int i = 0; i < names.n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", (const char *)names.v[i]);
     diag_plain_error(S->d, "%s: no @triton.jit function named '%s'%s%s", m->src->name, opt->kernel,
@@ -725,7 +741,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     }
     if (!used) vec_push(S->a, &kernels, (void *)(intptr_t)i);
   }
-  if (kernels.n == 1) return fns.v[(intptr_t)kernels.v[0]];
+  if (kernels.n == 1) return with_warnings(S, fns.v[(intptr_t)kernels.v[0]]);
   if (fns.n == 0) {
     diag_plain_error(S->d, "%s: no @triton.jit function in this file", m->src->name);
     diag_unwind(S->d);

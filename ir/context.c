@@ -259,7 +259,8 @@ static void type_text(StrBuf *sb, const Type *t) {
     sb_putc(sb, '>');
     return;
   case TY_DESC:
-    sb_printf(sb, "!tile.desc<");
+    /* a tensor descriptor is, for now, a block pointer at its origin (TMA comes with sm_90's) */
+    sb_printf(sb, "!tile.ptr<");
     type_text(sb, t->elem);
     sb_putc(sb, '>');
     return;

@@ -759,21 +759,42 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     res[0] = op1(G, "tile.advance", loc, rty, n, ops, NULL);
     return 1;
   }
+  /* Tensor descriptors are lowered as block pointers for now: one made at
+   * the origin, row-major, and each access advanced to its offsets with
+   * every dimension bounds-checked (out of bounds reads give the padding,
+   * zero by default; out of bounds writes are dropped), as Triton defines
+   * descriptor accesses. */
   if (!strcmp(c, "make_tensor_descriptor")) {
     int r = (n - 1) / 2;
-    int32_t seg[3] = {1, r, r};
-    attr(G, &as, "operandSegmentSizes", mlirDenseI32ArrayGet(G->ctx, 3, seg));
-    const char *v;
-    if ((v = attr_get(G, e, "padding"))) attr(G, &as, "padding", str_attr(G, v));
-    res[0] = op1(G, "tile.make_tensor_descriptor", loc, rty, n, ops, &as);
+    int32_t seg[4] = {1, r, r, r};
+    attr(G, &as, "operandSegmentSizes", mlirDenseI32ArrayGet(G->ctx, 4, seg));
+    StrBuf order = {.arena = G->a};
+    for (int i = r - 1; i >= 0; i--) sb_printf(&order, "%d%s", i, i ? "," : "");
+    attr(G, &as, "order", i32_array(G, order.s));
+    for (int i = 0; i < r; i++) ops[n++] = constant(G, loc, ir_scalar_type(G->ic, DT_I32), 0, 0.0);
+    res[0] = op1(G, "tile.make_block_ptr", loc, rty, n, ops, &as);
     return 1;
   }
-  if (!strcmp(c, "desc_load")) {
-    res[0] = op1(G, "tile.descriptor_load", loc, rty, n, ops, NULL);
-    return 1;
-  }
-  if (!strcmp(c, "desc_store")) {
-    build(G, "tile.descriptor_store", loc, 0, NULL, n, ops, NULL, 0, NULL);
+  if (!strcmp(c, "desc_load") || !strcmp(c, "desc_store")) {
+    bool load = c[5] == 'l';
+    const TNode *d = e->args.v[0];
+    int r = d->type->elem->rank, first = load ? 1 : 2;
+    MlirValue adv[1 + MAX_RANK];
+    adv[0] = ops[0];
+    for (int i = 0; i < r; i++) adv[1 + i] = ops[first + i];
+    MlirValue moved = op1(G, "tile.advance", loc, ty_of(G, d->type), 1 + r, adv, NULL);
+    StrBuf dims = {.arena = G->a};
+    for (int i = 0; i < r; i++) sb_printf(&dims, "%s%d", i ? "," : "", i);
+    attr(G, &as, "boundary_check", i32_array(G, dims.s));
+    if (load) {
+      attr(G, &as, "padding", str_attr(G, "zero"));
+      int32_t seg[3] = {1, 0, 0};
+      attr(G, &as, "operandSegmentSizes", mlirDenseI32ArrayGet(G->ctx, 3, seg));
+      res[0] = op1(G, "tile.load", loc, rty, 1, &moved, &as);
+      return 1;
+    }
+    MlirValue sops[2] = {moved, ops[1]};
+    build(G, "tile.store", loc, 0, NULL, 2, sops, &as, 0, NULL);
     return 0;
   }
   if (!strcmp(c, "multiple_of") || !strcmp(c, "max_contiguous") || !strcmp(c, "max_constancy")) {

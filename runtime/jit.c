@@ -287,6 +287,11 @@ static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
     char **grown = realloc(k->entries, (size_t)(k->nentries + 1) * sizeof *grown);
     k->entries = grown;
     k->entries[k->nentries++] = entry;
+    if (!strncmp(entry, "tensordesc", 10)) {
+      tell(why, "'%s': tensor descriptor parameters are not supported by the JIT yet; pass the base pointer, shape "
+           "and strides as parameters and make the descriptor in the kernel with tl.make_tensor_descriptor", entry);
+      return false;
+    }
     if (strchr(entry, ':') && entry[0] != '\'' && entry[0] != '"') {
       tell(why, "the JIT adds the hints: write '%.*s' without ':%s'", (int)(strchr(entry, ':') - entry), entry,
            strchr(entry, ':') + 1);

@@ -291,6 +291,34 @@ static void reverse_scans_of(int rows, int cols) {
   free(x), free(out), free(idx);
 }
 
+/* ---- tensor descriptors ---------------------------------------------------------------------- */
+
+/* A 45x27 matrix (row stride 29) through 16x8 descriptor tiles: every tile
+ * but the first row and column of tiles is ragged in some dimension. */
+static void descriptors(void) {
+  enum { M = 45, N = 27, IN_STRIDE = 29, OUT_STRIDE = 31, BM = 16, BN = 8 };
+  float in[M * IN_STRIDE], out[M * OUT_STRIDE];
+  for (int i = 0; i < M * IN_STRIDE; i++) in[i] = (float)(rand() % 2001) / 100.0f - 10.0f;
+  for (int i = 0; i < M * OUT_STRIDE; i++) out[i] = -1234.5f;
+  int64_t shape0 = M, shape1 = N, stride0 = IN_STRIDE, stride1 = 1;
+  int32_t m = M, n = N, out_stride = OUT_STRIDE;
+  EmuBuffer b[2] = {{in, sizeof in, "in_desc"}, {out, sizeof out, "out_ptr"}};
+  void *p[2] = {in, out};
+  void *a[9] = {&p[0], &shape0, &shape1, &stride0, &stride1, &p[1], &m, &n, &out_stride};
+  unsigned tiles = ((M + BM - 1) / BM) * ((N + BN - 1) / BN);
+  if (run("desc_copy", "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8", tiles, a, 9, b, 2)) return;
+  int bad = 0;
+  for (int r = 0; r < M; r++)
+    for (int c = 0; c < OUT_STRIDE; c++) {
+      float want = c < N ? in[r * IN_STRIDE + c] * 2.0f + 1.0f : -1234.5f;
+      if (out[r * OUT_STRIDE + c] != want) {
+        if (!bad) fprintf(stderr, "desc_copy: out[%d][%d] = %g, want %g\n", r, c, (double)out[r * OUT_STRIDE + c], (double)want);
+        bad++;
+      }
+    }
+  CHECK(bad == 0);
+}
+
 static void reverse_scans(void) {
   reverse_scans_of(32, 64);  /* rows across warps, columns across lanes and threads */
   reverse_scans_of(4, 256);
@@ -310,6 +338,7 @@ int main(int argc, char **argv) {
   early_returns();
   annotated_locals();
   reverse_scans();
+  descriptors();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

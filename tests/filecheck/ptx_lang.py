@@ -21,6 +21,9 @@
 # RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ptx | FileCheck %s --check-prefix=REVPTX
 # RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k reverse_scans -s "*fp32, *fp32, *i32, i32, 4, 256" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=DESC
+# RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=tile | FileCheck %s --check-prefix=DESCIR
+# RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k unsigned_mod -s "*i32, *i32, 64" --emit=ast | FileCheck %s --check-prefix=UNS
 import triton
 import triton.language as tl
@@ -223,3 +226,25 @@ def unsigned_mod(p, q, B: tl.constexpr):
     offs = tl.arange(0, 64)
     y = tl.load(p + offs).to(tl.uint32)
     tl.store(q + offs, (y % B).to(tl.int32) + (y // B).to(tl.int32))
+
+
+# Tensor descriptors, host-side (a `tensordesc<fp32[16, 8]>` parameter: its
+# base, shape and strides are passed) and made in the kernel: accesses are
+# bounds-checked in every dimension, out of bounds reads give zero and out
+# of bounds writes are dropped.
+# DESC: kernel desc_copy(in_desc: *fp32, in_desc_shape0: i64, in_desc_shape1: i64, in_desc_stride0: i64, in_desc_stride1: i64, out_ptr: *fp32, M: i32, N: i32, out_stride: i32)
+# DESC: (make_tensor_descriptor in_desc:*fp32 in_desc_shape0:i64 in_desc_shape1:i64 in_desc_stride0:i64 in_desc_stride1:i64
+# DESC: (desc_load in_desc_desc
+# DESC: (desc_store
+# DESCIR: tile.make_block_ptr
+# DESCIR: tile.advance
+# DESCIR: boundary_check = array<i32: 0, 1>
+@triton.jit
+def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BN)
+    row = (pid // tiles_n) * BM
+    col = (pid % tiles_n) * BN
+    out_desc = tl.make_tensor_descriptor(out_ptr, [M, N], [out_stride, 1], [BM, BN])
+    x = in_desc.load([row, col])
+    out_desc.store([row, col], x * 2.0 + 1.0)
