@@ -304,6 +304,18 @@ static Val *value_attr(Sema *S, Node *n, Val *obj) {
   if (obj->kind == V_MODULE) return module_attr(S, n, obj);
   if (obj->kind == V_CONST && obj->c->kind == CV_DTYPE) return dtype_attr(S, n, obj->c->dtype);
   if (obj->kind == V_CONST && obj->c->kind != CV_NONE && !strcmp(a, "value")) return obj;
+  if (obj->kind == V_RT && obj->ty->kind == TY_DESC) {
+    /* a tensor descriptor: its element type, and the block it loads */
+    const Type *block = obj->ty->elem;
+    if (!strcmp(a, "dtype")) return val_const(S, cv_dtype(S, block->elem));
+    if (!strcmp(a, "block_shape")) {
+      CValue *c = sema_cv_new(S, CV_TUPLE);
+      c->nelems = block->rank;
+      c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)block->rank);
+      for (int i = 0; i < block->rank; i++) c->elems[i] = cv_int(S, block->shape[i]);
+      return val_const(S, c);
+    }
+  }
   if (obj->kind == V_RT || (obj->kind == V_CONST && (obj->c->kind == CV_INT || obj->c->kind == CV_FLOAT || obj->c->kind == CV_BOOL))) {
     if (!strcmp(a, "dtype") || !strcmp(a, "type")) {
       if (obj->kind == V_CONST)

@@ -247,4 +247,6 @@ def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.const
     col = (pid % tiles_n) * BN
     out_desc = tl.make_tensor_descriptor(out_ptr, [M, N], [out_stride, 1], [BM, BN])
     x = in_desc.load([row, col])
-    out_desc.store([row, col], x * 2.0 + 1.0)
+    tl.static_assert(in_desc.dtype == tl.float32)
+    tl.static_assert(in_desc.block_shape[1] == BN)
+    out_desc.store([row, col], (x * 2.0 + 1.0).to(out_desc.dtype))
