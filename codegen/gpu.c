@@ -191,6 +191,21 @@ static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
     expand_atomic(pc, call, n, sm);
     return;
   }
+  if (n.length > 10 && !memcmp(n.data, "tilec.gdc.", 10)) {
+    /* programmatic dependent launch: sm_90's griddepcontrol; nothing before it */
+    if (sm >= 90) {
+      char asm_text[64];
+      snprintf(asm_text, sizeof asm_text, "griddepcontrol.%.*s;", (int)n.length - 10, n.data + 10);
+      MlirNamedAttribute attrs[3] = {
+          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(asm_text))),
+          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(""))),
+          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
+      };
+      create_before(call, "llvm.inline_asm", mlirOperationGetLocation(call), 0, NULL, 0, NULL, 3, attrs);
+    }
+    op_erase(call);
+    return;
+  }
   bool load = n.length > 9 && !memcmp(n.data, "tilec.ld.", 9);
   if (n.data[9] == 'v') {
     int vec = atoi(n.data + 10);

@@ -832,6 +832,12 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
     return;
   }
+  if (t == TOP_gdc) {
+    /* griddepcontrol: expanded for sm_90 and later by the GPU end, dropped before; the emulator's grids run in order */
+    MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
+    lw_call(L, k.length && k.data[0] == 'w' ? "tilec.gdc.wait" : "tilec.gdc.launch_dependents", (MlirType){NULL}, 0, NULL);
+    return;
+  }
   if (t == TOP_assume) return; /* a hint: nothing to run */
   if (t == TOP_atomic_rmw || t == TOP_atomic_cas) {
     lw_lower_atomic(L, op, t == TOP_atomic_cas);

@@ -21,6 +21,7 @@ static const char *bname(Sema *S, const Builtin *b) {
   if (!strncmp(b->name, "libdevice.", 10)) return arena_printf(S->a, "%s()", b->name);
   if (!strncmp(b->name, "desc.", 5)) return arena_printf(S->a, "tensor_descriptor.%s()", b->name + 5);
   if (!strncmp(b->name, "triton.", 7)) return arena_printf(S->a, "%s()", b->name);
+  if (!strncmp(b->name, "cuda.", 5)) return arena_printf(S->a, "tl.extra.%s()", b->name);
   return arena_printf(S->a, "tl.%s()", b->name);
 }
 

@@ -767,6 +767,26 @@ HANDLER(device_assert) {
   return bi_none(S);
 }
 
+/* tl.extra.cuda.gdc_wait() / gdc_launch_dependents(): programmatic dependent
+ * launch. On sm_90 and later, griddepcontrol.wait (this grid waits for the one
+ * before it to finish or let it go) and griddepcontrol.launch_dependents
+ * (the next grid may start); nothing on targets without them, where grids
+ * run in order anyway. */
+static Val *gdc(Sema *S, Node *call, const char *kind) {
+  TNode *t = emit_call(S, call, "gdc", ty_void(S->tc), NULL, 0);
+  add_attr(S, t, "kind=%s", kind);
+  bi_emit_expr_stmt(S, call, t);
+  return bi_none(S);
+}
+HANDLER(gdc_wait) {
+  (void)args, (void)nargs;
+  return gdc(S, call, "wait");
+}
+HANDLER(gdc_launch_dependents) {
+  (void)args, (void)nargs;
+  return gdc(S, call, "launch_dependents");
+}
+
 HANDLER(debug_barrier) {
   (void)args, (void)nargs;
   bi_emit_expr_stmt(S, call, emit_call(S, call, "debug_barrier", ty_void(S->tc), NULL, 0));
@@ -814,5 +834,7 @@ const Builtin builtins_tensor[] = {
     {"device_print", "prefix,*args,hex=", device_print, 0},
     {"device_assert", "cond,msg=", device_assert, 0},
     {"debug_barrier", "", debug_barrier, 0},
+    {"cuda.gdc_wait", "", gdc_wait, 0},
+    {"cuda.gdc_launch_dependents", "", gdc_launch_dependents, 0},
 };
 const size_t builtins_tensor_count = sizeof builtins_tensor / sizeof *builtins_tensor;

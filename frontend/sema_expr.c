@@ -252,6 +252,10 @@ Val *sema_triton_path(Sema *S, Node *n, const char *path, bool quiet) {
     if (quiet) return NULL;
     sema_error(S, n, "'%s' is not a function of %s", name, !strcmp(ns, "math") ? "tl.math" : "libdevice");
   }
+  if (!strcmp(ns, "extra.cuda")) {
+    const Builtin *b = builtin_find(arena_printf(S->a, "cuda.%s", name));
+    if (b) return builtin_val(S, b);
+  }
   if (quiet) return NULL;
   sema_error(S, n, "'%s' is not a Triton builtin that tilec knows", path);
 }

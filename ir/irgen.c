@@ -820,6 +820,11 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     build(G, "tile.assert", loc, 0, NULL, 1, ops, &as, 0, NULL);
     return 0;
   }
+  if (!strcmp(c, "gdc")) {
+    attr(G, &as, "kind", str_attr(G, attr_get(G, e, "kind")));
+    build(G, "tile.gdc", loc, 0, NULL, 0, NULL, &as, 0, NULL);
+    return 0;
+  }
   if (!strcmp(c, "debug_barrier")) {
     build(G, "tile.barrier", loc, 0, NULL, 0, NULL, NULL, 0, NULL);
     return 0;

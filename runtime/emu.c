@@ -120,6 +120,8 @@ static void emu_barrier(void) {
   if (cur->fibers) fiber_barrier();
 }
 static void *emu_smem(void) { return cur->smem; }
+/* griddepcontrol: the emulator runs a launch's grid after the one before it */
+static void emu_gdc(void) {}
 
 static uint32_t shfl_i(FiberShflMode m, uint32_t mask, uint32_t v, uint32_t b, uint32_t c) {
   return fiber_shfl(mask, v, m, b, c);
@@ -594,6 +596,7 @@ static const Named bind_table[] = {
     {"tilec.emu.ctaid.z", FN(emu_ctaid_z)},     {"tilec.emu.nctaid.x", FN(emu_nctaid_x)},
     {"tilec.emu.nctaid.y", FN(emu_nctaid_y)},   {"tilec.emu.nctaid.z", FN(emu_nctaid_z)},
     {"tilec.emu.laneid", FN(emu_laneid)},       {"tilec.emu.barrier", FN(emu_barrier)},
+    {"tilec.gdc.wait", FN(emu_gdc)}, {"tilec.gdc.launch_dependents", FN(emu_gdc)},
     {"tilec.emu.smem", FN(emu_smem)},           {"tilec.emu.lds.b8", FN(emu_lds_b8)},
     {"tilec.emu.lds.b16", FN(emu_lds_b16)},     {"tilec.emu.lds.b32", FN(emu_lds_b32)},
     {"tilec.emu.lds.b64", FN(emu_lds_b64)},     {"tilec.emu.sts.b8", FN(emu_sts_b8)},

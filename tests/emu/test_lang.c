@@ -319,6 +319,48 @@ static void descriptors(void) {
   CHECK(bad == 0);
 }
 
+/* ---- programmatic dependent launch: the kernel of ptx_gdc.py ------------------------------------- */
+
+static void gdc(void) {
+  enum { N = 3000 };
+  static float x[N], y[N], out[N];
+  for (int i = 0; i < N; i++) x[i] = (float)(rand() % 1000) / 7.0f, y[i] = (float)(rand() % 1000) / 3.0f, out[i] = NAN;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/ptx_gdc.py", dir);
+  size_t len;
+  char *src = slurp(path, &len);
+  tilec_compile_options o = {.signature = "*fp32, *fp32, *fp32, i32, 1024, True", .num_warps = 4, .emit = TILEC_EMIT_CPU};
+  tilec_result *r = NULL;
+  int bad = 1;
+  if (src && tilec_compile("ptx_gdc.py", src, len, &o, &r) == TILEC_OK) {
+    size_t n;
+    const char *ir = tilec_result_output(r, &n);
+    char *err = NULL;
+    EmuKernel *k = emu_load(ir, n, "gdc_add", &err);
+    if (k) {
+      int nn = N;
+      EmuBuffer b[3] = {{x, sizeof x, "x_ptr"}, {y, sizeof y, "y_ptr"}, {out, sizeof out, "out_ptr"}};
+      void *p[3] = {x, y, out};
+      void *a[4] = {&p[0], &p[1], &p[2], &nn};
+      EmuLaunch l = {.grid = {(N + 1023) / 1024, 1, 1}, .num_warps = 4, .args = a, .nargs = 4, .buffers = b, .nbuffers = 3};
+      char *report = NULL;
+      bad = !emu_launch(k, &l, &report);
+      if (bad) fprintf(stderr, "gdc_add: %s", report ? report : "");
+      free(report);
+      emu_unload(k);
+    } else {
+      fprintf(stderr, "gdc_add: %s\n", err);
+      free(err);
+    }
+  } else {
+    fprintf(stderr, "%s", r ? tilec_result_diagnostics(r) : "cannot read ptx_gdc.py\n");
+  }
+  tilec_result_destroy(r);
+  free(src);
+  for (int i = 0; i < N && !bad; i++) bad = out[i] != x[i] + y[i];
+  CHECK(bad == 0);
+}
+
 static void reverse_scans(void) {
   reverse_scans_of(32, 64);  /* rows across warps, columns across lanes and threads */
   reverse_scans_of(4, 256);
@@ -339,6 +381,7 @@ int main(int argc, char **argv) {
   annotated_locals();
   reverse_scans();
   descriptors();
+  gdc();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
