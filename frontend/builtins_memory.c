@@ -247,6 +247,13 @@ HANDLER(dot) {
       sema_error(S, call, "tl.dot accumulator has type %s but the product is %s", ty_str(S->a, acc->type), ty_str(S->a, rty));
     rty = acc->type;
   }
+  if (fp8a || fp8b) {
+    /* tl.dot runs on FMAs, which have no fp8: upcast to fp16 (exact for both
+     * fp8 formats), as Triton does on targets without fp8 MMA */
+    const Type *h = ty_scalar(S->tc, DT_F16);
+    a = cast_to(S, call, a, h);
+    b = cast_to(S, call, b, h);
+  }
   TNode *ops[3] = {a, b, acc};
   TNode *t = emit_call(S, call, "dot", rty, ops, 3);
   const char *prec = "";

@@ -371,6 +371,30 @@ static void dots(void) {
       CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-6) == 0);
     }
   }
+  /* fp8 operands (e4m3 and e5m2, each code but NaN), upcast to fp16: the
+   * products are exact in fp32, the sums within fp32's rounding */
+  for (int kind = 0; kind < 2; kind++) {
+    enum { M = 32, K = 16, N = 32 };
+    static uint8_t a[M * K], b[K * N];
+    static float c[M * N];
+    static double da[M * K], db[K * N], dc[M * N];
+    double (*dec)(uint32_t) = kind ? e5m2 : e4m3;
+    for (int i = 0; i < M * K + K * N; i++) {
+      uint8_t code;
+      do code = (uint8_t)next_u32(); while (isnan(dec(code)) || isinf(dec(code)));
+      if (i < M * K) a[i] = code, da[i] = dec(code);
+      else b[i - M * K] = code, db[i - M * K] = dec(code);
+    }
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    const char *sig = kind ? "*fp8e5:16, *fp8e5:16, *fp32:16, 32, 16, 32" : "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32";
+    if (!run("ptx_dot.py", "dot2d", sig, 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) dc[i] = c[i];
+      CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-6) == 0);
+    }
+  }
   /* fp32, in fp32 fused multiply-adds */
   {
     enum { M = 16, K = 32, N = 64 };

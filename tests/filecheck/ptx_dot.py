@@ -12,6 +12,11 @@
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=F32
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d -s "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32" --emit=ptx | %ptxas_check
+# fp8 operands are upcast to fp16 (FMAs have no fp8), as Triton does without fp8 MMA
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --emit=ast | FileCheck %s --check-prefix=F8
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot2d -s "*fp8e5:16, *fp8e5:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
+# F8: (dot (cast {{.*}} : <32x16xfp16>) (cast {{.*}} : <16x32xfp16>)
 # RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=I8
 # RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | FileCheck %s --check-prefix=H
