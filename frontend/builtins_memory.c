@@ -380,6 +380,36 @@ HANDLER(desc_store) {
   return bi_none(S);
 }
 
+/* The descriptor API of Triton 3.0-3.2, kept by kernels of that time:
+ * _experimental_make_tensor_descriptor(base, shape, strides, block_shape),
+ * _experimental_descriptor_load(desc, offsets, shape, dtype) and
+ * _experimental_descriptor_store(desc, value, offsets). */
+HANDLER(experimental_make_tensor_descriptor) {
+  (void)nargs;
+  Val *args5[5] = {A(0), A(1), A(2), A(3), val_none(S)};
+  return make_tensor_descriptor(S, call, args5, 5);
+}
+
+HANDLER(experimental_descriptor_load) {
+  (void)nargs;
+  TNode *d = bi_rt(S, call, A(0));
+  if (d->type->kind != TY_DESC) sema_error(S, call, "%s expects a tensor descriptor, got %s", bi_cur(S), ty_str(S->a, d->type));
+  const Type *block = d->type->elem;
+  int64_t shape[MAX_RANK + 1];
+  int r = const_int_list(S, call, A(2), shape, MAX_RANK, "shape");
+  const Type *dt = const_dtype(S, call, A(3), "dtype");
+  if (r != block->rank || memcmp(shape, block->shape, sizeof(int64_t) * (size_t)r) || dt != block->elem)
+    sema_error(S, call, "%s: the shape and dtype must be the descriptor's, %s", bi_cur(S), ty_str(S->a, block));
+  Val *args2[2] = {A(0), A(1)};
+  return desc_load(S, call, args2, 2);
+}
+
+HANDLER(experimental_descriptor_store) {
+  (void)nargs;
+  Val *args2[3] = {A(0), A(2), A(1)};
+  return desc_store(S, call, args2, 3);
+}
+
 /* ---- random ------------------------------------------------------------------ */
 
 /* rand/randn/randint(seed, offset, n_rounds=10) */
@@ -428,6 +458,9 @@ const Builtin builtins_memory[] = {
     {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", make_block_ptr, 0},
     {"advance", "base,offsets", advance, B_METHOD},
     {"make_tensor_descriptor", "base,shape,strides,block_shape,padding_option=", make_tensor_descriptor, 0},
+    {"_experimental_make_tensor_descriptor", "base,shape,strides,block_shape", experimental_make_tensor_descriptor, 0},
+    {"_experimental_descriptor_load", "desc_pointer,offsets,shape,dtype", experimental_descriptor_load, 0},
+    {"_experimental_descriptor_store", "desc_pointer,value,offsets", experimental_descriptor_store, 0},
     {"desc.load", "desc,offsets", desc_load, B_METHOD},
     {"desc.store", "desc,offsets,value", desc_store, B_METHOD},
     {"rand", "seed,offset,n_rounds=", rand_, 0},

@@ -317,6 +317,16 @@ static void descriptors(void) {
       }
     }
   CHECK(bad == 0);
+  /* the same through the experimental API, made in the kernel (row stride N) */
+  float in2[M * N], out2[M * N];
+  for (int i = 0; i < M * N; i++) in2[i] = (float)(rand() % 2001) / 100.0f, out2[i] = -1234.5f;
+  EmuBuffer b2[2] = {{in2, sizeof in2, "a_ptr"}, {out2, sizeof out2, "out_ptr"}};
+  void *p2[2] = {in2, out2};
+  void *a2[4] = {&p2[0], &p2[1], &m, &n};
+  if (run("experimental_desc", "*fp32, *fp32, i32, i32, 16, 8", tiles, a2, 4, b2, 2)) return;
+  bad = 0;
+  for (int i = 0; i < M * N; i++) bad += out2[i] != in2[i] - 3.0f;
+  CHECK(bad == 0);
 }
 
 /* ---- programmatic dependent launch: the kernel of ptx_gdc.py ------------------------------------- */

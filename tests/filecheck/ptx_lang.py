@@ -24,6 +24,8 @@
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=DESC
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=tile | FileCheck %s --check-prefix=DESCIR
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=EXP
+# RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k unsigned_mod -s "*i32, *i32, 64" --emit=ast | FileCheck %s --check-prefix=UNS
 import triton
 import triton.language as tl
@@ -250,3 +252,19 @@ def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.const
     tl.static_assert(in_desc.dtype == tl.float32)
     tl.static_assert(in_desc.block_shape[1] == BN)
     out_desc.store([row, col], (x * 2.0 + 1.0).to(out_desc.dtype))
+
+
+# The descriptor API of Triton 3.0-3.2, as kernels of that time call it.
+# EXP: kernel experimental_desc(a_ptr: *fp32, out_ptr: *fp32, M: i32, N: i32)
+# EXP: (desc_load
+# EXP: (desc_store
+@triton.jit
+def experimental_desc(a_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BN)
+    row = (pid // tiles_n) * BM
+    col = (pid % tiles_n) * BN
+    a = tl._experimental_make_tensor_descriptor(a_ptr, [M, N], [N, 1], [BM, BN])
+    o = tl._experimental_make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
+    x = tl._experimental_descriptor_load(a, [row, col], [BM, BN], tl.float32)
+    tl._experimental_descriptor_store(o, x - 3.0, [row, col])
