@@ -63,4 +63,48 @@ static inline char *slurp(const char *path, size_t *len) {
   return s;
 }
 
+#ifdef TILEC_RUNTIME_EMU_H
+/* Compiles kernel `kernel` of DIR/FILE for the emulator and runs it on a
+ * grid of `grid` programs; 0 on success, else the failure is counted and
+ * reported. (For the test programs that include runtime/emu.h and tilec.h.) */
+static inline int emu_run_file(const char *dir, const char *file, const char *kernel, const char *sig, int warps,
+                               unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  size_t len;
+  char *src = slurp(path, &len);
+  if (!src) {
+    fprintf(stderr, "cannot read %s\n", path);
+    failures++;
+    return 1;
+  }
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
+  tilec_result *r = NULL;
+  int bad = 1;
+  if (tilec_compile(file, src, len, &o, &r) == TILEC_OK) {
+    size_t n;
+    const char *ir = tilec_result_output(r, &n);
+    char *err = NULL;
+    EmuKernel *k = emu_load(ir, n, kernel, &err);
+    if (k) {
+      EmuLaunch l = {.grid = {grid, 1, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+      char *report = NULL;
+      bad = !emu_launch(k, &l, &report);
+      if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
+      free(report);
+      emu_unload(k);
+    } else {
+      fprintf(stderr, "%s: %s\n", kernel, err);
+      free(err);
+    }
+  } else {
+    fprintf(stderr, "%s", tilec_result_diagnostics(r));
+  }
+  tilec_result_destroy(r);
+  free(src);
+  if (bad) failures++;
+  return bad;
+}
+#endif
+
 #endif

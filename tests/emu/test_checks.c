@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
+#include "emu_test.h"
 
 static const char prelude[] =
     "@tilec_emu_shared_bytes = constant i64 512\n"

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
+#include "emu_test.h"
 
 static const char *examples;
 /* -D for the kernels load() compiles next */

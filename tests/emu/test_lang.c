@@ -12,49 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
+#include "emu_test.h"
 
 static const char *dir;
 
 /* Compiles one kernel of ptx_lang.py and runs it on `grid` blocks; 0 on success. */
 static int run(const char *kernel, const char *sig, unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/ptx_lang.py", dir);
-  size_t len;
-  char *src = slurp(path, &len);
-  if (!src) {
-    fprintf(stderr, "cannot read %s\n", path);
-    failures++;
-    return 1;
-  }
-  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = 4, .emit = TILEC_EMIT_CPU};
-  tilec_result *r = NULL;
-  int bad = 1;
-  if (tilec_compile("ptx_lang.py", src, len, &o, &r) == TILEC_OK) {
-    size_t n;
-    const char *ir = tilec_result_output(r, &n);
-    char *err = NULL;
-    EmuKernel *k = emu_load(ir, n, kernel, &err);
-    if (k) {
-      EmuLaunch l = {.grid = {grid, 1, 1}, .num_warps = 4, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-      char *report = NULL;
-      bad = !emu_launch(k, &l, &report);
-      if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
-      free(report);
-      emu_unload(k);
-    } else {
-      fprintf(stderr, "%s: %s\n", kernel, err);
-      free(err);
-    }
-  } else {
-    fprintf(stderr, "%s", tilec_result_diagnostics(r));
-  }
-  tilec_result_destroy(r);
-  free(src);
-  if (bad) failures++;
-  return bad;
+  return emu_run_file(dir, "ptx_lang.py", kernel, sig, 4, grid, args, nargs, bufs, nbufs);
 }
 
 static uint32_t bits_of(float f) {
@@ -335,38 +301,11 @@ static void gdc(void) {
   enum { N = 3000 };
   static float x[N], y[N], out[N];
   for (int i = 0; i < N; i++) x[i] = (float)(rand() % 1000) / 7.0f, y[i] = (float)(rand() % 1000) / 3.0f, out[i] = NAN;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/ptx_gdc.py", dir);
-  size_t len;
-  char *src = slurp(path, &len);
-  tilec_compile_options o = {.signature = "*fp32, *fp32, *fp32, i32, 1024, True", .num_warps = 4, .emit = TILEC_EMIT_CPU};
-  tilec_result *r = NULL;
-  int bad = 1;
-  if (src && tilec_compile("ptx_gdc.py", src, len, &o, &r) == TILEC_OK) {
-    size_t n;
-    const char *ir = tilec_result_output(r, &n);
-    char *err = NULL;
-    EmuKernel *k = emu_load(ir, n, "gdc_add", &err);
-    if (k) {
-      int nn = N;
-      EmuBuffer b[3] = {{x, sizeof x, "x_ptr"}, {y, sizeof y, "y_ptr"}, {out, sizeof out, "out_ptr"}};
-      void *p[3] = {x, y, out};
-      void *a[4] = {&p[0], &p[1], &p[2], &nn};
-      EmuLaunch l = {.grid = {(N + 1023) / 1024, 1, 1}, .num_warps = 4, .args = a, .nargs = 4, .buffers = b, .nbuffers = 3};
-      char *report = NULL;
-      bad = !emu_launch(k, &l, &report);
-      if (bad) fprintf(stderr, "gdc_add: %s", report ? report : "");
-      free(report);
-      emu_unload(k);
-    } else {
-      fprintf(stderr, "gdc_add: %s\n", err);
-      free(err);
-    }
-  } else {
-    fprintf(stderr, "%s", r ? tilec_result_diagnostics(r) : "cannot read ptx_gdc.py\n");
-  }
-  tilec_result_destroy(r);
-  free(src);
+  int nn = N;
+  EmuBuffer b[3] = {{x, sizeof x, "x_ptr"}, {y, sizeof y, "y_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[3] = {x, y, out};
+  void *a[4] = {&p[0], &p[1], &p[2], &nn};
+  int bad = emu_run_file(dir, "ptx_gdc.py", "gdc_add", "*fp32, *fp32, *fp32, i32, 1024, True", 4, (N + 1023) / 1024, a, 4, b, 3);
   for (int i = 0; i < N && !bad; i++) bad = out[i] != x[i] + y[i];
   CHECK(bad == 0);
 }

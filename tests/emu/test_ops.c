@@ -14,49 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_test.h"
 #include "runtime/emu.h"
 #include "tilec/tilec.h"
+#include "emu_test.h"
 
 static const char *dir;
 
 /* Compiles and runs one kernel on one block; 0 on success. */
 static int run(const char *file, const char *kernel, const char *sig, int warps, void **args, int nargs,
                EmuBuffer *bufs, int nbufs) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  size_t len;
-  char *src = slurp(path, &len);
-  if (!src) {
-    fprintf(stderr, "cannot read %s\n", path);
-    return 1;
-  }
-  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
-  tilec_result *r = NULL;
-  int bad = 1;
-  if (tilec_compile(file, src, len, &o, &r) == TILEC_OK) {
-    size_t n;
-    const char *ir = tilec_result_output(r, &n);
-    char *err = NULL;
-    EmuKernel *k = emu_load(ir, n, kernel, &err);
-    if (k) {
-      EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-      char *report = NULL;
-      bad = !emu_launch(k, &l, &report);
-      if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
-      free(report);
-      emu_unload(k);
-    } else {
-      fprintf(stderr, "%s: %s\n", kernel, err);
-      free(err);
-    }
-  } else {
-    fprintf(stderr, "%s", tilec_result_diagnostics(r));
-  }
-  tilec_result_destroy(r);
-  free(src);
-  if (bad) failures++;
-  return bad;
+  return emu_run_file(dir, file, kernel, sig, warps, 1, args, nargs, bufs, nbufs);
 }
 
 /* ---- 16- and 8-bit floats, decoded by their definition ---------------------------------- */
