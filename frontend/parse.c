@@ -1154,7 +1154,9 @@ static void module_block(Parser *P, int group) {
 Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *toks) {
   Module *m = arena_alloc(a, sizeof *m);
   m->src = src;
-  m->toks = toks;
+  TokenList *kept = arena_alloc(a, sizeof *kept); /* the caller's list may not outlive the module */
+  *kept = *toks;
+  m->toks = kept;
   Parser P = {.a = a, .d = d, .m = m, .tok = toks->v, .end = toks->v + toks->n};
   jmp_buf jb, *saved = d->unwind;
   d->unwind = &jb;
