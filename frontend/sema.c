@@ -147,7 +147,7 @@ static SigEntry *parse_sig_entry(Sema *S, const char *txt, Loc loc, const char *
   }
   if (!strcmp(txt, "nvTmaDesc"))
     diag_error(S->d, loc, "'nvTmaDesc' (a TMA descriptor that host code builds) is not supported yet: it needs TMA, which "
-               "comes with the Hopper work; a host descriptor written tensordesc<DTYPE[BLOCK]> is");
+               "comes with the Hopper work; a host descriptor written tensordesc<DTYPE[BLOCK]> is supported");
   if (!strncmp(txt, "tensordesc<", 11)) {
     /* tensordesc<DTYPE[B0, B1, ...]> */
     const char *lb = strchr(txt, '['), *rb = lb ? strchr(lb, ']') : NULL;
