@@ -99,6 +99,15 @@ void diag_warning(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format
 void diag_note(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_plain_error(Diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 _Noreturn void diag_unwind(Diags *d);
+/* What has been said so far, to take back what is said after it: for
+ * attempts whose failure is not the user's error (a host-code expression
+ * tried as a kernel expression, an alternative import). */
+typedef struct DiagMark {
+  size_t len;
+  int errors, warnings;
+} DiagMark;
+DiagMark diag_mark(const Diags *d);
+void diag_rollback(Diags *d, DiagMark m);
 
 /* ---- tokens ------------------------------------------------------------- */
 

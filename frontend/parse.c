@@ -900,8 +900,7 @@ static void skip_statement(Parser *P) {
 static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
   Token *start = P->tok;
   int depth = P->depth;
-  size_t len = P->d->out.len;
-  int errors = P->d->errors, warnings = P->d->warnings;
+  DiagMark mark = diag_mark(P->d);
   jmp_buf jb, *saved = P->d->unwind;
   P->d->unwind = &jb;
   bool saved_kernel = P->in_kernel;
@@ -912,10 +911,7 @@ static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
   } else {
     P->tok = start;
     P->depth = depth;
-    P->d->out.len = len;
-    if (P->d->out.s) P->d->out.s[len] = 0;
-    P->d->errors = errors;
-    P->d->warnings = warnings;
+    diag_rollback(P->d, mark);
     n = NULL;
   }
   P->in_kernel = saved_kernel;

@@ -30,8 +30,7 @@
 /* The state an evaluation may leave changed when it fails half-way. */
 typedef struct Attempt {
   jmp_buf jb, *unwind;
-  size_t out_len;
-  int errors, warnings;
+  DiagMark mark;
   Frame *f;
   PtrVec *out;
   int depth;
@@ -41,9 +40,7 @@ typedef struct Attempt {
 /* Saves the state; the caller then runs `if (!setjmp(t.jb)) ...`. */
 static void attempt_begin(Sema *S, Attempt *t) {
   t->unwind = S->d->unwind;
-  t->out_len = S->d->out.len;
-  t->errors = S->d->errors;
-  t->warnings = S->d->warnings;
+  t->mark = diag_mark(S->d);
   t->f = S->f;
   t->out = S->out;
   t->depth = S->depth;
@@ -55,15 +52,12 @@ static void attempt_begin(Sema *S, Attempt *t) {
 static const char *attempt_end(Sema *S, Attempt *t, bool failed) {
   const char *why = NULL;
   if (failed) {
-    const char *msg = S->d->out.s ? S->d->out.s + t->out_len : "";
+    const char *msg = S->d->out.s ? S->d->out.s + t->mark.len : "";
     const char *e = strstr(msg, "error: ");
     e = e ? e + 7 : msg;
     size_t n = strcspn(e, "\n");
     why = arena_strndup(S->a, e, n);
-    S->d->out.len = t->out_len;
-    if (S->d->out.s) S->d->out.s[t->out_len] = 0;
-    S->d->errors = t->errors;
-    S->d->warnings = t->warnings;
+    diag_rollback(S->d, t->mark);
     S->f = t->f;
     S->out = t->out;
     S->depth = t->depth;
@@ -676,14 +670,11 @@ Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool
 
 /* ---- the kernel ------------------------------------------------------------------------------ */
 
-/* The kernel, its decorators interpreted again so that their warnings are
- * given (picking the kernel looked at every function quietly). */
-static JitFunc *with_warnings(Sema *S, JitFunc *k) {
-  if (!k->fd || k->fd->fn != k) return k; /* made by a call: its warnings were given */
-  k->fd->fn = NULL;
-  JitFunc *again = def_func(S, k->fd);
-  again->def = k->def;
-  return again;
+/* The kernel chosen, with the warnings its interpretation gave. */
+static JitFunc *with_warnings(Sema *S, JitFunc *k, const char *warnings, intptr_t n) {
+  sb_append(&S->d->out, warnings, strlen(warnings));
+  S->d->warnings += (int)n;
+  return k;
 }
 
 /* Does a NAME token `name` occur in the function's text? */
@@ -697,35 +688,37 @@ static bool def_mentions(const FuncDef *fd, const char *name) {
  * other one of its @jit functions calls. */
 JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
   const Module *m = S->mods.v[0];
-  PtrVec names = {0}, fns = {0};
+  PtrVec names = {0}, fns = {0}, said = {0}, nsaid = {0};
   for (int i = 0; i < m->bindings.n; i++) {
     Binding *b = m->bindings.v[i];
     if (b->kind != BIND_DEF && !(b->kind == BIND_ASSIGN && b->value && b->value->kind == N_CALL)) continue;
     bool seen = false;
     for (int j = 0; j < names.n && !seen; j++) seen = !strcmp(names.v[j], b->name);
     if (seen) continue;
+    /* a def's errors are the kernel's; the warnings its decorators give are
+     * kept, and given for the kernel chosen only */
     Val *volatile v = NULL;
+    DiagMark mark = diag_mark(S->d);
     if (b->kind == BIND_DEF) {
-      /* a def's errors are the kernel's; its warnings only the kernel's own (below) */
-      size_t len = S->d->out.len;
-      int warnings = S->d->warnings;
       v = sema_module_name(S, m, NULL, b->name, false);
-      S->d->out.len = len;
-      if (S->d->out.s) S->d->out.s[len] = 0;
-      S->d->warnings = warnings;
     } else {
       Attempt t;
       attempt_begin(S, &t);
       if (!setjmp(t.jb)) v = sema_module_name(S, m, NULL, b->name, true);
       attempt_end(S, &t, v == NULL);
     }
+    const char *warnings = arena_strndup(S->a, S->d->out.s ? S->d->out.s + mark.len : "", S->d->out.len - mark.len);
+    intptr_t nwarnings = S->d->warnings - mark.warnings;
+    diag_rollback(S->d, mark);
     if (!v || v->kind != V_FUNC || !v->fn->is_jit || v->fn->constexpr_fn) continue;
     vec_push(S->a, &names, (void *)b->name);
     vec_push(S->a, &fns, v->fn);
+    vec_push(S->a, &said, (void *)warnings);
+    vec_push(S->a, &nsaid, (void *)nwarnings);
   }
   if (opt->kernel) {
     for (int i = 0; i < names.n; i++)
-      if (!strcmp(names.v[i], opt->kernel)) return with_warnings(S, fns.v[i]);
+      if (!strcmp(names.v[i], opt->kernel)) return with_warnings(S, fns.v[i], said.v[i], (intptr_t)nsaid.v[i]);
     StrBuf sb = {.arena = S->a};
     for (int i = 0; i < names.n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", (const char *)names.v[i]);
     diag_plain_error(S->d, "%s: no @triton.jit function named '%s'%s%s", m->src->name, opt->kernel,
@@ -741,7 +734,10 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     }
     if (!used) vec_push(S->a, &kernels, (void *)(intptr_t)i);
   }
-  if (kernels.n == 1) return with_warnings(S, fns.v[(intptr_t)kernels.v[0]]);
+  if (kernels.n == 1) {
+    intptr_t i = (intptr_t)kernels.v[0];
+    return with_warnings(S, fns.v[i], said.v[i], (intptr_t)nsaid.v[i]);
+  }
   if (fns.n == 0) {
     diag_plain_error(S->d, "%s: no @triton.jit function in this file", m->src->name);
     diag_unwind(S->d);

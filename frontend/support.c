@@ -234,6 +234,15 @@ static void emit_sites(Diags *d) {
   }
 }
 
+DiagMark diag_mark(const Diags *d) { return (DiagMark){d->out.len, d->errors, d->warnings}; }
+
+void diag_rollback(Diags *d, DiagMark m) {
+  d->out.len = m.len;
+  if (d->out.s) d->out.s[m.len] = 0;
+  d->errors = m.errors;
+  d->warnings = m.warnings;
+}
+
 _Noreturn void diag_unwind(Diags *d) {
   if (!d->unwind) fe_internal_error(__FILE__, __LINE__, "diagnostic with nowhere to unwind");
   longjmp(*d->unwind, 1);
