@@ -18,6 +18,7 @@
 #include <mlir-c/IR.h>
 
 #include "../frontend/frontend.h"
+#include "../runtime/cache.h"
 #include "../ir/ir.h"
 #include "../codegen/codegen.h"
 #include "../passes/passes.h"
@@ -262,7 +263,16 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   if (ok && meta.len) r->metadata = dup_text(meta.s, meta.len);
   if (k) {
     StrBuf deps = {0};
-    for (int i = 0; i < k->deps.n; i++) sb_printf(&deps, "%s\n", (const char *)k->deps.v[i]);
+    for (int i = 0; i < k->deps.n; i++) {
+      /* the hash of the text the compiler read, so that a file changed since cannot pass for it */
+      const Module *dm = k->deps.v[i];
+      CacheHash h;
+      char hex[65];
+      cache_hash_init(&h);
+      cache_hash_update(&h, dm->src->text, dm->src->len);
+      cache_hash_final(&h, hex);
+      sb_printf(&deps, "%s %s\n", hex, dm->file);
+    }
     r->deps = dup_text(deps.s ? deps.s : "", deps.len);
     sb_free(&deps);
   }

@@ -464,7 +464,7 @@ typedef struct Kernel {
   PtrVec autotune_keys;  /* const char*: the parameters whose values key the tuning */
   PtrVec autotune_reset, autotune_restore; /* const char*: pointer parameters tuning zeroes, or restores */
   PtrVec notes;          /* const char*: how module-level names were resolved, for --emit=ast */
-  PtrVec deps;           /* const char*: the other files its compilation read (imported modules) */
+  PtrVec deps;           /* const Module*: the other files its compilation read (imported modules) */
 } Kernel;
 
 /* Options of one specialization. */

@@ -225,7 +225,7 @@ void sema_module_init(Sema *S, Module *main, const SpecOptions *opt) {
 void sema_module_deps(Sema *S, Kernel *k) {
   for (int i = 1; i < S->mods.n; i++) {
     const Module *m = S->mods.v[i];
-    if (m->file) vec_push(S->a, &k->deps, (void *)m->file);
+    if (m->file && m->src) vec_push(S->a, &k->deps, (void *)m);
   }
 }
 

@@ -423,36 +423,9 @@ static bool hash_file(const char *path, char hex[65]) {
 }
 
 /* A cache entry starts with the files the compilation read beside its
- * source (imported modules), a line each: the hash of the contents, a
- * space, the path. An entry whose files changed since is a miss. */
-static char *deps_record(const char *deps) {
-  size_t cap = strlen(deps) * 2 + 80 * 4 + 1, len = 0;
-  char *out = malloc(cap);
-  if (!out) return NULL;
-  out[0] = 0;
-  for (const char *p = deps; *p;) {
-    size_t n = strcspn(p, "\n");
-    char path[4096], hex[65];
-    if (n < sizeof path) {
-      memcpy(path, p, n);
-      path[n] = 0;
-      if (!hash_file(path, hex)) memset(hex, '0', 64), hex[64] = 0;
-      if (len + 66 + n + 1 >= cap) {
-        cap = (len + 66 + n + 1) * 2;
-        char *bigger = realloc(out, cap);
-        if (!bigger) {
-          free(out);
-          return NULL;
-        }
-        out = bigger;
-      }
-      len += (size_t)snprintf(out + len, cap - len, "%s %s\n", hex, path);
-    }
-    p += n + (p[n] == '\n');
-  }
-  return out;
-}
-
+ * source (imported modules), as tilec_result_dependencies gives them: a
+ * line each, the hash of the contents it read, a space, the path. An entry
+ * whose files changed since is a miss. */
 static bool deps_current(const char *record) {
   for (const char *p = record; *p;) {
     size_t n = strcspn(p, "\n");
@@ -464,6 +437,25 @@ static bool deps_current(const char *record) {
     p += n + (p[n] == '\n');
   }
   return true;
+}
+
+/* Writes a cache entry: the dependencies record, the metadata, a flag byte
+ * (none when flag < 0) and the data, each part NUL-terminated. */
+static void put_entry(tilec_kernel *k, const char *dir, const char hex[65], const tilec_result *r, const char *meta,
+                      int flag, const void *data, size_t len) {
+  const char *rec = tilec_result_dependencies(r);
+  size_t rl = strlen(rec) + 1, ml = strlen(meta) + 1, fl = flag >= 0;
+  char *payload = malloc(rl + ml + fl + len + 1);
+  if (!payload) return;
+  memcpy(payload, rec, rl);
+  memcpy(payload + rl, meta, ml);
+  if (fl) payload[rl + ml] = (char)flag;
+  memcpy(payload + rl + ml + fl, data, len);
+  payload[rl + ml + fl + len] = 0;
+  char w8[512] = "";
+  cache_put(dir, hex, payload, rl + ml + fl + len + 1, w8, sizeof w8);
+  warn(k, w8);
+  free(payload);
 }
 
 /* What the launches of a specialization need from its metadata: warps,
@@ -554,21 +546,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     if (st != TILEC_OK) continue; /* the next kind, if any */
     meta_json = tilec_result_metadata(r);
     text = tilec_result_output(r, &len);
-    if (dir && k->dev->cuda) {
-      char *rec = deps_record(tilec_result_dependencies(r));
-      size_t ml = strlen(meta_json), rl = rec ? strlen(rec) + 1 : 0;
-      char *payload = rec ? malloc(rl + ml + len + 2) : NULL;
-      if (payload) {
-        memcpy(payload, rec, rl);
-        memcpy(payload + rl, meta_json, ml + 1);
-        memcpy(payload + rl + ml + 1, text, len);
-        payload[rl + ml + 1 + len] = 0;
-        cache_put(dir, hex, payload, rl + ml + len + 2, w8, sizeof w8);
-        warn(k, w8);
-        free(payload);
-      }
-      free(rec);
-    }
+    if (dir && k->dev->cuda) put_entry(k, dir, hex, r, meta_json, -1, text, len);
   }
   free(sig);
   KernelMeta m = {0};
@@ -609,22 +587,9 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
       free(e);
       st = TILEC_ERROR_UNSUPPORTED;
     } else if (dir && !cached) {
-      size_t olen, ml = strlen(meta_json);
+      size_t olen;
       const void *obj = emu_object(out->emu, &olen);
-      char *rec = deps_record(tilec_result_dependencies(r));
-      size_t rl = rec ? strlen(rec) + 1 : 0;
-      char *payload = obj && rec ? malloc(rl + ml + olen + 3) : NULL;
-      if (payload) {
-        memcpy(payload, rec, rl);
-        memcpy(payload + rl, meta_json, ml + 1);
-        payload[rl + ml + 1] = emu_uses_fibers(out->emu) ? 1 : 0;
-        memcpy(payload + rl + ml + 2, obj, olen);
-        payload[rl + ml + 2 + olen] = 0;
-        cache_put(dir, hex, payload, rl + ml + olen + 3, w8, sizeof w8);
-        warn(k, w8);
-        free(payload);
-      }
-      free(rec);
+      if (obj) put_entry(k, dir, hex, r, meta_json, emu_uses_fibers(out->emu) ? 1 : 0, obj, olen);
     }
   }
   if (st != TILEC_OK) {

@@ -90,7 +90,8 @@ const char *tilec_result_output(const tilec_result *r, size_t *length);
  * and the key); NULL otherwise. */
 const char *tilec_result_metadata(const tilec_result *r);
 /* The other files the compilation read: the modules the kernel's file
- * imports, one path per line ("" when none). */
+ * imports, a line each: the hash of the text read (64 hex digits, the disk
+ * cache's hash), a space, the path ("" when none). */
 const char *tilec_result_dependencies(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
 const char *tilec_result_dump(const tilec_result *r);
