@@ -36,6 +36,19 @@ void LLVMInitializeNVPTXAsmPrinter(void);
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
+/* Inline PTX before `at`: text with its LLVM constraints, kept even when its
+ * result is unused when `effects`; rt NULL for none. */
+static MlirOperation inline_asm_before(MlirOperation at, MlirLocation loc, MlirStringRef text, MlirStringRef cons,
+                                       bool effects, MlirType *rt, int nops, MlirValue *ops) {
+  MlirContext ctx = mlirOperationGetContext(at);
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, text)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, cons)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
+  };
+  return create_before(at, "llvm.inline_asm", loc, rt ? 1 : 0, rt, nops, ops, effects ? 3 : 2, attrs);
+}
+
 typedef struct Calls {
   Arena *a;
   PtrVec v;
@@ -79,15 +92,11 @@ static void expand_vector(PassCtx *pc, MlirOperation call, bool load, int vec, i
     sb_printf(&cons, "l,r");
     for (int j = 0; j < vec; j++) sb_printf(&cons, ",%c", r);
   }
-  MlirNamedAttribute attrs[3] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, mlirStringRefCreate(text.s, text.len))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, mlirStringRefCreate(cons.s, cons.len))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
-  };
+  MlirType rt = load ? mlirValueGetType(mlirOperationGetResult(call, 0)) : (MlirType){NULL};
+  MlirOperation a = inline_asm_before(call, loc, mlirStringRefCreate(text.s, text.len), mlirStringRefCreate(cons.s, cons.len),
+                                      !load, load ? &rt : NULL, 2 + vec, ops);
   sb_free(&text);
   sb_free(&cons);
-  MlirType rt = load ? mlirValueGetType(mlirOperationGetResult(call, 0)) : (MlirType){NULL};
-  MlirOperation a = create_before(call, "llvm.inline_asm", loc, load ? 1 : 0, &rt, 2 + vec, ops, load ? 2 : 3, attrs);
   if (load) mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
   op_erase(call);
 }
@@ -151,13 +160,8 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n, int 
              bits, s, scope, opn, ty);
   if (nv == 2) snprintf(cons, sizeof cons, "=%c,l,r,%c,%c", r, r, r);
   else snprintf(cons, sizeof cons, "=%c,l,r,%c", r, r);
-  MlirNamedAttribute attrs[3] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(text))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
-  };
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
-  MlirOperation a = create_before(call, "llvm.inline_asm", loc, 1, &rt, 2 + nv, ops, 3, attrs);
+  MlirOperation a = inline_asm_before(call, loc, str(text), str(cons), true, &rt, 2 + nv, ops);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
   op_erase(call);
 }
@@ -165,17 +169,12 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n, int 
 /* tilec.cvt.rz.<to>.<from>(x): a conversion rounding toward zero, which
  * LLVM's fptrunc cannot say; an f16 or bf16 result comes back as its i16 bits. */
 static void expand_cvt(PassCtx *pc, MlirOperation call, MlirStringRef n) {
-  MlirContext ctx = ir_mlir(pc->ic);
   char text[64], cons[16];
   snprintf(text, sizeof text, "cvt.%.*s $0, $1;", (int)(n.length - 10), n.data + 10);
   MlirValue x = mlirOperationGetOperand(call, 0);
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
   snprintf(cons, sizeof cons, "=%c,%c", mlirTypeIsAInteger(rt) ? 'h' : 'f', mlirTypeIsAF64(mlirValueGetType(x)) ? 'd' : 'f');
-  MlirNamedAttribute attrs[2] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(text))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
-  };
-  MlirOperation a = create_before(call, "llvm.inline_asm", mlirOperationGetLocation(call), 1, &rt, 1, &x, 2, attrs);
+  MlirOperation a = inline_asm_before(call, mlirOperationGetLocation(call), str(text), str(cons), false, &rt, 1, &x);
   mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
   op_erase(call);
 }
@@ -196,12 +195,7 @@ static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
     if (sm >= 90) {
       char asm_text[64];
       snprintf(asm_text, sizeof asm_text, "griddepcontrol.%.*s;", (int)n.length - 10, n.data + 10);
-      MlirNamedAttribute attrs[3] = {
-          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(asm_text))),
-          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(""))),
-          mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
-      };
-      create_before(call, "llvm.inline_asm", mlirOperationGetLocation(call), 0, NULL, 0, NULL, 3, attrs);
+      inline_asm_before(call, mlirOperationGetLocation(call), str(asm_text), str(""), true, NULL, 0, NULL);
     }
     op_erase(call);
     return;
@@ -236,12 +230,7 @@ static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
     snprintf(cons, sizeof cons, "l,r,%c", r);
   }
   MlirValue ops[3] = {ptr, p32, data};
-  MlirNamedAttribute attrs[3] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("asm_string")), mlirStringAttrGet(ctx, str(asm_text))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("constraints")), mlirStringAttrGet(ctx, str(cons))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("has_side_effects")), mlirUnitAttrGet(ctx)),
-  };
-  MlirOperation a = create_before(call, "llvm.inline_asm", loc, load ? 1 : 0, &it, 3, ops, load ? 2 : 3, attrs);
+  MlirOperation a = inline_asm_before(call, loc, str(asm_text), str(cons), !load, load ? &it : NULL, 3, ops);
   if (load) {
     MlirValue v = mlirOperationGetResult(a, 0);
     MlirType want = mlirValueGetType(mlirOperationGetResult(call, 0));
