@@ -273,6 +273,13 @@ static Val *eval_heuristic(Sema *S, Node *lam, PtrVec *names, PtrVec *vals, Node
   return v;
 }
 
+/* The parameters a host tensor descriptor NAME of rank r becomes: part 0 is
+ * NAME (its base), 1..r NAME_shape0.., r+1..2r NAME_stride0.. */
+static const char *desc_part(Arena *a, const char *name, int rank, int q) {
+  if (q == 0) return name;
+  return arena_printf(a, "%s_%s%d", name, q <= rank ? "shape" : "stride", (q - 1) % rank);
+}
+
 Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt) {
   Sema s = {.a = a, .d = d, .tc = tc, .m = m, .src = m->src};
   Sema *S = &s;
@@ -420,9 +427,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       SigEntry *parts = arena_alloc(a, sizeof *parts * (size_t)(1 + 2 * e->rank));
       for (int q = 0; q < 1 + 2 * e->rank; q++) {
         parts[q] = (SigEntry){.kind = q ? SIG_SCALAR : SIG_PTR, .dtype = q ? DT_I64 : e->dtype, .loc = e->loc};
-        const char *name = q == 0 ? p->name
-                         : arena_printf(a, "%s_%s%d", p->name, q <= e->rank ? "shape" : "stride", (q - 1) % e->rank);
-        Var *v = sema_frame_var(S, name);
+        Var *v = sema_frame_var(S, desc_part(a, p->name, e->rank, q));
         v->is_param = true;
         v->param_index = k->params.n;
         v->type = q ? ty_scalar(tc, DT_I64) : ty_ptr(tc, ty_scalar(tc, e->dtype));
@@ -512,9 +517,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       const SigEntry *e = descs[j];
       TNode *ops[1 + 2 * MAX_RANK];
       for (int q = 0; q < 1 + 2 * e->rank; q++) {
-        const char *name = q == 0 ? p->name
-                         : arena_printf(a, "%s_%s%d", p->name, q <= e->rank ? "shape" : "stride", (q - 1) % e->rank);
-        Var *v = sema_frame_var(S, name);
+        Var *v = sema_frame_var(S, desc_part(a, p->name, e->rank, q));
         ops[q] = to_rt(S, p, sema_read_val(S, p, sema_held_var_val(S, v, v->type)));
       }
       const Type *block = check_block_shape(S, p, ty_scalar(tc, e->dtype), e->rank, e->block);
