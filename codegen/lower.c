@@ -309,6 +309,17 @@ MlirValue lw_owns(Lower *L, const Elems *e, int k) {
   return all;
 }
 
+/* Whether this thread makes the side effects of element k: the first
+ * holder of a tensor's element (e), thread 0 for a scalar (e NULL), which
+ * every thread holds. Without it the copies race, and a read-modify-write
+ * of a replicated element applies once per holder. */
+MlirValue lw_holder(Lower *L, const Elems *e, int k) {
+  if (e) return lw_owns(L, e, k);
+  MlirValue ops[2] = {L->tid, lw_const_i32(L, 0)};
+  MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
+  return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &eq);
+}
+
 static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps) {
   int c[MAX_RANK];
   lw_counters(e, k, c);
@@ -408,6 +419,8 @@ static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   int fast = e.l.order[0];
   int vec = e.l.spt[fast];
   while (vec * bits > 128) vec /= 2;
+  /* a run must not wrap around the tensor: one holder owns it all */
+  while (vec > 1 && e.shape[fast] % vec) vec /= 2;
   if (vec > 4) vec = 4;
   if (vec < 2 || bits < 16) return 1;
   if (!mlirValueIsNull(mask)) {
@@ -508,6 +521,12 @@ static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
   MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
   Vals *res = is_load ? lw_new_vals(L, p->n) : NULL;
+  Elems e;
+  bool tensor = mlirTypeIsARankedTensor(pt);
+  if (!is_load && tensor && !lw_elems_of(L, pt, &e)) {
+    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
   char name[32];
   int vec = vector_width(L, ptr, mask, bits);
   for (int k = 0; vec > 1 && k < p->n; k += vec) {
@@ -530,6 +549,7 @@ static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
         res->v[k + j] = lw_from_bits(L, lw_emit1(L, "llvm.extractvalue", it, 1, &agg, 1, &pos), et);
       }
     } else {
+      args[1] = lw_bin(L, "arith.andi", pred, lw_holder(L, &e, k)); /* the run's elements share their holder */
       for (int j = 0; j < vec; j++) args[2 + j] = lw_as_bits(L, v->v[k + j]);
       snprintf(name, sizeof name, "tilec.st.v%d.b%d", vec, bits);
       lw_call(L, name, (MlirType){NULL}, 2 + vec, args);
@@ -546,7 +566,7 @@ static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
       res->v[k] = lw_from_bits(L, lw_call(L, name, it, 3, args), et);
     } else {
       snprintf(name, sizeof name, "tilec.st.b%d", bits);
-      MlirValue args[3] = {p->v[k], pred, lw_as_bits(L, v->v[k])};
+      MlirValue args[3] = {p->v[k], lw_bin(L, "arith.andi", pred, lw_holder(L, tensor ? &e : NULL, k)), lw_as_bits(L, v->v[k])};
       lw_call(L, name, (MlirType){NULL}, 3, args);
     }
   }
@@ -1053,6 +1073,7 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   L->entry_first = mlirOpResultGetOwner(tid);
   L->memo = arena_alloc(pc->a, sizeof(BinMemo) * MEMO_SLOTS);
   memset(L->memo, 0, sizeof(BinMemo) * MEMO_SLOTS);
+  L->tid = tid;
   L->lane = lw_bin(L, "arith.remui", tid, lw_const_i32(L, 32));
   L->warp = lw_bin(L, "arith.divui", tid, lw_const_i32(L, 32));
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->failed;

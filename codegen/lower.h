@@ -30,7 +30,7 @@ typedef struct Lower {
   MlirModule out;
   MlirBlock block;    /* where ops go */
   MlirOperation term; /* ops are inserted before it */
-  MlirValue lane, warp;
+  MlirValue tid, lane, warp;
   PtrVec keys, vals;  /* tile value -> Vals* */
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
@@ -149,6 +149,7 @@ MlirNamedAttribute lw_named(Lower *L, const char *name, MlirAttribute a);
 Vals *lw_new_vals(Lower *L, int n);
 int64_t lw_numel_of(MlirType t);
 MlirValue lw_owns(Lower *L, const Elems *e, int k);
+MlirValue lw_holder(Lower *L, const Elems *e, int k);
 MlirValue lw_pick(Lower *L, MlirValue c, MlirValue a, MlirValue b);
 void lw_put(Lower *L, MlirValue v, Vals *x);
 MlirType lw_scalar_of(Lower *L, MlirType t);

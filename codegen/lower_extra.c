@@ -222,10 +222,7 @@ void lw_lower_print(Lower *L, MlirOperation op) {
       MlirValue sv[2] = {vals[f], at};
       lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL);
     }
-    /* once per element, by its first holder; a scalar by thread 0 */
-    MlirValue tid0[2] = {lw_emit1(L, "nvvm.read.ptx.sreg.tid.x", lw_i32(L), 0, NULL, 0, NULL), lw_const_i32(L, 0)};
-    MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
-    IfScope s = lw_begin_if(L, tensor ? lw_owns(L, &e, k) : lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, tid0, 1, &eq));
+    IfScope s = lw_begin_if(L, lw_holder(L, tensor ? &e : NULL, k)); /* once per element */
     MlirValue cargs[2] = {fmt_ptr, buf};
     lw_call(L, "vprintf", lw_i32(L), 2, cargs);
     lw_end_if(L, &s);
@@ -313,14 +310,7 @@ void lw_lower_atomic(Lower *L, MlirOperation op, bool cas) {
       out->v[k + j] = lw_from_bits(L, lw_emit1(L, "arith.trunci", it, 1, &olds[j], 0, NULL), et);
   }
   for (int k = 0; !pairs && k < p->n; k++) {
-    MlirValue pred;
-    if (scalar) {
-      MlirValue tid0[2] = {lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", L->warp, lw_const_i32(L, 32)), L->lane), lw_const_i32(L, 0)};
-      MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
-      pred = lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, tid0, 1, &eq);
-    } else {
-      pred = lw_owns(L, &e, k);
-    }
+    MlirValue pred = lw_holder(L, scalar ? NULL : &e, k);
     if (mask) pred = lw_bin(L, "arith.andi", pred, mask->v[mask->n == 1 ? 0 : k]);
     MlirValue args[4] = {p->v[k], pred};
     for (int i = 0; i < nvals; i++) args[2 + i] = lw_as_bits(L, ops[i]->v[ops[i]->n == 1 ? 0 : k]);
