@@ -1093,9 +1093,6 @@ static void gen_stmt(Gen *G, const TNode *s) {
   case T_IF: gen_if(G, s, NULL); return;
   case T_FOR: gen_for(G, s); return;
   case T_WHILE: gen_while(G, s); return;
-  case T_BREAK: case T_CONTINUE:
-    gen_error(G, s, "'%s' is not supported yet in tile IR; restructure the loop with a condition",
-              s->kind == T_BREAK ? "break" : "continue");
   case T_RETURN: gen_error(G, s, "%s", "internal: a 'return' inside a loop");
   default: gen_error(G, s, "%s", "this statement has no lowering");
   }
