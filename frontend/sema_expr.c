@@ -542,10 +542,12 @@ static Val *if_expr(Sema *S, Node *n) {
 }
 
 static _Noreturn void comprehension_error(Sema *S, Node *n) {
+  const char *what = n->sval;
   /* Triton unrolls a list comprehension over a tuple; the others it rejects */
-  bool list = !strcmp(n->sval, "list comprehensions");
-  sema_error(S, n, "%s are not supported %s; unroll the loop with tl.static_range%s", n->sval,
-             list ? "yet" : "in kernels, as in Triton", list ? "" : ", or reduce a block with tl.sum");
+  if (!strcmp(what, "list comprehensions"))
+    sema_error(S, n, "list comprehensions are not supported yet; unroll the loop with tl.static_range");
+  sema_error(S, n, "%s are not supported in kernels, as in Triton; unroll the loop with tl.static_range%s", what,
+             !strcmp(what, "generator expressions") ? ", or reduce a block with tl.sum" : "");
 }
 
 static Val *eval_call(Sema *S, Node *n) {
