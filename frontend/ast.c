@@ -163,8 +163,6 @@ static void print_stmt(StrBuf *sb, const TNode *s, int indent) {
     print_loc(sb, s);
     return;
   case T_RETURN: sb_printf(sb, "return"); print_loc(sb, s); return;
-  case T_BREAK: sb_printf(sb, "break"); print_loc(sb, s); return;
-  case T_CONTINUE: sb_printf(sb, "continue"); print_loc(sb, s); return;
   case T_IF:
     sb_printf(sb, "if ");
     print_expr(sb, s->c, indent);

@@ -361,7 +361,7 @@ const char *ty_str(Arena *a, const Type *t);
 
 #define TNODE_KINDS(X) \
   /* statements */ \
-  X(ASSIGN) X(IF) X(FOR) X(WHILE) X(BREAK) X(CONTINUE) X(RETURN) X(EXPR) \
+  X(ASSIGN) X(IF) X(FOR) X(WHILE) X(RETURN) X(EXPR) \
   /* expressions */ \
   X(CONST) X(VAR) X(BINOP) X(UNOP) X(CMP) X(CAST) X(BITCAST) X(SPLAT) X(BROADCAST) \
   X(EXPAND_DIMS) X(SELECT) X(CALL) X(ADDPTR)

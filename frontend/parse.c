@@ -108,10 +108,12 @@ static bool starts_expr(TokKind k) {
   }
 }
 
-/* comp_tail = ('for' target_list 'in' or_test ('if' or_test)*)+ */
-static Node *comp_tail(Parser *P, Node *elt, Token *t) {
+/* comp_tail = ('for' target_list 'in' or_test ('if' or_test)*)+
+ * what: the kind of comprehension, plural, for sema's error. */
+static Node *comp_tail(Parser *P, Node *elt, Token *t, const char *what) {
   Node *n = new_node(P, N_COMP, t);
   n->lhs = elt;
+  n->sval = what;
   PtrVec parts = {0};
   while (at(P, TK_KW_for) || at(P, TK_KW_async)) {
     accept(P, TK_KW_async);
@@ -175,7 +177,7 @@ static Node *atom(Parser *P) {
     Node *first = expr(P);
     if (at(P, TK_WALRUS)) error_at(P, P->tok, "assignment expressions (':=') are not supported");
     if (at(P, TK_KW_for)) {
-      Node *c = comp_tail(P, first, t);
+      Node *c = comp_tail(P, first, t, "generator expressions");
       expect(P, TK_RPAREN, "after generator expression");
       return c;
     }
@@ -197,7 +199,7 @@ static Node *atom(Parser *P) {
     if (accept(P, TK_RBRACKET)) return n;
     Node *first = expr(P);
     if (at(P, TK_KW_for)) {
-      Node *c = comp_tail(P, first, t);
+      Node *c = comp_tail(P, first, t, "list comprehensions");
       expect(P, TK_RBRACKET, "after list comprehension");
       return c;
     }
@@ -232,7 +234,7 @@ static Node *atom(Parser *P) {
           expect(P, TK_COLON, "in dictionary");
           Node *val = expr(P);
           if (v.n == 0 && at(P, TK_KW_for)) {
-            Node *c = comp_tail(P, val, t);
+            Node *c = comp_tail(P, val, t, "dictionary comprehensions");
             expect(P, TK_RBRACE, "after dictionary comprehension");
             return c;
           }
@@ -241,7 +243,7 @@ static Node *atom(Parser *P) {
         }
       }
       if (is_set && v.n == 1 && at(P, TK_KW_for)) {
-        Node *c = comp_tail(P, v.v[0], t);
+        Node *c = comp_tail(P, v.v[0], t, "set comprehensions");
         expect(P, TK_RBRACE, "after set comprehension");
         return c;
       }
@@ -300,7 +302,7 @@ static void call_args(Parser *P, Node *call) {
     } else {
       if (kw.n) error_at(P, t, "positional argument follows keyword argument");
       Node *e = expr(P);
-      if (at(P, TK_KW_for)) e = comp_tail(P, e, t);
+      if (at(P, TK_KW_for)) e = comp_tail(P, e, t, "generator expressions");
       vec_push(P->a, &args, e);
     }
     if (!accept(P, TK_COMMA)) break;

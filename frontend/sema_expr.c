@@ -541,7 +541,20 @@ static Val *if_expr(Sema *S, Node *n) {
   return builtin_call(S, n, builtin_find("where"), NULL, &args);
 }
 
+static _Noreturn void comprehension_error(Sema *S, Node *n) {
+  const char *what = n->sval;
+  /* Triton unrolls a list comprehension over a tuple; the others it rejects */
+  if (!strcmp(what, "list comprehensions"))
+    sema_error(S, n, "list comprehensions are not supported yet; unroll the loop with tl.static_range");
+  sema_error(S, n, "%s are not supported in kernels, as in Triton; unroll the loop with tl.static_range%s", what,
+             !strcmp(what, "generator expressions") ? ", or reduce a block with tl.sum" : "");
+}
+
 static Val *eval_call(Sema *S, Node *n) {
+  /* sum(x for x in t): the generator is what kernels cannot have, whatever
+   * the callee (Triton has no sum() either) */
+  for (int i = 0; i < n->kids.n; i++)
+    if (n->kids.v[i]->kind == N_COMP) comprehension_error(S, n->kids.v[i]);
   Val *callee = sema_eval(S, n->lhs);
   Args args = {0};
   args.npos = n->kids.n;
@@ -621,7 +634,7 @@ Val *sema_eval(Sema *S, Node *n) {
     v = make_tuple(S, n);
     break;
   case N_DICT: sema_error(S, n, "dictionaries are not supported in kernels");
-  case N_COMP: sema_error(S, n, "comprehensions are not supported in kernels; use tl.static_range or tensor operations");
+  case N_COMP: comprehension_error(S, n);
   case N_LAMBDA: sema_error(S, n, "lambdas are only supported in @triton.heuristics");
   case N_ELLIPSIS: sema_error(S, n, "'...' is not supported in kernels");
   case N_STARRED: sema_error(S, n, "starred expressions are not supported here");

@@ -12,6 +12,11 @@ static void assign_target(Sema *S, Node *target, Val *v) {
   case N_NAME: sema_bind(S, target, target->name, v); return;
   case N_TUPLE: case N_LIST: {
     int n = target->kids.n;
+    /* before the count: `a, *b = t` is short of names only for want of '*' */
+    for (int i = 0; i < n; i++)
+      if (target->kids.v[i]->kind == N_STARRED)
+        sema_error(S, target->kids.v[i], "starred assignment targets are not supported in kernels, as in Triton; "
+                   "name every element (a, b, c = t), or index the tuple (t[1])");
     int have = v->kind == V_TUPLE ? v->n : (v->kind == V_CONST && v->c->kind == CV_TUPLE) ? v->c->nelems : -1;
     if (have < 0) sema_error(S, target, "cannot unpack %s into %d names", val_desc(S, v), n);
     if (have != n) sema_error(S, target, "cannot unpack a tuple of %d values into %d names", have, n);
@@ -23,7 +28,7 @@ static void assign_target(Sema *S, Node *target, Val *v) {
   }
   case N_SUBSCRIPT: sema_error(S, target, "blocks are immutable: assigning to an element is not supported");
   case N_ATTR: sema_error(S, target, "assigning to an attribute is not supported in kernels");
-  case N_STARRED: sema_error(S, target, "starred assignment is not supported in kernels");
+  case N_STARRED: sema_error(S, target, "starred assignment targets are not supported in kernels, as in Triton");
   default: sema_error(S, target, "cannot assign to this expression");
   }
 }
@@ -509,12 +514,16 @@ static void exec_stmt(Sema *S, Node *s) {
   case N_IF: exec_if(S, s); return;
   case N_FOR: exec_for(S, s); return;
   case N_WHILE: exec_while(S, s); return;
-  case N_BREAK: case N_CONTINUE:
-    if (S->f->static_depth > 0 && S->f->loop_depth == 0)
-      sema_error(S, s, "'%s' is not supported in tl.static_range loops", s->kind == N_BREAK ? "break" : "continue");
-    if (S->f->loop_depth == 0) sema_error(S, s, "'%s' outside a loop", s->kind == N_BREAK ? "break" : "continue");
-    emit_stmt(S, tnode(S, s->kind == N_BREAK ? T_BREAK : T_CONTINUE, s, ty_void(S->tc)));
-    return;
+  case N_BREAK:
+    /* Triton rejects both in every loop (static_range too); only a dead
+     * constexpr branch may hold them */
+    if (S->f->loop_depth == 0 && S->f->static_depth == 0) sema_error(S, s, "'break' outside a loop");
+    sema_error(S, s, "'break' is not supported in kernels, as in Triton; "
+               "end the loop by its condition instead (a 'while' that tests a flag)");
+  case N_CONTINUE:
+    if (S->f->loop_depth == 0 && S->f->static_depth == 0) sema_error(S, s, "'continue' outside a loop");
+    sema_error(S, s, "'continue' is not supported in kernels, as in Triton; "
+               "put the rest of the iteration under an 'if' instead");
   case N_RETURN: exec_return(S, s); return;
   case N_PASS: return;
   case N_UNSUPPORTED: sema_error(S, s, "%s", s->sval);

@@ -971,30 +971,59 @@ static void gen_if(Gen *G, const TNode *s, const Cont *cont) {
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirOperationGetResult(op, i);
 }
 
-/* Python's len(range(lo, hi, st)) for a constant step st < 0:
- * (lo - hi - 1) / -st + 1 when lo > hi, else 0. */
-static MlirValue count_down(Gen *G, MlirLocation loc, MlirValue lb, MlirValue ub, int64_t st) {
-  MlirType t = mlirValueGetType(lb);
+static MlirValue cmp_sgt(Gen *G, MlirLocation loc, MlirValue x, MlirValue y) {
+  Attrs as = {0};
+  attr(G, &as, "predicate", i64_attr(G, 4));
+  MlirValue ops[2] = {x, y};
+  return op1(G, "arith.cmpi", loc, mlirIntegerTypeGet(G->ctx, 1), 2, ops, &as);
+}
+
+static MlirValue select3(Gen *G, MlirLocation loc, MlirValue c, MlirValue x, MlirValue y) {
+  MlirValue ops[3] = {c, x, y};
+  return op1(G, "arith.select", loc, mlirValueGetType(x), 3, ops, NULL);
+}
+
+/* Python's len(range(lo, hi, st)): (|hi - lo| - 1) / |st| + 1 when the
+ * range is not empty, else 0. The span and |st| are unsigned, so bounds
+ * near the type's limits (and st = INT_MIN) do not overflow. down: st is
+ * a negative constant; otherwise its sign is tested here, and a zero step
+ * gives no iterations (and no division by zero). */
+static MlirValue trip_count(Gen *G, MlirLocation loc, MlirValue lo, MlirValue hi, MlirValue st, bool down) {
+  MlirType t = mlirValueGetType(lo);
   MlirValue zero = constant(G, loc, t, 0, 0), one = constant(G, loc, t, 1, 0);
-  MlirValue span = bin(G, "arith.subi", loc, lb, ub);
-  MlirValue q = bin(G, "arith.addi", loc, bin(G, "arith.divsi", loc, bin(G, "arith.subi", loc, span, one), constant(G, loc, t, -st, 0)), one);
-  Attrs gt = {0};
-  attr(G, &gt, "predicate", i64_attr(G, 4)); /* sgt */
-  MlirValue ops[2] = {span, zero};
-  MlirValue sel[3] = {op1(G, "arith.cmpi", loc, mlirIntegerTypeGet(G->ctx, 1), 2, ops, &gt), q, zero};
-  return op1(G, "arith.select", loc, t, 3, sel, NULL);
+  MlirValue span = bin(G, "arith.subi", loc, lo, hi), ok = cmp_sgt(G, loc, lo, hi);
+  MlirValue mag = bin(G, "arith.subi", loc, zero, st);
+  if (!down) {
+    MlirValue up = cmp_sgt(G, loc, st, zero);
+    span = select3(G, loc, up, bin(G, "arith.subi", loc, hi, lo), span);
+    ok = select3(G, loc, up, cmp_sgt(G, loc, hi, lo), bin(G, "arith.andi", loc, ok, cmp_sgt(G, loc, zero, st)));
+    mag = select3(G, loc, ok, select3(G, loc, up, st, mag), one);
+  }
+  MlirValue q = bin(G, "arith.addi", loc, bin(G, "arith.divui", loc, bin(G, "arith.subi", loc, span, one), mag), one);
+  return select3(G, loc, ok, q, zero);
+}
+
+/* A step that code generation knows to be positive: a constant, or
+ * tl.num_programs (at least 1), the step of grid-stride loops. */
+static bool step_positive(const TNode *st_node, MlirValue st) {
+  if (st_node->kind == T_CONST) return st_node->cint > 0;
+  if (!mlirValueIsAOpResult(st)) return false;
+  return mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(st))),
+                            mlirStringRefCreateFromCString("tile.num_programs"));
 }
 
 static void gen_for(Gen *G, const TNode *s) {
   MlirLocation loc = loc_of(G, s);
   MlirValue lb = gen_expr(G, s->a), ub = gen_expr(G, s->b), st = gen_expr(G, s->c);
-  /* scf.for counts up: a negative (constant) step counts its iterations,
-   * k, from 0, and the induction variable is lo + k * step. A runtime step
-   * is positive, as in Triton, whose scf.for takes it as it is. */
-  bool counted = s->c->kind == T_CONST && s->c->cint < 0;
+  /* scf.for counts up by a positive step. Any other step (a negative
+   * constant, or a runtime one of either sign: Triton 3.9 takes it to be
+   * positive, and a negative one silently runs the wrong iterations there) counts
+   * the iterations k from 0, Python's len(range), and the induction variable
+   * is lo + k * step. */
+  bool counted = !step_positive(s->c, st);
   MlirValue lo = lb, step = st;
   if (counted) {
-    ub = count_down(G, loc, lb, ub, s->c->cint);
+    ub = trip_count(G, loc, lb, ub, st, s->c->kind == T_CONST);
     lb = constant(G, loc, mlirValueGetType(lb), 0, 0);
     st = constant(G, loc, mlirValueGetType(lb), 1, 0);
   }
@@ -1093,9 +1122,6 @@ static void gen_stmt(Gen *G, const TNode *s) {
   case T_IF: gen_if(G, s, NULL); return;
   case T_FOR: gen_for(G, s); return;
   case T_WHILE: gen_while(G, s); return;
-  case T_BREAK: case T_CONTINUE:
-    gen_error(G, s, "'%s' is not supported yet in tile IR; restructure the loop with a condition",
-              s->kind == T_BREAK ? "break" : "continue");
   case T_RETURN: gen_error(G, s, "%s", "internal: a 'return' inside a loop");
   default: gen_error(G, s, "%s", "this statement has no lowering");
   }

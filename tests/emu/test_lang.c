@@ -142,7 +142,7 @@ static int py_range(int32_t *out, int n, int64_t lo, int64_t hi, int64_t st) {
 }
 
 static void count_down(void) {
-  /* nt, lo, and the runtime step, which is positive (as in Triton) */
+  /* nt, lo, and a positive runtime step (signed_steps has negative ones) */
   static const int32_t cases[][3] = {{7, 2, 2}, {7, 2, 1}, {0, -5, 5}, {13, 20, 4}, {5, -3, 3}, {1, 9, 1000}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     int32_t nt = cases[c][0], lo = cases[c][1], step = cases[c][2], count = -1, out[256], want[256];
@@ -160,6 +160,70 @@ static void count_down(void) {
     if (bad) fprintf(stderr, "count_down(nt=%d, lo=%d, step=%d): %d iterations, want %d\n", nt, lo, step, count, n);
     CHECK(bad == 0);
   }
+}
+
+/* ---- steps of either sign ------------------------------------------------------------------ */
+
+/* Appends Python's range(lo, hi, st) to out, for bounds anywhere in int64:
+ * in 128 bits, Python's ints do not overflow. */
+__extension__ typedef __int128 int128;
+
+static int py_range_wide(int32_t *out, int n, int64_t lo, int64_t hi, int64_t st) {
+  for (int128 i = lo; st > 0 ? i < hi : st < 0 ? i > hi : 0; i += st) out[n++] = (int32_t)(int64_t)i;
+  return n;
+}
+
+/* lo, hi, step, step2: runtime steps of each sign, empty ranges either way,
+ * bounds and steps near the limits of the bounds' type, and a zero step,
+ * which runs no iterations (Python raises; Triton would never end the
+ * loop). wide: the bounds are i64. */
+static void signed_steps_of(bool wide) {
+  static const int64_t narrow_cases[][4] = {
+      {0, 10, 3, -3},   {10, 0, 3, -3},   {5, 5, 1, -1},     {-7, 7, 1, -1},     {3, 100, 40, -40},
+      {100, 3, -40, 40}, {0, 10, 0, 0},   {0, 10, -1, 1},    {-50, 50, 7, -100}, {1, 2, INT32_MAX, INT32_MIN},
+      {INT32_MIN + 5, INT32_MAX, 1 << 30, -(1 << 30)},       {INT32_MAX, INT32_MIN, -(1 << 30), INT32_MIN},
+      {INT32_MIN, INT32_MAX, INT32_MAX, INT32_MIN},
+  };
+  static const int64_t wide_cases[][4] = {
+      {0, 10, 3, -3}, {10, 0, -3, 3}, {0, 10, 0, 0}, {INT32_MIN, INT32_MAX + 10LL, 1LL << 31, -(1LL << 31)},
+      {INT64_MIN + 5, INT64_MAX, 1LL << 62, -(1LL << 62)}, {INT64_MAX, INT64_MIN, -(1LL << 62), INT64_MIN},
+      {INT64_MIN, INT64_MAX, INT64_MAX, INT64_MIN},
+  };
+  const int64_t(*fixed)[4] = wide ? wide_cases : narrow_cases;
+  int nfixed = wide ? (int)(sizeof wide_cases / sizeof *wide_cases) : (int)(sizeof narrow_cases / sizeof *narrow_cases);
+  for (int c = 0; c < nfixed + 40; c++) {
+    int64_t v[4];
+    for (int j = 0; j < 4; j++)
+      v[j] = c < nfixed ? fixed[c][j] : j < 2 ? (int64_t)(next_u32() % 101) - 50 : (int64_t)(next_u32() % 25) - 12;
+    int32_t count = -1, out[512], want[512], v32[4];
+    for (int i = 0; i < 512; i++) out[i] = -99;
+    for (int j = 0; j < 4; j++) v32[j] = (int32_t)v[j];
+    int64_t big_down = wide ? -(1LL << 62) : -(1LL << 30);
+    int n = py_range_wide(want, 0, 10, 0, -2);
+    n = py_range_wide(want, n, v[0], v[1], big_down);
+    if (v[2]) n = py_range_wide(want, n, v[0], v[1], v[2]);
+    if (v[3]) n = py_range_wide(want, n, v[1], v[0], v[3]);
+    n = py_range_wide(want, n, 7, -3, -3);
+    n = py_range_wide(want, n, 0, 3, 1); /* one program: tl.program_id(0) to 3 by tl.num_programs(0) */
+    EmuBuffer bf[2] = {{out, sizeof out, "out"}, {&count, sizeof count, "count"}};
+    void *p[2] = {out, &count};
+    void *a[6] = {&p[0], &p[1]};
+    for (int j = 0; j < 4; j++) a[2 + j] = wide ? (void *)&v[j] : (void *)&v32[j];
+    if (run("signed_steps", wide ? "*i32, *i32, i64, i64, i64, i64, -4611686018427387904" : "*i32, *i32, i32, i32, i32, i32, -1073741824",
+            1, a, 6, bf, 2))
+      continue;
+    int bad = count != n;
+    for (int i = 0; i < n && !bad; i++) bad += out[i] != want[i];
+    if (bad)
+      fprintf(stderr, "signed_steps(lo=%lld, hi=%lld, step=%lld, step2=%lld%s): %d iterations, want %d\n", (long long)v[0],
+              (long long)v[1], (long long)v[2], (long long)v[3], wide ? ", i64" : "", count, n);
+    CHECK(bad == 0);
+  }
+}
+
+static void signed_steps(void) {
+  signed_steps_of(false);
+  signed_steps_of(true);
 }
 
 /* ---- early returns ---------------------------------------------------------------------------- */
@@ -326,6 +390,7 @@ int main(int argc, char **argv) {
   none_args();
   pointer_tables();
   count_down();
+  signed_steps();
   early_returns();
   annotated_locals();
   reverse_scans();

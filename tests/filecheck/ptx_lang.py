@@ -13,6 +13,10 @@
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ast | FileCheck %s --check-prefix=DOWN
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=tile | FileCheck %s --check-prefix=DOWNIR
 # RUN: %tilec compile %s -k count_down -s "*i32, *i32, i32, i32, i32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k signed_steps -s "*i32, *i32, i32, i32, i32, i32, -1073741824" --emit=ast | FileCheck %s --check-prefix=STEPS
+# RUN: %tilec compile %s -k signed_steps -s "*i32, *i32, i32, i32, i32, i32, -1073741824" --emit=tile | FileCheck %s --check-prefix=STEPSIR
+# RUN: %tilec compile %s -k signed_steps -s "*i32, *i32, i32, i32, i32, i32, -1073741824" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k signed_steps -s "*i32, *i32, i64, i64, i64, i64, -4611686018427387904" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ast | FileCheck %s --check-prefix=RET
 # RUN: %tilec compile %s -k early_returns -s "*i32, *i32, i32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k annotated_locals -s "*fp32, *fp16, i32:1, 64" --num-stages 12 --emit=ast | FileCheck %s --check-prefix=ANN
@@ -113,7 +117,7 @@ def grouped_rows(src_table, dst_table, sizes, stats, BLOCK: tl.constexpr):
 # DOWN-SAME: -1:i32)
 # DOWN: for j in range(0:i32, nt:i32, step:i32)
 # DOWN: for k in range(lo:i32, nt:i32, 3:i32)
-# DOWNIR: arith.divsi
+# DOWNIR: arith.divui
 # DOWNIR: scf.for
 
 
@@ -131,6 +135,44 @@ def count_down(out_ptr, count_ptr, nt, lo, step):
         pos += 1
     for m in tl.range(10, lo, -4, num_stages=1):
         tl.store(out_ptr + pos, m)
+        pos += 1
+    tl.store(count_ptr, pos)
+
+
+# Steps of either sign, with Python's meaning: a constant one (a large one
+# counts without overflow from bounds near the type's limits), and a runtime
+# one whose sign only the data knows (Triton 3.9 takes a runtime step to be
+# positive). Such a loop counts its iterations at its entry, len(range),
+# with one unsigned division; a step of tl.num_programs is known positive
+# and stays the scf.for's own, with no division.
+# STEPS: for i in range(10:i32, 0:i32, -2:i32)
+# STEPS: for q in range(lo:i32, hi:i32, -1073741824:i32)
+# STEPS: for j in range(lo:i32, hi:i32, step:i32)
+# STEPS: for k in range(hi:i32, lo:i32, step2:i32)
+# STEPSIR-COUNT-4: arith.divui
+# STEPSIR: %[[NP:.*]] = "tile.num_programs"
+# STEPSIR-NOT: arith.divui
+# STEPSIR: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[NP]]
+@triton.jit
+def signed_steps(out_ptr, count_ptr, lo, hi, step, step2, BIG_DOWN: tl.constexpr):
+    pos = 0
+    for i in range(10, 0, -2):
+        tl.store(out_ptr + pos, i)
+        pos += 1
+    for q in range(lo, hi, BIG_DOWN):
+        tl.store(out_ptr + pos, q)
+        pos += 1
+    for j in tl.range(lo, hi, step):
+        tl.store(out_ptr + pos, j)
+        pos += 1
+    for k in range(hi, lo, step2):
+        tl.store(out_ptr + pos, k)
+        pos += 1
+    for m in tl.static_range(7, -3, -3):
+        tl.store(out_ptr + pos, m)
+        pos += 1
+    for g in range(tl.program_id(0), 3, tl.num_programs(0)):
+        tl.store(out_ptr + pos, g)
         pos += 1
     tl.store(count_ptr, pos)
 

@@ -86,7 +86,7 @@ int unit_main(void) {
   expect_error("p", "*fp32", "    tl.store(p, tl.exp(1))\n", "tl.exp() expects a floating-point argument, got i32");
   expect_error("p", "*fp32", "    x = tl.load(p, foo=1)\n", "tl.load() got an unexpected keyword argument 'foo'");
   expect_error("p", "*fp32", "    x = tl.nonexistent(p)\n", "'tl.nonexistent' is not a Triton builtin that tilec knows");
-  expect_error("p", "*fp32", "    x = [i for i in range(3)]\n", "comprehensions are not supported in kernels");
+  expect_error("p", "*fp32", "    x = [i for i in range(3)]\n", "list comprehensions are not supported yet");
   expect_error("p, B: tl.constexpr", "*fp32, 4", "    tl.static_assert(B > 8, 'B too small')\n", "static assertion failed: B too small");
   return 0;
 }
