@@ -87,6 +87,14 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
   if (kind == TILEC_DEVICE_CUDA || kind == TILEC_DEVICE_AUTO) {
     char err[512] = "";
     tilec_rt_status st = tilec_cuda_open(0, &d->cuda, err, sizeof err);
+    if (st == TILEC_RT_OK && !tilec_cuda_target(d->cuda)) {
+      int a = tilec_cuda_arch(d->cuda);
+      snprintf(err, sizeof err, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
+               a % 10);
+      tilec_cuda_close(d->cuda);
+      d->cuda = NULL;
+      st = TILEC_RT_NO_DEVICE;
+    }
     if (st == TILEC_RT_OK) {
       d->kind = TILEC_DEVICE_CUDA;
     } else if (kind == TILEC_DEVICE_CUDA) {
