@@ -340,7 +340,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
     unsigned maj, min, patch;
     LLVMGetVersion(&maj, &min, &patch);
-    printf("tilec %s (LLVM %u.%u.%u)\n", tilec_version(), maj, min, patch);
+    printf("tilec %s (LLVM %u.%u.%u)\nbuild %s\n", tilec_version(), maj, min, patch, tilec_build_id());
     return 0;
   }
   if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);

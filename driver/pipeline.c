@@ -11,6 +11,8 @@
  */
 #include "tilec/tilec.h"
 
+#include "build_id.h" /* generated: TILEC_BUILD_ID (driver/build_id.c) */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +63,7 @@ struct tilec_result {
 };
 
 const char *tilec_version(void) { return TILEC_VERSION; }
+const char *tilec_build_id(void) { return TILEC_BUILD_ID; }
 
 static char *dup_text(const char *s, size_t n) {
   char *p = malloc(n + 1);

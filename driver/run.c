@@ -456,7 +456,14 @@ static int pick_device(RunOptions *o) {
   if (strcmp(dev, "cuda") && strcmp(dev, "auto"))
     return cli_usage_error("run", RUN_USAGE, "%s expects cpu, cuda or auto, got '%s'", from, dev);
   char err[512] = "";
-  if (tilec_cuda_open(0, &o->cuda, err, sizeof err) == TILEC_RT_OK || !strcmp(dev, "auto")) return 0;
+  if (tilec_cuda_open(0, &o->cuda, err, sizeof err) == TILEC_RT_OK && !tilec_cuda_target(o->cuda)) {
+    int a = tilec_cuda_arch(o->cuda);
+    snprintf(err, sizeof err, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
+             a % 10);
+    tilec_cuda_close(o->cuda);
+    o->cuda = NULL;
+  }
+  if (o->cuda || !strcmp(dev, "auto")) return 0;
   return cli_error("no CUDA device: %s; run on the CPU emulator with --device=cpu%s", err,
                    !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
 }

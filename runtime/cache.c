@@ -12,8 +12,10 @@
  * that a crash cannot leave a renamed but empty file, and renames it over the
  * entry; rename is atomic within a directory, so an entry file, once it has
  * its name, never changes. Readers believe nothing they have not checked:
- * the magic, version and key, the stated length against the file's size
- * (before allocating for it), the payload against its SHA-256. What fails a
+ * the magic, version and key, the stated length against the file's size and
+ * CACHE_MAX_PAYLOAD (before reading or allocating for it: a sparse file of
+ * 4 GiB matches its header's length, and would otherwise be read whole
+ * before the checksum rejects it), the payload against its SHA-256. What fails a
  * check is removed — but only if the name still refers to the file that was
  * read, so a reader does not delete the good entry a writer has just put in
  * its place.
@@ -309,7 +311,7 @@ static const char *read_entry(int fd, const struct stat *st, const char *key, vo
   uint64_t n = get_le(hdr + 16, 8);
   if (n != (uint64_t)st->st_size - HEADER_SIZE) return "length does not match the file size";
   if (memcmp(hdr + 24, key, 64)) return "written for another key";
-  if (n > SIZE_MAX - 1) return "too large";
+  if (n > CACHE_MAX_PAYLOAD) return "payload larger than the cache's limit";
   unsigned char *buf = malloc((size_t)n + 1);
   if (!buf) {
     *oom = true;
@@ -403,6 +405,8 @@ int cache_put(const char *dir, const char *key, const void *data, size_t len, ch
   if (!valid_key(key)) return warnf(warn, wlen, "cache: invalid key (want 64 lowercase hex digits)");
   if (!dir || !*dir) return warnf(warn, wlen, "cache: no cache directory");
   if (!data && len) return warnf(warn, wlen, "cache: no data");
+  if (len > CACHE_MAX_PAYLOAD)
+    return warnf(warn, wlen, "cache: %zu bytes is more than an entry may hold (%zu)", len, (size_t)CACHE_MAX_PAYLOAD);
   int t = snprintf(tmp, sizeof tmp, "%s/%.2s/.%s.XXXXXX", dir, key, key);
   if (!entry_paths(dir, key, sub, path) || t <= 0 || t >= PATH_MAX)
     return warnf(warn, wlen, "cache: path too long under %s", dir);

@@ -3,8 +3,8 @@
  * text and their metadata), stored under a key, found again by later runs.
  *
  * The caller computes the key: a SHA-256 (CacheHash below) of everything the
- * compiled output depends on — source, signature, options, target, compiler
- * version — written as 64 lowercase hex digits. The cache stores opaque
+ * compiled output depends on — source, signature, options, target, the
+ * compiler's build (runtime/jit.h) — written as 64 lowercase hex digits. The cache stores opaque
  * bytes under that key; what they mean is the caller's business.
  *
  * An entry is the file DIR/<key[0..1]>/<key>.tc: a header (magic "TILECC1\n",
@@ -14,7 +14,9 @@
  *     renames it over the entry, so a reader, in this process or another,
  *     sees the old entry, the new one or none, never a part of one.
  *   - cache_get checks every field of the header against the file before it
- *     believes it, and the payload against its checksum. A truncated,
+ *     believes it (the stated length against the file's size and against
+ *     CACHE_MAX_PAYLOAD, before it reads or allocates for the payload), and
+ *     the payload against its checksum. A truncated,
  *     corrupted or foreign file is a miss: it is removed (best effort) and
  *     the warning says so, so the caller compiles again and puts the result.
  *   - A cache that cannot be written (read-only or full disk, no permission,
@@ -64,6 +66,11 @@ int cache_hash_accel(int enable);
  * environment. */
 const char *cache_default_dir(char *buf, size_t n);
 
+/* The largest payload an entry may hold: cache_put refuses more, and
+ * cache_get rejects a header that claims more before reading or allocating
+ * anything for it (a sparse file can claim gigabytes it does not hold). */
+#define CACHE_MAX_PAYLOAD ((size_t)256 << 20)
+
 /* 1 on a hit: *data is a malloc'd copy of the payload (at least one byte
  * allocated, even for an empty payload; the caller frees it) and *len its
  * length. 0 on a miss: *data is NULL and *len 0; warn is "" for a plain miss
@@ -72,7 +79,8 @@ int cache_get(const char *dir, const char *key, void **data, size_t *len, char *
 
 /* Stores data[0..len) under key, replacing any entry, creating dir (mode
  * 0700) and its subdirectories as needed. 1 on success; 0 when the entry
- * could not be written, with the reason in warn. */
+ * could not be written (or len is over CACHE_MAX_PAYLOAD), with the reason
+ * in warn. */
 int cache_put(const char *dir, const char *key, const void *data, size_t len, char *warn, size_t wlen);
 
 #endif

@@ -33,6 +33,8 @@ enum {
   CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CUDA_ERROR_STUB_LIBRARY = 34,
+  CUDA_ERROR_NO_DEVICE = 100,
 };
 
 typedef struct Driver {
@@ -59,13 +61,30 @@ typedef struct Driver {
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
   CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
 } Driver;
 
 static Driver drv;
-static const char *drv_error;
+static const char *drv_error; /* why the driver cannot be used, NULL when it can */
+static tilec_rt_status drv_status;
+static char drv_message[512];
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
+/* What the driver says r is: its name and description. The toolkit's stub
+ * (lib64/stubs/libcuda.so, which a program links against and finds at run
+ * time when no driver is installed) answers CUDA_ERROR_STUB_LIBRARY to
+ * every call, cuGetErrorName's included, so that one is known here. */
+static void error_text(CUresult r, char *buf, size_t n) {
+  const char *name = NULL, *text = NULL;
+  if (drv.cuGetErrorName && drv.cuGetErrorName(r, &name)) name = NULL;
+  if (drv.cuGetErrorString && drv.cuGetErrorString(r, &text)) text = NULL;
+  if (!name && r == CUDA_ERROR_STUB_LIBRARY)
+    name = "CUDA_ERROR_STUB_LIBRARY", text = "libcuda.so.1 is the CUDA toolkit's link-only stub, not a driver";
+  snprintf(buf, n, "%s (%d)%s%s", name ? name : "unknown error", r, text ? ": " : "", text ? text : "");
+}
+
 static void open_driver(void) {
+  drv_status = TILEC_RT_NO_DRIVER;
   drv.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!drv.lib) {
     drv_error = "the CUDA driver (libcuda.so.1) is not installed on this machine";
@@ -97,6 +116,7 @@ static void open_driver(void) {
       {(void **)&drv.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
       {(void **)&drv.cuMemGetAddressRange, "cuMemGetAddressRange_v2"},
       {(void **)&drv.cuGetErrorName, "cuGetErrorName"},
+      {(void **)&drv.cuGetErrorString, "cuGetErrorString"},
   };
   for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
     *syms[i].at = dlsym(drv.lib, syms[i].name);
@@ -105,7 +125,14 @@ static void open_driver(void) {
       return;
     }
   }
-  if (drv.cuInit(0) != 0) drv_error = "the CUDA driver does not initialize (no GPU, or the driver is not loaded)";
+  CUresult r = drv.cuInit(0);
+  if (r) {
+    char text[256];
+    error_text(r, text, sizeof text);
+    snprintf(drv_message, sizeof drv_message, "the CUDA driver does not initialize: cuInit failed: %s", text);
+    drv_error = drv_message;
+    if (r == CUDA_ERROR_NO_DEVICE) drv_status = TILEC_RT_NO_DEVICE;
+  }
 }
 
 struct tilec_cuda {
@@ -133,10 +160,17 @@ static void say(char *err, size_t len, const char *fmt, ...) {
 }
 
 static tilec_rt_status cuda_failed(CUresult r, const char *call, char *err, size_t len) {
-  const char *name = NULL;
-  if (drv.cuGetErrorName) drv.cuGetErrorName(r, &name);
-  say(err, len, "%s failed: %s (%d)", call, name ? name : "unknown error", r);
+  char text[256];
+  error_text(r, text, sizeof text);
+  say(err, len, "%s failed: %s", call, text);
   return TILEC_RT_CUDA_ERROR;
+}
+
+/* A null handle or argument: the message names the function and what was
+ * missing. */
+static tilec_rt_status invalid(char *err, size_t len, const char *fn, const char *what) {
+  say(err, len, "%s: %s", fn, what);
+  return TILEC_RT_INVALID;
 }
 
 /* Makes the device's context current around a call when it is not (a
@@ -155,12 +189,12 @@ static void leave(bool pushed) {
 }
 
 tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen) {
-  if (!out) return TILEC_RT_INVALID;
+  if (!out) return invalid(err, errlen, "tilec_cuda_open", "out is NULL");
   *out = NULL;
   pthread_once(&drv_once, open_driver);
   if (drv_error) {
     say(err, errlen, "%s", drv_error);
-    return TILEC_RT_NO_DRIVER;
+    return drv_status;
   }
   int n = 0;
   CUresult r = drv.cuDeviceGetCount(&n);
@@ -170,7 +204,7 @@ tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t
     return TILEC_RT_NO_DEVICE;
   }
   tilec_cuda *c = calloc(1, sizeof *c);
-  if (!c) return TILEC_RT_INVALID;
+  if (!c) return invalid(err, errlen, "tilec_cuda_open", "out of memory");
   int major = 0, minor = 0;
   if ((r = drv.cuDeviceGet(&c->dev, ordinal)) || (r = drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev)) ||
       (r = drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev))) {
@@ -202,11 +236,13 @@ int tilec_cuda_arch(const tilec_cuda *c) { return c ? c->arch : 0; }
 
 const char *tilec_cuda_target(const tilec_cuda *c) {
   int a = tilec_cuda_arch(c);
+  if (a < 80) return NULL; /* no device, or one older than every target */
   return a == 90 ? "sm_90a" : a > 90 ? "sm_90" : a >= 89 ? "sm_89" : a >= 86 ? "sm_86" : "sm_80";
 }
 
 tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, uint64_t *ptr, char *err, size_t errlen) {
-  if (!c || !ptr) return TILEC_RT_INVALID;
+  if (!c) return invalid(err, errlen, "tilec_cuda_alloc", "the device is NULL");
+  if (!ptr) return invalid(err, errlen, "tilec_cuda_alloc", "ptr is NULL");
   CUdeviceptr p = 0;
   bool pushed = enter(c);
   CUresult r = drv.cuMemAlloc(&p, bytes ? bytes : 1);
@@ -225,7 +261,8 @@ tilec_rt_status tilec_cuda_free(tilec_cuda *c, uint64_t ptr) {
 }
 
 tilec_rt_status tilec_cuda_copy_to(tilec_cuda *c, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen) {
-  if (!c || (!src && bytes)) return TILEC_RT_INVALID;
+  if (!c) return invalid(err, errlen, "tilec_cuda_copy_to", "the device is NULL");
+  if (!src && bytes) return invalid(err, errlen, "tilec_cuda_copy_to", "src is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuMemcpyHtoD(dst, src, bytes);
   leave(pushed);
@@ -245,7 +282,8 @@ tilec_rt_status tilec_cuda_extent(tilec_cuda *c, uint64_t ptr, size_t *bytes) {
 }
 
 tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen) {
-  if (!c || (!dst && bytes)) return TILEC_RT_INVALID;
+  if (!c) return invalid(err, errlen, "tilec_cuda_copy_from", "the device is NULL");
+  if (!dst && bytes) return invalid(err, errlen, "tilec_cuda_copy_from", "dst is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuMemcpyDtoH(dst, src, bytes);
   leave(pushed);
@@ -253,7 +291,7 @@ tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, uint64_t src, siz
 }
 
 tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char *err, size_t errlen) {
-  if (!c) return TILEC_RT_INVALID;
+  if (!c) return invalid(err, errlen, "tilec_cuda_synchronize", "the device is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuCtxSynchronize();
   leave(pushed);
@@ -263,15 +301,22 @@ tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char *err, size_t errlen) 
 tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t size, const char *kernel, int num_warps,
                                        size_t shared_bytes, tilec_cuda_module **out, char *log, size_t loglen) {
   (void)size;
-  if (!out) return TILEC_RT_INVALID;
+  const char *fn = "tilec_cuda_module_load";
+  if (!out) return invalid(log, loglen, fn, "out is NULL");
   *out = NULL;
-  if (!c || !image || !kernel || num_warps < 1 || num_warps > 32) return TILEC_RT_INVALID;
+  if (!c) return invalid(log, loglen, fn, "the device is NULL");
+  if (!image) return invalid(log, loglen, fn, "the image is NULL");
+  if (!kernel) return invalid(log, loglen, fn, "the kernel's name is NULL");
+  if (num_warps < 1 || num_warps > 32) {
+    say(log, loglen, "%s: %d warps (a block has 1 to 32)", fn, num_warps);
+    return TILEC_RT_INVALID;
+  }
   char info[4096] = "", error[4096] = "";
   int opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[4] = {info, (void *)(uintptr_t)sizeof info, error, (void *)(uintptr_t)sizeof error};
   tilec_cuda_module *m = calloc(1, sizeof *m);
-  if (!m) return TILEC_RT_INVALID;
+  if (!m) return invalid(log, loglen, fn, "out of memory");
   m->cuda = c;
   m->threads = 32 * num_warps;
   m->shared = shared_bytes;
@@ -279,7 +324,10 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
   CUresult r = drv.cuModuleLoadDataEx(&m->mod, image, 4, opts, vals);
   if (r) {
     leave(pushed);
-    say(log, loglen, "the kernel image does not load (%d): %s%s%s", r, error, *error && *info ? "\n" : "", info);
+    char text[256];
+    error_text(r, text, sizeof text);
+    say(log, loglen, "the kernel image does not load: %s%s%s%s%s", text, *error || *info ? "\n" : "", error,
+        *error && *info ? "\n" : "", info);
     free(m);
     return TILEC_RT_LOAD_ERROR;
   }
@@ -313,7 +361,13 @@ void tilec_cuda_module_unload(tilec_cuda_module *m) {
 
 tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream, char *err,
                                   size_t errlen) {
-  if (!m || !grid || !grid[0] || !grid[1] || !grid[2]) return TILEC_RT_INVALID;
+  if (!m) return invalid(err, errlen, "tilec_cuda_launch", "the module is NULL");
+  if (!grid) return invalid(err, errlen, "tilec_cuda_launch", "the grid is NULL");
+  if (!grid[0] || !grid[1] || !grid[2]) {
+    say(err, errlen, "tilec_cuda_launch: a grid of %u x %u x %u programs (each must be at least 1)", grid[0], grid[1],
+        grid[2]);
+    return TILEC_RT_INVALID;
+  }
   bool pushed = enter(m->cuda);
   CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, (unsigned)m->shared, (CUstream)stream, args,
                                   NULL);

@@ -18,6 +18,7 @@
 #include "cache.h"
 #include "emu.h"
 #include "grid.h"
+#include "jit.h"
 #include "meta.h"
 
 #include <pthread.h>
@@ -28,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 #define MAX_PARAMS 64
 #define MAX_SPECIALIZATIONS 64
@@ -45,6 +49,7 @@ struct tilec_device {
   pthread_mutex_t lock;
   Alloc *allocs; /* the CPU's device memory, for the emulator's checks */
   int nallocs, cap;
+  JitIdentity *identity; /* whose cache entries its kernels use; NULL: the process's own */
 };
 
 static char *dup_text(const char *s) {
@@ -87,6 +92,14 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
   if (kind == TILEC_DEVICE_CUDA || kind == TILEC_DEVICE_AUTO) {
     char err[512] = "";
     tilec_rt_status st = tilec_cuda_open(0, &d->cuda, err, sizeof err);
+    if (st == TILEC_RT_OK && !tilec_cuda_target(d->cuda)) {
+      int a = tilec_cuda_arch(d->cuda);
+      snprintf(err, sizeof err, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
+               a % 10);
+      tilec_cuda_close(d->cuda);
+      d->cuda = NULL;
+      st = TILEC_RT_NO_DEVICE;
+    }
     if (st == TILEC_RT_OK) {
       d->kind = TILEC_DEVICE_CUDA;
     } else if (kind == TILEC_DEVICE_CUDA) {
@@ -101,8 +114,15 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
   return TILEC_OK;
 }
 
+static void free_identity(JitIdentity *id) {
+  if (!id) return;
+  free((char *)id->build), free((char *)id->llvm), free((char *)id->host), free((char *)id->toolkit);
+  free(id);
+}
+
 void tilec_device_destroy(tilec_device *d) {
   if (!d) return;
+  free_identity(d->identity);
   for (int i = 0; i < d->nallocs; i++) free(d->allocs[i].data);
   free(d->allocs);
   tilec_cuda_close(d->cuda);
@@ -381,21 +401,91 @@ static void warn(tilec_kernel *k, const char *w) {
   k->warnings = grown;
 }
 
+/* ---- the identity in the cache keys (jit.h) ---------------------------------------------- */
+
+static JitIdentity own;
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+/* A SHA-256 of the file, or "" when it cannot be read. */
+static char *file_digest(const char *path) {
+  char hex[65];
+  FILE *f = fopen(path, "rb");
+  if (!f) return dup_text("");
+  CacheHash h;
+  cache_hash_init(&h);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) cache_hash_update(&h, buf, n);
+  bool ok = !ferror(f);
+  fclose(f);
+  cache_hash_final(&h, hex);
+  return dup_text(ok ? hex : "");
+}
+
+/* The host as codegen/gpu.c and the emulator's JIT (ORC's detectHost)
+ * target it: LLVM's default triple, host CPU name and feature string. */
+static void find_own(void) {
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  char v[48];
+  snprintf(v, sizeof v, "%u.%u.%u", major, minor, patch);
+  char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  size_t n = strlen(triple) + strlen(cpu) + strlen(features) + 3;
+  char *host = malloc(n);
+  if (host) snprintf(host, n, "%s %s %s", triple, cpu, features);
+  LLVMDisposeMessage(triple), LLVMDisposeMessage(cpu), LLVMDisposeMessage(features);
+  const char *home = TILEC_CUDA_HOME;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/version.json", home);
+  /* out of memory: a host nothing else has, so that nothing is shared */
+  own = (JitIdentity){.build = tilec_build_id(), .llvm = dup_text(v), .host = host ? host : "?",
+                      .toolkit = *home ? file_digest(path) : dup_text("")};
+  if (!own.llvm) own.llvm = "?";
+  if (!own.toolkit) own.toolkit = "?";
+}
+
+const JitIdentity *jit_identity(void) {
+  pthread_once(&own_once, find_own);
+  return &own;
+}
+
+bool jit_device_set_identity(tilec_device *d, const JitIdentity *id) {
+  if (!d) return false;
+  JitIdentity *copy = NULL;
+  if (id) {
+    copy = calloc(1, sizeof *copy);
+    if (!copy) return false;
+    *copy = (JitIdentity){dup_text(id->build), dup_text(id->llvm), dup_text(id->host), dup_text(id->toolkit)};
+    if (!copy->build || !copy->llvm || !copy->host || !copy->toolkit) {
+      free_identity(copy);
+      return false;
+    }
+  }
+  free_identity(d->identity);
+  d->identity = copy;
+  return true;
+}
+
 /* The cache key of a compilation: everything its output depends on. The
  * format names what an entry holds, so that entries of another layout are
  * never read. */
-static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, char hex[65]) {
+void jit_cache_key(const JitIdentity *id, const char *filename, const char *source, size_t length,
+                   const tilec_compile_options *o, char hex[65]) {
   CacheHash h;
   cache_hash_init(&h);
   cache_hash_str(&h, "tilec kernel, format 3");
   cache_hash_str(&h, tilec_version());
+  cache_hash_str(&h, id->build);
+  cache_hash_str(&h, id->llvm);
+  /* the CPU's object code is for this host; the GPU's code comes through the toolkit */
+  cache_hash_str(&h, o->emit == TILEC_EMIT_CPU ? id->host : id->toolkit);
   char num[80];
   snprintf(num, sizeof num, "%d %d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines, o->config);
   cache_hash_str(&h, num);
   cache_hash_str(&h, o->arch ? o->arch : "");
   /* the CPU's entries hold the emulator's object code, not the compiler's output */
   cache_hash_str(&h, o->emit == TILEC_EMIT_CPU ? "host object" : "compiler output");
-  cache_hash_str(&h, k->filename);
+  cache_hash_str(&h, filename);
   cache_hash_str(&h, o->kernel ? o->kernel : "");
   cache_hash_str(&h, o->signature);
   for (int i = 0; i < o->num_defines; i++) cache_hash_str(&h, o->defines[i]);
@@ -403,8 +493,13 @@ static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, cha
   for (int i = 0; i < o->num_include_dirs; i++) cache_hash_str(&h, o->include_dirs[i]);
   const char *path = getenv("TILEC_PATH");
   cache_hash_str(&h, path ? path : "");
-  cache_hash_update(&h, k->source, k->length);
+  cache_hash_update(&h, source, length);
   cache_hash_final(&h, hex);
+}
+
+static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, char hex[65]) {
+  const JitIdentity *id = k->dev->identity ? k->dev->identity : jit_identity();
+  jit_cache_key(id, k->filename, k->source, k->length, o, hex);
 }
 
 /* The hash of a file's contents; false when it cannot be read. */

@@ -6,7 +6,14 @@
  * tilec writes beside them) carries nothing of the compiler. The CUDA
  * driver is opened with dlopen("libcuda.so.1") when first needed; without
  * a driver or a GPU every call returns TILEC_RT_NO_DRIVER or
- * TILEC_RT_NO_DEVICE with a message, and nothing else happens.
+ * TILEC_RT_NO_DEVICE with a message that gives what the driver said (the
+ * toolkit's link-only stub, for one, answers CUDA_ERROR_STUB_LIBRARY), and
+ * nothing else happens.
+ *
+ * Errors: every function with an err (or log) buffer fills it with one line
+ * when it fails, a null handle or argument included (TILEC_RT_INVALID, the
+ * message naming the function and the argument); err may be NULL to ignore
+ * it. Nothing here crashes on a NULL handle.
  *
  * Contexts: a device uses the context current on the calling thread when
  * there is one, else it retains the device's primary context and makes it
@@ -44,20 +51,26 @@ typedef struct tilec_cuda_module tilec_cuda_module;
 tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen);
 void tilec_cuda_close(tilec_cuda *cuda); /* NULL is allowed */
 
-/* The device's compute capability as 10 * major + minor (90 for sm_90). */
+/* The device's compute capability as 10 * major + minor (90 for sm_90);
+ * 0 for NULL. */
 int tilec_cuda_arch(const tilec_cuda *cuda);
 /* The compiler target for this device: "sm_90a" on sm_90 itself, else
  * the newest of sm_80, sm_86, sm_89 and sm_90 it runs (PTX for sm_90
- * JIT-compiles on newer GPUs; sm_90a code would not). */
+ * JIT-compiles on newer GPUs; sm_90a code would not). NULL when there is
+ * none: for a NULL handle, and for a device older than sm_80, which tilec
+ * does not compile for. Check it before use: a NULL arch in
+ * tilec_compile_options means sm_80. */
 const char *tilec_cuda_target(const tilec_cuda *cuda);
 
 /* Device memory. */
 tilec_rt_status tilec_cuda_alloc(tilec_cuda *cuda, size_t bytes, uint64_t *ptr, char *err, size_t errlen);
-tilec_rt_status tilec_cuda_free(tilec_cuda *cuda, uint64_t ptr);
+tilec_rt_status tilec_cuda_free(tilec_cuda *cuda, uint64_t ptr); /* TILEC_RT_INVALID for a NULL device */
 tilec_rt_status tilec_cuda_copy_to(tilec_cuda *cuda, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen);
 tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen);
 tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char *err, size_t errlen);
-/* The bytes from ptr to the end of the allocation holding it. */
+/* The bytes from ptr to the end of the allocation holding it;
+ * TILEC_RT_INVALID for a NULL device or bytes, or a ptr that is not in an
+ * allocation. */
 tilec_rt_status tilec_cuda_extent(tilec_cuda *cuda, uint64_t ptr, size_t *bytes);
 
 /* Loads a PTX (NUL-terminated text) or cubin image and finds `kernel` in

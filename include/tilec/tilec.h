@@ -104,6 +104,12 @@ void tilec_result_destroy(tilec_result *r);
 
 /* "0.1.0" */
 const char *tilec_version(void);
+/* This build of the compiler, as 64 hex digits: a SHA-256, computed when
+ * tilec is built, of every source and header of the library, the tile
+ * dialect, and the LLVM, C compiler and options that built it. Builds that
+ * may generate different code have different identities; the JIT's disk
+ * cache keeps their entries apart by it. */
+const char *tilec_build_id(void);
 
 /* The GPU targets, NULL-terminated: "sm_80", "sm_86", "sm_89", "sm_90",
  * "sm_90a". */

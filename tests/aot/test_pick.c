@@ -10,6 +10,7 @@
  * for no fit, a grid out of range, and a launch before load.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "vadd.h"
 #include "vgrid.h"
@@ -22,6 +23,15 @@ static int failures;
     long long g_ = (long long)(got), w_ = (long long)(want);                                           \
     if (g_ != w_) {                                                                                    \
       fprintf(stderr, "%s:%d: %s is %lld, expected %lld\n", __FILE__, __LINE__, #got, g_, w_);         \
+      failures++;                                                                                      \
+    }                                                                                                  \
+  } while (0)
+
+#define EXPECT_LOG(got, want)                                                                          \
+  do {                                                                                                 \
+    const char *g_ = (got), *w_ = (want);                                                              \
+    if (strcmp(g_, w_)) {                                                                              \
+      fprintf(stderr, "%s:%d: the log is\n%s\nexpected\n%s\n", __FILE__, __LINE__, g_, w_);            \
       failures++;                                                                                      \
     }                                                                                                  \
   } while (0)
@@ -58,9 +68,13 @@ int main(void) {
   /* a division by zero in the grid (n == 0) is an error, not a crash */
   EXPECT_EQ(vgrid(NULL, 0x1000, 0x2000, 0x3000, 0), CUDA_ERROR_INVALID_VALUE);
 
-  /* load without a driver: an error, and a log that says why */
-  EXPECT_EQ(vadd_load(NULL) == CUDA_SUCCESS, 0);
-  EXPECT_EQ(vadd_load_log()[0] != 0, 1);
+  /* load on the stub: an error, and a log that says what the driver said */
+  EXPECT_EQ(vadd_load(NULL), 34);
+  EXPECT_LOG(vadd_load_log(), "vadd_load: cuCtxGetCurrent: CUDA_ERROR_STUB_LIBRARY (CUresult 34): libcuda.so.1 is "
+                              "the CUDA toolkit's link-only stub, not a driver\n");
+  EXPECT_EQ(vadd_load((CUcontext)&failures), 34); /* the stub reads no context */
+  EXPECT_LOG(vadd_load_log(), "vadd_load: the context cannot be made current: CUDA_ERROR_STUB_LIBRARY (CUresult 34): "
+                              "libcuda.so.1 is the CUDA toolkit's link-only stub, not a driver\n");
   vadd_unload();
   vadd_unload(); /* twice is harmless */
 

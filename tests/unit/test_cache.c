@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -339,6 +340,86 @@ static void test_damaged(void) {
   free(obytes), free(bad), free(longer), free(good), free(payload);
 }
 
+/* ---- headers that claim more than an entry may hold ------------------------------------ */
+
+/* Makes the entry for key a copy of header (an entry's first 120 bytes)
+ * that claims `claim` payload bytes, in a file of 120 + claim bytes whose
+ * payload is a hole: the file's size agrees with the header, yet there is
+ * nothing in it to read. */
+static bool sparse_entry(const char *dir, const char *key, const unsigned char *header, uint64_t claim) {
+  char p[600];
+  unsigned char hdr[120];
+  entry_path(dir, key, p, sizeof p);
+  memcpy(hdr, header, sizeof hdr);
+  for (int i = 0; i < 8; i++) hdr[16 + i] = (unsigned char)(claim >> (8 * i));
+  int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  bool ok = fd >= 0 && write(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr && ftruncate(fd, (off_t)(sizeof hdr + claim)) == 0;
+  if (fd >= 0) close(fd);
+  return ok;
+}
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static long max_rss_kb(void) {
+  struct rusage u;
+  return getrusage(RUSAGE_SELF, &u) ? 0 : u.ru_maxrss;
+}
+
+/* A header whose length matches its (sparse) file but is over the limit is
+ * rejected from the header alone: no allocation, no read, a miss that
+ * removes the file, and the entry can be put again. Believing it cost 30 s
+ * and 4.3 GB for 4 GiB. */
+static void test_huge_claims(void) {
+  const char *dir = tmp_path("huge");
+  char key[65], warn[1024], want[1200], p[600];
+  key_of("huge", key);
+  unsigned char *payload = pattern(100, 9);
+  CHECK(cache_put(dir, key, payload, 100, warn, sizeof warn) == 1);
+  entry_path(dir, key, p, sizeof p);
+  size_t len = 0;
+  unsigned char *good = read_file(p, &len);
+  CHECK(good && len == 220);
+  if (!good || len != 220) return;
+  const uint64_t claims[] = {CACHE_MAX_PAYLOAD + 1, (uint64_t)4 << 30};
+  for (int i = 0; i < 2; i++) {
+    CHECK(sparse_entry(dir, key, good, claims[i]));
+    long rss = max_rss_kb();
+    double t0 = seconds();
+    void *got = (void *)1;
+    size_t n = 7;
+    CHECK(cache_get(dir, key, &got, &n, warn, sizeof warn) == 0);
+    double took = seconds() - t0;
+    CHECK(got == NULL && n == 0);
+    snprintf(want, sizeof want, "cache: removed corrupt entry %s (payload larger than the cache's limit)", p);
+    CHECK_STR(warn, want);
+    CHECK(!exists(p));
+    if (took > 1.0 || max_rss_kb() - rss > 64 * 1024)
+      fprintf(stderr, "claim of %llu bytes: %.2f s, max RSS +%ld KB\n", (unsigned long long)claims[i], took,
+              max_rss_kb() - rss);
+    CHECK(took < 1.0);
+    CHECK(max_rss_kb() - rss < 64 * 1024);
+    /* the caller compiles again and puts the entry back */
+    CHECK(cache_put(dir, key, payload, 100, warn, sizeof warn) == 1);
+    CHECK(cache_get(dir, key, &got, &n, warn, sizeof warn) == 1);
+    CHECK(n == 100 && got && !memcmp(got, payload, 100));
+    free(got);
+  }
+  /* nor is such an entry written: the put fails before it reads the data */
+  char big[65];
+  key_of("too big", big);
+  CHECK(cache_put(dir, big, payload, CACHE_MAX_PAYLOAD + 1, warn, sizeof warn) == 0);
+  snprintf(want, sizeof want, "cache: %zu bytes is more than an entry may hold (%zu)", (size_t)CACHE_MAX_PAYLOAD + 1,
+           (size_t)CACHE_MAX_PAYLOAD);
+  CHECK_STR(warn, want);
+  entry_path(dir, big, p, sizeof p);
+  CHECK(!exists(p));
+  free(good), free(payload);
+}
+
 /* ---- caches that cannot be written --------------------------------------------------- */
 
 static void test_unwritable(void) {
@@ -555,6 +636,7 @@ int unit_main(void) {
   test_sha256();
   test_round_trips();
   test_damaged();
+  test_huge_claims();
   test_unwritable();
   test_processes();
   test_readers_and_writer();

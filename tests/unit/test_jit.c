@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runtime/cache.h"
+#include "runtime/jit.h"
 #include "tilec/tilec.h"
 #include "unit.h"
 
@@ -377,6 +379,147 @@ static void disk_cache(tilec_device *cpu) {
   CHECK(system(cmd) == 0);
 }
 
+/* ---- builds sharing a cache ------------------------------------------------------------- */
+
+/* What a build whose lowering differs might make of src: the same kernel,
+ * the same metadata, other code. */
+static const char tripled_src[] = "import triton\n"
+                                  "import triton.language as tl\n"
+                                  "@triton.jit\n"
+                                  "def scale(x, y, n, s, B: tl.constexpr):\n"
+                                  "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                                  "    tl.store(y + o, tl.load(x + o, mask=o < n) * s * 3, mask=o < n)\n";
+
+/* Runs `scale` with s = 2 on 100 elements at addresses 4 bytes past 16, so
+ * that the kernel's creation and its launch share one specialization (one
+ * cache entry); what y is as a multiple of x * s (1 for src), or -1 when
+ * it is no multiple or the run fails. */
+static float scale_factor(tilec_device *dev, const char *dir, const char *source) {
+  const char *sig = "*fp32, *fp32, i32, fp32, 128";
+  tilec_jit_options o = {.signature = sig, .cache_dir = dir};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  if (tilec_kernel_create(dev, "scale.py", source, strlen(source), &o, &k, &diag) != TILEC_OK) {
+    fprintf(stderr, "%s\n", diag ? diag : "");
+    free(diag);
+    return -1;
+  }
+  unsigned long long x, y;
+  float in[101], out[101];
+  for (int i = 0; i < 101; i++) in[i] = (float)i + 1;
+  int bad = tilec_device_alloc(dev, sizeof in, &x) || tilec_device_alloc(dev, sizeof out, &y) ||
+            tilec_device_copy_to(dev, x, in, sizeof in);
+  unsigned grid[3] = {1, 1, 1};
+  bad = bad || tilec_kernel_launchv(k, grid, NULL, NULL, x + 4, y + 4, 100, 2.0) != TILEC_OK ||
+        tilec_device_copy_from(dev, out, y, sizeof out) != TILEC_OK;
+  float factor = bad ? -1 : out[1] / (2 * in[1]);
+  for (int i = 1; !bad && i < 101; i++)
+    if (out[i] != factor * 2 * in[i]) factor = -1;
+  tilec_device_free(dev, x), tilec_device_free(dev, y);
+  tilec_kernel_destroy(k);
+  return factor;
+}
+
+/* The key of the one entry in dir, from its file name; false when there
+ * is not exactly one. */
+static bool only_key(const char *dir, char key[65]) {
+  char path[2048];
+  if (entries(dir, path, sizeof path) != 1) return false;
+  const char *name = strrchr(path, '/') + 1;
+  snprintf(key, 65, "%.64s", name);
+  return strlen(key) == 64;
+}
+
+/* The identity in the keys: each part changes them, where it counts. */
+static void identity_keys(void) {
+  const JitIdentity *own = jit_identity();
+  CHECK_STR(own->build, tilec_build_id());
+  CHECK(strlen(tilec_build_id()) == 64 && strspn(tilec_build_id(), "0123456789abcdef") == 64);
+  CHECK(own->llvm[0] >= '1' && own->llvm[0] <= '9' && strchr(own->llvm, '.'));
+  /* the triple, the CPU and its features, as codegen asks LLVM for them */
+  CHECK(strchr(own->host, ' ') && strchr(own->host, '+'));
+  CHECK(own->toolkit != NULL);
+
+  char host[8192];
+  snprintf(host, sizeof host, "%s,-avx2", own->host);
+  const JitIdentity other[] = {
+      {"another build", own->llvm, own->host, own->toolkit},
+      {own->build, "22.1.9", own->host, own->toolkit},
+      {own->build, own->llvm, host, own->toolkit},
+      {own->build, own->llvm, own->host, "another toolkit"},
+  };
+  /* which parts count for the CPU's entries, and for the GPU's */
+  const bool for_cpu[] = {true, true, true, false}, for_gpu[] = {true, true, false, true};
+  tilec_compile_options cpu = {.signature = "*fp32, *fp32, i32, fp32, 128", .emit = TILEC_EMIT_CPU};
+  tilec_compile_options gpu = {.signature = "*fp32, *fp32, i32, fp32, 128", .emit = TILEC_EMIT_PTX, .arch = "sm_80"};
+  char cpu_key[65], gpu_key[65], again[65], k[65];
+  jit_cache_key(own, "scale.py", src, sizeof src - 1, &cpu, cpu_key);
+  jit_cache_key(own, "scale.py", src, sizeof src - 1, &gpu, gpu_key);
+  jit_cache_key(own, "scale.py", src, sizeof src - 1, &cpu, again);
+  CHECK_STR(again, cpu_key);
+  CHECK(strcmp(cpu_key, gpu_key));
+  for (int i = 0; i < 4; i++) {
+    jit_cache_key(&other[i], "scale.py", src, sizeof src - 1, &cpu, k);
+    CHECK((strcmp(k, cpu_key) != 0) == for_cpu[i]);
+    jit_cache_key(&other[i], "scale.py", src, sizeof src - 1, &gpu, k);
+    CHECK((strcmp(k, gpu_key) != 0) == for_gpu[i]);
+  }
+}
+
+/* Two builds, one cache: build A's entry holds the code A's lowering made
+ * (here the tripled kernel's), which A finds again; this build compiles
+ * its own and finds that; neither gets the other's. So do a host with
+ * other CPU features and another LLVM. */
+static void two_builds(tilec_device *cpu) {
+  char dir[] = "/tmp/tilec-jit-builds-XXXXXX", elsewhere[] = "/tmp/tilec-jit-builds-XXXXXX";
+  CHECK(mkdtemp(dir) && mkdtemp(elsewhere));
+  const JitIdentity *own = jit_identity();
+  char host[8192];
+  snprintf(host, sizeof host, "%s,-avx2", own->host);
+  const JitIdentity a = {"a build whose lowering differs", own->llvm, own->host, own->toolkit};
+  const JitIdentity no_avx2 = {own->build, own->llvm, host, own->toolkit};
+  const JitIdentity llvm = {own->build, "22.1.9", own->host, own->toolkit};
+  tilec_device *dev_a = NULL, *dev_h = NULL, *dev_l = NULL;
+  CHECK(tilec_device_create(TILEC_DEVICE_CPU, &dev_a, NULL) == TILEC_OK && jit_device_set_identity(dev_a, &a));
+  CHECK(tilec_device_create(TILEC_DEVICE_CPU, &dev_h, NULL) == TILEC_OK && jit_device_set_identity(dev_h, &no_avx2));
+  CHECK(tilec_device_create(TILEC_DEVICE_CPU, &dev_l, NULL) == TILEC_OK && jit_device_set_identity(dev_l, &llvm));
+  if (!dev_a || !dev_h || !dev_l) return;
+
+  /* build A compiles the kernel into the cache, and its entry gets the code
+   * A's lowering would make: the tripled kernel's, as A compiled it elsewhere */
+  char key_a[65] = "", key_t[65] = "", warn[512];
+  CHECK(scale_factor(dev_a, dir, src) == 1);
+  CHECK(scale_factor(dev_a, elsewhere, tripled_src) == 3);
+  CHECK(only_key(dir, key_a) && only_key(elsewhere, key_t));
+  void *payload = NULL;
+  size_t len = 0;
+  CHECK(cache_get(elsewhere, key_t, &payload, &len, warn, sizeof warn) == 1);
+  CHECK(payload && cache_put(dir, key_a, payload, len, warn, sizeof warn) == 1);
+  free(payload);
+  CHECK(scale_factor(dev_a, dir, src) == 3); /* A finds its own code */
+  CHECK(entries(dir, NULL, 0) == 1);
+
+  /* this build does not take it: it compiles its own, then finds that */
+  CHECK(scale_factor(cpu, dir, src) == 1);
+  CHECK(entries(dir, NULL, 0) == 2);
+  CHECK(scale_factor(cpu, dir, src) == 1);
+  CHECK(entries(dir, NULL, 0) == 2);
+  CHECK(scale_factor(dev_a, dir, src) == 3);
+
+  /* nor does a host without AVX2, or another LLVM */
+  CHECK(scale_factor(dev_h, dir, src) == 1);
+  CHECK(entries(dir, NULL, 0) == 3);
+  CHECK(scale_factor(dev_l, dir, src) == 1);
+  CHECK(entries(dir, NULL, 0) == 4);
+  CHECK(scale_factor(dev_h, dir, src) == 1 && scale_factor(dev_l, dir, src) == 1);
+  CHECK(entries(dir, NULL, 0) == 4);
+
+  tilec_device_destroy(dev_a), tilec_device_destroy(dev_h), tilec_device_destroy(dev_l);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, elsewhere);
+  CHECK(system(cmd) == 0);
+}
+
 /* A kernel whose helper lives in another module of its package: the disk
  * cache must notice when that module changes, though the kernel's own
  * file did not. Returns 0 when y = FACTOR * x came out, for each FACTOR
@@ -546,6 +689,8 @@ int unit_main(void) {
 
   CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
   disk_cache(cpu);
+  identity_keys();
+  two_builds(cpu);
   none_args(cpu);
   autotune(cpu);
   CHECK(cached_import(cpu) == 0);
