@@ -94,7 +94,7 @@ static void table_rehash(Table *t, int nbuckets) {
 
 static void table_push(Table *t, MlirOperation op, uint64_t h) {
   if (t->n == t->cap) {
-    t->cap = t->cap ? 2 * t->cap : 256;
+    t->cap = t->cap ? 2 * t->cap : 64;
     Entry *e = arena_alloc(t->a, sizeof *e * (size_t)t->cap);
     for (int i = 0; i < t->n; i++) e[i] = t->e[i];
     t->e = e;
@@ -150,7 +150,7 @@ static void cse_block(Table *t, MlirBlock b) {
 
 bool pass_cse(PassCtx *pc, MlirOperation module) {
   Table t = {.a = pc->a};
-  table_rehash(&t, 512);
+  table_rehash(&t, 16);
   cse_regions(&t, module);
   return true;
 }
