@@ -28,15 +28,36 @@ void lw_fail(Lower *L, MlirOperation op, const char *msg) {
   L->failed = true;
 }
 
-Vals *lw_get(Lower *L, MlirValue v) {
-  for (int i = L->keys.n - 1; i >= 0; i--)
-    if (L->keys.v[i] == v.ptr) return L->vals.v[i];
-  return NULL;
+static int map_slot(const ValMap *m, const void *key) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+  int i = (int)(h >> 40) & (m->cap - 1);
+  while (m->key[i] && m->key[i] != key) i = (i + 1) & (m->cap - 1);
+  return i;
 }
 
+Vals *lw_get(Lower *L, MlirValue v) {
+  if (!L->map.cap) return NULL;
+  int i = map_slot(&L->map, v.ptr);
+  return L->map.key[i] ? L->map.val[i] : NULL;
+}
+
+/* A value put again is rebound: the last put wins. */
 void lw_put(Lower *L, MlirValue v, Vals *x) {
-  vec_push(L->pc->a, &L->keys, (void *)v.ptr);
-  vec_push(L->pc->a, &L->vals, x);
+  ValMap *m = &L->map;
+  if (2 * (m->n + 1) > m->cap) {
+    ValMap g = {.cap = m->cap ? 2 * m->cap : 1024};
+    g.key = arena_alloc(L->pc->a, sizeof *g.key * (size_t)g.cap);
+    g.val = arena_alloc(L->pc->a, sizeof *g.val * (size_t)g.cap);
+    for (int i = 0; i < m->cap; i++)
+      if (m->key[i]) {
+        int k = map_slot(&g, m->key[i]);
+        g.key[k] = m->key[i], g.val[k] = m->val[i], g.n++;
+      }
+    *m = g;
+  }
+  int i = map_slot(m, v.ptr);
+  if (!m->key[i]) m->key[i] = v.ptr, m->n++;
+  m->val[i] = x;
 }
 
 Vals *lw_new_vals(Lower *L, int n) {

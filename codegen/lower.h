@@ -24,6 +24,15 @@ typedef struct Vals {
   struct Lazy *lazy; /* NULL, or where an element not yet in v is read from when first needed */
 } Vals;
 
+/* tile value -> Vals*: open addressing on the value's pointer, a power of
+ * 2 of slots, at most half full (a linear search made the lowering
+ * quadratic in the size of the kernel). */
+typedef struct ValMap {
+  const void **key;
+  Vals **val;
+  int n, cap;
+} ValMap;
+
 typedef struct Lower {
   PassCtx *pc;
   MlirContext ctx;
@@ -31,7 +40,7 @@ typedef struct Lower {
   MlirBlock block;    /* where ops go */
   MlirOperation term; /* ops are inserted before it */
   MlirValue lane, warp;
-  PtrVec keys, vals;  /* tile value -> Vals* */
+  ValMap map;         /* tile value -> Vals* */
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
   int nbuffers;       /* shared-memory buffers made so far */
