@@ -807,6 +807,21 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     lw_fail(L, op, "has a result layout the GPU code generator does not support yet");
     return;
   }
+  /* reported at the first op with a source position: constants the
+   * canonicalizer merged have none, and one constant's elements are one value */
+  const char *file;
+  size_t flen;
+  int line, col;
+  if (n > LW_MAX_THREAD_ELEMS && ir_file_pos(L->loc, &file, &flen, &line, &col)) {
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "a tensor of %lld elements, %d per thread with %d warp%s: tilec compiles at most %d elements per "
+             "thread; use a smaller block, more warps, or a loop over the block",
+             (long long)lw_numel_of(rt), n, L->pc->num_warps, L->pc->num_warps == 1 ? "" : "s", LW_MAX_THREAD_ELEMS);
+    mlirEmitError(L->loc, msg);
+    L->failed = true;
+    return;
+  }
   if (op_is(op, "func.return")) return;
   if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
     lw_lower_scf(L, op);

@@ -66,6 +66,13 @@ typedef struct BinMemo {
 
 #define MEMO_SLOTS 4096
 
+/* The most elements one thread may hold of a tensor. Each is its own
+ * registers and its own code, fully unrolled: LLVM's codegen grows with
+ * the square of a block's code (vector add: 1.4 s at 128 elements per
+ * thread, 70 s at 1024), ptxas worse, and past 255 registers a thread
+ * spills. Triton takes minutes past 1024 too (bench/RESULTS.md). */
+#define LW_MAX_THREAD_ELEMS 1024
+
 typedef struct Elems {
   int rank, n;
   int64_t shape[MAX_RANK];

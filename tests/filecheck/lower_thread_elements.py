@@ -1,0 +1,21 @@
+# A thread may hold 1024 elements of a tensor (LW_MAX_THREAD_ELEMS): the
+# largest block, 2^20 elements, lowers on 32 warps, as 2^17 does on 4
+# (tests/diag/thread_elements_*.py: one step more is an error).
+# RUN: %tilec compile %s -k add_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, 1048576" -w 32 --emit=llvm-mlir | FileCheck %s --check-prefix=W32
+# RUN: %tilec compile %s -k add_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, 131072" -w 4 --emit=llvm-mlir | FileCheck %s --check-prefix=W4
+# W32: llvm.func @add_kernel
+# W32-SAME: nvvm.maxntid = array<i32: 1024>
+# W4: llvm.func @add_kernel
+# W4-SAME: nvvm.maxntid = array<i32: 128>
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+    y = tl.load(y_ptr + offsets, mask=mask, other=0.0)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
