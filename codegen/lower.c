@@ -813,11 +813,13 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   size_t flen;
   int line, col;
   if (n > LW_MAX_THREAD_ELEMS && ir_file_pos(L->loc, &file, &flen, &line, &col)) {
-    char msg[300];
+    char msg[400], copies[80] = "";
+    int64_t numel = lw_numel_of(rt), held = (int64_t)n * 32 * L->pc->num_warps;
+    if (held > numel) snprintf(copies, sizeof copies, " (its layout gives each element to %lld threads)", (long long)(held / numel));
     snprintf(msg, sizeof msg,
-             "a tensor of %lld elements, %d per thread with %d warp%s: tilec compiles at most %d elements per "
+             "a tensor of %lld elements, %d per thread with %d warp%s%s: tilec compiles at most %d elements per "
              "thread; use a smaller block, more warps, or a loop over the block",
-             (long long)lw_numel_of(rt), n, L->pc->num_warps, L->pc->num_warps == 1 ? "" : "s", LW_MAX_THREAD_ELEMS);
+             (long long)numel, n, L->pc->num_warps, L->pc->num_warps == 1 ? "" : "s", copies, LW_MAX_THREAD_ELEMS);
     mlirEmitError(L->loc, msg);
     L->failed = true;
     return;
