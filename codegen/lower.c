@@ -808,11 +808,14 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     return;
   }
   /* reported at the first op with a source position: constants the
-   * canonicalizer merged have none, and one constant's elements are one value */
+   * canonicalizer merged have none, and one constant's elements are one
+   * value. A dot operand counts all of K but stays in shared memory, read
+   * at each step of the dot's loop over K. */
   const char *file;
   size_t flen;
   int line, col;
-  if (n > LW_MAX_THREAD_ELEMS && ir_file_pos(L->loc, &file, &flen, &line, &col)) {
+  Elems re;
+  if (n > LW_MAX_THREAD_ELEMS && !(lw_elems_of(L, rt, &re) && re.whole) && ir_file_pos(L->loc, &file, &flen, &line, &col)) {
     char msg[400], copies[80] = "";
     int64_t numel = lw_numel_of(rt), held = (int64_t)n * 32 * L->pc->num_warps;
     if (held > numel) snprintf(copies, sizeof copies, " (its layout gives each element to %lld threads)", (long long)(held / numel));
