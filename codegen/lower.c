@@ -796,6 +796,30 @@ MlirValue lw_val(Lower *L, Vals *x, int k) {
   return x->v[k];
 }
 
+/* A result of n > LW_MAX_THREAD_ELEMS elements per thread is an error,
+ * reported at the first op with a source position: constants the
+ * canonicalizer merged have none, and one constant's elements are one
+ * value. A dot operand counts all of K but stays in shared memory, read at
+ * each step of the dot's loop over K: it is not bounded. */
+static bool too_many_per_thread(Lower *L, MlirType rt, int n) {
+  const char *file;
+  size_t flen;
+  int line, col;
+  Elems e;
+  if ((lw_elems_of(L, rt, &e) && e.whole) || !ir_file_pos(L->loc, &file, &flen, &line, &col)) return false;
+  char msg[400], copies[80] = "";
+  int warps = L->pc->num_warps;
+  int64_t numel = lw_numel_of(rt), held = (int64_t)n * 32 * warps;
+  if (held > numel) snprintf(copies, sizeof copies, " (its layout gives each element to %lld threads)", (long long)(held / numel));
+  snprintf(msg, sizeof msg,
+           "a tensor of %lld elements, %d per thread with %d warp%s%s: tilec compiles at most %d elements per "
+           "thread; use a smaller block, more warps, or a loop over the block",
+           (long long)numel, n, warps, warps == 1 ? "" : "s", copies, LW_MAX_THREAD_ELEMS);
+  mlirEmitError(L->loc, msg);
+  L->failed = true;
+  return true;
+}
+
 void lw_lower_op(Lower *L, MlirOperation op) {
   L->loc = mlirOperationGetLocation(op);
   TileOp t = tile_op_of(op);
@@ -807,26 +831,7 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     lw_fail(L, op, "has a result layout the GPU code generator does not support yet");
     return;
   }
-  /* reported at the first op with a source position: constants the
-   * canonicalizer merged have none, and one constant's elements are one
-   * value. A dot operand counts all of K but stays in shared memory, read
-   * at each step of the dot's loop over K. */
-  const char *file;
-  size_t flen;
-  int line, col;
-  Elems re;
-  if (n > LW_MAX_THREAD_ELEMS && !(lw_elems_of(L, rt, &re) && re.whole) && ir_file_pos(L->loc, &file, &flen, &line, &col)) {
-    char msg[400], copies[80] = "";
-    int64_t numel = lw_numel_of(rt), held = (int64_t)n * 32 * L->pc->num_warps;
-    if (held > numel) snprintf(copies, sizeof copies, " (its layout gives each element to %lld threads)", (long long)(held / numel));
-    snprintf(msg, sizeof msg,
-             "a tensor of %lld elements, %d per thread with %d warp%s%s: tilec compiles at most %d elements per "
-             "thread; use a smaller block, more warps, or a loop over the block",
-             (long long)numel, n, L->pc->num_warps, L->pc->num_warps == 1 ? "" : "s", copies, LW_MAX_THREAD_ELEMS);
-    mlirEmitError(L->loc, msg);
-    L->failed = true;
-    return;
-  }
+  if (n > LW_MAX_THREAD_ELEMS && too_many_per_thread(L, rt, n)) return;
   if (op_is(op, "func.return")) return;
   if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
     lw_lower_scf(L, op);
