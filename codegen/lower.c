@@ -28,15 +28,36 @@ void lw_fail(Lower *L, MlirOperation op, const char *msg) {
   L->failed = true;
 }
 
-Vals *lw_get(Lower *L, MlirValue v) {
-  for (int i = L->keys.n - 1; i >= 0; i--)
-    if (L->keys.v[i] == v.ptr) return L->vals.v[i];
-  return NULL;
+static int map_slot(const ValMap *m, const void *key) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+  int i = (int)(h >> 40) & (m->cap - 1);
+  while (m->key[i] && m->key[i] != key) i = (i + 1) & (m->cap - 1);
+  return i;
 }
 
+Vals *lw_get(Lower *L, MlirValue v) {
+  if (!L->map.cap) return NULL;
+  int i = map_slot(&L->map, v.ptr);
+  return L->map.key[i] ? L->map.val[i] : NULL;
+}
+
+/* A value put again is rebound: the last put wins. */
 void lw_put(Lower *L, MlirValue v, Vals *x) {
-  vec_push(L->pc->a, &L->keys, (void *)v.ptr);
-  vec_push(L->pc->a, &L->vals, x);
+  ValMap *m = &L->map;
+  if (2 * (m->n + 1) > m->cap) {
+    ValMap g = {.cap = m->cap ? 2 * m->cap : 1024};
+    g.key = arena_alloc(L->pc->a, sizeof *g.key * (size_t)g.cap);
+    g.val = arena_alloc(L->pc->a, sizeof *g.val * (size_t)g.cap);
+    for (int i = 0; i < m->cap; i++)
+      if (m->key[i]) {
+        int k = map_slot(&g, m->key[i]);
+        g.key[k] = m->key[i], g.val[k] = m->val[i], g.n++;
+      }
+    *m = g;
+  }
+  int i = map_slot(m, v.ptr);
+  if (!m->key[i]) m->key[i] = v.ptr, m->n++;
+  m->val[i] = x;
 }
 
 Vals *lw_new_vals(Lower *L, int n) {
@@ -795,6 +816,30 @@ MlirValue lw_val(Lower *L, Vals *x, int k) {
   return x->v[k];
 }
 
+/* A result of n > LW_MAX_THREAD_ELEMS elements per thread is an error,
+ * reported at the first op with a source position: constants the
+ * canonicalizer merged have none, and one constant's elements are one
+ * value. A dot operand counts all of K but stays in shared memory, read at
+ * each step of the dot's loop over K: it is not bounded. */
+static bool too_many_per_thread(Lower *L, MlirType rt, int n) {
+  const char *file;
+  size_t flen;
+  int line, col;
+  Elems e;
+  if ((lw_elems_of(L, rt, &e) && e.whole) || !ir_file_pos(L->loc, &file, &flen, &line, &col)) return false;
+  char msg[400], copies[80] = "";
+  int warps = L->pc->num_warps;
+  int64_t numel = lw_numel_of(rt), held = (int64_t)n * 32 * warps;
+  if (held > numel) snprintf(copies, sizeof copies, " (its layout gives each element to %lld threads)", (long long)(held / numel));
+  snprintf(msg, sizeof msg,
+           "a tensor of %lld elements, %d per thread with %d warp%s%s: tilec compiles at most %d elements per "
+           "thread; use a smaller block, more warps, or a loop over the block",
+           (long long)numel, n, warps, warps == 1 ? "" : "s", copies, LW_MAX_THREAD_ELEMS);
+  mlirEmitError(L->loc, msg);
+  L->failed = true;
+  return true;
+}
+
 void lw_lower_op(Lower *L, MlirOperation op) {
   L->loc = mlirOperationGetLocation(op);
   TileOp t = tile_op_of(op);
@@ -806,6 +851,7 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     lw_fail(L, op, "has a result layout the GPU code generator does not support yet");
     return;
   }
+  if (n > LW_MAX_THREAD_ELEMS && too_many_per_thread(L, rt, n)) return;
   if (op_is(op, "func.return")) return;
   if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
     lw_lower_scf(L, op);

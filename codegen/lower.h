@@ -24,6 +24,15 @@ typedef struct Vals {
   struct Lazy *lazy; /* NULL, or where an element not yet in v is read from when first needed */
 } Vals;
 
+/* tile value -> Vals*: open addressing on the value's pointer, a power of
+ * 2 of slots, at most half full (a linear search made the lowering
+ * quadratic in the size of the kernel). */
+typedef struct ValMap {
+  const void **key;
+  Vals **val;
+  int n, cap;
+} ValMap;
+
 typedef struct Lower {
   PassCtx *pc;
   MlirContext ctx;
@@ -31,7 +40,7 @@ typedef struct Lower {
   MlirBlock block;    /* where ops go */
   MlirOperation term; /* ops are inserted before it */
   MlirValue tid, lane, warp;
-  PtrVec keys, vals;  /* tile value -> Vals* */
+  ValMap map;         /* tile value -> Vals* */
   PtrVec declared;    /* names of tilec.* functions declared */
   AxisAnalysis *aa;
   int nbuffers;       /* shared-memory buffers made so far */
@@ -56,6 +65,13 @@ typedef struct BinMemo {
 } BinMemo;
 
 #define MEMO_SLOTS 4096
+
+/* The most elements one thread may hold of a tensor. Each is its own
+ * registers and its own code, fully unrolled: LLVM's codegen grows with
+ * the square of a block's code (vector add: 1.4 s at 128 elements per
+ * thread, 70 s at 1024), ptxas worse, and past 255 registers a thread
+ * spills. Triton takes minutes past 1024 too (bench/RESULTS.md). */
+#define LW_MAX_THREAD_ELEMS 1024
 
 typedef struct Elems {
   int rank, n;

@@ -4,6 +4,10 @@
  * Requires: nothing. Guarantees: no pure op (arith, math, or a tile op the
  * property table calls pure) with results is left without a user. Upstream
  * DCE cannot do this for tile ops: IRDL ops carry no side-effect traits.
+ *
+ * One walk finds the ops dead already; erasing one can kill the producers
+ * of its operands, which go on a worklist, so a dead chain costs its length
+ * and not a walk per link.
  */
 #include "passes.h"
 
@@ -12,21 +16,37 @@ typedef struct Dead {
   PtrVec ops;
 } Dead;
 
+static bool dead(MlirOperation op) {
+  return mlirOperationGetNumResults(op) > 0 && op_is_pure(op) && op_results_unused(op);
+}
+
 static void collect(MlirOperation op, void *user) {
   Dead *d = user;
-  if (mlirOperationGetNumResults(op) > 0 && op_is_pure(op) && op_results_unused(op))
-    vec_push(d->a, &d->ops, op.ptr);
+  if (dead(op)) vec_push(d->a, &d->ops, op.ptr);
 }
 
 bool pass_dce(PassCtx *pc, MlirOperation module) {
-  for (;;) {
-    Dead d = {.a = pc->a};
-    walk_ops(module, collect, &d, true);
-    if (!d.ops.n) return true;
-    /* users were collected after their operands: erase from the end */
-    for (int i = d.ops.n - 1; i >= 0; i--) {
-      MlirOperation op = {d.ops.v[i]};
-      if (op_results_unused(op)) op_erase(op);
+  Dead d = {.a = pc->a};
+  walk_ops(module, collect, &d, true);
+  /* users were collected after their operands: erase from the end. A
+   * producer goes on the list when its last user is erased, once (an op
+   * that uses it twice names it once), so nothing on the list is erased
+   * before it is taken off. */
+  PtrVec producers = {0};
+  while (d.ops.n) {
+    MlirOperation op = {d.ops.v[--d.ops.n]};
+    producers.n = 0;
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+      MlirOperation p = value_owner(mlirOperationGetOperand(op, i));
+      bool seen = mlirOperationIsNull(p);
+      for (int k = 0; k < producers.n && !seen; k++) seen = producers.v[k] == p.ptr;
+      if (!seen) vec_push(pc->a, &producers, p.ptr);
+    }
+    op_erase(op);
+    for (int k = 0; k < producers.n; k++) {
+      MlirOperation p = {producers.v[k]};
+      if (dead(p)) vec_push(pc->a, &d.ops, p.ptr);
     }
   }
+  return true;
 }

@@ -45,3 +45,19 @@ func.func @in_loop(%n: i32) {
   }
   return
 }
+
+// -----
+
+// A dead op that uses one producer twice frees it once; the whole chain
+// behind goes.
+// CHECK-LABEL: func.func @operand_twice
+// CHECK-NOT: arith.
+// CHECK-NOT: tile.
+// CHECK: return
+func.func @operand_twice(%n: i32) {
+  %0 = "tile.splat"(%n) : (i32) -> tensor<16xi32>
+  %1 = arith.muli %0, %0 : tensor<16xi32>
+  %2 = arith.addi %1, %1 : tensor<16xi32>
+  %3 = arith.subi %2, %0 : tensor<16xi32>
+  return
+}
