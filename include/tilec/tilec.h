@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,8 +48,8 @@ typedef enum tilec_emit {
  * without one makes and destroys its own. */
 typedef struct tilec_context tilec_context;
 
-tilec_status tilec_context_create(tilec_context **out);
-void tilec_context_destroy(tilec_context *ctx); /* NULL is allowed */
+TILEC_API tilec_status tilec_context_create(tilec_context **out);
+TILEC_API void tilec_context_destroy(tilec_context *ctx); /* NULL is allowed */
 
 typedef struct tilec_compile_options {
   const char *kernel;       /* NULL: the file's only kernel */
@@ -74,46 +76,46 @@ typedef struct tilec_result tilec_result;
 /* Compiles one kernel of `source` (a Python file's text; `filename` names it
  * in diagnostics). *out is always set, also on error, so that the
  * diagnostics can be read. */
-tilec_status tilec_compile(const char *filename, const char *source, size_t length,
+TILEC_API tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out);
 
 /* Runs passes (comma-separated names, as `tilec opt --pass=`) on tile IR
  * text; the output is the resulting IR. num_warps: 0 for 4. */
-tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
+TILEC_API tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
                        tilec_result **out);
 
 /* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
-const char *tilec_result_output(const tilec_result *r, size_t *length);
+TILEC_API const char *tilec_result_output(const tilec_result *r, size_t *length);
 /* For llvm-mlir and later stages: the kernel's metadata as JSON (entry name,
  * arch, num_warps, num_stages, shared_bytes, params with type and
  * divisibility, constexprs, autotune: the number of configs, the one taken
  * and the key); NULL otherwise. */
-const char *tilec_result_metadata(const tilec_result *r);
+TILEC_API const char *tilec_result_metadata(const tilec_result *r);
 /* The other files the compilation read: the modules the kernel's file
  * imports, a line each: the hash of the text read (64 hex digits, the disk
  * cache's hash), a space, the path ("" when none). */
-const char *tilec_result_dependencies(const tilec_result *r);
+TILEC_API const char *tilec_result_dependencies(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
-const char *tilec_result_dump(const tilec_result *r);
+TILEC_API const char *tilec_result_dump(const tilec_result *r);
 /* With options->time_stages: a line per stage, "STAGE  MS ms", in the
  * order they ran, then the total ("" otherwise). */
-const char *tilec_result_times(const tilec_result *r);
+TILEC_API const char *tilec_result_times(const tilec_result *r);
 /* Warnings and errors as text ("" when there are none). */
-const char *tilec_result_diagnostics(const tilec_result *r);
-void tilec_result_destroy(tilec_result *r);
+TILEC_API const char *tilec_result_diagnostics(const tilec_result *r);
+TILEC_API void tilec_result_destroy(tilec_result *r);
 
 /* "0.1.0" */
-const char *tilec_version(void);
+TILEC_API const char *tilec_version(void);
 /* This build of the compiler, as 64 hex digits: a SHA-256, computed when
  * tilec is built, of every source and header of the library, the tile
  * dialect, and the LLVM, C compiler and options that built it. Builds that
  * may generate different code have different identities; the JIT's disk
  * cache keeps their entries apart by it. */
-const char *tilec_build_id(void);
+TILEC_API const char *tilec_build_id(void);
 
 /* The GPU targets, NULL-terminated: "sm_80", "sm_86", "sm_89", "sm_90",
  * "sm_90a". */
-const char *const *tilec_targets(void);
+TILEC_API const char *const *tilec_targets(void);
 
 /* ---- running kernels: devices and the JIT ------------------------------------------------
  *
@@ -141,16 +143,16 @@ typedef enum tilec_device_kind {
 typedef struct tilec_device tilec_device;
 
 /* Opens a device; on failure *message (may be NULL; free() it) says why. */
-tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, char **message);
-void tilec_device_destroy(tilec_device *d); /* NULL is allowed */
-tilec_device_kind tilec_device_kind_of(const tilec_device *d);
+TILEC_API tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, char **message);
+TILEC_API void tilec_device_destroy(tilec_device *d); /* NULL is allowed */
+TILEC_API tilec_device_kind tilec_device_kind_of(const tilec_device *d);
 
 /* Device memory, as 64-bit addresses (on the CPU, host memory that the
  * emulator checks every access against). */
-tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long long *address);
-tilec_status tilec_device_free(tilec_device *d, unsigned long long address);
-tilec_status tilec_device_copy_to(tilec_device *d, unsigned long long dst, const void *src, size_t bytes);
-tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long long src, size_t bytes);
+TILEC_API tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long long *address);
+TILEC_API tilec_status tilec_device_free(tilec_device *d, unsigned long long address);
+TILEC_API tilec_status tilec_device_copy_to(tilec_device *d, unsigned long long dst, const void *src, size_t bytes);
+TILEC_API tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long long src, size_t bytes);
 
 /* tilec_jit_options.config: time every @triton.autotune config on the
  * first launch of each distinct key and launch the fastest. */
@@ -181,9 +183,9 @@ typedef struct tilec_kernel tilec_kernel;
 /* Compiles the kernel for the device with no specialization, which checks
  * the source and the signature; *diagnostics (may be NULL; free() it) has
  * the compiler's messages. */
-tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
+TILEC_API tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
                                  const tilec_jit_options *options, tilec_kernel **out, char **diagnostics);
-void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
+TILEC_API void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
 
 /* Launches on a 3-D grid; grid NULL: the one options->grid computes. args[i]
  * points to runtime parameter i's value, as cuLaunchKernel takes them; a
@@ -205,29 +207,29 @@ void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
  * every run. A config that fails to compile or launch is left out. A key is tuned once, under the
  * kernel's tuning lock: a launch from another thread with a key not tuned
  * yet waits for it. */
-tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
+TILEC_API tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
                                  char **report);
 
 /* The same with the arguments in the call, in parameter order: pointers as
  * unsigned long long, i1/i8/i16/i32 (and unsigned) as int, i64 as long
  * long, fp16/bf16/fp32/fp64 as double. */
-tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...);
+TILEC_API tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...);
 
 /* How many specializations the kernel has compiled (or found in the cache). */
-int tilec_kernel_specializations(const tilec_kernel *k);
+TILEC_API int tilec_kernel_specializations(const tilec_kernel *k);
 
 /* The kernel's @triton.autotune configs; 0 without the decorator. */
-int tilec_kernel_configs(const tilec_kernel *k);
+TILEC_API int tilec_kernel_configs(const tilec_kernel *k);
 
 /* The config a launch with these arguments takes: options->config, or with
  * TILEC_CONFIG_TUNE the one tuned for their key; -1 before it is tuned
  * (or for a bad call). */
-int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs);
+TILEC_API int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs);
 
 /* What the disk cache had to say, a line each ("" when nothing): an entry
  * found corrupt (and compiled again), a directory that cannot be written
  * (so nothing is cached). */
-const char *tilec_kernel_warnings(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_warnings(const tilec_kernel *k);
 
 #ifdef __cplusplus
 }
