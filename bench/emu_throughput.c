@@ -58,7 +58,7 @@ static void measure(const char *name, EmuKernel *k, EmuLaunch *l, int runs) {
   for (int i = 0; i < runs; i++) {
     char *report = NULL;
     double t0 = now_ms();
-    bool ok = emu_launch(k, l, &report);
+    bool ok = emu_launch(k, l, &report, NULL);
     t[i] = now_ms() - t0;
     if (!ok) fprintf(stderr, "%s: %s", name, report ? report : "");
     free(report);

@@ -72,8 +72,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", why ? why : "");
     return 1;
   }
-  unsigned long long x, y, z;
-  tilec_device_alloc(dev, 4096, &x), tilec_device_alloc(dev, 4096, &y), tilec_device_alloc(dev, 4096, &z);
+  tilec_devptr x, y, z;
+  tilec_device_alloc(dev, 4096, &x, NULL), tilec_device_alloc(dev, 4096, &y, NULL), tilec_device_alloc(dev, 4096, &z, NULL);
   int n = 1024;
   void *args[4] = {&x, &y, &z, &n};
   unsigned grid[3] = {1, 1, 1};
@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
   /* the baselines: the same kernel image, loaded through runtime.h, and
    * through the driver itself for a bare cuLaunchKernel */
   tilec_cuda *cuda = NULL;
-  tilec_cuda_open(0, &cuda, NULL, 0);
+  tilec_cuda_open(0, &cuda, NULL);
   char arch[16];
   int a = tilec_cuda_arch(cuda);
   snprintf(arch, sizeof arch, a >= 90 ? "sm_90a" : "sm_80");
@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
   size_t plen;
   const char *ptx = tilec_result_output(r, &plen);
   tilec_cuda_module *m = NULL;
-  if (!ptx || tilec_cuda_module_load(cuda, ptx, plen + 1, "add_kernel", 4, 0, &m, NULL, 0) != TILEC_RT_OK) {
+  if (!ptx || tilec_cuda_module_load(cuda, ptx, plen + 1, "add_kernel", 4, 0, &m, NULL) != TILEC_RT_OK) {
     fprintf(stderr, "the baseline module does not load\n");
     return 1;
   }
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
       double t0 = now_us();
       for (int i = 0; i < launches; i++) {
         if (way == 0) drv.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, NULL, args, NULL);
-        else if (way == 1) tilec_cuda_launch(m, grid, args, NULL, NULL, 0);
+        else if (way == 1) tilec_cuda_launch(m, grid, args, NULL, NULL);
         else if (way == 2) tilec_kernel_launch(k, grid, args, 4, NULL, NULL);
         else tilec_kernel_launch(kg, NULL, args, 4, NULL, NULL);
       }

@@ -297,10 +297,10 @@ static int compile_image(Aot *o, const char *src, size_t len, int s, int a, char
     /* the diagnostics show the signature's text only where an entry is wrong */
     if (o->nsigs > 1 || o->narchs > 1)
       fprintf(stderr, "%s: note: compiling signature %d (\"%s\") for %s\n", prog, s, o->sig_texts[s], o->archs[a]);
-    return st == TILEC_ERROR_USAGE ? 2 : 1;
+    return st == TILEC_ERROR_USAGE ? 2 : st == TILEC_ERROR_NO_MEMORY ? cli_error("out of memory") : 1;
   }
   char err[512];
-  if (!meta_parse(tilec_result_metadata(r), &im->meta, err, sizeof err)) {
+  if (!meta_parse(tilec_result_metadata(r), &im->meta, err, sizeof err, NULL)) {
     tilec_result_destroy(r);
     return cli_error("the kernel's metadata cannot be read: %s", err);
   }
@@ -877,7 +877,7 @@ static int generate(Aot *o) {
 
 static int run_aot(Aot *o, const char *src, size_t len) {
   tilec_context *ctx = NULL;
-  if (tilec_context_create(&ctx) != TILEC_OK) return cli_error("cannot set up the compiler");
+  if (tilec_context_create(&ctx) != TILEC_OK) return cli_error("cannot set up the compiler: out of memory");
   o->copt.context = ctx;
   char why[400] = "";
   int rc = 0, no_cubin = 0;

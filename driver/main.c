@@ -199,7 +199,7 @@ static int cmd_compile(int argc, char **argv) {
   fputs(tilec_result_dump(r), stderr);
   fputs(tilec_result_times(r), stderr);
   if (st == TILEC_OK) rc = write_output(r, out_path);
-  else rc = st == TILEC_ERROR_USAGE ? 2 : 1;
+  else rc = st == TILEC_ERROR_USAGE ? 2 : st == TILEC_ERROR_NO_MEMORY ? cli_error("out of memory") : 1;
   /* beside a PTX or cubin file: OUT.json, the kernel's metadata */
   if (rc == 0 && out_path && tilec_result_metadata(r)) {
     size_t n = strlen(out_path);
@@ -312,7 +312,7 @@ static int cmd_opt(int argc, char **argv) {
       const char *o = tilec_result_output(r, &n);
       fwrite(o, 1, n, out);
     } else if (!rc) {
-      rc = st == TILEC_ERROR_USAGE ? 2 : 1;
+      rc = st == TILEC_ERROR_USAGE ? 2 : st == TILEC_ERROR_NO_MEMORY ? cli_error("out of memory") : 1;
     }
     tilec_result_destroy(r);
     for (const char *c = p; c < stop; c++) line += *c == '\n';

@@ -34,12 +34,12 @@ tilec_status tilec_context_create(tilec_context **out) {
   if (!out) return TILEC_ERROR_USAGE;
   *out = NULL;
   tilec_context *c = calloc(1, sizeof *c);
-  if (!c) return TILEC_ERROR_USAGE;
+  if (!c) return TILEC_ERROR_NO_MEMORY;
   c->ic = ir_context_create();
   c->cg = cg_cache_create();
   if (!c->ic || !c->cg) {
     tilec_context_destroy(c);
-    return TILEC_ERROR_USAGE;
+    return TILEC_ERROR_NO_MEMORY;
   }
   *out = c;
   return TILEC_OK;
@@ -154,10 +154,10 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   if (!out) return TILEC_ERROR_USAGE;
   tilec_result *r = calloc(1, sizeof *r);
   *out = r;
-  if (!r) return TILEC_ERROR_USAGE;
+  if (!r) return TILEC_ERROR_NO_MEMORY;
   if (!source || !options) {
     r->diagnostics = dup_text("tilec: error: tilec_compile needs a source and options\n", 56);
-    return TILEC_ERROR_USAGE;
+    return r->diagnostics ? TILEC_ERROR_USAGE : TILEC_ERROR_NO_MEMORY;
   }
   if (options->dump_after && !pass_find(options->dump_after)) {
     StrBuf sb = {0};
@@ -280,6 +280,9 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     sb_free(&deps);
   }
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
+  /* a part of the result that could not be copied: the result is not there */
+  if (!r->diagnostics || !r->dump || (ok && (!r->output || (meta.len && !r->metadata))) || (k && !r->deps))
+    status = TILEC_ERROR_NO_MEMORY;
   sb_free(&sb);
   sb_free(&dump);
   sb_free(&dump_ptx);
@@ -294,7 +297,7 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
   if (!out) return TILEC_ERROR_USAGE;
   tilec_result *r = calloc(1, sizeof *r);
   *out = r;
-  if (!r) return TILEC_ERROR_USAGE;
+  if (!r) return TILEC_ERROR_NO_MEMORY;
   Arena *a = arena_create();
   Diags d = {0};
   Source src = {.name = filename ? filename : "<ir>", .len = length};
@@ -334,6 +337,7 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
   ir_context_destroy(ic);
 done:
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
+  if (!r->diagnostics || (status == TILEC_OK && !r->output)) status = TILEC_ERROR_NO_MEMORY;
   sb_free(&sb);
   sb_free(&d.out);
   arena_destroy(a);

@@ -455,17 +455,20 @@ static int pick_device(RunOptions *o) {
   if (!strcmp(dev, "cpu")) return 0;
   if (strcmp(dev, "cuda") && strcmp(dev, "auto"))
     return cli_usage_error("run", RUN_USAGE, "%s expects cpu, cuda or auto, got '%s'", from, dev);
-  char err[512] = "";
-  if (tilec_cuda_open(0, &o->cuda, err, sizeof err) == TILEC_RT_OK && !tilec_cuda_target(o->cuda)) {
+  char *err = NULL, old[160] = "";
+  if (tilec_cuda_open(0, &o->cuda, &err) == TILEC_RT_OK && !tilec_cuda_target(o->cuda)) {
     int a = tilec_cuda_arch(o->cuda);
-    snprintf(err, sizeof err, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
+    snprintf(old, sizeof old, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
              a % 10);
     tilec_cuda_close(o->cuda);
     o->cuda = NULL;
   }
-  if (o->cuda || !strcmp(dev, "auto")) return 0;
-  return cli_error("no CUDA device: %s; run on the CPU emulator with --device=cpu%s", err,
-                   !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
+  int rc = o->cuda || !strcmp(dev, "auto")
+               ? 0
+               : cli_error("no CUDA device: %s; run on the CPU emulator with --device=cpu%s", err ? err : old,
+                           !strcmp(from, "TILEC_DEVICE") ? " (TILEC_DEVICE=cuda asked for CUDA)" : "");
+  free(err);
+  return rc;
 }
 
 /* The buffer --save (or --print) names: an argument index or a parameter's
@@ -557,35 +560,36 @@ static int save_buffers(const RunOptions *o, const Arg *args, const int *saves) 
 static int launch_cuda(const RunOptions *o, const tilec_result *r, const KernelMeta *m, Arg *args, const int *saves,
                        const unsigned grid[3]) {
   void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
-  uint64_t *dev = calloc((size_t)m->nparams + 1, sizeof *dev);
-  char log[4096] = "";
+  tilec_devptr *dev = calloc((size_t)m->nparams + 1, sizeof *dev);
+  char *log = NULL; /* runtime.h's message of the call that failed */
   int rc = 0;
   tilec_cuda_module *mod = NULL;
   size_t len;
   const char *image = tilec_result_output(r, &len);
   if (!argv || !dev) rc = cli_error("out of memory");
-  if (!rc && tilec_cuda_module_load(o->cuda, image, len + 1, m->name, m->num_warps, (size_t)m->shared_bytes, &mod, log,
-                                    sizeof log) != TILEC_RT_OK)
-    rc = cli_error("the GPU cannot load the kernel: %s", log);
+  if (!rc && tilec_cuda_module_load(o->cuda, image, len + 1, m->name, m->num_warps, (size_t)m->shared_bytes, &mod,
+                                    &log) != TILEC_RT_OK)
+    rc = cli_error("the GPU cannot load the kernel: %s", log ? log : "out of memory");
   for (int i = 0; i < m->nparams && !rc; i++) {
     Arg *a = &args[i];
     if (a->is_ptr) {
-      if (tilec_cuda_alloc(o->cuda, a->buf.nbytes, &dev[i], log, sizeof log) != TILEC_RT_OK ||
-          tilec_cuda_copy_to(o->cuda, dev[i], a->buf.data, a->buf.nbytes, log, sizeof log) != TILEC_RT_OK)
-        rc = cli_error("%s: %s", a->param->name, log);
+      if (tilec_cuda_alloc(o->cuda, a->buf.nbytes, &dev[i], &log) != TILEC_RT_OK ||
+          tilec_cuda_copy_to(o->cuda, dev[i], a->buf.data, a->buf.nbytes, &log) != TILEC_RT_OK)
+        rc = cli_error("%s: %s", a->param->name, log ? log : "out of memory");
       a->slot.u64 = dev[i];
     }
     argv[i] = &a->slot;
   }
-  if (!rc && (tilec_cuda_launch(mod, grid, argv, NULL, log, sizeof log) != TILEC_RT_OK ||
-              tilec_cuda_synchronize(o->cuda, log, sizeof log) != TILEC_RT_OK))
-    rc = cli_error("the launch failed: %s", log);
+  if (!rc && (tilec_cuda_launch(mod, grid, argv, NULL, &log) != TILEC_RT_OK ||
+              tilec_cuda_synchronize(o->cuda, &log) != TILEC_RT_OK))
+    rc = cli_error("the launch failed: %s", log ? log : "out of memory");
   for (int i = 0; i < m->nparams; i++)
     if (dev && dev[i]) {
-      if (!rc && tilec_cuda_copy_from(o->cuda, args[i].buf.data, dev[i], args[i].buf.nbytes, log, sizeof log) != TILEC_RT_OK)
-        rc = cli_error("%s: %s", args[i].param->name, log);
-      tilec_cuda_free(o->cuda, dev[i]);
+      if (!rc && tilec_cuda_copy_from(o->cuda, args[i].buf.data, dev[i], args[i].buf.nbytes, &log) != TILEC_RT_OK)
+        rc = cli_error("%s: %s", args[i].param->name, log ? log : "out of memory");
+      tilec_cuda_free(o->cuda, dev[i], NULL);
     }
+  free(log);
   tilec_cuda_module_unload(mod);
   int saved = rc ? 0 : save_buffers(o, args, saves);
   free(argv);
@@ -633,7 +637,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
       .seed = o->seed,
   };
   fflush(stdout); /* the kernel's prints come after the host's */
-  bool ok = emu_launch(k, &l, &msg);
+  bool ok = emu_launch(k, &l, &msg, NULL);
   fflush(stdout);
   emu_unload(k);
   rc = save_buffers(o, args, saves);
@@ -714,11 +718,11 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   fputs(tilec_result_diagnostics(r), stderr);
   if (st != TILEC_OK) {
     tilec_result_destroy(r);
-    return st == TILEC_ERROR_USAGE ? 2 : 1;
+    return st == TILEC_ERROR_USAGE ? 2 : st == TILEC_ERROR_NO_MEMORY ? cli_error("out of memory") : 1;
   }
   KernelMeta m;
   char err[512];
-  if (!meta_parse(tilec_result_metadata(r), &m, err, sizeof err)) {
+  if (!meta_parse(tilec_result_metadata(r), &m, err, sizeof err, NULL)) {
     tilec_result_destroy(r);
     return cli_error("the kernel's metadata cannot be read: %s", err);
   }

@@ -65,9 +65,9 @@ static int vector_add(tilec_device *dev, const char *dir) {
   float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
   unsigned seed = 1;
   for (int i = 0; i < n; i++) x[i] = uniform(&seed), y[i] = uniform(&seed);
-  unsigned long long dx, dy, dout;
-  int bad = tilec_device_alloc(dev, bytes, &dx) || tilec_device_alloc(dev, bytes, &dy) || tilec_device_alloc(dev, bytes, &dout) ||
-            tilec_device_copy_to(dev, dx, x, bytes) || tilec_device_copy_to(dev, dy, y, bytes);
+  tilec_devptr dx, dy, dout;
+  int bad = tilec_device_alloc(dev, bytes, &dx, NULL) || tilec_device_alloc(dev, bytes, &dy, NULL) || tilec_device_alloc(dev, bytes, &dout, NULL) ||
+            tilec_device_copy_to(dev, dx, x, bytes, NULL) || tilec_device_copy_to(dev, dy, y, bytes, NULL);
   unsigned grid[3] = {(unsigned)(n + 1023) / 1024, 1, 1};
   char *report = NULL;
   /* the typed convenience: the arguments in parameter order */
@@ -76,12 +76,12 @@ static int vector_add(tilec_device *dev, const char *dir) {
     bad = 1;
   }
   free(report);
-  if (!bad) bad = tilec_device_copy_from(dev, out, dout, bytes) != TILEC_OK;
+  if (!bad) bad = tilec_device_copy_from(dev, out, dout, bytes, NULL) != TILEC_OK;
   int wrong = 0;
   for (int i = 0; !bad && i < n; i++) wrong += out[i] != x[i] + y[i];
   printf("vector add, %d elements: %s (%d specialization%s)\n", n, bad || wrong ? "MISMATCH" : "ok",
          tilec_kernel_specializations(k), tilec_kernel_specializations(k) == 1 ? "" : "s");
-  tilec_device_free(dev, dx), tilec_device_free(dev, dy), tilec_device_free(dev, dout);
+  tilec_device_free(dev, dx, NULL), tilec_device_free(dev, dy, NULL), tilec_device_free(dev, dout, NULL);
   tilec_kernel_destroy(k);
   free(x), free(y), free(out);
   return bad || wrong;
@@ -95,8 +95,8 @@ static int softmax(tilec_device *dev, const char *dir) {
   float *x = malloc(bytes), *y = malloc(bytes);
   unsigned seed = 7;
   for (int i = 0; i < rows * stride; i++) x[i] = 4 * uniform(&seed);
-  unsigned long long dx, dy;
-  int bad = tilec_device_alloc(dev, bytes, &dx) || tilec_device_alloc(dev, bytes, &dy) || tilec_device_copy_to(dev, dx, x, bytes);
+  tilec_devptr dx, dy;
+  int bad = tilec_device_alloc(dev, bytes, &dx, NULL) || tilec_device_alloc(dev, bytes, &dy, NULL) || tilec_device_copy_to(dev, dx, x, bytes, NULL);
   /* cuLaunchKernel's form: a pointer to each argument */
   void *args[6] = {&dy, &dx, &stride, &stride, &rows, &cols};
   unsigned grid[3] = {64, 1, 1};
@@ -106,7 +106,7 @@ static int softmax(tilec_device *dev, const char *dir) {
     bad = 1;
   }
   free(report);
-  if (!bad) bad = tilec_device_copy_from(dev, y, dy, bytes) != TILEC_OK;
+  if (!bad) bad = tilec_device_copy_from(dev, y, dy, bytes, NULL) != TILEC_OK;
   double worst = 0;
   for (int r = 0; !bad && r < rows; r++) {
     double mx = -INFINITY, sum = 0;
@@ -116,7 +116,7 @@ static int softmax(tilec_device *dev, const char *dir) {
   }
   int wrong = !(worst < 1e-6);
   printf("softmax, %dx%d: %s (largest difference %.2g)\n", rows, cols, bad || wrong ? "MISMATCH" : "ok", worst);
-  tilec_device_free(dev, dx), tilec_device_free(dev, dy);
+  tilec_device_free(dev, dx, NULL), tilec_device_free(dev, dy, NULL);
   tilec_kernel_destroy(k);
   free(x), free(y);
   return bad || wrong;
@@ -136,9 +136,9 @@ static int axpy(tilec_device *dev, const char *dir) {
   float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
   unsigned seed = 3;
   for (int i = 0; i < n; i++) x[i] = uniform(&seed), y[i] = uniform(&seed);
-  unsigned long long dx, dy, dout;
-  int bad = tilec_device_alloc(dev, bytes, &dx) || tilec_device_alloc(dev, bytes, &dy) || tilec_device_alloc(dev, bytes, &dout) ||
-            tilec_device_copy_to(dev, dx, x, bytes) || tilec_device_copy_to(dev, dy, y, bytes);
+  tilec_devptr dx, dy, dout;
+  int bad = tilec_device_alloc(dev, bytes, &dx, NULL) || tilec_device_alloc(dev, bytes, &dy, NULL) || tilec_device_alloc(dev, bytes, &dout, NULL) ||
+            tilec_device_copy_to(dev, dx, x, bytes, NULL) || tilec_device_copy_to(dev, dy, y, bytes, NULL);
   void *args[5] = {&dx, &dy, &dout, &alpha, &n};
   char *report = NULL;
   if (!bad && tilec_kernel_launch(k, NULL, args, 5, NULL, &report) != TILEC_OK) {
@@ -146,12 +146,12 @@ static int axpy(tilec_device *dev, const char *dir) {
     bad = 1;
   }
   free(report);
-  if (!bad) bad = tilec_device_copy_from(dev, out, dout, bytes) != TILEC_OK;
+  if (!bad) bad = tilec_device_copy_from(dev, out, dout, bytes, NULL) != TILEC_OK;
   int wrong = 0;
   for (int i = 0; !bad && i < n; i++) wrong += fabsf(out[i] - (alpha * x[i] + y[i])) > 1e-6f;
   printf("autotuned axpy, %d elements: %s (config %d of %d)\n", n, bad || wrong ? "MISMATCH" : "ok",
          tilec_kernel_config_of(k, args, 5), tilec_kernel_configs(k));
-  tilec_device_free(dev, dx), tilec_device_free(dev, dy), tilec_device_free(dev, dout);
+  tilec_device_free(dev, dx, NULL), tilec_device_free(dev, dy, NULL), tilec_device_free(dev, dout, NULL);
   tilec_kernel_destroy(k);
   free(x), free(y), free(out);
   return bad || wrong;

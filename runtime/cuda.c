@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,8 @@ enum {
   CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_STUB_LIBRARY = 34,
   CUDA_ERROR_NO_DEVICE = 100,
 };
@@ -150,27 +153,44 @@ struct tilec_cuda_module {
   size_t shared;
 };
 
-static void say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t len, const char *fmt, ...) {
-  if (!err || !len) return;
-  va_list ap;
+/* The message of a failed call (common.h): malloc'd, as long as it needs
+ * (a JIT log is kilobytes); NULL when even that cannot be allocated. */
+static void say(char **message, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(char **message, const char *fmt, ...) {
+  if (!message) return;
+  va_list ap, aq;
   va_start(ap, fmt);
-  vsnprintf(err, len, fmt, ap);
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  *message = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (*message) vsnprintf(*message, (size_t)n + 1, fmt, aq);
+  va_end(aq);
 }
 
-static tilec_rt_status cuda_failed(CUresult r, const char *call, char *err, size_t len) {
+/* Every call starts with no message: one set later says why it failed. */
+static void clear(char **message) {
+  if (message) *message = NULL;
+}
+
+static tilec_rt_status cuda_failed(CUresult r, const char *call, char **message) {
   char text[256];
   error_text(r, text, sizeof text);
-  say(err, len, "%s failed: %s", call, text);
-  return TILEC_RT_CUDA_ERROR;
+  say(message, "%s failed: %s", call, text);
+  return r == CUDA_ERROR_OUT_OF_MEMORY ? TILEC_RT_NO_MEMORY : r == CUDA_ERROR_INVALID_VALUE ? TILEC_RT_INVALID
+                                                                                          : TILEC_RT_CUDA_ERROR;
 }
 
 /* A null handle or argument: the message names the function and what was
  * missing. */
-static tilec_rt_status invalid(char *err, size_t len, const char *fn, const char *what) {
-  say(err, len, "%s: %s", fn, what);
+static tilec_rt_status invalid(char **message, const char *fn, const char *what) {
+  say(message, "%s: %s", fn, what);
   return TILEC_RT_INVALID;
+}
+
+static tilec_rt_status no_memory(char **message, const char *fn) {
+  say(message, "%s: out of memory", fn);
+  return TILEC_RT_NO_MEMORY;
 }
 
 /* Makes the device's context current around a call when it is not (a
@@ -188,28 +208,29 @@ static void leave(bool pushed) {
   if (pushed) drv.cuCtxPopCurrent(&dummy);
 }
 
-tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen) {
-  if (!out) return invalid(err, errlen, "tilec_cuda_open", "out is NULL");
+tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char **message) {
+  clear(message);
+  if (!out) return invalid(message, "tilec_cuda_open", "out is NULL");
   *out = NULL;
   pthread_once(&drv_once, open_driver);
   if (drv_error) {
-    say(err, errlen, "%s", drv_error);
+    say(message, "%s", drv_error);
     return drv_status;
   }
   int n = 0;
   CUresult r = drv.cuDeviceGetCount(&n);
-  if (r) return cuda_failed(r, "cuDeviceGetCount", err, errlen);
+  if (r) return cuda_failed(r, "cuDeviceGetCount", message);
   if (ordinal < 0 || ordinal >= n) {
-    say(err, errlen, "there is no CUDA device %d (the machine has %d)", ordinal, n);
+    say(message, "there is no CUDA device %d (the machine has %d)", ordinal, n);
     return TILEC_RT_NO_DEVICE;
   }
   tilec_cuda *c = calloc(1, sizeof *c);
-  if (!c) return invalid(err, errlen, "tilec_cuda_open", "out of memory");
+  if (!c) return no_memory(message, "tilec_cuda_open");
   int major = 0, minor = 0;
   if ((r = drv.cuDeviceGet(&c->dev, ordinal)) || (r = drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, c->dev)) ||
       (r = drv.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, c->dev))) {
     free(c);
-    return cuda_failed(r, "cuDeviceGet", err, errlen);
+    return cuda_failed(r, "cuDeviceGet", message);
   }
   c->arch = 10 * major + minor;
   CUcontext current = NULL;
@@ -218,7 +239,7 @@ tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t
     c->ctx = current;
   } else if ((r = drv.cuDevicePrimaryCtxRetain(&c->ctx, c->dev))) {
     free(c);
-    return cuda_failed(r, "cuDevicePrimaryCtxRetain", err, errlen);
+    return cuda_failed(r, "cuDevicePrimaryCtxRetain", message);
   } else {
     c->retained = true;
   }
@@ -240,75 +261,86 @@ const char *tilec_cuda_target(const tilec_cuda *c) {
   return a == 90 ? "sm_90a" : a > 90 ? "sm_90" : a >= 89 ? "sm_89" : a >= 86 ? "sm_86" : "sm_80";
 }
 
-tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, uint64_t *ptr, char *err, size_t errlen) {
-  if (!c) return invalid(err, errlen, "tilec_cuda_alloc", "the device is NULL");
-  if (!ptr) return invalid(err, errlen, "tilec_cuda_alloc", "ptr is NULL");
+tilec_rt_status tilec_cuda_alloc(tilec_cuda *c, size_t bytes, tilec_devptr *ptr, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_alloc", "the device is NULL");
+  if (!ptr) return invalid(message, "tilec_cuda_alloc", "ptr is NULL");
   CUdeviceptr p = 0;
   bool pushed = enter(c);
   CUresult r = drv.cuMemAlloc(&p, bytes ? bytes : 1);
   leave(pushed);
-  if (r) return cuda_failed(r, "cuMemAlloc", err, errlen);
+  if (r) return cuda_failed(r, "cuMemAlloc", message);
   *ptr = p;
   return TILEC_RT_OK;
 }
 
-tilec_rt_status tilec_cuda_free(tilec_cuda *c, uint64_t ptr) {
-  if (!c) return TILEC_RT_INVALID;
+tilec_rt_status tilec_cuda_free(tilec_cuda *c, tilec_devptr ptr, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_free", "the device is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuMemFree(ptr);
   leave(pushed);
-  return r ? TILEC_RT_CUDA_ERROR : TILEC_RT_OK;
+  return r ? cuda_failed(r, "cuMemFree", message) : TILEC_RT_OK;
 }
 
-tilec_rt_status tilec_cuda_copy_to(tilec_cuda *c, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen) {
-  if (!c) return invalid(err, errlen, "tilec_cuda_copy_to", "the device is NULL");
-  if (!src && bytes) return invalid(err, errlen, "tilec_cuda_copy_to", "src is NULL");
+tilec_rt_status tilec_cuda_copy_to(tilec_cuda *c, tilec_devptr dst, const void *src, size_t bytes, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_copy_to", "the device is NULL");
+  if (!src && bytes) return invalid(message, "tilec_cuda_copy_to", "src is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuMemcpyHtoD(dst, src, bytes);
   leave(pushed);
-  return r ? cuda_failed(r, "cuMemcpyHtoD", err, errlen) : TILEC_RT_OK;
+  return r ? cuda_failed(r, "cuMemcpyHtoD", message) : TILEC_RT_OK;
 }
 
-tilec_rt_status tilec_cuda_extent(tilec_cuda *c, uint64_t ptr, size_t *bytes) {
-  if (!c || !bytes) return TILEC_RT_INVALID;
+tilec_rt_status tilec_cuda_extent(tilec_cuda *c, tilec_devptr ptr, size_t *bytes, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_extent", "the device is NULL");
+  if (!bytes) return invalid(message, "tilec_cuda_extent", "bytes is NULL");
   CUdeviceptr base = 0;
   size_t size = 0;
   bool pushed = enter(c);
   CUresult r = drv.cuMemGetAddressRange(&base, &size, ptr);
   leave(pushed);
-  if (r || ptr < base || ptr - base > size) return TILEC_RT_INVALID;
+  if (r || ptr < base || ptr - base > size) {
+    say(message, "tilec_cuda_extent: 0x%llx is not in an allocation", ptr);
+    return TILEC_RT_INVALID;
+  }
   *bytes = size - (size_t)(ptr - base);
   return TILEC_RT_OK;
 }
 
-tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen) {
-  if (!c) return invalid(err, errlen, "tilec_cuda_copy_from", "the device is NULL");
-  if (!dst && bytes) return invalid(err, errlen, "tilec_cuda_copy_from", "dst is NULL");
+tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, tilec_devptr src, size_t bytes, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_copy_from", "the device is NULL");
+  if (!dst && bytes) return invalid(message, "tilec_cuda_copy_from", "dst is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuMemcpyDtoH(dst, src, bytes);
   leave(pushed);
-  return r ? cuda_failed(r, "cuMemcpyDtoH", err, errlen) : TILEC_RT_OK;
+  return r ? cuda_failed(r, "cuMemcpyDtoH", message) : TILEC_RT_OK;
 }
 
-tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char *err, size_t errlen) {
-  if (!c) return invalid(err, errlen, "tilec_cuda_synchronize", "the device is NULL");
+tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_synchronize", "the device is NULL");
   bool pushed = enter(c);
   CUresult r = drv.cuCtxSynchronize();
   leave(pushed);
-  return r ? cuda_failed(r, "cuCtxSynchronize", err, errlen) : TILEC_RT_OK;
+  return r ? cuda_failed(r, "cuCtxSynchronize", message) : TILEC_RT_OK;
 }
 
 tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t size, const char *kernel, int num_warps,
-                                       size_t shared_bytes, tilec_cuda_module **out, char *log, size_t loglen) {
+                                       size_t shared_bytes, tilec_cuda_module **out, char **message) {
   (void)size;
   const char *fn = "tilec_cuda_module_load";
-  if (!out) return invalid(log, loglen, fn, "out is NULL");
+  clear(message);
+  if (!out) return invalid(message, fn, "out is NULL");
   *out = NULL;
-  if (!c) return invalid(log, loglen, fn, "the device is NULL");
-  if (!image) return invalid(log, loglen, fn, "the image is NULL");
-  if (!kernel) return invalid(log, loglen, fn, "the kernel's name is NULL");
+  if (!c) return invalid(message, fn, "the device is NULL");
+  if (!image) return invalid(message, fn, "the image is NULL");
+  if (!kernel) return invalid(message, fn, "the kernel's name is NULL");
   if (num_warps < 1 || num_warps > 32) {
-    say(log, loglen, "%s: %d warps (a block has 1 to 32)", fn, num_warps);
+    say(message, "%s: %d warps (a block has 1 to 32)", fn, num_warps);
     return TILEC_RT_INVALID;
   }
   char info[4096] = "", error[4096] = "";
@@ -316,7 +348,7 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[4] = {info, (void *)(uintptr_t)sizeof info, error, (void *)(uintptr_t)sizeof error};
   tilec_cuda_module *m = calloc(1, sizeof *m);
-  if (!m) return invalid(log, loglen, fn, "out of memory");
+  if (!m) return no_memory(message, fn);
   m->cuda = c;
   m->threads = 32 * num_warps;
   m->shared = shared_bytes;
@@ -326,10 +358,10 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
     leave(pushed);
     char text[256];
     error_text(r, text, sizeof text);
-    say(log, loglen, "the kernel image does not load: %s%s%s%s%s", text, *error || *info ? "\n" : "", error,
+    say(message, "the kernel image does not load: %s%s%s%s%s", text, *error || *info ? "\n" : "", error,
         *error && *info ? "\n" : "", info);
     free(m);
-    return TILEC_RT_LOAD_ERROR;
+    return r == CUDA_ERROR_OUT_OF_MEMORY ? TILEC_RT_NO_MEMORY : TILEC_RT_LOAD_ERROR;
   }
   const char *what = "cuModuleGetFunction";
   r = drv.cuModuleGetFunction(&m->fn, m->mod, kernel);
@@ -340,11 +372,10 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
   }
   leave(pushed);
   if (r) {
-    tilec_rt_status st = cuda_failed(r, what, log, loglen);
+    tilec_rt_status st = cuda_failed(r, what, message);
     tilec_cuda_module_unload(m);
     return st;
   }
-  say(log, loglen, "%s", info);
   *out = m;
   return TILEC_RT_OK;
 }
@@ -359,12 +390,13 @@ void tilec_cuda_module_unload(tilec_cuda_module *m) {
   free(m);
 }
 
-tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream, char *err,
-                                  size_t errlen) {
-  if (!m) return invalid(err, errlen, "tilec_cuda_launch", "the module is NULL");
-  if (!grid) return invalid(err, errlen, "tilec_cuda_launch", "the grid is NULL");
+tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream,
+                                  char **message) {
+  clear(message);
+  if (!m) return invalid(message, "tilec_cuda_launch", "the module is NULL");
+  if (!grid) return invalid(message, "tilec_cuda_launch", "the grid is NULL");
   if (!grid[0] || !grid[1] || !grid[2]) {
-    say(err, errlen, "tilec_cuda_launch: a grid of %u x %u x %u programs (each must be at least 1)", grid[0], grid[1],
+    say(message, "tilec_cuda_launch: a grid of %u x %u x %u programs (each must be at least 1)", grid[0], grid[1],
         grid[2]);
     return TILEC_RT_INVALID;
   }
@@ -372,5 +404,5 @@ tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], 
   CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, (unsigned)m->shared, (CUstream)stream, args,
                                   NULL);
   leave(pushed);
-  return r ? cuda_failed(r, "cuLaunchKernel", err, errlen) : TILEC_RT_OK;
+  return r ? cuda_failed(r, "cuLaunchKernel", message) : TILEC_RT_OK;
 }

@@ -66,6 +66,7 @@ typedef struct Run {
   size_t report_len;
   long oob, asserts, uninit; /* counts */
   int reports;
+  bool oom; /* a worker could not allocate what a block needs */
   FILE *out;
 } Run;
 
@@ -793,8 +794,11 @@ static EmuKernel *new_kernel(const char *kernel, char **err) {
     return NULL;
   }
   EmuKernel *k = calloc(1, sizeof *k);
-  if (!k) return NULL;
-  k->name = strdup(kernel);
+  if (k) k->name = strdup(kernel);
+  if (!k || !k->name) {
+    free(k);
+    return NULL; /* out of memory: *err stays NULL */
+  }
   char name[64];
   snprintf(name, sizeof name, "tilec.kernel.%u", G.next++);
   k->jd = LLVMOrcExecutionSessionCreateBareJITDylib(G.es, name);
@@ -802,17 +806,19 @@ static EmuKernel *new_kernel(const char *kernel, char **err) {
   return k;
 }
 
-/* Reads the entry, the shared-memory size and the site table at their addresses. */
-static void take_tables(EmuKernel *k, const uint64_t addr[3]) {
+/* Reads the entry, the shared-memory size and the site table at their
+ * addresses; false when out of memory. */
+static bool take_tables(EmuKernel *k, const uint64_t addr[3]) {
   k->entry = (void (*)(void **))(uintptr_t)addr[0];
   memcpy(&k->shared_bytes, (const void *)(uintptr_t)addr[1], sizeof k->shared_bytes);
   /* the site table: strings, ended by an empty one */
   for (const char *p = (const char *)(uintptr_t)addr[2]; *p; p += strlen(p) + 1) {
     const char **grown = realloc(k->sites, (size_t)(k->nsites + 1) * sizeof *grown);
-    if (!grown) break;
+    if (!grown) return false;
     k->sites = grown;
     k->sites[k->nsites++] = p;
   }
+  return true;
 }
 
 /* Links what was added to the kernel's library and reads its tables. */
@@ -824,7 +830,10 @@ static EmuKernel *finish(EmuKernel *k, char **err) {
     emu_unload(k);
     return NULL;
   }
-  take_tables(k, addr);
+  if (!take_tables(k, addr)) {
+    emu_unload(k);
+    return NULL; /* out of memory: *err stays NULL */
+  }
   return k;
 }
 
@@ -853,7 +862,10 @@ static EmuKernel *load_image(const void *object, size_t len, const char *kernel,
   k->image = im;
   k->name = strdup(kernel);
   k->fibers = fibers;
-  take_tables(k, addr);
+  if (!k->name || !take_tables(k, addr)) {
+    emu_unload(k);
+    return NULL;
+  }
   return k;
 }
 
@@ -992,6 +1004,7 @@ static void *worker(void *arg) {
   if (!c.smem || !c.shadow || (c.fibers && !s)) {
     pthread_mutex_lock(&r->lock);
     report(r, "emulator: out of memory for a block's shared memory or thread stacks");
+    r->oom = true;
     pthread_mutex_unlock(&r->lock);
     atomic_store(&r->stop, true);
   }
@@ -1023,8 +1036,11 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report) {
+bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure *why) {
   *out_report = NULL;
+  EmuFailure none;
+  if (!why) why = &none;
+  *why = EMU_FAILED_LAUNCH;
   Run r = {.k = k, .l = l, .out = l->print_to ? l->print_to : stdout};
   pthread_mutex_init(&r.lock, NULL);
   for (int d = 0; d < 3; d++)
@@ -1054,7 +1070,9 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report) {
   for (int i = 1; i <= started; i++) pthread_join(w[i].thread, NULL);
   fflush(r.out);
   pthread_mutex_destroy(&r.lock);
-  bool ok = !r.report && !r.oob && !r.asserts && !r.uninit;
+  /* a check that fired counts even when its report could not be allocated */
+  bool ok = !r.oom && !r.report && !r.reports && !r.oob && !r.asserts && !r.uninit;
+  *why = r.oom ? EMU_FAILED_NO_MEMORY : EMU_FAILED_CHECK;
   if (!ok) {
     char tail[160] = "";
     if (r.reports > MAX_REPORTS)

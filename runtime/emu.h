@@ -51,13 +51,22 @@ typedef struct EmuLaunch {
 } EmuLaunch;
 
 /* JIT-compiles the module `ir` (LLVM IR text) and finds `kernel` in it.
- * NULL on failure, with a malloc'd message in *err. */
+ * NULL on failure, with a malloc'd message in *err; *err is NULL when
+ * memory ran out. */
 EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err);
+
+/* Why a launch failed. */
+typedef enum EmuFailure {
+  EMU_FAILED_CHECK,     /* a check fired: the report says which */
+  EMU_FAILED_NO_MEMORY, /* host memory for the launch ran out: shared memory, thread stacks */
+  EMU_FAILED_LAUNCH,    /* a grid dimension of 0, or num_warps outside 1 to 32 */
+} EmuFailure;
 
 /* Runs one launch. true when it ran to the end and no check fired; false
  * otherwise, with a malloc'd report in *report (kernel, block, thread,
- * address or source line, as known). */
-bool emu_launch(EmuKernel *k, const EmuLaunch *launch, char **report);
+ * address or source line, as known; NULL when memory ran out) and, when
+ * why is not NULL, the kind of failure in *why. */
+bool emu_launch(EmuKernel *k, const EmuLaunch *launch, char **report, EmuFailure *why);
 
 void emu_unload(EmuKernel *k);
 
@@ -70,7 +79,7 @@ bool emu_uses_fibers(const EmuKernel *k);
 /* Loads a kernel from object code emu_object gave (fibers: what
  * emu_uses_fibers said): straight into memory (runtime/elfload.h) when
  * the loader takes the object, else through the JIT. NULL with a malloc'd
- * message on failure. */
+ * message on failure, as emu_load. */
 EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err);
 /* Whether the kernel was loaded straight into memory, without the JIT. */
 bool emu_loaded_directly(const EmuKernel *k);

@@ -59,6 +59,7 @@ static char *dup_text(const char *s) {
   return d;
 }
 
+/* The message of a failed call (common.h); NULL when out of memory. */
 static void tell(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tell(char **out, const char *fmt, ...) {
   if (!out) return;
@@ -70,9 +71,31 @@ static void tell(char **out, const char *fmt, ...) {
   *out = dup_text(buf);
 }
 
+static tilec_status no_memory(char **message, const char *what) {
+  tell(message, "%s: out of memory", what);
+  return TILEC_ERROR_NO_MEMORY;
+}
+
+/* What a runtime.h failure is to the JIT's caller. */
+static tilec_status from_rt(tilec_rt_status st) {
+  switch (st) {
+  case TILEC_RT_OK: return TILEC_OK;
+  case TILEC_RT_NO_DRIVER:
+  case TILEC_RT_NO_DEVICE: return TILEC_ERROR_NO_DEVICE;
+  case TILEC_RT_INVALID: return TILEC_ERROR_USAGE;
+  case TILEC_RT_NO_MEMORY: return TILEC_ERROR_NO_MEMORY;
+  case TILEC_RT_CUDA_ERROR:
+  case TILEC_RT_LOAD_ERROR: break;
+  }
+  return TILEC_ERROR_DEVICE;
+}
+
 tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, char **message) {
   if (message) *message = NULL;
-  if (!out) return TILEC_ERROR_USAGE;
+  if (!out) {
+    tell(message, "tilec_device_create: out is NULL");
+    return TILEC_ERROR_USAGE;
+  }
   *out = NULL;
   bool from_env = false;
   if (kind == TILEC_DEVICE_AUTO) {
@@ -87,14 +110,14 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
     }
   }
   tilec_device *d = calloc(1, sizeof *d);
-  if (!d) return TILEC_ERROR_USAGE;
+  if (!d) return no_memory(message, "tilec_device_create");
   pthread_mutex_init(&d->lock, NULL);
   if (kind == TILEC_DEVICE_CUDA || kind == TILEC_DEVICE_AUTO) {
-    char err[512] = "";
-    tilec_rt_status st = tilec_cuda_open(0, &d->cuda, err, sizeof err);
+    char *err = NULL, old[160] = "";
+    tilec_rt_status st = tilec_cuda_open(0, &d->cuda, &err);
     if (st == TILEC_RT_OK && !tilec_cuda_target(d->cuda)) {
       int a = tilec_cuda_arch(d->cuda);
-      snprintf(err, sizeof err, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
+      snprintf(old, sizeof old, "device 0 has compute capability %d.%d; tilec compiles for 8.0 (sm_80) and newer", a / 10,
                a % 10);
       tilec_cuda_close(d->cuda);
       d->cuda = NULL;
@@ -103,11 +126,14 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
     if (st == TILEC_RT_OK) {
       d->kind = TILEC_DEVICE_CUDA;
     } else if (kind == TILEC_DEVICE_CUDA) {
-      tell(message, "no CUDA device%s: %s", from_env ? " (TILEC_DEVICE=cuda)" : "", err);
+      tell(message, "no CUDA device%s: %s", from_env ? " (TILEC_DEVICE=cuda)" : "",
+           err ? err : st == TILEC_RT_NO_DEVICE ? old : "out of memory");
+      free(err);
       pthread_mutex_destroy(&d->lock);
       free(d);
-      return TILEC_ERROR_UNSUPPORTED;
+      return st == TILEC_RT_NO_MEMORY ? TILEC_ERROR_NO_MEMORY : TILEC_ERROR_NO_DEVICE;
     }
+    free(err);
   }
   if (!d->cuda) d->kind = TILEC_DEVICE_CPU;
   *out = d;
@@ -132,16 +158,19 @@ void tilec_device_destroy(tilec_device *d) {
 
 tilec_device_kind tilec_device_kind_of(const tilec_device *d) { return d ? d->kind : TILEC_DEVICE_AUTO; }
 
-tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long long *address) {
-  if (!d || !address) return TILEC_ERROR_USAGE;
-  if (d->cuda) {
-    uint64_t p;
-    if (tilec_cuda_alloc(d->cuda, bytes, &p, NULL, 0) != TILEC_RT_OK) return TILEC_ERROR_UNSUPPORTED;
-    *address = p;
-    return TILEC_OK;
+tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *address, char **message) {
+  if (message) *message = NULL;
+  if (!d || !address) {
+    tell(message, "tilec_device_alloc: %s is NULL", d ? "address" : "the device");
+    return TILEC_ERROR_USAGE;
   }
-  void *p = aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
-  if (!p) return TILEC_ERROR_USAGE;
+  if (d->cuda) return from_rt(tilec_cuda_alloc(d->cuda, bytes, address, message));
+  /* rounded up with room past the end, which the emulator's checks still see as outside */
+  void *p = bytes < SIZE_MAX - 512 ? aligned_alloc(256, (bytes + 255) / 256 * 256 + 256) : NULL;
+  if (!p) {
+    tell(message, "tilec_device_alloc: out of memory for %zu bytes", bytes);
+    return TILEC_ERROR_NO_MEMORY;
+  }
   pthread_mutex_lock(&d->lock);
   if (d->nallocs == d->cap) {
     int cap = d->cap ? 2 * d->cap : 16;
@@ -149,7 +178,7 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long lon
     if (!grown) {
       pthread_mutex_unlock(&d->lock);
       free(p);
-      return TILEC_ERROR_USAGE;
+      return no_memory(message, "tilec_device_alloc");
     }
     d->allocs = grown, d->cap = cap;
   }
@@ -160,7 +189,7 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long lon
 }
 
 /* The CPU allocation holding [address, address + bytes), or -1. */
-static int find_alloc(tilec_device *d, unsigned long long address, size_t bytes) {
+static int find_alloc(tilec_device *d, tilec_devptr address, size_t bytes) {
   for (int i = 0; i < d->nallocs; i++) {
     uintptr_t b = (uintptr_t)d->allocs[i].data;
     if (address >= b && address + bytes <= b + d->allocs[i].bytes) return i;
@@ -168,9 +197,13 @@ static int find_alloc(tilec_device *d, unsigned long long address, size_t bytes)
   return -1;
 }
 
-tilec_status tilec_device_free(tilec_device *d, unsigned long long address) {
-  if (!d) return TILEC_ERROR_USAGE;
-  if (d->cuda) return tilec_cuda_free(d->cuda, address) == TILEC_RT_OK ? TILEC_OK : TILEC_ERROR_USAGE;
+tilec_status tilec_device_free(tilec_device *d, tilec_devptr address, char **message) {
+  if (message) *message = NULL;
+  if (!d) {
+    tell(message, "tilec_device_free: the device is NULL");
+    return TILEC_ERROR_USAGE;
+  }
+  if (d->cuda) return from_rt(tilec_cuda_free(d->cuda, address, message));
   pthread_mutex_lock(&d->lock);
   int i = find_alloc(d, address, 0);
   bool ok = i >= 0 && (uintptr_t)d->allocs[i].data == address;
@@ -179,30 +212,37 @@ tilec_status tilec_device_free(tilec_device *d, unsigned long long address) {
     d->allocs[i] = d->allocs[--d->nallocs];
   }
   pthread_mutex_unlock(&d->lock);
+  if (!ok) tell(message, "tilec_device_free: 0x%llx is not an allocation of the device", address);
   return ok ? TILEC_OK : TILEC_ERROR_USAGE;
 }
 
-static tilec_status copy(tilec_device *d, unsigned long long dev, void *host, size_t bytes, bool to_device) {
-  if (!d || (!host && bytes)) return TILEC_ERROR_USAGE;
-  if (d->cuda) {
-    tilec_rt_status st = to_device ? tilec_cuda_copy_to(d->cuda, dev, host, bytes, NULL, 0)
-                                   : tilec_cuda_copy_from(d->cuda, host, dev, bytes, NULL, 0);
-    return st == TILEC_RT_OK ? TILEC_OK : TILEC_ERROR_USAGE;
+static tilec_status copy(tilec_device *d, tilec_devptr dev, void *host, size_t bytes, bool to_device, char **message) {
+  const char *fn = to_device ? "tilec_device_copy_to" : "tilec_device_copy_from";
+  if (message) *message = NULL;
+  if (!d || (!host && bytes)) {
+    tell(message, "%s: %s is NULL", fn, !d ? "the device" : to_device ? "src" : "dst");
+    return TILEC_ERROR_USAGE;
   }
+  if (d->cuda)
+    return from_rt(to_device ? tilec_cuda_copy_to(d->cuda, dev, host, bytes, message)
+                             : tilec_cuda_copy_from(d->cuda, host, dev, bytes, message));
   pthread_mutex_lock(&d->lock);
   bool ok = find_alloc(d, dev, bytes) >= 0;
   pthread_mutex_unlock(&d->lock);
-  if (!ok) return TILEC_ERROR_USAGE;
+  if (!ok) {
+    tell(message, "%s: [0x%llx, +%zu bytes) is not within an allocation of the device", fn, dev, bytes);
+    return TILEC_ERROR_USAGE;
+  }
   if (bytes) memcpy(to_device ? (void *)(uintptr_t)dev : host, to_device ? host : (void *)(uintptr_t)dev, bytes);
   return TILEC_OK;
 }
 
-tilec_status tilec_device_copy_to(tilec_device *d, unsigned long long dst, const void *src, size_t bytes) {
-  return copy(d, dst, (void *)(uintptr_t)src, bytes, true);
+tilec_status tilec_device_copy_to(tilec_device *d, tilec_devptr dst, const void *src, size_t bytes, char **message) {
+  return copy(d, dst, (void *)(uintptr_t)src, bytes, true, message);
 }
 
-tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long long src, size_t bytes) {
-  return copy(d, src, dst, bytes, false);
+tilec_status tilec_device_copy_from(tilec_device *d, void *dst, tilec_devptr src, size_t bytes, char **message) {
+  return copy(d, src, dst, bytes, false, message);
 }
 
 /* ---- kernels ------------------------------------------------------------------------------ */
@@ -286,9 +326,9 @@ static ParamKind kind_of(const char *e) {
   return P_OTHER;
 }
 
-/* Splits the signature into trimmed entries; false when a runtime entry
- * already has a hint (the JIT adds them). */
-static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
+/* Splits the signature into trimmed entries; TILEC_ERROR_USAGE when a
+ * runtime entry already has a hint (the JIT adds them). */
+static tilec_status split_signature(tilec_kernel *k, const char *sig, char **why) {
   const char *p = sig;
   while (*p) {
     while (*p == ' ') p++;
@@ -302,25 +342,29 @@ static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
     const char *end = e;
     while (end > p && end[-1] == ' ') end--;
     char *entry = malloc((size_t)(end - p) + 1);
+    char **grown = entry ? realloc(k->entries, (size_t)(k->nentries + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+      free(entry);
+      return no_memory(why, "tilec_kernel_create");
+    }
     memcpy(entry, p, (size_t)(end - p));
     entry[end - p] = 0;
-    char **grown = realloc(k->entries, (size_t)(k->nentries + 1) * sizeof *grown);
     k->entries = grown;
     k->entries[k->nentries++] = entry;
     if (!strncmp(entry, "tensordesc", 10)) {
       tell(why, "'%s': tensor descriptor parameters are not supported by the JIT yet; pass the base pointer, shape "
            "and strides as parameters and make the descriptor in the kernel with tl.make_tensor_descriptor", entry);
-      return false;
+      return TILEC_ERROR_USAGE;
     }
     if (strchr(entry, ':') && entry[0] != '\'' && entry[0] != '"') {
       tell(why, "the JIT adds the hints: write '%.*s' without ':%s'", (int)(strchr(entry, ':') - entry), entry,
            strchr(entry, ':') + 1);
-      return false;
+      return TILEC_ERROR_USAGE;
     }
     if (is_type_entry(entry)) {
       if (k->nparams == MAX_PARAMS) {
         tell(why, "more than %d runtime parameters", MAX_PARAMS);
-        return false;
+        return TILEC_ERROR_UNSUPPORTED;
       }
       int i = k->nparams++;
       k->runtime_entry[i] = k->nentries - 1;
@@ -332,7 +376,7 @@ static bool split_signature(tilec_kernel *k, const char *sig, char **why) {
     }
     p = *e ? e + 1 : e;
   }
-  return true;
+  return TILEC_OK;
 }
 
 /* Runtime parameter i's value as an integer: an integer's value (false for
@@ -355,7 +399,7 @@ static uint64_t hints_of(const tilec_kernel *k, void **args) {
   for (int i = 0; i < k->nparams && i < 32; i++) {
     uint64_t h = 0;
     if (k->kind[i] == P_PTR) {
-      unsigned long long a;
+      tilec_devptr a;
       memcpy(&a, args[i], sizeof a);
       h = !a ? 2 : a % 16 == 0;
     } else if (k->kind[i] == P_INT) {
@@ -372,11 +416,12 @@ static uint64_t hints_of(const tilec_kernel *k, void **args) {
   return key;
 }
 
-/* The signature a key spells. */
+/* The signature a key spells; NULL when out of memory. */
 static char *signature_for(const tilec_kernel *k, uint64_t key) {
   size_t n = 1;
   for (int i = 0; i < k->nentries; i++) n += strlen(k->entries[i]) + 6;
   char *s = malloc(n), *at = s;
+  if (!s) return NULL;
   for (int e = 0; e < k->nentries; e++) {
     int i = 0;
     while (i < k->nparams && k->runtime_entry[i] != e) i++;
@@ -557,29 +602,27 @@ static void put_entry(tilec_kernel *k, const char *dir, const char hex[65], cons
  * shared memory, the values of the grid's constexprs. The first
  * compilation (the kernel's creation) also fixes the entry's name and which
  * constexprs a grid may name. */
-static bool take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *out, char **why) {
+static tilec_status take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *out, char **why) {
   if (!k->name) k->name = dup_text(m->name);
   if (!k->const_names && m->nconsts) {
     k->const_names = calloc((size_t)m->nconsts, sizeof *k->const_names);
-    for (int i = 0; k->const_names && i < m->nconsts; i++) k->const_names[k->nconsts++] = dup_text(m->consts[i].name);
+    for (int i = 0; k->const_names && i < m->nconsts; i++)
+      if (!(k->const_names[k->nconsts++] = dup_text(m->consts[i].name))) return no_memory(why, "the kernel's metadata");
   }
   out->num_warps = m->num_warps;
   out->shared_bytes = (size_t)m->shared_bytes;
   out->consts = calloc((size_t)k->nconsts + 1, sizeof *out->consts);
-  if (!k->name || !out->consts || (m->nconsts && !k->const_names)) {
-    tell(why, "out of memory");
-    return false;
-  }
+  if (!k->name || !out->consts || (m->nconsts && !k->const_names)) return no_memory(why, "the kernel's metadata");
   for (int i = 0; i < k->nconsts; i++) {
     int j = 0;
     while (j < m->nconsts && strcmp(m->consts[j].name, k->const_names[i])) j++;
     if (j == m->nconsts) {
       tell(why, "config %d of %s has no constexpr '%s'", out->config, k->name, k->const_names[i]);
-      return false;
+      return TILEC_ERROR_USAGE;
     }
     out->consts[i] = m->consts[j].value;
   }
-  return true;
+  return TILEC_OK;
 }
 
 /* Compiles (or finds in the disk cache) the specialization of `key` for an
@@ -587,6 +630,7 @@ static bool take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *out, char 
  * (meta_free it). */
 static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *out, KernelMeta *meta, char **why) {
   char *sig = signature_for(k, key);
+  if (!sig) return no_memory(why, k->name ? k->name : "tilec_kernel_create");
   tilec_compile_options o = {
       .kernel = k->opt.kernel,
       .signature = sig,
@@ -646,15 +690,16 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
   free(sig);
   KernelMeta m = {0};
   char err[512] = "";
+  bool oom = false;
   if (!meta_json) {
-    if (why) *why = dup_text(r ? tilec_result_diagnostics(r) : "the compiler could not start");
+    if (why) *why = dup_text(r ? tilec_result_diagnostics(r) : "the compiler could not start: out of memory");
     st = st != TILEC_OK ? st : TILEC_ERROR_COMPILE;
-  } else if (!meta_parse(meta_json, &m, err, sizeof err)) {
+  } else if (!meta_parse(meta_json, &m, err, sizeof err, &oom)) {
     tell(why, "the kernel's metadata cannot be read: %s", err);
-    st = TILEC_ERROR_UNSUPPORTED;
+    st = oom ? TILEC_ERROR_NO_MEMORY : TILEC_ERROR_UNSUPPORTED;
   } else {
     *out = (Spec){.key = key, .config = config};
-    if (!take_metadata(k, &m, out, why)) st = TILEC_ERROR_USAGE;
+    st = take_metadata(k, &m, out, why);
   }
   if (st != TILEC_OK) {
     free(out->consts);
@@ -665,12 +710,8 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     return st;
   }
   if (k->dev->cuda) {
-    char log[4096] = "";
-    if (tilec_cuda_module_load(k->dev->cuda, text, len + 1, k->name, out->num_warps, out->shared_bytes, &out->cuda, log,
-                               sizeof log) != TILEC_RT_OK) {
-      tell(why, "%s", log);
-      st = TILEC_ERROR_UNSUPPORTED;
-    }
+    st = from_rt(tilec_cuda_module_load(k->dev->cuda, text, len + 1, k->name, out->num_warps, out->shared_bytes,
+                                        &out->cuda, why));
   } else {
     /* the cache holds a byte saying whether the kernel needs fibers, then
      * the object code; a miss compiles the host IR and keeps its object */
@@ -678,9 +719,10 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     out->emu = cached && len >= 1 ? emu_load_object(text + 1, len - 1, k->name, text[0] == 1, &e)
                                   : emu_load(text, len, k->name, &e);
     if (!out->emu) {
-      tell(why, "%s", e ? e : "the emulator cannot load the kernel");
+      /* the emulator says nothing only when it ran out of memory */
+      st = e ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_NO_MEMORY;
+      tell(why, "%s", e ? e : "the emulator cannot load the kernel: out of memory");
       free(e);
-      st = TILEC_ERROR_UNSUPPORTED;
     } else if (dir && !cached) {
       size_t olen;
       const void *obj = emu_object(out->emu, &olen);
@@ -706,7 +748,7 @@ void tilec_kernel_destroy(tilec_kernel *k) {
     free(k->specs[i].consts);
   }
   for (int i = 0; i < k->nentries; i++) free(k->entries[i]);
-  for (int i = 0; i < k->opt.num_defines; i++) free(k->defines[i]);
+  for (int i = 0; k->defines && i < k->opt.num_defines; i++) free(k->defines[i]);
   for (int i = 0; k->includes && i < k->opt.num_include_dirs; i++) free(k->includes[i]);
   free(k->includes);
   for (int i = 0; i < k->nconsts; i++) free(k->const_names[i]);
@@ -773,7 +815,7 @@ static tilec_status read_kernel(tilec_kernel *k, const KernelMeta *m, char **why
   for (int i = 0; i < k->nconsts; i++, n++) names[n] = (GridName){.name = k->const_names[i]};
   GridError e;
   k->grid = malloc(sizeof *k->grid);
-  if (!k->grid) return TILEC_ERROR_USAGE;
+  if (!k->grid) return no_memory(why, "tilec_kernel_create");
   if (!grid_parse(k->grid, k->opt.grid, names, n, &e)) {
     tell(why, "grid '%s': %s (at byte %zu)", k->opt.grid, e.msg, e.pos);
     return TILEC_ERROR_USAGE;
@@ -782,20 +824,23 @@ static tilec_status read_kernel(tilec_kernel *k, const KernelMeta *m, char **why
 }
 
 tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
-                                 const tilec_jit_options *options, tilec_kernel **out, char **diagnostics) {
-  if (diagnostics) *diagnostics = NULL;
-  if (!out) return TILEC_ERROR_USAGE;
+                                 const tilec_jit_options *options, tilec_kernel **out, char **message) {
+  if (message) *message = NULL;
+  if (!out) {
+    tell(message, "tilec_kernel_create: out is NULL");
+    return TILEC_ERROR_USAGE;
+  }
   *out = NULL;
   if (!d || !source || !options || !options->signature) {
-    tell(diagnostics, "tilec_kernel_create needs a device, a source and options with a signature");
+    tell(message, "tilec_kernel_create needs a device, a source and options with a signature");
     return TILEC_ERROR_USAGE;
   }
   if (options->config < TILEC_CONFIG_TUNE) {
-    tell(diagnostics, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
+    tell(message, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
     return TILEC_ERROR_USAGE;
   }
   tilec_kernel *k = calloc(1, sizeof *k);
-  if (!k) return TILEC_ERROR_USAGE;
+  if (!k) return no_memory(message, "tilec_kernel_create");
   pthread_mutex_init(&k->lock, NULL);
   pthread_mutex_init(&k->tune_lock, NULL);
   k->dev = d;
@@ -804,21 +849,27 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   k->opt.cache_dir = options->cache_dir ? dup_text(options->cache_dir) : NULL;
   k->opt.grid = options->grid ? dup_text(options->grid) : NULL;
   k->filename = dup_text(filename ? filename : "<source>");
-  k->source = malloc(length + 1);
-  memcpy(k->source, source, length);
-  k->source[length] = 0;
+  k->source = length < SIZE_MAX ? malloc(length + 1) : NULL;
   k->length = length;
   k->defines = calloc((size_t)options->num_defines + 1, sizeof *k->defines);
-  for (int i = 0; i < options->num_defines; i++) k->defines[i] = dup_text(options->defines[i]);
   k->includes = calloc((size_t)options->num_include_dirs + 1, sizeof *k->includes);
-  for (int i = 0; i < options->num_include_dirs; i++) k->includes[i] = dup_text(options->include_dirs[i]);
-  tilec_status st = TILEC_OK;
+  bool copied = (k->opt.kernel || !options->kernel) && (k->opt.cache_dir || !options->cache_dir) &&
+                (k->opt.grid || !options->grid) && k->filename && k->source && k->defines && k->includes;
+  for (int i = 0; copied && i < options->num_defines; i++) copied = (k->defines[i] = dup_text(options->defines[i]));
+  for (int i = 0; copied && i < options->num_include_dirs; i++)
+    copied = (k->includes[i] = dup_text(options->include_dirs[i]));
+  if (!copied) {
+    tilec_kernel_destroy(k);
+    return no_memory(message, "tilec_kernel_create");
+  }
+  memcpy(k->source, source, length);
+  k->source[length] = 0;
   KernelMeta m = {0};
-  if (!split_signature(k, options->signature, diagnostics)) st = TILEC_ERROR_USAGE;
-  if (st == TILEC_OK) st = compile_spec(k, 0, options->config > 0 ? options->config : 0, &k->specs[0], &m, diagnostics);
+  tilec_status st = split_signature(k, options->signature, message);
+  if (st == TILEC_OK) st = compile_spec(k, 0, options->config > 0 ? options->config : 0, &k->specs[0], &m, message);
   if (st == TILEC_OK) {
     k->nspecs = 1;
-    st = read_kernel(k, &m, diagnostics);
+    st = read_kernel(k, &m, message);
   }
   meta_free(&m);
   if (st != TILEC_OK) {
@@ -896,14 +947,7 @@ static tilec_status run_spec(tilec_kernel *k, const Spec *s, const unsigned grid
   int nargs = 0;
   for (int i = 0; i < nall; i++)
     if (i >= 32 || k->kind[i] != P_PTR || (s->key >> (2 * i) & 3) != 2) kept[nargs++] = all[i];
-  if (s->cuda) {
-    char err[512];
-    if (tilec_cuda_launch(s->cuda, grid, args, stream, err, sizeof err) != TILEC_RT_OK) {
-      tell(report, "%s", err);
-      return TILEC_ERROR_UNSUPPORTED;
-    }
-    return TILEC_OK;
-  }
+  if (s->cuda) return from_rt(tilec_cuda_launch(s->cuda, grid, args, stream, report));
   /* the CPU: the device's allocations are the memory the kernel may touch */
   tilec_device *d = k->dev;
   pthread_mutex_lock(&d->lock);
@@ -911,16 +955,18 @@ static tilec_status run_spec(tilec_kernel *k, const Spec *s, const unsigned grid
   for (int i = 0; bufs && i < d->nallocs; i++) bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, "an allocation"};
   int nbufs = d->nallocs;
   pthread_mutex_unlock(&d->lock);
-  if (!bufs) return TILEC_ERROR_USAGE;
+  if (!bufs) return no_memory(report, k->name);
   EmuLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .num_warps = s->num_warps, .args = args, .nargs = nargs,
                  .buffers = bufs, .nbuffers = nbufs};
   char *rep = NULL;
-  bool ok = emu_launch(s->emu, &l, &rep);
+  EmuFailure why;
+  bool ok = emu_launch(s->emu, &l, &rep, &why);
   free(bufs);
   if (!ok) {
     if (report) *report = rep;
     else free(rep);
-    return TILEC_ERROR_COMPILE;
+    return why == EMU_FAILED_NO_MEMORY ? TILEC_ERROR_NO_MEMORY : why == EMU_FAILED_LAUNCH ? TILEC_ERROR_USAGE
+                                                                                          : TILEC_ERROR_CHECK;
   }
   free(rep);
   return TILEC_OK;
@@ -952,16 +998,17 @@ static int find_tuned(const tilec_kernel *k, const int64_t key[MAX_KEYS]) {
  * restore_value's (restored before each run), from its pointer to the end
  * of its allocation, with the caller's contents to put back after. */
 typedef struct Saved {
-  unsigned long long addr;
+  tilec_devptr addr;
   size_t bytes;
   void *copy;
+  void *zeros; /* reset_to_zero's: what goes in before each run */
   bool zero;
 } Saved;
 
 /* The bytes from address to the end of the device allocation holding it; 0 when none does. */
-static size_t extent(tilec_device *d, unsigned long long address) {
+static size_t extent(tilec_device *d, tilec_devptr address) {
   size_t bytes = 0;
-  if (d->cuda) return tilec_cuda_extent(d->cuda, address, &bytes) == TILEC_RT_OK ? bytes : 0;
+  if (d->cuda) return tilec_cuda_extent(d->cuda, address, &bytes, NULL) == TILEC_RT_OK ? bytes : 0;
   pthread_mutex_lock(&d->lock);
   int i = find_alloc(d, address, 0);
   if (i >= 0) bytes = (size_t)((uintptr_t)d->allocs[i].data + d->allocs[i].bytes - address);
@@ -970,11 +1017,13 @@ static size_t extent(tilec_device *d, unsigned long long address) {
 }
 
 static void free_saved(Saved *sv, int n) {
-  for (int i = 0; i < n; i++) free(sv[i].copy);
+  for (int i = 0; i < n; i++) free(sv[i].copy), free(sv[i].zeros);
 }
 
-/* Saves the buffers of reset_to_zero and restore_value; false (with *why) when one is not in device memory. */
-static bool save_buffers(tilec_kernel *k, void **args, Saved *sv, int *n, char **why) {
+/* Saves the buffers of reset_to_zero and restore_value, each with a block
+ * of zeros for reset_to_zero's; TILEC_ERROR_USAGE (with *why) when one is
+ * not in device memory. */
+static tilec_status save_buffers(tilec_kernel *k, void **args, Saved *sv, int *n, char **why) {
   *n = 0;
   for (int i = 0; i < k->nreset + k->nrestore; i++) {
     bool zero = i < k->nreset;
@@ -983,25 +1032,33 @@ static bool save_buffers(tilec_kernel *k, void **args, Saved *sv, int *n, char *
     *s = (Saved){.zero = zero};
     memcpy(&s->addr, args[p], sizeof s->addr);
     s->bytes = extent(k->dev, s->addr);
-    s->copy = s->bytes ? malloc(s->bytes) : NULL;
-    if (!s->copy || tilec_device_copy_from(k->dev, s->copy, s->addr, s->bytes) != TILEC_OK) {
+    if (!s->bytes) {
       tell(why, "%s: argument %d, named by autotune's %s, is not in device memory", k->name, p,
            zero ? "reset_to_zero" : "restore_value");
       free_saved(sv, *n);
-      return false;
+      return TILEC_ERROR_USAGE;
+    }
+    s->copy = malloc(s->bytes);
+    s->zeros = zero ? calloc(1, s->bytes) : NULL;
+    tilec_status st = !s->copy || (zero && !s->zeros) ? no_memory(why, k->name)
+                                                      : tilec_device_copy_from(k->dev, s->copy, s->addr, s->bytes, why);
+    if (st != TILEC_OK) {
+      free_saved(sv, *n);
+      return st;
     }
   }
-  return true;
+  return TILEC_OK;
 }
 
 /* Before a tuning run (zeroes reset_to_zero's buffers), or after tuning
  * (the caller's contents back in all of them). */
-static void put_buffers(tilec_kernel *k, const Saved *sv, int n, bool before_run) {
+static tilec_status put_buffers(tilec_kernel *k, const Saved *sv, int n, bool before_run, char **why) {
   for (int i = 0; i < n; i++) {
-    void *zeros = before_run && sv[i].zero ? calloc(1, sv[i].bytes) : NULL;
-    tilec_device_copy_to(k->dev, sv[i].addr, zeros ? zeros : sv[i].copy, sv[i].bytes);
-    free(zeros);
+    const void *from = before_run && sv[i].zero ? sv[i].zeros : sv[i].copy;
+    tilec_status st = tilec_device_copy_to(k->dev, sv[i].addr, from, sv[i].bytes, why);
+    if (st != TILEC_OK) return st;
   }
+  return TILEC_OK;
 }
 
 /* Times every config on these arguments, as Triton's autotuner does: one
@@ -1014,38 +1071,40 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
                          int *best, char **report) {
   double best_t = 0;
   char *why = NULL;
-  tilec_status st = TILEC_OK;
   *best = -1;
   Saved saved[2 * MAX_KEYS];
   int nsaved = 0;
-  if (!save_buffers(k, args, saved, &nsaved, report)) return TILEC_ERROR_USAGE;
-  for (int c = 0; c < k->nconfigs; c++) {
+  tilec_status st = save_buffers(k, args, saved, &nsaved, report);
+  if (st != TILEC_OK) return st;
+  /* running out of memory, or copying the buffers back in, is no config's fault: it ends tuning */
+  bool fatal = false;
+  for (int c = 0; c < k->nconfigs && !fatal; c++) {
     free(why);
     why = NULL;
     st = TILEC_OK;
     Spec *s = spec_for(k, hints, c, &why, &st);
+    fatal = st == TILEC_ERROR_NO_MEMORY;
     if (!s) continue;
     double t = 0;
     for (int r = 0; r <= TUNE_RUNS && st == TILEC_OK; r++) {
-      put_buffers(k, saved, nsaved, true);
+      if ((st = put_buffers(k, saved, nsaved, true, &why)) != TILEC_OK) {
+        fatal = true;
+        break;
+      }
       double t0 = now_s();
       st = run_spec(k, s, grid, args, nargs, stream, &why);
-      if (st == TILEC_OK && k->dev->cuda) {
-        char err[512];
-        if (tilec_cuda_synchronize(k->dev->cuda, err, sizeof err) != TILEC_RT_OK) {
-          tell(&why, "%s", err);
-          st = TILEC_ERROR_UNSUPPORTED;
-        }
-      }
+      if (st == TILEC_OK && k->dev->cuda) st = from_rt(tilec_cuda_synchronize(k->dev->cuda, &why));
+      fatal = st == TILEC_ERROR_NO_MEMORY;
       double dt = now_s() - t0;
       if (r == 1 || (r > 1 && dt < t)) t = dt;
     }
     if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
   }
-  put_buffers(k, saved, nsaved, false);
+  if (fatal) *best = -1;
+  if (!fatal && (st = put_buffers(k, saved, nsaved, false, &why)) != TILEC_OK) *best = -1, fatal = true;
   free_saved(saved, nsaved);
   if (*best < 0) {
-    tell(report, "%s: no autotune config runs; the last: %s", k->name, why ? why : "");
+    tell(report, "%s: %s%s", k->name, fatal ? "tuning stopped: " : "no autotune config runs; the last: ", why ? why : "");
     free(why);
     return st != TILEC_OK ? st : TILEC_ERROR_UNSUPPORTED;
   }
@@ -1091,7 +1150,10 @@ int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs) {
 tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
                                  char **report) {
   if (report) *report = NULL;
-  if (!k || (!args && nargs)) return TILEC_ERROR_USAGE;
+  if (!k || (!args && nargs)) {
+    tell(report, "tilec_kernel_launch: %s is NULL", k ? "args" : "the kernel");
+    return TILEC_ERROR_USAGE;
+  }
   if (nargs != k->nparams) {
     tell(report, "%s takes %d runtime arguments, got %d", k->name ? k->name : "the kernel", k->nparams, nargs);
     return TILEC_ERROR_USAGE;
@@ -1115,9 +1177,12 @@ tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void *
 
 tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...) {
   if (report) *report = NULL;
-  if (!k) return TILEC_ERROR_USAGE;
+  if (!k) {
+    tell(report, "tilec_kernel_launchv: the kernel is NULL");
+    return TILEC_ERROR_USAGE;
+  }
   union {
-    unsigned long long p;
+    tilec_devptr p;
     int32_t i;
     int64_t l;
     float f;
@@ -1130,7 +1195,7 @@ tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void 
   for (int i = 0; i < k->nparams; i++) {
     const char *t = k->entries[k->runtime_entry[i]];
     switch (k->kind[i]) {
-    case P_PTR: vals[i].p = va_arg(ap, unsigned long long); break;
+    case P_PTR: vals[i].p = va_arg(ap, tilec_devptr); break;
     case P_INT: vals[i].i = (int32_t)va_arg(ap, int); break;
     case P_INT64: vals[i].l = va_arg(ap, long long); break;
     case P_OTHER: vals[i].i = (int32_t)va_arg(ap, int); break; /* i1, i8, i16, u8, u16: the low bytes */

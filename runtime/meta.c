@@ -32,6 +32,7 @@ typedef struct Json {
   char *err;
   size_t errlen;
   bool failed;
+  bool oom; /* the failure was an allocation's */
 } Json;
 
 static bool jfail(Json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -45,6 +46,11 @@ static bool jfail(Json *j, const char *fmt, ...) {
   va_end(ap);
   set_err(j->err, j->errlen, "at byte %zu: %s", (size_t)(j->p - j->start), msg);
   return false;
+}
+
+static bool jnomem(Json *j) {
+  if (!j->failed) j->oom = true;
+  return jfail(j, "out of memory");
 }
 
 static void jskip(Json *j) {
@@ -92,7 +98,7 @@ static bool jstring(Json *j, char **out) {
     if (n >= 4096) return jfail(j, "a string longer than 4096 bytes");
   }
   char *t = malloc(n + 1);
-  if (!t) return jfail(j, "out of memory");
+  if (!t) return jnomem(j);
   size_t k = 0;
   for (; *j->p != '"'; j->p++) {
     if (*j->p == '\\') j->p++;
@@ -225,11 +231,11 @@ static bool const_member(Json *j, const char *key, void *ctx) {
     }
   if (m->nconsts >= 100000) return jfail(j, "too many constexprs");
   KernelConst *cs = realloc(m->consts, ((size_t)m->nconsts + 1) * sizeof *cs);
-  if (!cs) return jfail(j, "out of memory");
+  if (!cs) return jnomem(j);
   m->consts = cs;
   KernelConst *rc = &cs[m->nconsts];
   rc->name = strdup(key);
-  if (!rc->name) return jfail(j, "out of memory");
+  if (!rc->name) return jnomem(j);
   m->nconsts++;
   return jint(j, &rc->value);
 }
@@ -253,7 +259,7 @@ static bool param_element(Json *j, void *ctx) {
   KernelMeta *m = ctx;
   if (m->nparams >= 100000) return jfail(j, "too many parameters");
   KernelParam *ps = realloc(m->params, ((size_t)m->nparams + 1) * sizeof *ps);
-  if (!ps) return jfail(j, "out of memory");
+  if (!ps) return jnomem(j);
   m->params = ps;
   MetaCtx c = {.m = m, .param = &ps[m->nparams++]};
   *c.param = (KernelParam){0};
@@ -281,7 +287,7 @@ static bool name_element(Json *j, void *ctx) {
   Names *nm = ctx;
   if (*nm->n >= 1000) return jfail(j, "too many names");
   char **grown = realloc(*nm->v, ((size_t)*nm->n + 1) * sizeof *grown);
-  if (!grown) return jfail(j, "out of memory");
+  if (!grown) return jnomem(j);
   *nm->v = grown;
   if (!jstring(j, &grown[*nm->n])) return false;
   (*nm->n)++;
@@ -371,8 +377,9 @@ void meta_free(KernelMeta *m) {
   *m = (KernelMeta){0};
 }
 
-bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen) {
+bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen, bool *oom) {
   *out = (KernelMeta){0};
+  if (oom) *oom = false;
   if (!json) {
     set_err(err, errlen, "no metadata");
     return false;
@@ -400,5 +407,6 @@ bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen) {
     ok = jfail(&j, "an empty kernel name");
   }
   if (!ok) meta_free(out);
+  if (oom) *oom = j.oom;
   return ok;
 }

@@ -46,8 +46,9 @@ typedef struct KernelMeta {
  * type, divisibility), constexprs (names to integers), autotune (configs,
  * config, and the lists of names key, reset and restore) and lowered_hash,
  * each once, in any order, nothing else. On failure *out is empty ({0}) and err says where
- * and what. Any input is safe: the reader stops at the NUL. */
-bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen);
+ * and what, and *oom (oom may be NULL) whether it was for want of memory.
+ * Any input is safe: the reader stops at the NUL. */
+bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen, bool *oom);
 void meta_free(KernelMeta *m);
 
 #endif

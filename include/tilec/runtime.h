@@ -10,10 +10,10 @@
  * toolkit's link-only stub, for one, answers CUDA_ERROR_STUB_LIBRARY), and
  * nothing else happens.
  *
- * Errors: every function with an err (or log) buffer fills it with one line
- * when it fails, a null handle or argument included (TILEC_RT_INVALID, the
- * message naming the function and the argument); err may be NULL to ignore
- * it. Nothing here crashes on a NULL handle.
+ * Errors: every function that returns a status says why it failed in its
+ * message (common.h: a malloc'd text, NULL on success), a null handle or
+ * argument included (TILEC_RT_INVALID, the message naming the function and
+ * the argument). Nothing here crashes on a NULL handle.
  *
  * Contexts: a device uses the context current on the calling thread when
  * there is one, else it retains the device's primary context and makes it
@@ -28,7 +28,8 @@
 #define TILEC_RUNTIME_H
 
 #include <stddef.h>
-#include <stdint.h>
+
+#include "common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,52 +41,55 @@ typedef enum tilec_rt_status {
   TILEC_RT_NO_DEVICE = 2,   /* the driver has no such device */
   TILEC_RT_CUDA_ERROR = 3,  /* a driver call failed: the message names it and its error */
   TILEC_RT_LOAD_ERROR = 4,  /* the image does not load: the message has the JIT's log */
-  TILEC_RT_INVALID = 5,     /* a null handle, a bad argument */
+  TILEC_RT_INVALID = 5,     /* a null handle, a bad argument (the driver's CUDA_ERROR_INVALID_VALUE too) */
+  TILEC_RT_NO_MEMORY = 6,   /* host memory ran out, or the device's (cuMemAlloc's CUDA_ERROR_OUT_OF_MEMORY) */
 } tilec_rt_status;
 
 typedef struct tilec_cuda tilec_cuda;
 typedef struct tilec_cuda_module tilec_cuda_module;
 
-/* Opens device `ordinal` (0 for the first). err (may be NULL) gets a
- * one-line message on failure. */
-tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char *err, size_t errlen);
-void tilec_cuda_close(tilec_cuda *cuda); /* NULL is allowed */
+/* Opens device `ordinal` (0 for the first). */
+TILEC_API tilec_rt_status tilec_cuda_open(int ordinal, tilec_cuda **out, char **message);
+TILEC_API void tilec_cuda_close(tilec_cuda *cuda); /* NULL is allowed */
 
 /* The device's compute capability as 10 * major + minor (90 for sm_90);
  * 0 for NULL. */
-int tilec_cuda_arch(const tilec_cuda *cuda);
+TILEC_API int tilec_cuda_arch(const tilec_cuda *cuda);
 /* The compiler target for this device: "sm_90a" on sm_90 itself, else
  * the newest of sm_80, sm_86, sm_89 and sm_90 it runs (PTX for sm_90
  * JIT-compiles on newer GPUs; sm_90a code would not). NULL when there is
  * none: for a NULL handle, and for a device older than sm_80, which tilec
  * does not compile for. Check it before use: a NULL arch in
  * tilec_compile_options means sm_80. */
-const char *tilec_cuda_target(const tilec_cuda *cuda);
+TILEC_API const char *tilec_cuda_target(const tilec_cuda *cuda);
 
 /* Device memory. */
-tilec_rt_status tilec_cuda_alloc(tilec_cuda *cuda, size_t bytes, uint64_t *ptr, char *err, size_t errlen);
-tilec_rt_status tilec_cuda_free(tilec_cuda *cuda, uint64_t ptr); /* TILEC_RT_INVALID for a NULL device */
-tilec_rt_status tilec_cuda_copy_to(tilec_cuda *cuda, uint64_t dst, const void *src, size_t bytes, char *err, size_t errlen);
-tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, uint64_t src, size_t bytes, char *err, size_t errlen);
-tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char *err, size_t errlen);
+TILEC_API tilec_rt_status tilec_cuda_alloc(tilec_cuda *cuda, size_t bytes, tilec_devptr *ptr, char **message);
+TILEC_API tilec_rt_status tilec_cuda_free(tilec_cuda *cuda, tilec_devptr ptr, char **message);
+TILEC_API tilec_rt_status tilec_cuda_copy_to(tilec_cuda *cuda, tilec_devptr dst, const void *src, size_t bytes,
+                                             char **message);
+TILEC_API tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, tilec_devptr src, size_t bytes,
+                                               char **message);
+TILEC_API tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char **message);
 /* The bytes from ptr to the end of the allocation holding it;
  * TILEC_RT_INVALID for a NULL device or bytes, or a ptr that is not in an
  * allocation. */
-tilec_rt_status tilec_cuda_extent(tilec_cuda *cuda, uint64_t ptr, size_t *bytes);
+TILEC_API tilec_rt_status tilec_cuda_extent(tilec_cuda *cuda, tilec_devptr ptr, size_t *bytes, char **message);
 
 /* Loads a PTX (NUL-terminated text) or cubin image and finds `kernel` in
  * it; shared_bytes from the kernel's metadata: the kernel's shared memory
  * is dynamic, each launch gives it that much (past 48 KB the module opts
- * in at load). The JIT's info and error logs go to log (may be NULL). */
-tilec_rt_status tilec_cuda_module_load(tilec_cuda *cuda, const void *image, size_t size, const char *kernel,
-                                       int num_warps, size_t shared_bytes, tilec_cuda_module **out, char *log,
-                                       size_t loglen);
-void tilec_cuda_module_unload(tilec_cuda_module *m); /* NULL is allowed */
+ * in at load). When the image does not load (TILEC_RT_LOAD_ERROR), the
+ * message has the driver JIT's error and info logs. */
+TILEC_API tilec_rt_status tilec_cuda_module_load(tilec_cuda *cuda, const void *image, size_t size, const char *kernel,
+                                                 int num_warps, size_t shared_bytes, tilec_cuda_module **out,
+                                                 char **message);
+TILEC_API void tilec_cuda_module_unload(tilec_cuda_module *m); /* NULL is allowed */
 
 /* Launches on `stream` (a CUstream; NULL: the default stream) with the
  * arguments as cuLaunchKernel takes them: args[i] points to parameter i. */
-tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream, char *err,
-                                  size_t errlen);
+TILEC_API tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream,
+                                            char **message);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,8 @@
  * prints nothing. Every call returns a status; the
  * diagnostics it produced (file:line:col, the line, a caret) are text in the
  * result. Results are owned by the caller and freed with
- * tilec_result_destroy().
+ * tilec_result_destroy(). The other calls that fail say why in a message
+ * (common.h).
  *
  * Thread safety: separate calls may run concurrently on different threads;
  * a result must not be used from two threads at once, nor a context by two
@@ -17,15 +18,23 @@
 
 #include <stddef.h>
 
+#include "common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* What happened; the message or the diagnostics say more. */
 typedef enum tilec_status {
   TILEC_OK = 0,
-  TILEC_ERROR_COMPILE = 1, /* the source or the signature has an error */
-  TILEC_ERROR_USAGE = 2,   /* a bad option or argument */
-  TILEC_ERROR_UNSUPPORTED = 3,
+  TILEC_ERROR_COMPILE = 1,     /* the source or the signature has an error */
+  TILEC_ERROR_USAGE = 2,       /* a bad option or argument: a NULL handle, an address outside every allocation */
+  TILEC_ERROR_UNSUPPORTED = 3, /* valid, but beyond what tilec does (yet): a limit, a call the emulator lacks */
+  TILEC_ERROR_NO_MEMORY = 4,   /* host memory ran out, or the device's (an allocation too large for it) */
+  TILEC_ERROR_NO_DEVICE = 5,   /* no CUDA driver, or no GPU that tilec compiles for */
+  TILEC_ERROR_DEVICE = 6,      /* the CUDA driver failed a call: a module load, a launch, a copy, a synchronization */
+  TILEC_ERROR_CHECK = 7,       /* the emulator's checks stopped a launch: an access out of bounds, a device
+                                  assertion, a deadlock... (the report in the message) */
 } tilec_status;
 
 /* What tilec_compile produces. */
@@ -46,8 +55,9 @@ typedef enum tilec_emit {
  * without one makes and destroys its own. */
 typedef struct tilec_context tilec_context;
 
-tilec_status tilec_context_create(tilec_context **out);
-void tilec_context_destroy(tilec_context *ctx); /* NULL is allowed */
+/* Fails only for a NULL out (TILEC_ERROR_USAGE) or for want of memory. */
+TILEC_API tilec_status tilec_context_create(tilec_context **out);
+TILEC_API void tilec_context_destroy(tilec_context *ctx); /* NULL is allowed */
 
 typedef struct tilec_compile_options {
   const char *kernel;       /* NULL: the file's only kernel */
@@ -73,47 +83,48 @@ typedef struct tilec_result tilec_result;
 
 /* Compiles one kernel of `source` (a Python file's text; `filename` names it
  * in diagnostics). *out is always set, also on error, so that the
- * diagnostics can be read. */
-tilec_status tilec_compile(const char *filename, const char *source, size_t length,
-                           const tilec_compile_options *options, tilec_result **out);
+ * diagnostics can be read; it is NULL only when memory ran out
+ * (TILEC_ERROR_NO_MEMORY). */
+TILEC_API tilec_status tilec_compile(const char *filename, const char *source, size_t length,
+                                     const tilec_compile_options *options, tilec_result **out);
 
 /* Runs passes (comma-separated names, as `tilec opt --pass=`) on tile IR
  * text; the output is the resulting IR. num_warps: 0 for 4. */
-tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
-                       tilec_result **out);
+TILEC_API tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
+                                 tilec_result **out);
 
 /* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
-const char *tilec_result_output(const tilec_result *r, size_t *length);
+TILEC_API const char *tilec_result_output(const tilec_result *r, size_t *length);
 /* For llvm-mlir and later stages: the kernel's metadata as JSON (entry name,
  * arch, num_warps, num_stages, shared_bytes, params with type and
  * divisibility, constexprs, autotune: the number of configs, the one taken
  * and the key); NULL otherwise. */
-const char *tilec_result_metadata(const tilec_result *r);
+TILEC_API const char *tilec_result_metadata(const tilec_result *r);
 /* The other files the compilation read: the modules the kernel's file
  * imports, a line each: the hash of the text read (64 hex digits, the disk
  * cache's hash), a space, the path ("" when none). */
-const char *tilec_result_dependencies(const tilec_result *r);
+TILEC_API const char *tilec_result_dependencies(const tilec_result *r);
 /* The IR dumped after options->dump_after ("" when none). */
-const char *tilec_result_dump(const tilec_result *r);
+TILEC_API const char *tilec_result_dump(const tilec_result *r);
 /* With options->time_stages: a line per stage, "STAGE  MS ms", in the
  * order they ran, then the total ("" otherwise). */
-const char *tilec_result_times(const tilec_result *r);
+TILEC_API const char *tilec_result_times(const tilec_result *r);
 /* Warnings and errors as text ("" when there are none). */
-const char *tilec_result_diagnostics(const tilec_result *r);
-void tilec_result_destroy(tilec_result *r);
+TILEC_API const char *tilec_result_diagnostics(const tilec_result *r);
+TILEC_API void tilec_result_destroy(tilec_result *r);
 
 /* "0.1.0" */
-const char *tilec_version(void);
+TILEC_API const char *tilec_version(void);
 /* This build of the compiler, as 64 hex digits: a SHA-256, computed when
  * tilec is built, of every source and header of the library, the tile
  * dialect, and the LLVM, C compiler and options that built it. Builds that
  * may generate different code have different identities; the JIT's disk
  * cache keeps their entries apart by it. */
-const char *tilec_build_id(void);
+TILEC_API const char *tilec_build_id(void);
 
 /* The GPU targets, NULL-terminated: "sm_80", "sm_86", "sm_89", "sm_90",
  * "sm_90a". */
-const char *const *tilec_targets(void);
+TILEC_API const char *const *tilec_targets(void);
 
 /* ---- running kernels: devices and the JIT ------------------------------------------------
  *
@@ -140,17 +151,22 @@ typedef enum tilec_device_kind {
 
 typedef struct tilec_device tilec_device;
 
-/* Opens a device; on failure *message (may be NULL; free() it) says why. */
-tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, char **message);
-void tilec_device_destroy(tilec_device *d); /* NULL is allowed */
-tilec_device_kind tilec_device_kind_of(const tilec_device *d);
+/* Opens a device. TILEC_ERROR_NO_DEVICE when TILEC_DEVICE_CUDA (asked for,
+ * or by TILEC_DEVICE=cuda) finds no driver or no GPU it compiles for. */
+TILEC_API tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, char **message);
+TILEC_API void tilec_device_destroy(tilec_device *d); /* NULL is allowed */
+TILEC_API tilec_device_kind tilec_device_kind_of(const tilec_device *d);
 
-/* Device memory, as 64-bit addresses (on the CPU, host memory that the
- * emulator checks every access against). */
-tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, unsigned long long *address);
-tilec_status tilec_device_free(tilec_device *d, unsigned long long address);
-tilec_status tilec_device_copy_to(tilec_device *d, unsigned long long dst, const void *src, size_t bytes);
-tilec_status tilec_device_copy_from(tilec_device *d, void *dst, unsigned long long src, size_t bytes);
+/* Device memory (on the CPU, host memory that the emulator checks every
+ * access against). An address outside every allocation is
+ * TILEC_ERROR_USAGE; an allocation the device cannot make,
+ * TILEC_ERROR_NO_MEMORY. */
+TILEC_API tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *address, char **message);
+TILEC_API tilec_status tilec_device_free(tilec_device *d, tilec_devptr address, char **message);
+TILEC_API tilec_status tilec_device_copy_to(tilec_device *d, tilec_devptr dst, const void *src, size_t bytes,
+                                            char **message);
+TILEC_API tilec_status tilec_device_copy_from(tilec_device *d, void *dst, tilec_devptr src, size_t bytes,
+                                              char **message);
 
 /* tilec_jit_options.config: time every @triton.autotune config on the
  * first launch of each distinct key and launch the fastest. */
@@ -179,19 +195,20 @@ typedef struct tilec_jit_options {
 typedef struct tilec_kernel tilec_kernel;
 
 /* Compiles the kernel for the device with no specialization, which checks
- * the source and the signature; *diagnostics (may be NULL; free() it) has
- * the compiler's messages. */
-tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
-                                 const tilec_jit_options *options, tilec_kernel **out, char **diagnostics);
-void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
+ * the source and the signature; on failure *message has the compiler's
+ * diagnostics. */
+TILEC_API tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const char *source, size_t length,
+                                           const tilec_jit_options *options, tilec_kernel **out, char **message);
+TILEC_API void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
 
 /* Launches on a 3-D grid; grid NULL: the one options->grid computes. args[i]
  * points to runtime parameter i's value, as cuLaunchKernel takes them; a
- * pointer parameter's value is a device address (unsigned long long).
- * nargs must be the number of runtime parameters. stream: a CUstream on
- * CUDA, ignored on the CPU. On failure *report (may be NULL; free() it)
- * says why: a compile error of a specialization, a grid out of range, a
- * driver error, or what the emulator's checks found.
+ * pointer parameter's value is a tilec_devptr. nargs must be the number of
+ * runtime parameters. stream: a CUstream on CUDA, ignored on the CPU. On
+ * failure *message says why: a compile error of a specialization
+ * (TILEC_ERROR_COMPILE), a grid out of range (TILEC_ERROR_USAGE), a driver
+ * error (TILEC_ERROR_DEVICE), or what the emulator's checks found
+ * (TILEC_ERROR_CHECK).
  *
  * With TILEC_CONFIG_TUNE, the first launch with a new key (the values of
  * the parameters @triton.autotune's key names) runs the kernel with every
@@ -202,32 +219,34 @@ void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
  * and restore_value's are restored; either is taken from its pointer to
  * the end of its device allocation, and after tuning holds the caller's
  * contents again. Any other buffer the kernel both reads and writes sees
- * every run. A config that fails to compile or launch is left out. A key is tuned once, under the
+ * every run. A config that fails to compile or launch is left out; running
+ * out of memory stops tuning (TILEC_ERROR_NO_MEMORY). A key is tuned once, under the
  * kernel's tuning lock: a launch from another thread with a key not tuned
  * yet waits for it. */
-tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
-                                 char **report);
+TILEC_API tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs,
+                                           void *stream, char **message);
 
 /* The same with the arguments in the call, in parameter order: pointers as
- * unsigned long long, i1/i8/i16/i32 (and unsigned) as int, i64 as long
- * long, fp16/bf16/fp32/fp64 as double. */
-tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...);
+ * tilec_devptr, i1/i8/i16/i32 (and unsigned) as int, i64 as long long,
+ * fp32/fp64 as double (fp16 and bf16 through tilec_kernel_launch). */
+TILEC_API tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **message,
+                                            ...);
 
 /* How many specializations the kernel has compiled (or found in the cache). */
-int tilec_kernel_specializations(const tilec_kernel *k);
+TILEC_API int tilec_kernel_specializations(const tilec_kernel *k);
 
 /* The kernel's @triton.autotune configs; 0 without the decorator. */
-int tilec_kernel_configs(const tilec_kernel *k);
+TILEC_API int tilec_kernel_configs(const tilec_kernel *k);
 
 /* The config a launch with these arguments takes: options->config, or with
  * TILEC_CONFIG_TUNE the one tuned for their key; -1 before it is tuned
  * (or for a bad call). */
-int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs);
+TILEC_API int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs);
 
 /* What the disk cache had to say, a line each ("" when nothing): an entry
  * found corrupt (and compiled again), a directory that cannot be written
  * (so nothing is cached). */
-const char *tilec_kernel_warnings(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_warnings(const tilec_kernel *k);
 
 #ifdef __cplusplus
 }

@@ -89,7 +89,7 @@ static inline int emu_run_file(const char *dir, const char *file, const char *ke
     if (k) {
       EmuLaunch l = {.grid = {grid, 1, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
       char *report = NULL;
-      bad = !emu_launch(k, &l, &report);
+      bad = !emu_launch(k, &l, &report, NULL);
       if (bad) fprintf(stderr, "%s: %s", kernel, report ? report : "");
       free(report);
       emu_unload(k);

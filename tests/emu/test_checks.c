@@ -53,7 +53,7 @@ static bool run_ir(const char *body, uint64_t seed, int32_t *out, char **report)
   void *args[1] = {&o};
   EmuBuffer b = {out, 128 * 4, "out"};
   EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 4, .args = args, .nargs = 1, .buffers = &b, .nbuffers = 1, .seed = seed};
-  bool ok = emu_launch(k, &l, report);
+  bool ok = emu_launch(k, &l, report, NULL);
   emu_unload(k);
   return ok;
 }
@@ -215,7 +215,7 @@ static void out_of_bounds(const char *examples) {
   void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
   EmuLaunch l = {.grid = {3, 1, 1}, .num_warps = 4, .args = a, .nargs = 4, .buffers = b, .nbuffers = 3};
   char *report = NULL;
-  CHECK(!emu_launch(k, &l, &report));
+  CHECK(!emu_launch(k, &l, &report, NULL));
   CHECK_CONTAINS(report, "vector_add.py:17:5: out-of-bounds store of 4 bytes");
   CHECK_CONTAINS(report, "in kernel 'add_kernel', block (2, 0, 0)");
   CHECK_CONTAINS(report, "bytes after the start of 'out_ptr', which has 11980 bytes");
@@ -246,7 +246,7 @@ static void device_assert(void) {
   void *a[2] = {&p, &n};
   EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 4, .args = a, .nargs = 2, .buffers = &b, .nbuffers = 1};
   char *report = NULL;
-  CHECK(!emu_launch(k, &l, &report));
+  CHECK(!emu_launch(k, &l, &report, NULL));
   CHECK_CONTAINS(report, "assert.py:7: device assertion failed in kernel 'check_positive', block (0, 0, 0), thread 37");
   CHECK_CONTAINS(report, "x must be positive");
   free(report);

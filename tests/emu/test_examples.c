@@ -202,12 +202,12 @@ static void unload(Kernel *k) {
  * and the buffers copied back. */
 static bool launch_jit(Kernel *k, const char *what, unsigned gx, unsigned gy, void **args, int nargs, EmuBuffer *bufs,
                        int nbufs) {
-  unsigned long long addr[16] = {0};
+  tilec_devptr addr[16] = {0};
   void *dargs[16];
   bool ok = nbufs <= 16 && nargs <= 16;
   for (int j = 0; ok && j < nbufs; j++)
-    ok = tilec_device_alloc(device, bufs[j].bytes, &addr[j]) == TILEC_OK &&
-         tilec_device_copy_to(device, addr[j], bufs[j].data, bufs[j].bytes) == TILEC_OK;
+    ok = tilec_device_alloc(device, bufs[j].bytes, &addr[j], NULL) == TILEC_OK &&
+         tilec_device_copy_to(device, addr[j], bufs[j].data, bufs[j].bytes, NULL) == TILEC_OK;
   for (int i = 0; ok && i < nargs; i++) {
     dargs[i] = args[i];
     for (int j = 0; j < nbufs; j++)
@@ -221,8 +221,8 @@ static bool launch_jit(Kernel *k, const char *what, unsigned gx, unsigned gy, vo
   }
   free(report);
   for (int j = 0; j < nbufs; j++) {
-    if (ok) ok = tilec_device_copy_from(device, bufs[j].data, addr[j], bufs[j].bytes) == TILEC_OK;
-    if (addr[j]) tilec_device_free(device, addr[j]);
+    if (ok) ok = tilec_device_copy_from(device, bufs[j].data, addr[j], bufs[j].bytes, NULL) == TILEC_OK;
+    if (addr[j]) tilec_device_free(device, addr[j], NULL);
   }
   return ok;
 }
@@ -236,7 +236,7 @@ static void launch(Kernel *k, const char *what, unsigned gx, unsigned gy, int wa
   }
   EmuLaunch l = {.grid = {gx, gy, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
   char *report = NULL;
-  if (!emu_launch(k->emu, &l, &report)) {
+  if (!emu_launch(k->emu, &l, &report, NULL)) {
     fprintf(stderr, "%s: the launch failed:\n%s", what, report ? report : "");
     failures++;
   }

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 'm': {
     KernelMeta m;
     char err[256];
-    if (meta_parse(text, &m, err, sizeof err)) meta_free(&m);
+    if (meta_parse(text, &m, err, sizeof err, NULL)) meta_free(&m);
     break;
   }
   case 'e': {

@@ -8,53 +8,69 @@
  * is libcuda.so.1, so the runtime's dlopen("libcuda.so.1") finds it already
  * loaded, on a machine with a real driver as well. */
 #include <dlfcn.h>
-#include <stdint.h>
+#include <stdlib.h>
 
 #include "tilec/runtime.h"
 #include "unit.h"
 
-/* err is cleared before each call, so that a message must come from it. */
-static char err[512];
-#define CLEAR() (err[0] = 0)
+/* The message of the call just made (common.h): set before each call, so
+ * that a call that leaves it alone is caught; checked, then freed. */
+static char *msg;
+#define CLEAR() (msg = (char *)&msg)
+#define CHECK_MSG(expected)                                                                                            \
+  do {                                                                                                                 \
+    CHECK(msg != (char *)&msg);                                                                                        \
+    if (msg != (char *)&msg) {                                                                                         \
+      CHECK_STR(msg, expected);                                                                                        \
+      free(msg);                                                                                                       \
+    }                                                                                                                  \
+    msg = NULL;                                                                                                        \
+  } while (0)
 
 static void null_handles(void) {
-  uint64_t p = 0;
+  tilec_devptr p = 0;
   size_t bytes = 0;
   char buf[16] = "";
   unsigned grid[3] = {1, 1, 1};
   tilec_cuda_module *m = (tilec_cuda_module *)&m; /* must not be touched */
 
   CLEAR();
-  CHECK(tilec_cuda_open(0, NULL, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_open: out is NULL");
+  CHECK(tilec_cuda_open(0, NULL, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_open: out is NULL");
   CLEAR();
-  CHECK(tilec_cuda_alloc(NULL, 16, &p, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_alloc: the device is NULL");
+  CHECK(tilec_cuda_alloc(NULL, 16, &p, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_alloc: the device is NULL");
   CLEAR();
-  CHECK(tilec_cuda_copy_to(NULL, 0, buf, sizeof buf, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_copy_to: the device is NULL");
+  CHECK(tilec_cuda_free(NULL, 0, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_free: the device is NULL");
   CLEAR();
-  CHECK(tilec_cuda_copy_from(NULL, buf, 0, sizeof buf, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_copy_from: the device is NULL");
+  CHECK(tilec_cuda_copy_to(NULL, 0, buf, sizeof buf, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_copy_to: the device is NULL");
   CLEAR();
-  CHECK(tilec_cuda_synchronize(NULL, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_synchronize: the device is NULL");
+  CHECK(tilec_cuda_copy_from(NULL, buf, 0, sizeof buf, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_copy_from: the device is NULL");
   CLEAR();
-  CHECK(tilec_cuda_module_load(NULL, "", 1, "k", 4, 0, &m, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_module_load: the device is NULL");
+  CHECK(tilec_cuda_synchronize(NULL, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_synchronize: the device is NULL");
+  CLEAR();
+  CHECK(tilec_cuda_extent(NULL, 0, &bytes, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_extent: the device is NULL");
+  CLEAR();
+  CHECK(tilec_cuda_module_load(NULL, "", 1, "k", 4, 0, &m, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_module_load: the device is NULL");
   CHECK(m == NULL);
   CLEAR();
-  CHECK(tilec_cuda_module_load(NULL, "", 1, "k", 4, 0, NULL, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_module_load: out is NULL");
+  CHECK(tilec_cuda_module_load(NULL, "", 1, "k", 4, 0, NULL, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_module_load: out is NULL");
   CLEAR();
-  CHECK(tilec_cuda_launch(NULL, grid, NULL, NULL, err, sizeof err) == TILEC_RT_INVALID);
-  CHECK_STR(err, "tilec_cuda_launch: the module is NULL");
+  CHECK(tilec_cuda_launch(NULL, grid, NULL, NULL, &msg) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: the module is NULL");
 
-  /* the functions without an err buffer fail too, and err may be NULL */
-  CHECK(tilec_cuda_free(NULL, 0) == TILEC_RT_INVALID);
-  CHECK(tilec_cuda_extent(NULL, 0, &bytes) == TILEC_RT_INVALID);
-  CHECK(tilec_cuda_alloc(NULL, 16, &p, NULL, 0) == TILEC_RT_INVALID);
-  CHECK(tilec_cuda_open(0, NULL, NULL, 0) == TILEC_RT_INVALID);
+  /* the message may be NULL */
+  CHECK(tilec_cuda_free(NULL, 0, NULL) == TILEC_RT_INVALID);
+  CHECK(tilec_cuda_extent(NULL, 0, &bytes, NULL) == TILEC_RT_INVALID);
+  CHECK(tilec_cuda_alloc(NULL, 16, &p, NULL) == TILEC_RT_INVALID);
+  CHECK(tilec_cuda_open(0, NULL, NULL) == TILEC_RT_INVALID);
   tilec_cuda_close(NULL);
   tilec_cuda_module_unload(NULL);
 
@@ -71,15 +87,16 @@ static void on_stub(void) {
     return;
   }
   tilec_cuda *c = (tilec_cuda *)&c;
+  const char *said = "the CUDA driver does not initialize: cuInit failed: CUDA_ERROR_STUB_LIBRARY (34): libcuda.so.1 "
+                     "is the CUDA toolkit's link-only stub, not a driver";
   CLEAR();
-  CHECK(tilec_cuda_open(0, &c, err, sizeof err) == TILEC_RT_NO_DRIVER);
+  CHECK(tilec_cuda_open(0, &c, &msg) == TILEC_RT_NO_DRIVER);
   CHECK(c == NULL);
-  CHECK_STR(err, "the CUDA driver does not initialize: cuInit failed: CUDA_ERROR_STUB_LIBRARY (34): libcuda.so.1 is "
-                 "the CUDA toolkit's link-only stub, not a driver");
+  CHECK_MSG(said);
   /* the answer is kept: a second open says the same */
-  char again[512] = "";
-  CHECK(tilec_cuda_open(0, &c, again, sizeof again) == TILEC_RT_NO_DRIVER);
-  CHECK_STR(again, err);
+  CLEAR();
+  CHECK(tilec_cuda_open(0, &c, &msg) == TILEC_RT_NO_DRIVER);
+  CHECK_MSG(said);
 #else
   fprintf(stderr, "skip: no CUDA toolkit stub to test against\n");
 #endif

@@ -93,8 +93,8 @@ static int tuned_side_effects(tilec_device *dev, const char *decorator_args, boo
   int32_t x[N], total[4] = {5, 6, 7, 8}, want[4] = {5, 6, 7, 8}, out[N];
   for (int i = 0; i < N; i++) x[i] = (int32_t)((i * 37 + 11) % 100) + 1, want[i % 4] += x[i];
   unsigned long long dx, dt;
-  int n = N, bad = tilec_device_alloc(dev, sizeof x, &dx) || tilec_device_alloc(dev, sizeof total, &dt) ||
-                   tilec_device_copy_to(dev, dx, x, sizeof x) || tilec_device_copy_to(dev, dt, total, sizeof total);
+  int n = N, bad = tilec_device_alloc(dev, sizeof x, &dx, NULL) || tilec_device_alloc(dev, sizeof total, &dt, NULL) ||
+                   tilec_device_copy_to(dev, dx, x, sizeof x, NULL) || tilec_device_copy_to(dev, dt, total, sizeof total, NULL);
   void *args[3] = {&dx, &dt, &n};
   char *report = NULL;
   if (!bad && tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
@@ -102,11 +102,11 @@ static int tuned_side_effects(tilec_device *dev, const char *decorator_args, boo
     bad = 1;
   }
   free(report);
-  bad = bad || tilec_device_copy_from(dev, out, dx, sizeof out) || tilec_device_copy_from(dev, total, dt, sizeof total);
+  bad = bad || tilec_device_copy_from(dev, out, dx, sizeof out, NULL) || tilec_device_copy_from(dev, total, dt, sizeof total, NULL);
   int same = !bad && tilec_kernel_config_of(k, args, 3) >= 0;
   for (int i = 0; same && i < 4; i++) same = total[i] == want[i];
   for (int i = 0; same && i < N; i++) same = out[i] == x[i] + 1;
-  tilec_device_free(dev, dx), tilec_device_free(dev, dt);
+  tilec_device_free(dev, dx, NULL), tilec_device_free(dev, dt, NULL);
   tilec_kernel_destroy(k);
   return bad || same != exact;
 }
@@ -115,7 +115,7 @@ static int tuned_side_effects(tilec_device *dev, const char *decorator_args, boo
 static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, unsigned long long y, int n, float *in,
                      float *out) {
   for (int i = 0; i < n; i++) in[i] = (float)(i % 1000) - 500.0f, out[i] = -1;
-  if (tilec_device_copy_to(dev, x, in, (size_t)n * 4) != TILEC_OK || tilec_device_copy_to(dev, y, out, (size_t)n * 4))
+  if (tilec_device_copy_to(dev, x, in, (size_t)n * 4, NULL) != TILEC_OK || tilec_device_copy_to(dev, y, out, (size_t)n * 4, NULL))
     return 1;
   char *report = NULL;
   void *args[3] = {&x, &y, &n};
@@ -124,7 +124,7 @@ static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, u
     free(report);
     return 1;
   }
-  if (tilec_device_copy_from(dev, out, y, (size_t)n * 4) != TILEC_OK) return 1;
+  if (tilec_device_copy_from(dev, out, y, (size_t)n * 4, NULL) != TILEC_OK) return 1;
   int bad = 0;
   for (int i = 0; i < n; i++) bad += out[i] != 2 * in[i];
   return bad != 0;
@@ -134,7 +134,7 @@ static void autotune(tilec_device *cpu) {
   enum { N = 1 << 20 };
   static float in[N], out[N];
   unsigned long long x, y;
-  CHECK(tilec_device_alloc(cpu, N * 4, &x) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &y) == TILEC_OK);
+  CHECK(tilec_device_alloc(cpu, N * 4, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &y, NULL) == TILEC_OK);
   tilec_jit_options o = {.signature = "*fp32, *fp32, i32", .grid = "1, cdiv(n, B)", .no_disk_cache = 1};
   tilec_kernel *k = NULL;
   char *diag = NULL;
@@ -234,7 +234,7 @@ static void autotune(tilec_device *cpu) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);
-  CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
 }
 
 /* Creates the kernel with a cache and runs it once on 100 elements; 0 when
@@ -252,14 +252,14 @@ static int cached_run(tilec_device *dev, const char *dir, const char *source, si
   unsigned long long x, y;
   float in[100], out[100];
   for (int i = 0; i < 100; i++) in[i] = (float)i;
-  int bad = tilec_device_alloc(dev, sizeof in, &x) || tilec_device_alloc(dev, sizeof out, &y) ||
-            tilec_device_copy_to(dev, x, in, sizeof in);
+  int bad = tilec_device_alloc(dev, sizeof in, &x, NULL) || tilec_device_alloc(dev, sizeof out, &y, NULL) ||
+            tilec_device_copy_to(dev, x, in, sizeof in, NULL);
   unsigned grid[3] = {2, 1, 1}; /* enough for blocks of 64 */
   bad = bad || tilec_kernel_launchv(k, grid, NULL, NULL, x, y, 100, 2.0) != TILEC_OK ||
-        tilec_device_copy_from(dev, out, y, sizeof out) != TILEC_OK;
+        tilec_device_copy_from(dev, out, y, sizeof out, NULL) != TILEC_OK;
   for (int i = 0; !bad && i < 100; i++) bad = out[i] != 2.0f * i;
   if (warnings) snprintf(warnings, wlen, "%s", tilec_kernel_warnings(k));
-  tilec_device_free(dev, x), tilec_device_free(dev, y);
+  tilec_device_free(dev, x, NULL), tilec_device_free(dev, y, NULL);
   tilec_kernel_destroy(k);
   return bad;
 }
@@ -290,18 +290,18 @@ static void none_args(tilec_device *cpu) {
   if (!k) return;
   enum { N = 203 };
   unsigned long long x, w, y;
-  CHECK(tilec_device_alloc(cpu, N * 4, &x) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &w) == TILEC_OK &&
-        tilec_device_alloc(cpu, N * 4, &y) == TILEC_OK);
+  CHECK(tilec_device_alloc(cpu, N * 4, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &w, NULL) == TILEC_OK &&
+        tilec_device_alloc(cpu, N * 4, &y, NULL) == TILEC_OK);
   float hx[N], hw[N], out[N];
   for (int i = 0; i < N; i++) hx[i] = (float)i * 0.5f - 7, hw[i] = (float)(i % 13) - 6;
-  CHECK(tilec_device_copy_to(cpu, x, hx, sizeof hx) == TILEC_OK && tilec_device_copy_to(cpu, w, hw, sizeof hw) == TILEC_OK);
+  CHECK(tilec_device_copy_to(cpu, x, hx, sizeof hx, NULL) == TILEC_OK && tilec_device_copy_to(cpu, w, hw, sizeof hw, NULL) == TILEC_OK);
   unsigned grid[3] = {4, 1, 1};
   for (int pass = 0; pass < 2; pass++) {
     unsigned long long wp = pass ? 0 : w;
     CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, wp, y, N) == TILEC_OK);
     free(report);
     report = NULL;
-    CHECK(tilec_device_copy_from(cpu, out, y, sizeof out) == TILEC_OK);
+    CHECK(tilec_device_copy_from(cpu, out, y, sizeof out, NULL) == TILEC_OK);
     int wrong = 0;
     for (int i = 0; i < N; i++) wrong += out[i] != (pass ? hx[i] + 1 : hx[i] * hw[i]);
     CHECK(wrong == 0);
@@ -309,7 +309,7 @@ static void none_args(tilec_device *cpu) {
   CHECK(tilec_kernel_specializations(k) == 3); /* the plain one, aligned pointers, w None */
   CHECK(entries(dir, NULL, 0) == 3);
   tilec_kernel_destroy(k);
-  tilec_device_free(cpu, x), tilec_device_free(cpu, w), tilec_device_free(cpu, y);
+  tilec_device_free(cpu, x, NULL), tilec_device_free(cpu, w, NULL), tilec_device_free(cpu, y, NULL);
   char cmd[1100];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   CHECK(system(cmd) == 0);
@@ -407,15 +407,15 @@ static float scale_factor(tilec_device *dev, const char *dir, const char *source
   unsigned long long x, y;
   float in[101], out[101];
   for (int i = 0; i < 101; i++) in[i] = (float)i + 1;
-  int bad = tilec_device_alloc(dev, sizeof in, &x) || tilec_device_alloc(dev, sizeof out, &y) ||
-            tilec_device_copy_to(dev, x, in, sizeof in);
+  int bad = tilec_device_alloc(dev, sizeof in, &x, NULL) || tilec_device_alloc(dev, sizeof out, &y, NULL) ||
+            tilec_device_copy_to(dev, x, in, sizeof in, NULL);
   unsigned grid[3] = {1, 1, 1};
   bad = bad || tilec_kernel_launchv(k, grid, NULL, NULL, x + 4, y + 4, 100, 2.0) != TILEC_OK ||
-        tilec_device_copy_from(dev, out, y, sizeof out) != TILEC_OK;
+        tilec_device_copy_from(dev, out, y, sizeof out, NULL) != TILEC_OK;
   float factor = bad ? -1 : out[1] / (2 * in[1]);
   for (int i = 1; !bad && i < 101; i++)
     if (out[i] != factor * 2 * in[i]) factor = -1;
-  tilec_device_free(dev, x), tilec_device_free(dev, y);
+  tilec_device_free(dev, x, NULL), tilec_device_free(dev, y, NULL);
   tilec_kernel_destroy(k);
   return factor;
 }
@@ -571,20 +571,20 @@ static int cached_import(tilec_device *cpu) {
     free(diag);
     unsigned long long dx = 0, dy = 0;
     int n = 100;
-    bad |= !k || tilec_device_alloc(cpu, sizeof in, &dx) || tilec_device_alloc(cpu, sizeof out, &dy) ||
-           tilec_device_copy_to(cpu, dx, in, sizeof in);
+    bad |= !k || tilec_device_alloc(cpu, sizeof in, &dx, NULL) || tilec_device_alloc(cpu, sizeof out, &dy, NULL) ||
+           tilec_device_copy_to(cpu, dx, in, sizeof in, NULL);
     void *args[3] = {&dx, &dy, &n};
     char *report = NULL;
     bad |= bad || tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK;
     free(report);
-    bad |= bad || tilec_device_copy_from(cpu, out, dy, sizeof out);
+    bad |= bad || tilec_device_copy_from(cpu, out, dy, sizeof out, NULL);
     for (int i = 0; i < 100 && !bad; i++)
       if (out[i] != in[i] * (float)factors[round]) {
         fprintf(stderr, "round %d: y[%d] = %g, want %g\n", round, i, (double)out[i], (double)(in[i] * factors[round]));
         bad = 1;
       }
-    if (dx) tilec_device_free(cpu, dx);
-    if (dy) tilec_device_free(cpu, dy);
+    if (dx) tilec_device_free(cpu, dx, NULL);
+    if (dy) tilec_device_free(cpu, dy, NULL);
     tilec_kernel_destroy(k);
   }
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
@@ -600,8 +600,8 @@ int unit_main(void) {
   CHECK(tilec_device_kind_of(cpu) == TILEC_DEVICE_CPU);
   CHECK(tilec_device_create(TILEC_DEVICE_CPU, NULL, NULL) == TILEC_ERROR_USAGE);
   if (!getenv("TILEC_TEST_HAS_GPU")) {
-    /* without a driver the CUDA device says so, and AUTO falls back to the CPU */
-    CHECK(tilec_device_create(TILEC_DEVICE_CUDA, &none, &why) == TILEC_ERROR_UNSUPPORTED && !none);
+    /* without a driver there is no CUDA device (TILEC_ERROR_NO_DEVICE), and AUTO falls back to the CPU */
+    CHECK(tilec_device_create(TILEC_DEVICE_CUDA, &none, &why) == TILEC_ERROR_NO_DEVICE && !none);
     CHECK_CONTAINS(why, "no CUDA device");
     free(why);
     why = NULL;
@@ -618,14 +618,14 @@ int unit_main(void) {
 
   /* memory */
   unsigned long long x, y;
-  CHECK(tilec_device_alloc(cpu, 1000 * 4, &x) == TILEC_OK && x % 16 == 0);
-  CHECK(tilec_device_alloc(cpu, 1000 * 4, &y) == TILEC_OK);
+  CHECK(tilec_device_alloc(cpu, 1000 * 4, &x, NULL) == TILEC_OK && x % 16 == 0);
+  CHECK(tilec_device_alloc(cpu, 1000 * 4, &y, NULL) == TILEC_OK);
   float host[1000];
   for (int i = 0; i < 1000; i++) host[i] = (float)i;
-  CHECK(tilec_device_copy_to(cpu, x, host, sizeof host) == TILEC_OK);
-  CHECK(tilec_device_copy_to(cpu, x + 4, host, sizeof host) == TILEC_ERROR_USAGE); /* past the end */
-  CHECK(tilec_device_copy_to(cpu, 16, host, 4) == TILEC_ERROR_USAGE);             /* not an allocation */
-  CHECK(tilec_device_free(cpu, 12345) == TILEC_ERROR_USAGE);
+  CHECK(tilec_device_copy_to(cpu, x, host, sizeof host, NULL) == TILEC_OK);
+  CHECK(tilec_device_copy_to(cpu, x + 4, host, sizeof host, NULL) == TILEC_ERROR_USAGE); /* past the end */
+  CHECK(tilec_device_copy_to(cpu, 16, host, 4, NULL) == TILEC_ERROR_USAGE);             /* not an allocation */
+  CHECK(tilec_device_free(cpu, 12345, NULL) == TILEC_ERROR_USAGE);
 
   /* a kernel: its hints come from the arguments */
   tilec_jit_options o = {.signature = "*fp32, *fp32, i32, fp32, 256", .no_disk_cache = 1};
@@ -638,7 +638,7 @@ int unit_main(void) {
   CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, y, 1000, 2.5) == TILEC_OK);
   CHECK(tilec_kernel_specializations(k) == 2); /* aligned pointers; 1000 is not a multiple of 16 */
   float out[1000];
-  CHECK(tilec_device_copy_from(cpu, out, y, sizeof out) == TILEC_OK);
+  CHECK(tilec_device_copy_from(cpu, out, y, sizeof out, NULL) == TILEC_OK);
   int wrong = 0;
   for (int i = 0; i < 1000; i++) wrong += out[i] != 2.5f * i;
   CHECK(wrong == 0);
@@ -651,10 +651,10 @@ int unit_main(void) {
   CHECK(tilec_kernel_specializations(k) == 4);
   CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, y, 1, 1.0) == TILEC_OK); /* n == 1 */
   CHECK(tilec_kernel_specializations(k) == 5);
-  CHECK(tilec_device_copy_from(cpu, out, y, 8) == TILEC_OK && out[0] == 0.0f);
+  CHECK(tilec_device_copy_from(cpu, out, y, 8, NULL) == TILEC_OK && out[0] == 0.0f);
 
   /* the emulator's checks come back as the report: n larger than the buffers */
-  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, y, 1024, 1.0) != TILEC_OK);
+  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, y, 1024, 1.0) == TILEC_ERROR_CHECK);
   CHECK_CONTAINS(report, "scale.py:6:5: out-of-bounds store");
   free(report);
   report = NULL;
@@ -687,7 +687,7 @@ int unit_main(void) {
   CHECK(tilec_kernel_create(cpu, "scale.py", NULL, 0, &o, &k, &diag) == TILEC_ERROR_USAGE);
   free(diag);
 
-  CHECK(tilec_device_free(cpu, x) == TILEC_OK && tilec_device_free(cpu, y) == TILEC_OK);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
   disk_cache(cpu);
   identity_keys();
   two_builds(cpu);

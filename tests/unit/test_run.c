@@ -24,7 +24,7 @@ static const char meta_json[] =
 static void test_meta_reads_the_compilers_json(void) {
   KernelMeta m;
   char err[256] = "";
-  CHECK(meta_parse(meta_json, &m, err, sizeof err));
+  CHECK(meta_parse(meta_json, &m, err, sizeof err, NULL));
   CHECK_STR(err, "");
   CHECK_STR(m.name, "add_kernel");
   CHECK_STR(m.arch, "sm_80");
@@ -58,7 +58,7 @@ static void test_meta_reads_the_compilers_json(void) {
   const char *small = "{\"constexprs\": {}, \"params\": [], \"name\": \"k\\\"\\\\\", \"arch\": \"sm_90a\", "
                       "\"num_warps\": 32, \"num_stages\": 1, \"shared_bytes\": 98304, \"lowered_hash\": \"\", "
                       "\"autotune\": {\"key\": [], \"restore\": [\"k\"], \"config\": 0, \"configs\": 0, \"reset\": []}}";
-  CHECK(meta_parse(small, &m, err, sizeof err));
+  CHECK(meta_parse(small, &m, err, sizeof err, NULL));
   CHECK_STR(m.name, "k\"\\");
   CHECK(m.nparams == 0 && m.nconsts == 0 && m.num_warps == 32 && m.shared_bytes == 98304 && m.nkeys == 0);
   CHECK(m.nrestore == 1 && m.nreset == 0);
@@ -69,7 +69,7 @@ static void test_meta_reads_the_compilers_json(void) {
                        " \"params\": [], \"constexprs\": {\"A\": -9223372036854775808, \"B\": 9223372036854775807},"
                        " \"lowered_hash\": \"0\", \"autotune\": {\"configs\": 0, \"config\": 0, \"key\": [], \"reset\": [],"
                        " \"restore\": []}}",
-                       &m, err, sizeof err));
+                       &m, err, sizeof err, NULL));
   CHECK(m.nconsts == 2 && m.consts[0].value == INT64_MIN && m.consts[1].value == INT64_MAX);
   meta_free(&m);
 }
@@ -83,7 +83,7 @@ static void meta_fails(const char *from, const char *to, const char *want) {
   snprintf(text, sizeof text, "%.*s%s%s", (int)(at - meta_json), meta_json, to, at + strlen(from));
   KernelMeta m = {.nparams = 7};
   char err[256] = "";
-  CHECK(!meta_parse(text, &m, err, sizeof err));
+  CHECK(!meta_parse(text, &m, err, sizeof err, NULL));
   CHECK_STR(err, want);
   CHECK(m.name == NULL && m.params == NULL && m.nparams == 0 && m.consts == NULL);
 }
@@ -128,7 +128,7 @@ static void test_meta_never_crashes(void) {
   for (size_t i = 0; i + 1 < n; i++) {
     memcpy(text, meta_json, i);
     text[i] = 0;
-    CHECK(!meta_parse(text, &m, err, sizeof err));
+    CHECK(!meta_parse(text, &m, err, sizeof err, NULL));
     CHECK(m.name == NULL && m.params == NULL);
   }
   /* one byte replaced by each of a few troublesome ones: fails or reads, never crashes */
@@ -138,14 +138,14 @@ static void test_meta_never_crashes(void) {
     for (size_t b = 0; b < sizeof bytes; b++) {
       memcpy(text, meta_json, n + 1);
       text[i] = bytes[b];
-      if (meta_parse(text, &m, err, sizeof err)) {
+      if (meta_parse(text, &m, err, sizeof err, NULL)) {
         parsed++;
         meta_free(&m);
       }
     }
   }
   CHECK(parsed > 0); /* e.g. a digit in a number or a letter in a name */
-  CHECK(!meta_parse(NULL, &m, err, sizeof err));
+  CHECK(!meta_parse(NULL, &m, err, sizeof err, NULL));
   free(text);
 }
 
