@@ -312,7 +312,7 @@ static void combine_body(Gen *G, MlirLocation loc, Combine c, bool is_float, boo
     attr(G, &p3, "predicate", i64_attr(G, 2));
     MlirValue ab[2] = {a, b}, iab[2] = {ia, ib};
     MlirValue take = op1(G, is_float ? "arith.cmpf" : "arith.cmpi", loc, i1, 2, ab, &p1);
-    if (c == C_ARGMAX || c == C_ARGMIN || c == C_ARGMAX_FAST || c == C_ARGMIN_FAST) {
+    if (c == C_ARGMAX || c == C_ARGMIN) {
       MlirValue eq = op1(G, is_float ? "arith.cmpf" : "arith.cmpi", loc, i1, 2, ab, &p2);
       MlirValue lower = op1(G, "arith.cmpi", loc, i1, 2, iab, &p3);
       take = bin(G, "arith.ori", loc, take, bin(G, "arith.andi", loc, eq, lower));
@@ -466,7 +466,7 @@ static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
     op = reduce_op(G, loc, "tile.reduce", srcs, n, ax, false, false, C_SUM, fl, uns, e);
     nres = n;
   } else {
-    Combine c = combine_of(kind, true);
+    Combine c = combine_of(kind, e->attrs.tie_break_left);
     if (c == C_ARGMAX || c == C_ARGMIN || c == C_ARGMAX_FAST || c == C_ARGMIN_FAST) {
       srcs[1] = axis_indices(G, loc, mlirValueGetType(srcs[0]), ax);
       op = reduce_op(G, loc, "tile.reduce", srcs, 2, ax, false, false, c, fl, uns, NULL);

@@ -1,0 +1,37 @@
+# Builtin and loop attributes that change the code: each kernel compiled
+# both ways, the PTX differing as Triton's does. tests/emu/test_lang.c runs
+# argmax_ties on the emulator against a reference for both tie rules.
+#
+# tie_break_left=True: equal values go to the lower index, a comparison of
+# the values and one of the indices; False: the second pair wins on ties,
+# the value comparison alone.
+# RUN: %tilec compile %s -k argmax_ties -s "*fp32, *i32, 64, True" --emit=ptx | FileCheck %s --check-prefix=LEFT
+# RUN: %tilec compile %s -k argmax_ties -s "*fp32, *i32, 64, False" --emit=ptx | FileCheck %s --check-prefix=FAST
+# (Triton 3.9 gives the same counts: 12 setp.eq.f32 and 12 setp.lt.s32 with
+# True, none with False.)
+# LEFT-LABEL: .entry argmax_ties(
+# LEFT:       setp.gt.f32
+# LEFT:       setp.eq.f32
+# LEFT:       setp.lt.s32
+# LEFT:       setp.lt.f32
+# LEFT:       setp.eq.f32
+# LEFT:       setp.lt.s32
+# FAST-LABEL: .entry argmax_ties(
+# FAST-NOT:   setp.eq.f32
+# FAST-NOT:   setp.lt.s32
+# FAST:       setp.gt.f32
+# FAST-NOT:   setp.eq.f32
+# FAST-NOT:   setp.lt.s32
+# FAST:       setp.lt.f32
+# FAST-NOT:   setp.eq.f32
+# FAST-NOT:   setp.lt.s32
+# FAST:       ret;
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def argmax_ties(x_ptr, out_ptr, N: tl.constexpr, LEFTMOST: tl.constexpr):
+    x = tl.load(x_ptr + tl.program_id(0) * N + tl.arange(0, N))
+    tl.store(out_ptr + 2 * tl.program_id(0), tl.argmax(x, axis=0, tie_break_left=LEFTMOST))
+    tl.store(out_ptr + 2 * tl.program_id(0) + 1, tl.argmin(x, 0, LEFTMOST))
