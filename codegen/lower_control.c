@@ -207,9 +207,37 @@ MlirValue lw_const_f32(Lower *L, double v) {
   return lw_emit1(L, "arith.constant", f, 0, NULL, 1, &a);
 }
 
+/* An fp32 arith.divf that may be approximate (fastmath `afn`, tl.fdiv
+ * without ieee_rounding): div.full.f32, as Triton gives it. */
+static bool approx_div(Lower *L, MlirOperation op, MlirValue r, int n) {
+  if (!op_is(op, "arith.divf") || !mlirTypeIsAF32(lw_scalar_of(L, mlirValueGetType(r)))) return false;
+  MlirAttribute fm = mlirOperationGetAttributeByName(op, str("fastmath"));
+  if (mlirAttributeIsNull(fm)) return false;
+  StrBuf t = {0};
+  ir_attr_text(&t, fm);
+  bool afn = t.s && strstr(t.s, "afn");
+  sb_free(&t);
+  if (!afn) return false;
+  Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *b = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
+  int32_t seg[2] = {2, 0};
+  MlirNamedAttribute attrs[3] = {
+      lw_named(L, "intrin", mlirStringAttrGet(L->ctx, str("llvm.nvvm.div.full"))),
+      lw_named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
+      lw_named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+  };
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[2] = {a->v[a->n == 1 ? 0 : k], b->v[b->n == 1 ? 0 : k]};
+    x->v[k] = lw_emit1(L, "llvm.call_intrinsic", mlirF32TypeGet(L->ctx), 2, ops, 3, attrs);
+  }
+  lw_put(L, r, x);
+  return true;
+}
+
 /* exp, exp2, log, log2, rsqrt, sin, cos of fp32: Triton's fast paths
- * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). */
+ * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). An fp32
+ * division that may be approximate: div.full.f32. */
 bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
+  if (approx_div(L, op, r, n)) return true;
   static const struct {
     const char *op, *intrin;
     double pre, post; /* x * pre, then result * post (0: none) */

@@ -542,6 +542,18 @@ static MlirValue minmax(Gen *G, const TNode *e, MlirValue a, MlirValue b, bool i
   return bin(G, name, loc_of(G, e), a, b);
 }
 
+/* x / y; !ieee: Triton's default for tl.fdiv, a division that may be
+ * approximate (arith's `afn`), which the GPU end makes div.full.f32 for
+ * fp32. MLIR's C API has no builder for arith's fastmath attribute, so it
+ * is parsed from its (fixed) syntax. */
+static MlirValue divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee) {
+  if (ieee) return bin(G, "arith.divf", loc, x, y);
+  Attrs as = {0};
+  attr(G, &as, "fastmath", mlirAttributeParseGet(G->ctx, mlirStringRefCreateFromCString("#arith.fastmath<afn>")));
+  MlirValue ops[2] = {x, y};
+  return op1(G, "arith.divf", loc, mlirValueGetType(x), 2, ops, &as);
+}
+
 /* The math dialect's op for the elementwise builtins that have one. */
 static const char *math_op(CallKind k) {
   switch (k) {
@@ -655,7 +667,7 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     return 1;
   }
   case CALL_fdiv:
-    res[0] = bin(G, "arith.divf", loc, ops[0], ops[1]);
+    res[0] = divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
     return 1;
   case CALL_div_rn:
     res[0] = extern_call(G, e, "fdiv_rn");
@@ -700,7 +712,7 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     MlirValue s = mlirOperationGetResult(sm, 0);
     s = r == 1 ? un(G, "tile.splat", loc, kt, s) : op1(G, "tile.expand_dims", loc, kt, 1, &s, &ea);
     s = un(G, "tile.broadcast", loc, t, s);
-    res[0] = bin(G, "arith.divf", loc, num, s);
+    res[0] = divf(G, loc, num, s, ca->ieee_rounding); /* as Triton's softmax, through fdiv */
     return 1;
   }
   case CALL_fp_downcast:

@@ -419,6 +419,30 @@ static void argmax_ties_of(bool left) {
   if (!left) CHECK(not_first > 0); /* the fast rule is not the left one */
 }
 
+/* tl.fdiv and tl.softmax both ways: the approximate division runs on the
+ * emulator as the IEEE one (div.full.f32 is within 2 ulp of it). */
+static void fdiv_rounding_of(bool exact) {
+  float a[32], b[32], out[96];
+  for (int i = 0; i < 32; i++) a[i] = uniform(-4, 4), b[i] = uniform(0.5f, 3);
+  for (int i = 0; i < 96; i++) out[i] = NAN;
+  EmuBuffer bufs[3] = {{a, sizeof a, "a_ptr"}, {b, sizeof b, "b_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[3] = {a, b, out};
+  void *args[3] = {&p[0], &p[1], &p[2]};
+  if (emu_run_file(dir, "ptx_attrs.py", "fdiv_rounding", exact ? "*fp32, *fp32, *fp32, True" : "*fp32, *fp32, *fp32, False",
+                   4, 1, args, 3, bufs, 3))
+    return;
+  double mx = a[0], den = 0;
+  for (int i = 1; i < 32; i++) mx = a[i] > mx ? a[i] : mx;
+  for (int i = 0; i < 32; i++) den += exp(a[i] - mx);
+  int bad = 0;
+  for (int i = 0; i < 32; i++) {
+    double q = (double)a[i] / b[i], sm = exp(a[i] - mx) / den;
+    bad += fabs(out[i] - q) > 1e-6 * fabs(q) || fabs(out[32 + i] - (q + 1)) > 1e-6 * fabs(q + 1) ||
+           fabs(out[64 + i] - sm) > 1e-5 * sm;
+  }
+  CHECK(bad == 0);
+}
+
 static void argmax_ties(void) {
   argmax_ties_of(true);
   argmax_ties_of(false);
@@ -441,6 +465,8 @@ int main(int argc, char **argv) {
   descriptors();
   gdc();
   argmax_ties();
+  fdiv_rounding_of(false);
+  fdiv_rounding_of(true);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -35,3 +35,31 @@ def argmax_ties(x_ptr, out_ptr, N: tl.constexpr, LEFTMOST: tl.constexpr):
     x = tl.load(x_ptr + tl.program_id(0) * N + tl.arange(0, N))
     tl.store(out_ptr + 2 * tl.program_id(0), tl.argmax(x, axis=0, tie_break_left=LEFTMOST))
     tl.store(out_ptr + 2 * tl.program_id(0) + 1, tl.argmin(x, 0, LEFTMOST))
+
+
+# tl.fdiv and tl.softmax divide as Triton does: ieee_rounding=False (the
+# default) is div.full.f32, the approximate division within 2 ulp; True is
+# IEEE's div.rn.f32. A plain `/` is unchanged (div.rn.f32).
+# RUN: %tilec compile %s -k fdiv_rounding -s "*fp32, *fp32, *fp32, False" --emit=ptx | FileCheck %s --check-prefix=APPROX
+# RUN: %tilec compile %s -k fdiv_rounding -s "*fp32, *fp32, *fp32, True" --emit=ptx | FileCheck %s --check-prefix=IEEE
+# APPROX-LABEL: .entry fdiv_rounding(
+# APPROX:       div.full.f32
+# APPROX:       div.rn.f32
+# APPROX:       div.full.f32
+# APPROX-NOT:   div.rn.f32
+# APPROX:       ret;
+# IEEE-LABEL:   .entry fdiv_rounding(
+# IEEE-NOT:     div.full.f32
+# IEEE:         div.rn.f32
+# IEEE-NOT:     div.full.f32
+# IEEE:         div.rn.f32
+# IEEE-NOT:     div.full.f32
+# IEEE:         ret;
+@triton.jit
+def fdiv_rounding(a_ptr, b_ptr, out_ptr, EXACT: tl.constexpr):
+    i = tl.arange(0, 32)
+    a = tl.load(a_ptr + i)
+    b = tl.load(b_ptr + i)
+    tl.store(out_ptr + i, tl.fdiv(a, b, ieee_rounding=EXACT))
+    tl.store(out_ptr + 32 + i, a / b + 1.0)
+    tl.store(out_ptr + 64 + i, tl.softmax(a, ieee_rounding=EXACT))
