@@ -81,8 +81,8 @@ static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
 
 /* Creates the lowered scf op (its regions filled), and maps the tile op's
  * results to runs of its flat results. */
-static void finish_scf(Lower *L, const char *name, int k, const MlirType *types, int nops, const MlirValue *ops,
-                       int nregions, MlirRegion *regions, int nres, const MlirValue *results) {
+static MlirOperation finish_scf(Lower *L, const char *name, int k, const MlirType *types, int nops, const MlirValue *ops,
+                                int nregions, MlirRegion *regions, int nres, const MlirValue *results) {
   MlirOperationState st = mlirOperationStateGet(str(name), mlirLocationUnknownGet(L->ctx));
   mlirOperationStateAddResults(&st, k, types);
   mlirOperationStateAddOperands(&st, nops, ops);
@@ -92,6 +92,29 @@ static void finish_scf(Lower *L, const char *name, int k, const MlirType *types,
   MlirValue outs[MAX_FLAT + 1];
   for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
   unflatten(L, nres, results, outs);
+  return f;
+}
+
+/* tl.range's loop_unroll_factor and disable_licm (tile.loop_unroll_factor,
+ * tile.disable_licm on the tile-level loop) as LLVM loop metadata on the
+ * lowered one: scf-to-cf moves it to the back edge's branch, where LLVM
+ * reads llvm.loop.unroll.count (loop-unroll) and llvm.licm.disable (LICM),
+ * as Triton attaches them. The C API has no builder for
+ * #llvm.loop_annotation, so it is parsed from its syntax. */
+static void loop_annotation(Lower *L, MlirOperation from, MlirOperation to) {
+  MlirAttribute u = mlirOperationGetAttributeByName(from, str("tile.loop_unroll_factor"));
+  bool no_licm = !mlirAttributeIsNull(mlirOperationGetAttributeByName(from, str("tile.disable_licm")));
+  if (mlirAttributeIsNull(u) && !no_licm) return;
+  char text[160];
+  int n = snprintf(text, sizeof text, "#llvm.loop_annotation<");
+  if (!mlirAttributeIsNull(u))
+    n += snprintf(text + n, sizeof text - (size_t)n, "unroll = <count = %d : i32>%s", (int)mlirIntegerAttrGetValueInt(u),
+                  no_licm ? ", " : "");
+  if (no_licm) n += snprintf(text + n, sizeof text - (size_t)n, "licm = <disable = true>");
+  snprintf(text + n, sizeof text - (size_t)n, ">");
+  MlirAttribute a = mlirAttributeParseGet(L->ctx, str(text));
+  if (mlirAttributeIsNull(a)) unreachable();
+  mlirOperationSetAttributeByName(to, str("llvm.loop_annotation"), a);
 }
 
 void lw_lower_scf(Lower *L, MlirOperation op) {
@@ -130,7 +153,8 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
       mlirRegionDestroy(region);
       return;
     }
-    finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+    MlirOperation f = finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+    loop_annotation(L, op, f);
     return;
   }
   if (op_is(op, "scf.if")) {

@@ -1046,6 +1046,9 @@ static void gen_for(Gen *G, const TNode *s) {
   restore_vals(G, before);
   Attrs as = {0};
   if (s->num_stages) attr(G, &as, "tile.num_stages", i32_attr(G, s->num_stages));
+  /* tl.range's loop_unroll_factor and disable_licm, read by passes/licm.c and the GPU lowering */
+  if (s->loop_unroll_factor > 1) attr(G, &as, "tile.loop_unroll_factor", i32_attr(G, s->loop_unroll_factor));
+  if (s->disable_licm) attr(G, &as, "tile.disable_licm", mlirUnitAttrGet(G->ctx));
   MlirOperation op = build(G, "scf.for", loc, nt, types + 1, 3 + nt, ops, &as, 1, &region);
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirOperationGetResult(op, i);
 }

@@ -63,3 +63,57 @@ def fdiv_rounding(a_ptr, b_ptr, out_ptr, EXACT: tl.constexpr):
     tl.store(out_ptr + i, tl.fdiv(a, b, ieee_rounding=EXACT))
     tl.store(out_ptr + 32 + i, a / b + 1.0)
     tl.store(out_ptr + 64 + i, tl.softmax(a, ieee_rounding=EXACT))
+
+
+# loop_unroll_factor=4: LLVM's llvm.loop.unroll.count on the loop, so the
+# body is there four times (and a remainder loop once); without it, once.
+# RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 4" --emit=ptx | FileCheck %s --check-prefix=UNROLL4
+# RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 1" --emit=ptx | FileCheck %s --check-prefix=UNROLL1
+# UNROLL4-LABEL: .entry unrolled(
+# UNROLL4:       $L__BB0_[[LOOP:[0-9]+]]:
+# UNROLL4-COUNT-4: ld.global.b32
+# UNROLL4:       @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
+# UNROLL4:       ld.global.b32
+# UNROLL4-NOT:   ld.global.b32
+# UNROLL4:       ret;
+# UNROLL1-LABEL: .entry unrolled(
+# UNROLL1:       $L__BB0_[[LOOP:[0-9]+]]:
+# UNROLL1:       ld.global.b32
+# UNROLL1-NOT:   ld.global.b32
+# UNROLL1:       @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
+# UNROLL1-NOT:   ld.global.b32
+# UNROLL1:       ret;
+@triton.jit
+def unrolled(x_ptr, out_ptr, n, FACTOR: tl.constexpr):
+    acc = tl.zeros([32], dtype=tl.float32)
+    for k in tl.range(0, n, loop_unroll_factor=FACTOR):
+        acc += tl.load(x_ptr + k * 32 + tl.arange(0, 32))
+    tl.store(out_ptr + tl.arange(0, 32), acc)
+
+
+# disable_licm=True: the invariant exp stays in the loop through tile IR's
+# LICM and LLVM's (llvm.licm.disable on the loop); without it, it moves
+# before the loop. (NVPTX's machine-level LICM still hoists it in the PTX,
+# for Triton's code as for tilec's.)
+# RUN: %tilec compile %s -k hoisted -s "*fp32, *fp32, i32, True" --emit=llvm | FileCheck %s --check-prefix=KEEP
+# RUN: %tilec compile %s -k hoisted -s "*fp32, *fp32, i32, False" --emit=llvm | FileCheck %s --check-prefix=HOIST
+# KEEP-LABEL: define {{.*}}@hoisted(
+# KEEP-NOT:   @llvm.nvvm.ex2.approx.f32(
+# KEEP:       .lr.ph:
+# KEEP:       call float @llvm.nvvm.ex2.approx.f32(
+# KEEP:       br i1 %{{.*}}, label %{{.*}}, label %.lr.ph, !llvm.loop ![[MD:[0-9]+]]
+# KEEP:       ![[MD]] = distinct !{![[MD]], ![[NO:[0-9]+]]}
+# KEEP:       ![[NO]] = !{!"llvm.licm.disable"}
+# HOIST-LABEL: define {{.*}}@hoisted(
+# HOIST:       call float @llvm.nvvm.ex2.approx.f32(
+# HOIST:       .lr.ph:
+# HOIST-NOT:   @llvm.nvvm.ex2.approx.f32(
+# HOIST:       ._crit_edge:
+# HOIST-NOT:   llvm.licm.disable
+@triton.jit
+def hoisted(x_ptr, out_ptr, n, STAY: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, 32))
+    acc = tl.zeros([32], dtype=tl.float32)
+    for k in tl.range(0, n, disable_licm=STAY):
+        acc += tl.exp(v)
+    tl.store(out_ptr + tl.arange(0, 32), acc)
