@@ -10,6 +10,7 @@
  *   nvvm.barrier0                   tilec.emu.barrier()
  *   nvvm.shfl.sync <kind>           tilec.emu.shfl.<kind>.<i32|f32>(mask, v, b, c)
  *   llvm.nvvm.<name> intrinsics     tilec.emu.<name>(...)
+ *   llvm.nvvm.div.full              llvm.fdiv (IEEE, within div.full's 2 ulp)
  *   @tilec_smem                     tilec.emu.smem(): the block's shared memory
  *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
  *
@@ -199,6 +200,15 @@ static void rewrite(Emu *e, MlirOperation op) {
     else if (starts(n, "llvm.call_intrinsic")) {
       MlirStringRef in = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("intrin")));
       if (!starts(in, "llvm.nvvm.")) return;
+      if (in.length == 18 && starts(in, "llvm.nvvm.div.full")) {
+        /* within 2 ulp of the IEEE quotient, which the host computes */
+        MlirValue ab[2] = {mlirOperationGetOperand(op, 0), mlirOperationGetOperand(op, 1)};
+        MlirType f = mlirValueGetType(mlirOperationGetResult(op, 0));
+        MlirOperation d = create_before(op, "llvm.fdiv", mlirOperationGetLocation(op), 1, &f, 2, ab, 0, NULL);
+        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(d, 0));
+        op_erase(op);
+        return;
+      }
       snprintf(name, sizeof name, "tilec.emu.%.*s", (int)in.length - 10, in.data + 10);
       to_call(e, op, name);
     }

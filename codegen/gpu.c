@@ -431,6 +431,31 @@ static MlirWalkResult dialects_cb(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+/* scf-to-cf leaves a loop's #llvm.loop_annotation on its back edge as the
+ * discardable llvm.loop_annotation, which translation ignores; llvm.br
+ * reads it as its own loop_annotation. */
+static MlirWalkResult loop_annotation_cb(MlirOperation op, void *user) {
+  (void)user;
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  if (n.length != 7 || memcmp(n.data, "llvm.br", 7)) return MlirWalkResultAdvance;
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str("llvm.loop_annotation"));
+  if (mlirAttributeIsNull(a)) return MlirWalkResultAdvance;
+  mlirOperationRemoveAttributeByName(op, str("llvm.loop_annotation"));
+  mlirOperationSetAttributeByName(op, str("loop_annotation"), a);
+  return MlirWalkResultAdvance;
+}
+
+/* Whether a loop asks to be unrolled (tl.range's loop_unroll_factor). */
+static MlirWalkResult unroll_cb(MlirOperation op, void *user) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, str("llvm.loop_annotation"));
+  if (mlirAttributeIsNull(a)) return MlirWalkResultAdvance;
+  StrBuf t = {0};
+  ir_attr_text(&t, a);
+  if (t.s && strstr(t.s, "unroll")) *(bool *)user = true;
+  sb_free(&t);
+  return MlirWalkResultAdvance;
+}
+
 LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lctx) {
   pthread_once(&registered, register_once);
   int has = 0;
@@ -454,6 +479,7 @@ LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lct
     return NULL;
   }
   sb_free(&err);
+  mlirOperationWalk(module, loop_annotation_cb, NULL, MlirWalkPreOrder);
   LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(module, lctx);
   if (!lm) diag_plain_error(pc->d, "translation to LLVM IR failed");
   stage_time(pc->clock, "to LLVM IR");
@@ -479,14 +505,22 @@ LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lct
  * without verifying that one iteration reached a fixpoint: that check is a
  * fatal error in LLVM, which some kernels (a matmul with unit strides)
  * trip. */
-static const char *const gpu_pipeline =
-    "nvvm-reflect,always-inline,globaldce,"
-    "function(nvvm-intr-range,sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,correlated-propagation,reassociate,"
-    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,loop-rotate,licm<allowspeculation>,"
-    "simple-loop-unswitch<no-nontrivial;trivial>),loop(loop-idiom,indvars,loop-deletion,loop-unroll-full),"
-    "sroa,instcombine<no-verify-fixpoint>,adce,infer-alignment,slp-vectorizer,instcombine<no-verify-fixpoint>,simplifycfg)";
+#define GPU_PIPELINE(UNROLL) \
+  "nvvm-reflect,always-inline,globaldce," \
+  "function(nvvm-intr-range,sroa,early-cse<memssa>,simplifycfg,instcombine<no-verify-fixpoint>,correlated-propagation,reassociate," \
+  "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,loop-rotate,licm<allowspeculation>," \
+  "simple-loop-unswitch<no-nontrivial;trivial>),loop(loop-idiom,indvars,loop-deletion,loop-unroll-full)," UNROLL \
+  "sroa,instcombine<no-verify-fixpoint>,adce,infer-alignment,slp-vectorizer,instcombine<no-verify-fixpoint>,simplifycfg)"
+static const char *const gpu_pipeline = GPU_PIPELINE("");
+/* With a loop_unroll_factor: LLVM's loop unroller for the loops that ask
+ * (llvm.loop.unroll.count); its own partial and runtime unrolling stay off
+ * so that the other loops are as the pipeline above leaves them. */
+static const char *const gpu_pipeline_unroll =
+    GPU_PIPELINE("loop-unroll<O3;no-partial;no-runtime;no-upperbound;no-profile-peeling>,simplifycfg,");
 
 bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
+  bool unroll = false;
+  mlirOperationWalk(module, unroll_cb, &unroll, MlirWalkPreOrder);
   LLVMContextRef lctx = LLVMContextCreate();
   LLVMModuleRef lm = cg_translate(pc, module, lctx);
   if (!lm) {
@@ -501,7 +535,7 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
   }
   stage_time(pc->clock, "libdevice");
   LLVMTargetMachineRef tm = cg_target_machine(pc, arch);
-  bool good = tm && cg_optimize(pc, lm, tm, gpu_pipeline);
+  bool good = tm && cg_optimize(pc, lm, tm, unroll ? gpu_pipeline_unroll : gpu_pipeline);
   if (good && emit_llvm) {
     char *text = LLVMPrintModuleToString(lm);
     sb_printf(out, "%s", text);

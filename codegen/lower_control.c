@@ -81,8 +81,8 @@ static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
 
 /* Creates the lowered scf op (its regions filled), and maps the tile op's
  * results to runs of its flat results. */
-static void finish_scf(Lower *L, const char *name, int k, const MlirType *types, int nops, const MlirValue *ops,
-                       int nregions, MlirRegion *regions, int nres, const MlirValue *results) {
+static MlirOperation finish_scf(Lower *L, const char *name, int k, const MlirType *types, int nops, const MlirValue *ops,
+                                int nregions, MlirRegion *regions, int nres, const MlirValue *results) {
   MlirOperationState st = mlirOperationStateGet(str(name), mlirLocationUnknownGet(L->ctx));
   mlirOperationStateAddResults(&st, k, types);
   mlirOperationStateAddOperands(&st, nops, ops);
@@ -92,6 +92,29 @@ static void finish_scf(Lower *L, const char *name, int k, const MlirType *types,
   MlirValue outs[MAX_FLAT + 1];
   for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
   unflatten(L, nres, results, outs);
+  return f;
+}
+
+/* tl.range's loop_unroll_factor and disable_licm (tile.loop_unroll_factor,
+ * tile.disable_licm on the tile-level loop) as LLVM loop metadata on the
+ * lowered one: scf-to-cf moves it to the back edge's branch, where LLVM
+ * reads llvm.loop.unroll.count (loop-unroll) and llvm.licm.disable (LICM),
+ * as Triton attaches them. The C API has no builder for
+ * #llvm.loop_annotation, so it is parsed from its syntax. */
+static void loop_annotation(Lower *L, MlirOperation from, MlirOperation to) {
+  MlirAttribute u = mlirOperationGetAttributeByName(from, str("tile.loop_unroll_factor"));
+  bool no_licm = !mlirAttributeIsNull(mlirOperationGetAttributeByName(from, str("tile.disable_licm")));
+  if (mlirAttributeIsNull(u) && !no_licm) return;
+  char text[160];
+  int n = snprintf(text, sizeof text, "#llvm.loop_annotation<");
+  if (!mlirAttributeIsNull(u))
+    n += snprintf(text + n, sizeof text - (size_t)n, "unroll = <count = %d : i32>%s", (int)mlirIntegerAttrGetValueInt(u),
+                  no_licm ? ", " : "");
+  if (no_licm) n += snprintf(text + n, sizeof text - (size_t)n, "licm = <disable = true>");
+  snprintf(text + n, sizeof text - (size_t)n, ">");
+  MlirAttribute a = mlirAttributeParseGet(L->ctx, str(text));
+  if (mlirAttributeIsNull(a)) unreachable();
+  mlirOperationSetAttributeByName(to, str("llvm.loop_annotation"), a);
 }
 
 void lw_lower_scf(Lower *L, MlirOperation op) {
@@ -130,7 +153,8 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
       mlirRegionDestroy(region);
       return;
     }
-    finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+    MlirOperation f = finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+    loop_annotation(L, op, f);
     return;
   }
   if (op_is(op, "scf.if")) {
@@ -207,9 +231,37 @@ MlirValue lw_const_f32(Lower *L, double v) {
   return lw_emit1(L, "arith.constant", f, 0, NULL, 1, &a);
 }
 
+/* An fp32 arith.divf that may be approximate (fastmath `afn`, tl.fdiv
+ * without ieee_rounding): div.full.f32, as Triton gives it. */
+static bool approx_div(Lower *L, MlirOperation op, MlirValue r, int n) {
+  if (!op_is(op, "arith.divf") || !mlirTypeIsAF32(lw_scalar_of(L, mlirValueGetType(r)))) return false;
+  MlirAttribute fm = mlirOperationGetAttributeByName(op, str("fastmath"));
+  if (mlirAttributeIsNull(fm)) return false;
+  StrBuf t = {0};
+  ir_attr_text(&t, fm);
+  bool afn = t.s && strstr(t.s, "afn");
+  sb_free(&t);
+  if (!afn) return false;
+  Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *b = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
+  int32_t seg[2] = {2, 0};
+  MlirNamedAttribute attrs[3] = {
+      lw_named(L, "intrin", mlirStringAttrGet(L->ctx, str("llvm.nvvm.div.full"))),
+      lw_named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
+      lw_named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
+  };
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[2] = {a->v[a->n == 1 ? 0 : k], b->v[b->n == 1 ? 0 : k]};
+    x->v[k] = lw_emit1(L, "llvm.call_intrinsic", mlirF32TypeGet(L->ctx), 2, ops, 3, attrs);
+  }
+  lw_put(L, r, x);
+  return true;
+}
+
 /* exp, exp2, log, log2, rsqrt, sin, cos of fp32: Triton's fast paths
- * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). */
+ * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). An fp32
+ * division that may be approximate: div.full.f32. */
 bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
+  if (approx_div(L, op, r, n)) return true;
   static const struct {
     const char *op, *intrin;
     double pre, post; /* x * pre, then result * post (0: none) */

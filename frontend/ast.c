@@ -34,6 +34,71 @@ static const char *op_name(TNodeKind k, Op op) {
   }
 }
 
+/* ---- builtin calls ------------------------------------------------------------ */
+
+static const char *const call_names[] = {
+#define X(k) #k,
+    CALL_KINDS(X)
+#undef X
+};
+
+static const char *const reduce_names[] = {
+#define X(k) #k,
+    REDUCE_KINDS(X)
+#undef X
+};
+
+const char *call_kind_name(CallKind k) { return k < CALL_COUNT ? call_names[k] : "?"; }
+const char *reduce_kind_name(ReduceKind k) { return reduce_names[k]; }
+
+CallKind call_kind_of(const char *name) {
+  for (int k = 0; k < CALL_COUNT; k++)
+    if (!strcmp(call_names[k], name)) return (CallKind)k;
+  return CALL_COUNT;
+}
+
+static void print_list(StrBuf *sb, const char *name, const IntList *l) {
+  sb_printf(sb, " %s=", name);
+  for (int i = 0; i < l->n; i++) sb_printf(sb, "%s%d", i ? "," : "", (int)l->v[i]);
+}
+
+/* "key=value" and flags, space separated, in one order for every builtin
+ * (each builtin's own attributes keep the order the goldens show). */
+void call_attrs_print(StrBuf *sb, const CallAttrs *a) {
+  StrBuf t = {.arena = sb->arena};
+  if (a->has & CA_REDUCE) sb_printf(&t, " kind=%s", reduce_names[a->reduce]);
+  if (a->kind) sb_printf(&t, " kind=%s", a->kind);
+  if (a->has & CA_N_ROUNDS) sb_printf(&t, " n_rounds=%d", a->n_rounds);
+  if (a->op) sb_printf(&t, " op=%s", a->op);
+  if (a->sem) sb_printf(&t, " sem=%s", a->sem);
+  if (a->scope) sb_printf(&t, " scope=%s", a->scope);
+  if (a->has & CA_RANGE) sb_printf(&t, " start=%lld end=%lld", (long long)a->start, (long long)a->end);
+  if (a->has & CA_AXIS) sb_printf(&t, " axis=%d", a->axis);
+  if (a->keep_dims) sb_printf(&t, " keep_dims");
+  if (a->tie_break_left) sb_printf(&t, " tie_break_left");
+  if (a->reverse) sb_printf(&t, " reverse");
+  if (a->ieee_rounding) sb_printf(&t, " ieee_rounding");
+  if (a->boundary_check.n) print_list(&t, "boundary_check", &a->boundary_check);
+  if (a->padding && *a->padding) sb_printf(&t, " padding=%s", a->padding);
+  if (a->cache && *a->cache) sb_printf(&t, " cache=%s", a->cache);
+  if (a->evict && *a->evict) sb_printf(&t, " evict=%s", a->evict);
+  if (a->is_volatile) sb_printf(&t, " volatile");
+  if (a->input_precision && *a->input_precision) sb_printf(&t, " input_precision=%s", a->input_precision);
+  if (a->has & CA_IMPRECISE_ACC) sb_printf(&t, " max_num_imprecise_acc=%d", a->max_num_imprecise_acc);
+  if (a->order.n) print_list(&t, "order", &a->order);
+  if (a->values.n) print_list(&t, "values", &a->values);
+  if (a->can_reorder) sb_printf(&t, " can_reorder");
+  if (a->has & CA_ROUNDING) sb_printf(&t, " rounding=%s", a->round_to_zero ? "rtz" : "rtne");
+  if (a->propagate_nan) sb_printf(&t, " propagate_nan");
+  if (a->prefix) sb_printf(&t, " prefix='%s'", a->prefix);
+  if (a->hex) sb_printf(&t, " hex");
+  if (a->msg) sb_printf(&t, " msg='%s'", a->msg);
+  if (t.len) sb_printf(sb, "%s", t.s + 1);
+  sb_free(&t);
+}
+
+/* ---- expressions and statements -------------------------------------------------- */
+
 static void print_expr(StrBuf *sb, const TNode *e, int indent);
 static void print_block(StrBuf *sb, const TNodeList *l, int indent);
 
@@ -94,7 +159,10 @@ static void print_expr(StrBuf *sb, const TNode *e, int indent) {
   case T_EXPAND_DIMS: sb_printf(sb, "expand_dims"); break;
   case T_SELECT: sb_printf(sb, "where"); break;
   case T_ADDPTR: sb_printf(sb, "addptr"); break;
-  case T_CALL: sb_printf(sb, "%s", e->callee); break;
+  case T_CALL:
+    if (e->callee == CALL_libdevice) sb_printf(sb, "libdevice.%s", e->attrs.symbol);
+    else sb_printf(sb, "%s", call_kind_name(e->callee));
+    break;
   default: sb_printf(sb, "?"); break;
   }
   if (e->kind == T_SELECT) {
@@ -117,7 +185,12 @@ static void print_expr(StrBuf *sb, const TNode *e, int indent) {
     }
   }
   if (e->kind == T_EXPAND_DIMS) sb_printf(sb, " axis=%lld", (long long)e->axis);
-  if (e->kind == T_CALL && e->attrs) sb_printf(sb, " [%s]", e->attrs);
+  if (e->kind == T_CALL) {
+    StrBuf a = {.arena = sb->arena};
+    call_attrs_print(&a, &e->attrs);
+    if (a.len) sb_printf(sb, " [%s]", a.s);
+    sb_free(&a);
+  }
   if (e->kind == T_CALL && e->ntargets) print_region(sb, e, indent);
   sb_printf(sb, " : ");
   if (e->nres > 1) {
@@ -183,7 +256,8 @@ static void print_stmt(StrBuf *sb, const TNode *s, int indent) {
     print_expr(sb, s->c, indent);
     sb_putc(sb, ')');
     if (s->num_stages) sb_printf(sb, " num_stages=%d", s->num_stages);
-    if (s->loop_attrs) sb_printf(sb, " %s", s->loop_attrs);
+    if (s->loop_unroll_factor) sb_printf(sb, " loop_unroll_factor=%d", s->loop_unroll_factor);
+    if (s->disable_licm) sb_printf(sb, " disable_licm=True");
     print_targets(sb, s);
     print_loc(sb, s);
     print_block(sb, &s->body, indent + 2);

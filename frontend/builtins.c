@@ -27,6 +27,13 @@ static const char *bname(Sema *S, const Builtin *b) {
 
 const char *bi_cur(Sema *S) { return bname(S, S->builtin); }
 
+CallKind bi_call_kind(Sema *S) {
+  const char *n = S->builtin->name;
+  CallKind k = call_kind_of(!strncmp(n, "math.", 5) ? n + 5 : n);
+  if (k == CALL_COUNT) unreachable();
+  return k;
+}
+
 TNode *bi_rt(Sema *S, Node *at, Val *v) { return to_rt(S, at, v); }
 
 void bi_need_float(Sema *S, Node *at, TNode *e) {

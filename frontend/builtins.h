@@ -23,6 +23,7 @@ const Type *bi_F32(Sema *S);
 const Type *bi_I1(Sema *S);
 const Type *bi_I32(Sema *S);
 const char *bi_cur(Sema *S);
+CallKind bi_call_kind(Sema *S); /* the call the builtin being bound emits, by its name */
 void bi_emit_expr_stmt(Sema *S, Node *at, TNode *e);
 Val *bi_multi_result(Sema *S, Node *call, TNode *t, int n);
 void bi_need_float(Sema *S, Node *at, TNode *e);

@@ -36,7 +36,7 @@ static Val *minmax(Sema *S, Node *call, Val **args, int nargs, bool is_max) {
       TNode *ops[2];
       Val *pair[2] = {best, x};
       const Type *ty = bi_promote_all(S, call, pair, ops, 2, false);
-      best = val_rt(S, emit_call(S, call, is_max ? "maximum" : "minimum", ty, ops, 2));
+      best = val_rt(S, emit_call(S, call, is_max ? CALL_maximum : CALL_minimum, ty, ops, 2));
     }
   }
   return best;
@@ -108,7 +108,7 @@ HANDLER(py_abs) {
     return val_const(S, cv_int(S, i < 0 ? -i : i));
   }
   TNode *e = bi_rt(S, call, v);
-  TNode *r = emit_call(S, call, "abs", e->type, &e, 1);
+  TNode *r = emit_call(S, call, CALL_abs, e->type, &e, 1);
   return val_rt(S, r);
 }
 
@@ -145,15 +145,16 @@ HANDLER(triton_next_pow2) {
 
 /* ---- ids, ranges, creation ---------------------------------------------------- */
 
-static Val *program_dim(Sema *S, Node *call, Val *axis, const char *name) {
+static Val *program_dim(Sema *S, Node *call, Val *axis, CallKind k) {
   int64_t ax = axis ? const_int(S, call, axis, "axis") : 0;
   if (ax < 0 || ax > 2) sema_error(S, call, "%s axis must be 0, 1 or 2, got %lld", bi_cur(S), (long long)ax);
-  TNode *t = emit_call(S, call, name, bi_I32(S), NULL, 0);
-  add_attr(S, t, "axis=%lld", (long long)ax);
+  TNode *t = emit_call(S, call, k, bi_I32(S), NULL, 0);
+  t->attrs.has |= CA_AXIS;
+  t->attrs.axis = (int)ax;
   return val_rt(S, t);
 }
-HANDLER(program_id) { (void)nargs; return program_dim(S, call, A(0), "program_id"); }
-HANDLER(num_programs) { (void)nargs; return program_dim(S, call, A(0), "num_programs"); }
+HANDLER(program_id) { (void)nargs; return program_dim(S, call, A(0), CALL_program_id); }
+HANDLER(num_programs) { (void)nargs; return program_dim(S, call, A(0), CALL_num_programs); }
 
 HANDLER(arange) {
   (void)nargs;
@@ -163,8 +164,10 @@ HANDLER(arange) {
   int64_t n = hi - lo;
   if (n & (n - 1)) sema_error(S, call, "tl.arange's range must be a power of 2, got %lld", (long long)n);
   const Type *ty = check_block_shape(S, call, bi_I32(S), 1, &n);
-  TNode *t = emit_call(S, call, "arange", ty, NULL, 0);
-  add_attr(S, t, "start=%lld end=%lld", (long long)lo, (long long)hi);
+  TNode *t = emit_call(S, call, CALL_arange, ty, NULL, 0);
+  t->attrs.has |= CA_RANGE;
+  t->attrs.start = lo;
+  t->attrs.end = hi;
   return val_rt(S, t);
 }
 
@@ -221,7 +224,7 @@ HANDLER(cdiv) {
   Val *v[2] = {A(0), A(1)};
   const Type *ty = bi_promote_all(S, call, v, ops, 2, false);
   if (!ty_is_int(ty)) sema_error(S, call, "tl.cdiv expects integers, got %s", ty_str(S->a, ty));
-  return val_rt(S, emit_call(S, call, "cdiv", ty, ops, 2));
+  return val_rt(S, emit_call(S, call, CALL_cdiv, ty, ops, 2));
 }
 
 /* ---- elementwise ------------------------------------------------------------ */
@@ -261,11 +264,11 @@ HANDLER(where) {
   return val_rt(S, t);
 }
 
-static Val *elementwise(Sema *S, Node *call, const char *name, Val **vals, int n, bool float_only, const Type *result_elem) {
+static Val *elementwise(Sema *S, Node *call, CallKind k, Val **vals, int n, bool float_only, const Type *result_elem) {
   TNode *ops[4];
   const Type *ty = bi_promote_all(S, call, vals, ops, n, float_only);
   if (result_elem) ty = ty_with_elem(S->tc, ty, result_elem);
-  return val_rt(S, emit_call(S, call, name, ty, ops, n));
+  return val_rt(S, emit_call(S, call, k, ty, ops, n));
 }
 
 static void nan_attr(Sema *S, Node *call, TNode *t, Val *v) {
@@ -275,42 +278,42 @@ static void nan_attr(Sema *S, Node *call, TNode *t, Val *v) {
       const char *s = x->c->s;
       if (strcmp(s, "all") && strcmp(s, "none") && strcmp(s, ""))
         sema_error(S, call, "propagate_nan must be tl.PropagateNan.ALL or NONE");
-      if (!strcmp(s, "all")) add_attr(S, t, "propagate_nan");
+      if (!strcmp(s, "all")) t->attrs.propagate_nan = true;
     } else if (const_bool(S, call, x, "propagate_nan")) {
-      add_attr(S, t, "propagate_nan");
+      t->attrs.propagate_nan = true;
     }
   }
 }
 
 HANDLER(maximum) {
   (void)nargs;
-  Val *r = elementwise(S, call, "maximum", args, 2, false, NULL);
+  Val *r = elementwise(S, call, CALL_maximum, args, 2, false, NULL);
   nan_attr(S, call, r->e, A(2));
   return r;
 }
 HANDLER(minimum) {
   (void)nargs;
-  Val *r = elementwise(S, call, "minimum", args, 2, false, NULL);
+  Val *r = elementwise(S, call, CALL_minimum, args, 2, false, NULL);
   nan_attr(S, call, r->e, A(2));
   return r;
 }
 HANDLER(clamp) {
   (void)nargs;
-  Val *r = elementwise(S, call, "clamp", args, 3, true, NULL);
+  Val *r = elementwise(S, call, CALL_clamp, args, 3, true, NULL);
   nan_attr(S, call, r->e, A(3));
   return r;
 }
-HANDLER(fma_) { (void)nargs; return elementwise(S, call, "fma", args, 3, true, NULL); }
+HANDLER(fma_) { (void)nargs; return elementwise(S, call, CALL_fma, args, 3, true, NULL); }
 HANDLER(umulhi) {
   (void)nargs;
-  Val *r = elementwise(S, call, "umulhi", args, 2, false, NULL);
+  Val *r = elementwise(S, call, CALL_umulhi, args, 2, false, NULL);
   bi_need_int(S, call, r->e);
   return r;
 }
 HANDLER(fdiv) {
   (void)nargs;
-  Val *r = elementwise(S, call, S->builtin->name[0] == 'm' ? S->builtin->name + 5 : S->builtin->name, args, 2, true, NULL);
-  if (!val_is_none(A(2)) && const_bool(S, call, A(2), "ieee_rounding")) add_attr(S, r->e, "ieee_rounding");
+  Val *r = elementwise(S, call, bi_call_kind(S), args, 2, true, NULL);
+  if (!val_is_none(A(2)) && const_bool(S, call, A(2), "ieee_rounding")) r->e->attrs.ieee_rounding = true;
   return r;
 }
 
@@ -319,16 +322,14 @@ HANDLER(math1) {
   (void)nargs;
   TNode *e = bi_rt(S, call, A(0));
   bi_need_float(S, call, e);
-  const char *name = S->builtin->name;
-  if (!strncmp(name, "math.", 5)) name += 5;
-  return val_rt(S, emit_call(S, call, name, e->type, &e, 1));
+  return val_rt(S, emit_call(S, call, bi_call_kind(S), e->type, &e, 1));
 }
 
 HANDLER(abs_) {
   (void)nargs;
   TNode *e = bi_rt(S, call, A(0));
   if (!ty_is_float(e->type) && !ty_is_int(e->type)) sema_error(S, call, "tl.abs expects a number, got %s", ty_str(S->a, e->type));
-  return val_rt(S, emit_call(S, call, "abs", e->type, &e, 1));
+  return val_rt(S, emit_call(S, call, CALL_abs, e->type, &e, 1));
 }
 
 /* ---- libdevice ------------------------------------------------------------ */
@@ -377,24 +378,25 @@ static Val *libdevice_call(Sema *S, Node *call, const char *name, Val **args, in
   int want = kind == 'F' || kind == 'I' || kind == 'p' ? 2 : kind == 'T' ? 3 : 1;
   if (nargs != want)
     sema_error(S, call, "libdevice.%s() takes %d argument%s (%d given)", name, want, want == 1 ? "" : "s", nargs);
-  const char *callee = arena_printf(S->a, "libdevice.%s", name);
+  Val *r;
   switch (kind) {
-  case 'f': case 'F': case 'T': return elementwise(S, call, callee, args, want, true, NULL);
-  case 'i': case 'I': {
-    Val *r = elementwise(S, call, callee, args, want, false, NULL);
+  case 'f': case 'F': case 'T': r = elementwise(S, call, CALL_libdevice, args, want, true, NULL); break;
+  case 'i': case 'I':
+    r = elementwise(S, call, CALL_libdevice, args, want, false, NULL);
     bi_need_int(S, call, r->e);
-    return r;
-  }
+    break;
   case 'b': {
     TNode *e = bi_rt(S, call, args[0]);
     bi_need_float(S, call, e);
-    return val_rt(S, emit_call(S, call, callee, ty_with_elem(S->tc, e->type, bi_I32(S)), &e, 1));
+    r = val_rt(S, emit_call(S, call, CALL_libdevice, ty_with_elem(S->tc, e->type, bi_I32(S)), &e, 1));
+    break;
   }
   case 'r': {
     TNode *e = bi_rt(S, call, args[0]);
     const Type *res = strstr(name, "ll") || !strcmp(name, "ull2float_rn") ? ty_scalar(S->tc, DT_I64) : bi_I32(S);
     if (!strcmp(name, "int_as_float") || !strcmp(name, "ull2float_rn")) res = bi_F32(S);
-    return val_rt(S, emit_call(S, call, callee, ty_with_elem(S->tc, e->type, res), &e, 1));
+    r = val_rt(S, emit_call(S, call, CALL_libdevice, ty_with_elem(S->tc, e->type, res), &e, 1));
+    break;
   }
   case 'p': {
     TNode *x = bi_rt(S, call, args[0]), *n = bi_rt(S, call, args[1]);
@@ -403,10 +405,13 @@ static Val *libdevice_call(Sema *S, Node *call, const char *name, Val **args, in
     n = cast_to(S, call, n, bi_I32(S));
     unify_operands(S, call, &x, &n);
     TNode *ops[2] = {x, n};
-    return val_rt(S, emit_call(S, call, callee, x->type, ops, 2));
+    r = val_rt(S, emit_call(S, call, CALL_libdevice, x->type, ops, 2));
+    break;
   }
   default: unreachable();
   }
+  r->e->attrs.symbol = name;
+  return r;
 }
 
 HANDLER(libdevice_any) {
@@ -456,8 +461,9 @@ static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val 
     if (strcmp(r, "rtne") && strcmp(r, "rtz")) sema_error(S, call, "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", r);
     if (!dtype_is_float(from->dtype) || !dtype_is_float(to->dtype) || dtype_bits(to->dtype) >= dtype_bits(from->dtype))
       sema_error(S, call, "fp_downcast_rounding applies only to floating-point down-casts");
-    TNode *t = emit_call(S, call, "fp_downcast", ty_with_elem(S->tc, e->type, to), &e, 1);
-    add_attr(S, t, "rounding=%s", r);
+    TNode *t = emit_call(S, call, CALL_fp_downcast, ty_with_elem(S->tc, e->type, to), &e, 1);
+    t->attrs.has |= CA_ROUNDING;
+    t->attrs.round_to_zero = !strcmp(r, "rtz");
     return val_rt(S, t);
   }
   return val_rt(S, cast_to(S, call, e, to));

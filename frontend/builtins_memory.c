@@ -39,21 +39,19 @@ static void boundary_attr(Sema *S, Node *call, TNode *t, Val *v, const Type *blo
   if (val_is_none(v)) return;
   int64_t dims[MAX_RANK + 1];
   int n = const_int_list(S, call, v, dims, MAX_RANK, "boundary_check");
-  StrBuf sb = {.arena = S->a};
   for (int i = 0; i < n; i++) {
     if (dims[i] < 0 || dims[i] >= block->rank)
       sema_error(S, call, "boundary_check dimension %lld is out of range for a block of rank %d", (long long)dims[i], block->rank);
-    sb_printf(&sb, "%s%lld", i ? "," : "", (long long)dims[i]);
+    t->attrs.boundary_check.v[i] = (int32_t)dims[i];
   }
-  if (n) add_attr(S, t, "boundary_check=%s", sb.s);
-  sb_free(&sb);
+  t->attrs.boundary_check.n = n;
 }
 
 static void modifiers(Sema *S, Node *call, TNode *t, Val *cache, Val *evict, const char *const *cache_ok) {
   const char *c = check_choice(S, call, cache, "cache_modifier", cache_ok);
   const char *e = check_choice(S, call, evict, "eviction_policy", evictions);
-  if (*c) add_attr(S, t, "cache=%s", c);
-  if (*e) add_attr(S, t, "evict=%s", e);
+  t->attrs.cache = c;
+  t->attrs.evict = e;
 }
 
 /* load(pointer, mask=None, other=None, boundary_check=(), padding_option='',
@@ -68,10 +66,10 @@ HANDLER(load) {
   if (is_block_ptr(pt)) {
     if (!val_is_none(A(1)) || !val_is_none(A(2)))
       sema_error(S, call, "loads through a block pointer take boundary_check and padding_option, not mask and other");
-    t = emit_call(S, call, "load", pt->elem, ops, 3);
+    t = emit_call(S, call, CALL_load, pt->elem, ops, 3);
     boundary_attr(S, call, t, A(3), pt->elem);
     const char *pad = check_choice(S, call, A(4), "padding_option", paddings);
-    if (*pad) add_attr(S, t, "padding=%s", pad);
+    t->attrs.padding = pad;
   } else {
     if (!val_is_none(A(3))) sema_error(S, call, "boundary_check is only for block pointers; use mask");
     if (!val_is_none(A(4))) sema_error(S, call, "padding_option is only for block pointers; use other");
@@ -92,10 +90,10 @@ HANDLER(load) {
     ops[0] = ptr;
     ops[1] = mask;
     ops[2] = other;
-    t = emit_call(S, call, "load", ty_with_elem(S->tc, ptr->type, elem), ops, 3);
+    t = emit_call(S, call, CALL_load, ty_with_elem(S->tc, ptr->type, elem), ops, 3);
   }
   modifiers(S, call, t, A(5), A(6), load_cache);
-  if (!val_is_none(A(7)) && const_bool(S, call, A(7), "volatile")) add_attr(S, t, "volatile");
+  if (!val_is_none(A(7)) && const_bool(S, call, A(7), "volatile")) t->attrs.is_volatile = true;
   return val_rt(S, t);
 }
 
@@ -111,7 +109,7 @@ HANDLER(store) {
     if (!val_is_none(A(2))) sema_error(S, call, "stores through a block pointer take boundary_check, not mask");
     TNode *v = to_rt_typed(S, call, A(1), pt->elem->elem);
     ops[1] = broadcast_to_shape(S, call, v, pt->elem);
-    t = emit_call(S, call, "store", ty_void(S->tc), ops, 3);
+    t = emit_call(S, call, CALL_store, ty_void(S->tc), ops, 3);
     boundary_attr(S, call, t, A(3), pt->elem);
   } else {
     if (!val_is_none(A(3))) sema_error(S, call, "boundary_check is only for block pointers; use mask");
@@ -133,7 +131,7 @@ HANDLER(store) {
     ops[0] = ptr;
     ops[1] = v;
     ops[2] = mask;
-    t = emit_call(S, call, "store", ty_void(S->tc), ops, 3);
+    t = emit_call(S, call, CALL_store, ty_void(S->tc), ops, 3);
   }
   modifiers(S, call, t, A(4), A(5), store_cache);
   bi_emit_expr_stmt(S, call, t);
@@ -146,7 +144,8 @@ static const char *const scopes[] = {"", "gpu", "cta", "sys", NULL};
 static void sem_scope(Sema *S, Node *call, TNode *t, Val *sem, Val *scope) {
   const char *s = check_choice(S, call, sem, "sem", sems);
   const char *c = check_choice(S, call, scope, "scope", scopes);
-  add_attr(S, t, "sem=%s scope=%s", *s ? s : "acq_rel", *c ? c : "gpu");
+  t->attrs.sem = *s ? s : "acq_rel";
+  t->attrs.scope = *c ? c : "gpu";
 }
 
 /* atomic_<op>(pointer, val, mask=None, sem=None, scope=None) */
@@ -176,8 +175,8 @@ HANDLER(atomic_rmw) {
     if (mask) mask = broadcast_to_shape(S, call, mask, shape);
   }
   TNode *ops[3] = {ptr, v, mask};
-  TNode *t = emit_call(S, call, "atomic_rmw", ty_with_elem(S->tc, ptr->type, elem), ops, 3);
-  add_attr(S, t, "op=%s", op);
+  TNode *t = emit_call(S, call, CALL_atomic_rmw, ty_with_elem(S->tc, ptr->type, elem), ops, 3);
+  t->attrs.op = op;
   sem_scope(S, call, t, A(3), A(4));
   return val_rt(S, t);
 }
@@ -199,7 +198,7 @@ HANDLER(atomic_cas) {
     v = broadcast_to_shape(S, call, v, shape);
   }
   TNode *ops[3] = {ptr, cmp, v};
-  TNode *t = emit_call(S, call, "atomic_cas", ty_with_elem(S->tc, ptr->type, elem), ops, 3);
+  TNode *t = emit_call(S, call, CALL_atomic_cas, ty_with_elem(S->tc, ptr->type, elem), ops, 3);
   sem_scope(S, call, t, A(3), A(4));
   return val_rt(S, t);
 }
@@ -255,7 +254,7 @@ HANDLER(dot) {
     b = cast_to(S, call, b, h);
   }
   TNode *ops[3] = {a, b, acc};
-  TNode *t = emit_call(S, call, "dot", rty, ops, 3);
+  TNode *t = emit_call(S, call, CALL_dot, rty, ops, 3);
   const char *prec = "";
   if (!val_is_none(A(3))) {
     static const char *const precs[] = {"tf32", "tf32x3", "ieee", "bf16x3", "bf16x6", NULL};
@@ -264,8 +263,11 @@ HANDLER(dot) {
     prec = const_bool(S, call, A(4), "allow_tf32") ? "tf32" : "ieee";
   }
   if (!*prec && da == DT_F32) prec = "tf32";
-  if (*prec) add_attr(S, t, "input_precision=%s", prec);
-  if (!val_is_none(A(5))) add_attr(S, t, "max_num_imprecise_acc=%lld", (long long)const_int(S, call, A(5), "max_num_imprecise_acc"));
+  t->attrs.input_precision = prec;
+  if (!val_is_none(A(5))) {
+    t->attrs.has |= CA_IMPRECISE_ACC;
+    t->attrs.max_num_imprecise_acc = (int)const_int(S, call, A(5), "max_num_imprecise_acc");
+  }
   return val_rt(S, t);
 }
 
@@ -320,11 +322,9 @@ HANDLER(make_block_ptr) {
     sema_error(S, call, "tl.make_block_ptr's shape, strides, offsets, block_shape and order must have one length "
                "(got %d, %d, %d, %d, %d)", r1, r2, r3, r4, r5);
   const Type *block = check_block_shape(S, call, base->type->elem, r4, bs);
-  TNode *t = emit_call(S, call, "make_block_ptr", ty_ptr(S->tc, block), ops, 1 + 3 * r1);
-  StrBuf sb = {.arena = S->a};
-  for (int i = 0; i < r5; i++) sb_printf(&sb, "%s%lld", i ? "," : "", (long long)order[i]);
-  add_attr(S, t, "order=%s", sb.s);
-  sb_free(&sb);
+  TNode *t = emit_call(S, call, CALL_make_block_ptr, ty_ptr(S->tc, block), ops, 1 + 3 * r1);
+  for (int i = 0; i < r5; i++) t->attrs.order.v[i] = (int32_t)order[i];
+  t->attrs.order.n = r5;
   return val_rt(S, t);
 }
 
@@ -336,7 +336,7 @@ HANDLER(advance) {
   ops[0] = base;
   int n = runtime_int_tuple(S, call, A(1), ops + 1, "offsets", bi_I32(S));
   if (n != base->type->elem->rank) sema_error(S, call, "tl.advance needs %d offsets, got %d", base->type->elem->rank, n);
-  return val_rt(S, emit_call(S, call, "advance", base->type, ops, 1 + n));
+  return val_rt(S, emit_call(S, call, CALL_advance, base->type, ops, 1 + n));
 }
 
 /* make_tensor_descriptor(base, shape, strides, block_shape, padding_option='zero') */
@@ -349,7 +349,7 @@ HANDLER(make_tensor_descriptor) {
   int r3 = const_int_list(S, call, A(3), bs, MAX_RANK, "block_shape");
   if (r1 != r2 || r1 != r3) sema_error(S, call, "shape, strides and block_shape must have one length");
   const Type *block = check_block_shape(S, call, base->type->elem, r3, bs);
-  TNode *t = emit_call(S, call, "make_tensor_descriptor", ty_desc(S->tc, block), ops, 1 + 2 * r1);
+  TNode *t = emit_call(S, call, CALL_make_tensor_descriptor, ty_desc(S->tc, block), ops, 1 + 2 * r1);
   const char *pad = check_choice(S, call, A(4), "padding_option", paddings);
   if (!strcmp(pad, "nan")) sema_error(S, call, "tensor descriptors with padding_option='nan' are not supported yet");
   return val_rt(S, t);
@@ -363,7 +363,7 @@ HANDLER(desc_load) {
   ops[0] = d;
   int n = runtime_int_tuple(S, call, A(1), ops + 1, "offsets", bi_I32(S));
   if (n != block->rank) sema_error(S, call, "the descriptor needs %d offsets, got %d", block->rank, n);
-  return val_rt(S, emit_call(S, call, "desc_load", block, ops, 1 + n));
+  return val_rt(S, emit_call(S, call, CALL_desc_load, block, ops, 1 + n));
 }
 
 HANDLER(desc_store) {
@@ -376,7 +376,7 @@ HANDLER(desc_store) {
   if (n != block->rank) sema_error(S, call, "the descriptor needs %d offsets, got %d", block->rank, n);
   TNode *v = broadcast_to_shape(S, call, to_rt_typed(S, call, A(2), block->elem), block);
   ops[1] = v;
-  bi_emit_expr_stmt(S, call, emit_call(S, call, "desc_store", ty_void(S->tc), ops, 2 + n));
+  bi_emit_expr_stmt(S, call, emit_call(S, call, CALL_desc_store, ty_void(S->tc), ops, 2 + n));
   return bi_none(S);
 }
 
@@ -423,8 +423,10 @@ static Val *random_(Sema *S, Node *call, Val **args, int nargs, const char *kind
   if (rounds <= 0 || rounds > 64) sema_error(S, call, "n_rounds must be in 1..64");
   const Type *el = !strcmp(kind, "randint") || !strcmp(kind, "randint4x") ? ty_scalar(S->tc, dtype_bits(ty_elem(off->type)->dtype) == 64 ? DT_U64 : DT_U32) : bi_F32(S);
   TNode *ops[2] = {seed, off};
-  TNode *t = emit_call(S, call, "random", ty_with_elem(S->tc, off->type, el), ops, 2);
-  add_attr(S, t, "kind=%s n_rounds=%lld", kind, (long long)rounds);
+  TNode *t = emit_call(S, call, CALL_random, ty_with_elem(S->tc, off->type, el), ops, 2);
+  t->attrs.kind = kind;
+  t->attrs.has |= CA_N_ROUNDS;
+  t->attrs.n_rounds = (int)rounds;
   if (nres == 1) return val_rt(S, t);
   t->nres = nres;
   t->res_types = arena_alloc(S->a, sizeof(Type *) * (size_t)nres);

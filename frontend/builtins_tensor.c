@@ -33,9 +33,24 @@ static const Type *reduced_type(Sema *S, const Type *t, const Type *elem, int ax
   return ty_block(S->tc, elem, r, shape);
 }
 
-static TNode *reduce_node(Sema *S, Node *call, const char *kind, TNode *in, int axis, bool keep, const Type *elem) {
-  TNode *t = emit_call(S, call, "reduce", reduced_type(S, in->type, elem, axis, keep), &in, 1);
-  add_attr(S, t, "kind=%s axis=%d%s", kind, axis, keep ? " keep_dims" : "");
+/* The attributes of a tl.arange(0, n). */
+static void arange_attrs(TNode *t, int64_t n) {
+  t->attrs.has |= CA_RANGE;
+  t->attrs.start = 0;
+  t->attrs.end = n;
+}
+
+/* The attributes of a reduce or scan. */
+static void reduce_attrs(TNode *t, ReduceKind kind, int axis, bool keep) {
+  t->attrs.has |= CA_REDUCE | CA_AXIS;
+  t->attrs.reduce = kind;
+  t->attrs.axis = axis;
+  t->attrs.keep_dims = keep;
+}
+
+static TNode *reduce_node(Sema *S, Node *call, ReduceKind kind, TNode *in, int axis, bool keep, const Type *elem) {
+  TNode *t = emit_call(S, call, CALL_reduce, reduced_type(S, in->type, elem, axis, keep), &in, 1);
+  reduce_attrs(t, kind, axis, keep);
   return t;
 }
 
@@ -59,7 +74,7 @@ HANDLER(sum) {
   else if (dtype_is_int(el->dtype) && dtype_bits(el->dtype) < 32)
     el = ty_scalar(S->tc, dtype_is_signed(el->dtype) || el->dtype == DT_I1 ? DT_I32 : DT_U32);
   e = cast_to(S, call, e, el);
-  return val_rt(S, reduce_node(S, call, "sum", e, axis, keep_dims(S, call, A(2)), el));
+  return val_rt(S, reduce_node(S, call, RK_sum, e, axis, keep_dims(S, call, A(2)), el));
 }
 
 HANDLER(xor_sum) {
@@ -67,22 +82,23 @@ HANDLER(xor_sum) {
   TNode *e = reduce_input(S, call, A(0));
   bi_need_int(S, call, e);
   int axis = norm_axis(S, call, A(1), e->type, true);
-  return val_rt(S, reduce_node(S, call, "xor", e, axis, keep_dims(S, call, A(2)), ty_elem(e->type)));
+  return val_rt(S, reduce_node(S, call, RK_xor, e, axis, keep_dims(S, call, A(2)), ty_elem(e->type)));
 }
 
 /* max/min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False) */
-static Val *maxmin(Sema *S, Node *call, Val **args, int nargs, const char *kind) {
+static Val *maxmin(Sema *S, Node *call, Val **args, int nargs, bool is_max) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
   int axis = norm_axis(S, call, A(1), e->type, true);
   bool keep = keep_dims(S, call, A(4));
   bool with_idx = !val_is_none(A(2)) && const_bool(S, call, A(2), "return_indices");
-  if (!with_idx) return val_rt(S, reduce_node(S, call, kind, e, axis, keep, ty_elem(e->type)));
+  if (!with_idx) return val_rt(S, reduce_node(S, call, is_max ? RK_max : RK_min, e, axis, keep, ty_elem(e->type)));
   if (axis < 0 && e->type->rank > 1) sema_error(S, call, "%s with return_indices needs an axis for blocks of rank > 1", bi_cur(S));
   if (axis < 0) axis = 0;
   bool left = val_is_none(A(3)) || const_bool(S, call, A(3), "return_indices_tie_break_left");
-  TNode *t = emit_call(S, call, "reduce", NULL, &e, 1);
-  add_attr(S, t, "kind=%s_with_index axis=%d%s%s", kind, axis, keep ? " keep_dims" : "", left ? " tie_break_left" : "");
+  TNode *t = emit_call(S, call, CALL_reduce, NULL, &e, 1);
+  reduce_attrs(t, is_max ? RK_max_with_index : RK_min_with_index, axis, keep);
+  t->attrs.tie_break_left = left;
   t->nres = 2;
   t->res_types = arena_alloc(S->a, sizeof(Type *) * 2);
   t->res_types[0] = reduced_type(S, e->type, ty_elem(e->type), axis, keep);
@@ -91,22 +107,22 @@ static Val *maxmin(Sema *S, Node *call, Val **args, int nargs, const char *kind)
   return bi_multi_result(S, call, t, 2);
 }
 
-HANDLER(max_) { return maxmin(S, call, args, nargs, "max"); }
-HANDLER(min_) { return maxmin(S, call, args, nargs, "min"); }
+HANDLER(max_) { return maxmin(S, call, args, nargs, true); }
+HANDLER(min_) { return maxmin(S, call, args, nargs, false); }
 
 /* argmax/argmin(input, axis, tie_break_left=True, keep_dims=False) */
-static Val *argmaxmin(Sema *S, Node *call, Val **args, int nargs, const char *kind) {
+static Val *argmaxmin(Sema *S, Node *call, Val **args, int nargs, ReduceKind kind) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
   int axis = norm_axis(S, call, A(1), e->type, false);
   bool keep = keep_dims(S, call, A(3));
   bool left = val_is_none(A(2)) || const_bool(S, call, A(2), "tie_break_left");
   TNode *t = reduce_node(S, call, kind, e, axis, keep, bi_I32(S));
-  if (left) add_attr(S, t, "tie_break_left");
+  t->attrs.tie_break_left = left;
   return val_rt(S, t);
 }
-HANDLER(argmax) { return argmaxmin(S, call, args, nargs, "argmax"); }
-HANDLER(argmin) { return argmaxmin(S, call, args, nargs, "argmin"); }
+HANDLER(argmax) { return argmaxmin(S, call, args, nargs, RK_argmax); }
+HANDLER(argmin) { return argmaxmin(S, call, args, nargs, RK_argmin); }
 
 /* Inlines a combine function over scalars of the given element types; the
  * statements go into region, the results into results. */
@@ -179,7 +195,7 @@ Val *bi_multi_result(Sema *S, Node *call, TNode *t, int n) {
   tuple->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)n);
   for (int i = 0; i < n; i++) {
     Var *v = arena_alloc(S->a, sizeof *v);
-    v->name = arena_printf(S->a, "%s.%d", t->callee, S->k->nvars);
+    v->name = arena_printf(S->a, "%s.%d", call_kind_name(t->callee), S->k->nvars);
     v->type = t->res_types[i];
     v->id = S->k->nvars++;
     as->targets[i] = v;
@@ -200,8 +216,8 @@ HANDLER(reduce_) {
   bool keep = keep_dims(S, call, A(3));
   const Type *elems[8];
   for (int i = 0; i < n; i++) elems[i] = ty_elem(in[i]->type);
-  TNode *t = emit_call(S, call, "reduce", NULL, in, n);
-  add_attr(S, t, "kind=combine axis=%d%s", axis, keep ? " keep_dims" : "");
+  TNode *t = emit_call(S, call, CALL_reduce, NULL, in, n);
+  reduce_attrs(t, RK_combine, axis, keep);
   t->nres = n;
   t->res_types = arena_alloc(S->a, sizeof(Type *) * (size_t)n);
   for (int i = 0; i < n; i++) t->res_types[i] = reduced_type(S, in[i]->type, elems[i], axis, keep);
@@ -218,8 +234,9 @@ HANDLER(associative_scan) {
   int axis = norm_axis(S, call, A(1), in[0]->type, false);
   const Type *elems[8];
   for (int i = 0; i < n; i++) elems[i] = ty_elem(in[i]->type);
-  TNode *t = emit_call(S, call, "scan", NULL, in, n);
-  add_attr(S, t, "kind=combine axis=%d%s", axis, !val_is_none(A(3)) && const_bool(S, call, A(3), "reverse") ? " reverse" : "");
+  TNode *t = emit_call(S, call, CALL_scan, NULL, in, n);
+  reduce_attrs(t, RK_combine, axis, false);
+  t->attrs.reverse = !val_is_none(A(3)) && const_bool(S, call, A(3), "reverse");
   t->nres = n;
   t->res_types = arena_alloc(S->a, sizeof(Type *) * (size_t)n);
   for (int i = 0; i < n; i++) t->res_types[i] = in[i]->type;
@@ -229,7 +246,7 @@ HANDLER(associative_scan) {
 }
 
 /* cumsum/cumprod(input, axis=0, reverse=False, dtype=None) */
-static Val *cumulative(Sema *S, Node *call, Val **args, int nargs, const char *kind) {
+static Val *cumulative(Sema *S, Node *call, Val **args, int nargs, ReduceKind kind) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
   int axis = val_is_none(A(1)) ? 0 : norm_axis(S, call, A(1), e->type, false);
@@ -238,12 +255,13 @@ static Val *cumulative(Sema *S, Node *call, Val **args, int nargs, const char *k
   else if (dtype_is_int(el->dtype) && dtype_bits(el->dtype) < 32)
     el = ty_scalar(S->tc, dtype_is_signed(el->dtype) || el->dtype == DT_I1 ? DT_I32 : DT_U32);
   e = cast_to(S, call, e, el);
-  TNode *t = emit_call(S, call, "scan", e->type, &e, 1);
-  add_attr(S, t, "kind=%s axis=%d%s", kind, axis, !val_is_none(A(2)) && const_bool(S, call, A(2), "reverse") ? " reverse" : "");
+  TNode *t = emit_call(S, call, CALL_scan, e->type, &e, 1);
+  reduce_attrs(t, kind, axis, false);
+  t->attrs.reverse = !val_is_none(A(2)) && const_bool(S, call, A(2), "reverse");
   return val_rt(S, t);
 }
-HANDLER(cumsum) { return cumulative(S, call, args, nargs, "sum"); }
-HANDLER(cumprod) { return cumulative(S, call, args, nargs, "prod"); }
+HANDLER(cumsum) { return cumulative(S, call, args, nargs, RK_sum); }
+HANDLER(cumprod) { return cumulative(S, call, args, nargs, RK_prod); }
 
 /* softmax(x, dim=None, keep_dims=False, ieee_rounding=False) */
 HANDLER(softmax) {
@@ -251,9 +269,10 @@ HANDLER(softmax) {
   TNode *e = reduce_input(S, call, A(0));
   bi_need_float(S, call, e);
   int axis = val_is_none(A(1)) ? 0 : norm_axis(S, call, A(1), e->type, false);
-  TNode *t = emit_call(S, call, "softmax", e->type, &e, 1);
-  add_attr(S, t, "axis=%d", axis);
-  if (!val_is_none(A(3)) && const_bool(S, call, A(3), "ieee_rounding")) add_attr(S, t, "ieee_rounding");
+  TNode *t = emit_call(S, call, CALL_softmax, e->type, &e, 1);
+  t->attrs.has |= CA_AXIS;
+  t->attrs.axis = axis;
+  t->attrs.ieee_rounding = !val_is_none(A(3)) && const_bool(S, call, A(3), "ieee_rounding");
   return val_rt(S, t);
 }
 
@@ -261,7 +280,7 @@ HANDLER(sigmoid) {
   (void)nargs;
   TNode *e = bi_rt(S, call, A(0));
   bi_need_float(S, call, e);
-  return val_rt(S, emit_call(S, call, "sigmoid", e->type, &e, 1));
+  return val_rt(S, emit_call(S, call, CALL_sigmoid, e->type, &e, 1));
 }
 
 /* ---- shapes ------------------------------------------------------------------ */
@@ -338,9 +357,8 @@ HANDLER(reshape) {
   const Type *target = r ? check_block_shape(S, call, ty_elem(e->type), r, shape) : ty_elem(e->type);
   if (numel(target) != numel(e->type))
     sema_error(S, call, "cannot reshape %s to %s: element counts differ", ty_str(S->a, e->type), ty_str(S->a, target));
-  TNode *t = emit_call(S, call, "reshape", target, &e, 1);
-  if (!strcmp(S->builtin->name, "view") || (nargs > 2 && !val_is_none(A(2)) && const_bool(S, call, A(2), "can_reorder")))
-    add_attr(S, t, "can_reorder");
+  TNode *t = emit_call(S, call, CALL_reshape, target, &e, 1);
+  t->attrs.can_reorder = !strcmp(S->builtin->name, "view") || (nargs > 2 && !val_is_none(A(2)) && const_bool(S, call, A(2), "can_reorder"));
   return val_rt(S, t);
 }
 
@@ -367,11 +385,9 @@ HANDLER(trans) {
     seen[perm[i]] = true;
     shape[i] = e->type->shape[perm[i]];
   }
-  TNode *t = emit_call(S, call, "trans", ty_block(S->tc, e->type->elem, r, shape), &e, 1);
-  StrBuf sb = {.arena = S->a};
-  for (int i = 0; i < n; i++) sb_printf(&sb, "%s%lld", i ? "," : "", (long long)perm[i]);
-  add_attr(S, t, "order=%s", sb.s);
-  sb_free(&sb);
+  TNode *t = emit_call(S, call, CALL_trans, ty_block(S->tc, e->type->elem, r, shape), &e, 1);
+  for (int i = 0; i < n; i++) t->attrs.order.v[i] = (int32_t)perm[i];
+  t->attrs.order.n = n;
   return val_rt(S, t);
 }
 
@@ -385,7 +401,7 @@ HANDLER(cat) {
   memcpy(shape, a->type->shape, sizeof(int64_t) * (size_t)a->type->rank);
   shape[0] *= 2;
   TNode *ops[2] = {a, b};
-  return val_rt(S, emit_call(S, call, "cat", check_block_shape(S, call, a->type->elem, a->type->rank, shape), ops, 2));
+  return val_rt(S, emit_call(S, call, CALL_cat, check_block_shape(S, call, a->type->elem, a->type->rank, shape), ops, 2));
 }
 
 HANDLER(join) {
@@ -403,12 +419,12 @@ HANDLER(join) {
     int64_t one = 1, two = 2;
     const Type *b1 = ty_block(S->tc, ty_elem(ty), 1, &one);
     for (int i = 0; i < 2; i++) ops[i] = broadcast_to_shape(S, call, ops[i], b1);
-    TNode *j = emit_call(S, call, "join", check_block_shape(S, call, ty_elem(ty), 2, (int64_t[]){1, 2}), ops, 2);
-    return val_rt(S, emit_call(S, call, "reshape", ty_block(S->tc, ty_elem(ty), 1, &two), &j, 1));
+    TNode *j = emit_call(S, call, CALL_join, check_block_shape(S, call, ty_elem(ty), 2, (int64_t[]){1, 2}), ops, 2);
+    return val_rt(S, emit_call(S, call, CALL_reshape, ty_block(S->tc, ty_elem(ty), 1, &two), &j, 1));
   }
   for (int i = 0; i < r; i++) shape[i] = ty->shape[i];
   shape[r] = 2;
-  return val_rt(S, emit_call(S, call, "join", check_block_shape(S, call, ty_elem(ty), r + 1, shape), ops, 2));
+  return val_rt(S, emit_call(S, call, CALL_join, check_block_shape(S, call, ty_elem(ty), r + 1, shape), ops, 2));
 }
 
 /* interleave(a, b): Triton's join then reshape, the last dimension of n
@@ -421,7 +437,7 @@ HANDLER(interleave) {
   int64_t shape[MAX_RANK];
   for (int i = 0; i < r - 2; i++) shape[i] = c->type->shape[i];
   shape[r - 2] = 2 * c->type->shape[r - 2];
-  return val_rt(S, emit_call(S, call, "reshape", ty_block(S->tc, c->type->elem, r - 1, shape), &c, 1));
+  return val_rt(S, emit_call(S, call, CALL_reshape, ty_block(S->tc, c->type->elem, r - 1, shape), &c, 1));
 }
 
 /* ravel(x, can_reorder=False): x as one dimension. */
@@ -429,8 +445,8 @@ HANDLER(ravel) {
   (void)nargs;
   TNode *e = block_input(S, call, A(0));
   int64_t n = numel(e->type);
-  TNode *t = emit_call(S, call, "reshape", ty_block(S->tc, e->type->elem, 1, &n), &e, 1);
-  if (!val_is_none(A(1)) && const_bool(S, call, A(1), "can_reorder")) add_attr(S, t, "can_reorder");
+  TNode *t = emit_call(S, call, CALL_reshape, ty_block(S->tc, e->type->elem, 1, &n), &e, 1);
+  if (!val_is_none(A(1)) && const_bool(S, call, A(1), "can_reorder")) t->attrs.can_reorder = true;
   return val_rt(S, t);
 }
 
@@ -440,7 +456,7 @@ HANDLER(split) {
   int r = e->type->rank;
   if (e->type->shape[r - 1] != 2) sema_error(S, call, "tl.split needs a last dimension of 2, got %s", ty_str(S->a, e->type));
   const Type *half = ty_block(S->tc, e->type->elem, r - 1, e->type->shape);
-  TNode *t = emit_call(S, call, "split", half, &e, 1);
+  TNode *t = emit_call(S, call, CALL_split, half, &e, 1);
   t->nres = 2;
   t->res_types = arena_alloc(S->a, sizeof(Type *) * 2);
   t->res_types[0] = t->res_types[1] = half;
@@ -454,7 +470,7 @@ HANDLER(split) {
  * xor of the pair's bits (an xor_sum over the middle dimension) with its own. */
 
 static TNode *reshaped(Sema *S, Node *call, TNode *e, int r, const int64_t *shape) {
-  return emit_call(S, call, "reshape", ty_block(S->tc, ty_elem(e->type), r, shape), &e, 1);
+  return emit_call(S, call, CALL_reshape, ty_block(S->tc, ty_elem(e->type), r, shape), &e, 1);
 }
 
 static TNode *bitcast_to(Sema *S, Node *call, TNode *e, const Type *el) {
@@ -491,11 +507,11 @@ static Pairs pairs_of(Sema *S, Node *call, TNode *x, int k) {
   if (ty_elem(x->type)->dtype == DT_I1) it = ty_scalar(S->tc, DT_I1);
   p.x = keep(S, call, reshaped(S, call, x, 3, p.shape));
   TNode *bits = keep(S, call, bitcast_to(S, call, p.x, it));
-  TNode *both = broadcast_to_shape(S, call, reduce_node(S, call, "xor", bits, 1, true, it), bits->type);
+  TNode *both = broadcast_to_shape(S, call, reduce_node(S, call, RK_xor, bits, 1, true, it), bits->type);
   p.partner = keep(S, call, bitcast_to(S, call, bin(S, call, TK_CARET, bits, both), ty_elem(x->type)));
   int64_t two = 2, col[3] = {1, 2, 1};
-  TNode *r = emit_call(S, call, "arange", check_block_shape(S, call, bi_I32(S), 1, &two), NULL, 0);
-  add_attr(S, r, "start=0 end=2");
+  TNode *r = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &two), NULL, 0);
+  arange_attrs(r, 2);
   p.second = broadcast_to_shape(S, call, reshaped(S, call, r, 3, col), p.x->type);
   return p;
 }
@@ -538,8 +554,8 @@ HANDLER(sort) {
   if (ty_is_ptr(x->type)) sema_error(S, call, "tl.sort cannot sort pointers");
   int nd = log2_of(x->type->shape[d]);
   int64_t n = x->type->shape[d];
-  TNode *idx = emit_call(S, call, "arange", check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
-  add_attr(S, idx, "start=0 end=%lld", (long long)n);
+  TNode *idx = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
+  arange_attrs(idx, n);
   idx = keep(S, call, idx);
   for (int stage = 1; stage <= nd; stage++) {
     TNode *desc;
@@ -580,8 +596,8 @@ static TNode *expanded(Sema *S, Node *call, TNode *e, int ax) {
 
 /* arange(0, n) along dim d of a block of rank r (1 elsewhere). */
 static TNode *range_along(Sema *S, Node *call, int64_t n, int d, int r) {
-  TNode *t = emit_call(S, call, "arange", check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
-  add_attr(S, t, "start=0 end=%lld", (long long)n);
+  TNode *t = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
+  arange_attrs(t, n);
   int64_t shape[MAX_RANK];
   for (int k = 0; k < r; k++) shape[k] = k == d ? n : 1;
   return r == 1 ? t : reshaped(S, call, t, r, shape);
@@ -613,7 +629,7 @@ HANDLER(gather) {
   pick->c = broadcast_to_shape(S, call, eq, shape);
   pick->a = broadcast_to_shape(S, call, sb, shape);
   pick->b = broadcast_to_shape(S, call, to_rt_typed(S, call, val_const(S, cv_int(S, 0)), it), shape);
-  return val_rt(S, bitcast_to(S, call, reduce_node(S, call, "xor", pick, ax + 1, false, it), ty_elem(src->type)));
+  return val_rt(S, bitcast_to(S, call, reduce_node(S, call, RK_xor, pick, ax + 1, false, it), ty_elem(src->type)));
 }
 
 /* histogram(input, num_bins, mask=None): int32 counts of the values 0 ..
@@ -630,7 +646,7 @@ HANDLER(histogram) {
       sema_error(S, call, "tl.histogram's mask must be booleans of the input's shape, got %s", ty_str(S->a, m->type));
     eq = bin(S, call, TK_AMP, eq, expanded(S, call, m, 1));
   }
-  return val_rt(S, reduce_node(S, call, "sum", cast_to(S, call, eq, bi_I32(S)), 0, false, bi_I32(S)));
+  return val_rt(S, reduce_node(S, call, RK_sum, cast_to(S, call, eq, bi_I32(S)), 0, false, bi_I32(S)));
 }
 
 /* ---- hints and debugging ------------------------------------------------------- */
@@ -643,14 +659,11 @@ HANDLER(hint) {
   int n = const_int_list(S, call, A(1), vals, MAX_RANK, "values");
   int rank = e->type->kind == TY_BLOCK ? e->type->rank : 0;
   if (n != (rank ? rank : 1)) sema_error(S, call, "%s needs %d value%s for %s, got %d", bi_cur(S), rank ? rank : 1, rank > 1 ? "s" : "", ty_str(S->a, e->type), n);
-  StrBuf sb = {.arena = S->a};
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     if (vals[i] <= 0) sema_error(S, call, "%s values must be positive", bi_cur(S));
-    sb_printf(&sb, "%s%lld", i ? "," : "", (long long)vals[i]);
-  }
-  TNode *t = emit_call(S, call, S->builtin->name, e->type, &e, 1);
-  add_attr(S, t, "values=%s", sb.s);
-  sb_free(&sb);
+  TNode *t = emit_call(S, call, bi_call_kind(S), e->type, &e, 1);
+  for (int i = 0; i < n; i++) t->attrs.values.v[i] = (int32_t)vals[i];
+  t->attrs.values.n = n;
   return val_rt(S, t);
 }
 
@@ -663,7 +676,7 @@ HANDLER(assume) {
   }
   TNode *e = bi_rt(S, call, c);
   if (ty_elem(e->type)->dtype != DT_I1 || e->type->kind == TY_BLOCK) sema_error(S, call, "tl.assume needs a boolean scalar, got %s", ty_str(S->a, e->type));
-  bi_emit_expr_stmt(S, call, emit_call(S, call, "assume", ty_void(S->tc), &e, 1));
+  bi_emit_expr_stmt(S, call, emit_call(S, call, CALL_assume, ty_void(S->tc), &e, 1));
   return bi_none(S);
 }
 
@@ -721,9 +734,9 @@ HANDLER(device_print) {
     if (x->kind == V_CONST && x->c->kind == CV_STR) sema_error(S, call, "device_print prints values; put text in the prefix");
     ops[n++] = bi_rt(S, call, x);
   }
-  TNode *t = emit_call(S, call, "device_print", ty_void(S->tc), ops, n);
-  add_attr(S, t, "prefix='%s'", prefix);
-  if (!val_is_none(A(2)) && const_bool(S, call, A(2), "hex")) add_attr(S, t, "hex");
+  TNode *t = emit_call(S, call, CALL_device_print, ty_void(S->tc), ops, n);
+  t->attrs.prefix = prefix;
+  t->attrs.hex = !val_is_none(A(2)) && const_bool(S, call, A(2), "hex");
   bi_emit_expr_stmt(S, call, t);
   return bi_none(S);
 }
@@ -761,8 +774,8 @@ HANDLER(device_assert) {
   TNode *e = bi_rt(S, call, c);
   if (!ty_is_int(e->type)) sema_error(S, call, "device_assert needs a boolean condition, got %s", ty_str(S->a, e->type));
   e = cast_to(S, call, e, bi_I1(S));
-  TNode *t = emit_call(S, call, "device_assert", ty_void(S->tc), &e, 1);
-  add_attr(S, t, "msg='%s'", msg);
+  TNode *t = emit_call(S, call, CALL_device_assert, ty_void(S->tc), &e, 1);
+  t->attrs.msg = msg;
   bi_emit_expr_stmt(S, call, t);
   return bi_none(S);
 }
@@ -773,8 +786,8 @@ HANDLER(device_assert) {
  * (the next grid may start); nothing on targets without them, where grids
  * run in order anyway. */
 static Val *gdc(Sema *S, Node *call, const char *kind) {
-  TNode *t = emit_call(S, call, "gdc", ty_void(S->tc), NULL, 0);
-  add_attr(S, t, "kind=%s", kind);
+  TNode *t = emit_call(S, call, CALL_gdc, ty_void(S->tc), NULL, 0);
+  t->attrs.kind = kind;
   bi_emit_expr_stmt(S, call, t);
   return bi_none(S);
 }
@@ -789,7 +802,7 @@ HANDLER(gdc_launch_dependents) {
 
 HANDLER(debug_barrier) {
   (void)args, (void)nargs;
-  bi_emit_expr_stmt(S, call, emit_call(S, call, "debug_barrier", ty_void(S->tc), NULL, 0));
+  bi_emit_expr_stmt(S, call, emit_call(S, call, CALL_debug_barrier, ty_void(S->tc), NULL, 0));
   return bi_none(S);
 }
 

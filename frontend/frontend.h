@@ -387,6 +387,77 @@ typedef struct TNodeList {
   int n;
 } TNodeList;
 
+/* The builtins a T_CALL names, each lowered by irgen; X(kind), the name
+ * --emit=ast prints (a libdevice call prints "libdevice.<symbol>"). */
+#define CALL_KINDS(X) \
+  X(program_id) X(num_programs) X(arange) \
+  X(load) X(store) X(atomic_rmw) X(atomic_cas) X(dot) X(random) \
+  X(make_block_ptr) X(advance) X(make_tensor_descriptor) X(desc_load) X(desc_store) \
+  X(maximum) X(minimum) X(clamp) X(fma) X(cdiv) X(umulhi) X(fdiv) X(div_rn) X(sqrt_rn) X(abs) \
+  X(exp) X(exp2) X(log) X(log2) X(sqrt) X(rsqrt) X(sin) X(cos) X(erf) X(floor) X(ceil) \
+  X(sigmoid) X(softmax) X(libdevice) X(fp_downcast) \
+  X(reduce) X(scan) X(reshape) X(trans) X(join) X(cat) X(split) \
+  X(multiple_of) X(max_contiguous) X(max_constancy) X(assume) \
+  X(device_print) X(device_assert) X(gdc) X(debug_barrier)
+
+typedef enum CallKind {
+#define X(k) CALL_##k,
+  CALL_KINDS(X)
+#undef X
+  CALL_COUNT
+} CallKind;
+
+/* What a reduce or scan combines with; X(kind) as --emit=ast prints it. */
+#define REDUCE_KINDS(X) \
+  X(sum) X(prod) X(max) X(min) X(xor) X(argmax) X(argmin) X(max_with_index) X(min_with_index) X(combine)
+
+typedef enum ReduceKind {
+#define X(k) RK_##k,
+  REDUCE_KINDS(X)
+#undef X
+} ReduceKind;
+
+typedef struct IntList {
+  int n;
+  int32_t v[MAX_RANK];
+} IntList;
+
+/* The constant arguments of a call, checked by sema and read by irgen.
+ * Each field belongs to the builtins named beside it; `has` marks the
+ * numbers that were given (flags and strings need no mark). */
+typedef struct CallAttrs {
+  unsigned has;              /* CA_* */
+  const char *symbol;        /* libdevice: the function, "pow" */
+  ReduceKind reduce;         /* reduce, scan */
+  const char *kind;          /* random ("rand", ...), gdc ("wait", ...) */
+  int n_rounds;              /* random */
+  const char *op, *sem, *scope; /* atomic_rmw ("add", ...), atomics */
+  int64_t start, end;        /* arange */
+  int axis;                  /* program_id, num_programs, reduce, scan, softmax */
+  bool keep_dims, tie_break_left, reverse; /* reduce, scan */
+  bool ieee_rounding;        /* fdiv, softmax: IEEE division, else the approximate one */
+  IntList boundary_check;    /* load, store through block pointers */
+  const char *padding, *cache, *evict; /* load, store ("" when absent) */
+  bool is_volatile;          /* load */
+  const char *input_precision; /* dot */
+  int max_num_imprecise_acc; /* dot */
+  IntList order;             /* make_block_ptr, trans */
+  IntList values;            /* multiple_of, max_contiguous, max_constancy */
+  bool can_reorder;          /* reshape */
+  bool round_to_zero;        /* fp_downcast: rtz, else rtne */
+  bool propagate_nan;        /* maximum, minimum, clamp */
+  const char *prefix;        /* device_print */
+  bool hex;                  /* device_print */
+  const char *msg;           /* device_assert */
+} CallAttrs;
+enum { CA_AXIS = 1, CA_RANGE = 2, CA_N_ROUNDS = 4, CA_IMPRECISE_ACC = 8, CA_REDUCE = 16, CA_ROUNDING = 32 };
+
+/* ast.c */
+CallKind call_kind_of(const char *name); /* CALL_COUNT when no builtin call has that name */
+const char *call_kind_name(CallKind k);
+const char *reduce_kind_name(ReduceKind k);
+void call_attrs_print(StrBuf *sb, const CallAttrs *a); /* as --emit=ast shows them */
+
 /* Builtins named by sema and lowered by irgen; attributes ride in `attrs`. */
 struct TNode {
   TNodeKind kind;
@@ -399,8 +470,8 @@ struct TNode {
   TNodeList args;           /* CALL operands */
   TNodeList body, orelse;   /* IF/FOR/WHILE bodies; WHILE: body is the loop */
   TNodeList before;         /* WHILE: statements computing the condition */
-  const char *callee;       /* CALL: builtin name, e.g. "load", "libdevice.exp" */
-  const char *attrs;        /* CALL: "key=value" attributes, space separated */
+  CallKind callee;          /* CALL: the builtin */
+  CallAttrs attrs;          /* CALL: its constant arguments */
   int64_t axis;             /* EXPAND_DIMS axis */
   /* CONST */
   bool cbool;
@@ -415,8 +486,10 @@ struct TNode {
    * statements are in body and yielded values in orelse */
   Var **targets;
   int ntargets;
-  int num_stages; /* FOR from tl.range(..., num_stages=) ; 0 when absent */
-  const char *loop_attrs;
+  /* FOR from tl.range(..., num_stages=, loop_unroll_factor=, disable_licm=); 0 when absent */
+  int num_stages;
+  int loop_unroll_factor;
+  bool disable_licm;
 };
 
 /* What the signature says about one kernel parameter. */
@@ -591,9 +664,8 @@ typedef struct Args {
   int nkw;
 } Args;
 Val *call_value(Sema *S, Node *call, Val *callee, Args *args);
-TNode *emit_call(Sema *S, Node *at, const char *callee, const Type *ty, TNode **ops, int nops);
+TNode *emit_call(Sema *S, Node *at, CallKind callee, const Type *ty, TNode **ops, int nops);
 void emit_stmt(Sema *S, TNode *t);
-void add_attr(Sema *S, TNode *call, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 Node *sema_func_def(Sema *S, JitFunc *fn); /* the function's def, parsed on first use */
 

@@ -86,16 +86,7 @@ TNodeList sema_to_tlist(Sema *S, PtrVec *v) {
   return l;
 }
 
-void add_attr(Sema *S, TNode *call, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  call->attrs = call->attrs ? arena_printf(S->a, "%s %s", call->attrs, buf) : arena_strndup(S->a, buf, strlen(buf));
-}
-
-TNode *emit_call(Sema *S, Node *at, const char *callee, const Type *ty, TNode **ops, int nops) {
+TNode *emit_call(Sema *S, Node *at, CallKind callee, const Type *ty, TNode **ops, int nops) {
   TNode *t = tnode(S, T_CALL, at, ty);
   t->callee = callee;
   t->args.n = nops;
@@ -521,7 +512,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
         ops[q] = to_rt(S, p, sema_read_val(S, p, sema_held_var_val(S, v, v->type)));
       }
       const Type *block = check_block_shape(S, p, ty_scalar(tc, e->dtype), e->rank, e->block);
-      TNode *t = emit_call(S, p, "make_tensor_descriptor", ty_desc(tc, block), ops, 1 + 2 * e->rank);
+      TNode *t = emit_call(S, p, CALL_make_tensor_descriptor, ty_desc(tc, block), ops, 1 + 2 * e->rank);
       sema_env_set(S, &f.env, p->name, sema_store_rt(S, p, arena_printf(a, "%s_desc", p->name), t));
       continue;
     }

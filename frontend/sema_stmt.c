@@ -276,7 +276,8 @@ typedef struct RangeSpec {
   Val *lo, *hi, *step;
   bool is_static;
   int num_stages;
-  const char *attrs;
+  int unroll;        /* loop_unroll_factor; 0 when absent */
+  bool disable_licm;
 } RangeSpec;
 
 static void range_args(Sema *S, Node *it, RangeSpec *r) {
@@ -314,18 +315,28 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
   for (int i = 0; i < it->kwargs.n; i++) {
     Node *k = it->kwargs.v[i];
     if (!strcmp(k->name, "arg1") || !strcmp(k->name, "arg2") || !strcmp(k->name, "step")) continue;
+    if (r->is_static) sema_error(S, k, "tl.static_range() got an unexpected keyword argument '%s'", k->name);
     Val *v = sema_eval(S, k->lhs);
     if (!strcmp(k->name, "num_stages")) {
       if (!val_is_none(v)) r->num_stages = (int)const_int(S, k->lhs, v, "num_stages");
-    } else if (!strcmp(k->name, "loop_unroll_factor") || !strcmp(k->name, "disallow_acc_multi_buffer") ||
-               !strcmp(k->name, "flatten") || !strcmp(k->name, "warp_specialize") || !strcmp(k->name, "disable_licm")) {
-      if (!val_is_none(v)) {
-        StrBuf sb = {.arena = S->a};
-        if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
-        cvalue_print(&sb, v->c);
-        r->attrs = r->attrs ? arena_printf(S->a, "%s %s=%s", r->attrs, k->name, sb.s) : arena_printf(S->a, "%s=%s", k->name, sb.s);
-        sb_free(&sb);
-      }
+    } else if (!strcmp(k->name, "loop_unroll_factor")) {
+      if (val_is_none(v)) continue;
+      if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
+      int64_t f = const_int(S, k->lhs, v, "loop_unroll_factor");
+      if (f < 1 || f > 4096) sema_error(S, k->lhs, "loop_unroll_factor must be in 1..4096, got %lld", (long long)f);
+      r->unroll = (int)f;
+    } else if (!strcmp(k->name, "disable_licm")) {
+      if (val_is_none(v)) continue;
+      if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
+      r->disable_licm = const_bool(S, k->lhs, v, "disable_licm");
+    } else if (!strcmp(k->name, "flatten") || !strcmp(k->name, "warp_specialize")) {
+      /* asking for nothing (False, None) is what tilec does */
+      if (val_is_none(v)) continue;
+      if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
+      if (const_bool(S, k->lhs, v, k->name)) sema_error(S, k->lhs, "tl.range's %s=True is not supported yet", k->name);
+    } else if (!strcmp(k->name, "disallow_acc_multi_buffer")) {
+      /* tilec never multi-buffers a dot's accumulator, so either value holds */
+      if (!val_is_none(v) && v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
     } else {
       sema_error(S, k, "%s() got an unexpected keyword argument '%s'", r->is_static ? "tl.static_range" : "tl.range", k->name);
     }
@@ -398,7 +409,8 @@ static void exec_for(Sema *S, Node *s) {
   t->b = hi;
   t->c = st;
   t->num_stages = r.num_stages;
-  t->loop_attrs = r.attrs;
+  t->loop_unroll_factor = r.unroll;
+  t->disable_licm = r.disable_licm;
   t->var = sema_frame_var(S, iv);
   t->var->type = ity;
   sema_env_set(S, &S->f->env, iv, sema_held_var_val(S, t->var, ity));

@@ -159,40 +159,9 @@ static bool is_unsigned(const Type *t) {
   return e->kind == TY_SCALAR && dtype_is_int(e->dtype) && !dtype_is_signed(e->dtype) && e->dtype != DT_I1;
 }
 
-/* ---- attributes from sema's "key=value flag" strings ------------------------------ */
+/* ---- attributes ------------------------------------------------------------------ */
 
-static const char *attr_get(Gen *G, const TNode *t, const char *key) {
-  if (!t->attrs) return NULL;
-  size_t kl = strlen(key);
-  for (const char *p = t->attrs; *p;) {
-    const char *end = p;
-    bool quoted = false;
-    while (*end && (quoted || *end != ' ')) {
-      if (*end == '\'') quoted = !quoted;
-      end++;
-    }
-    if ((size_t)(end - p) >= kl && !memcmp(p, key, kl) && (p[kl] == '=' || p + kl == end)) {
-      if (p + kl == end) return "";
-      const char *v = p + kl + 1;
-      size_t n = (size_t)(end - v);
-      if (n >= 2 && v[0] == '\'' && v[n - 1] == '\'') return arena_strndup(G->a, v + 1, n - 2);
-      return arena_strndup(G->a, v, n);
-    }
-    p = *end ? end + 1 : end;
-  }
-  return NULL;
-}
-
-static MlirAttribute i32_array(Gen *G, const char *list) {
-  int32_t v[16];
-  int n = 0;
-  for (const char *p = list; *p && n < 16;) {
-    v[n++] = (int32_t)strtol(p, (char **)&p, 10);
-    if (*p == ',') p++;
-    else break;
-  }
-  return mlirDenseI32ArrayGet(G->ctx, n, v);
-}
+static MlirAttribute i32_list(Gen *G, const IntList *l) { return mlirDenseI32ArrayGet(G->ctx, l->n, l->v); }
 
 /* ---- expressions -------------------------------------------------------------------- */
 
@@ -314,7 +283,10 @@ static MlirType with_elem(Gen *G, MlirType t, MlirType el) {
 
 /* ---- reductions and scans ------------------------------------------------------------ */
 
-typedef enum Combine { C_SUM, C_PROD, C_MAX, C_MIN, C_XOR, C_ARGMAX, C_ARGMIN } Combine;
+/* C_ARGMAX, C_ARGMIN break ties toward the lower index; the _FAST ones
+ * (tie_break_left=False) take the second pair on ties, as Triton's
+ * combiners do, which saves the index comparison. */
+typedef enum Combine { C_SUM, C_PROD, C_MAX, C_MIN, C_XOR, C_ARGMAX, C_ARGMIN, C_ARGMAX_FAST, C_ARGMIN_FAST } Combine;
 
 /* Builds the combiner body: args are a0..a(n-1), b0..b(n-1); yields n values. */
 static void combine_body(Gen *G, MlirLocation loc, Combine c, bool is_float, bool is_uns, MlirBlock blk, int n) {
@@ -329,20 +301,22 @@ static void combine_body(Gen *G, MlirLocation loc, Combine c, bool is_float, boo
   case C_MAX: out[0] = bin(G, is_float ? "arith.maxnumf" : is_uns ? "arith.maxui" : "arith.maxsi", loc, a, b); break;
   case C_MIN: out[0] = bin(G, is_float ? "arith.minnumf" : is_uns ? "arith.minui" : "arith.minsi", loc, a, b); break;
   case C_XOR: out[0] = bin(G, "arith.xori", loc, a, b); break;
-  case C_ARGMAX: case C_ARGMIN: {
-    /* (value, index) pairs: the larger (smaller) value; on ties the lower index */
+  case C_ARGMAX: case C_ARGMIN: case C_ARGMAX_FAST: case C_ARGMIN_FAST: {
+    /* (value, index) pairs: the larger (smaller) value; on ties the lower index, or the second pair */
     MlirValue ia = mlirBlockGetArgument(blk, 1), ib = mlirBlockGetArgument(blk, 3);
     MlirType i1 = mlirIntegerTypeGet(G->ctx, 1);
-    bool mx = c == C_ARGMAX;
+    bool mx = c == C_ARGMAX || c == C_ARGMAX_FAST;
     Attrs p1 = {0}, p2 = {0}, p3 = {0};
     attr(G, &p1, "predicate", i64_attr(G, is_float ? (mx ? 2 : 4) : is_uns ? (mx ? 8 : 6) : (mx ? 4 : 2)));
     attr(G, &p2, "predicate", i64_attr(G, is_float ? 1 : 0));
     attr(G, &p3, "predicate", i64_attr(G, 2));
     MlirValue ab[2] = {a, b}, iab[2] = {ia, ib};
-    MlirValue better = op1(G, is_float ? "arith.cmpf" : "arith.cmpi", loc, i1, 2, ab, &p1);
-    MlirValue eq = op1(G, is_float ? "arith.cmpf" : "arith.cmpi", loc, i1, 2, ab, &p2);
-    MlirValue lower = op1(G, "arith.cmpi", loc, i1, 2, iab, &p3);
-    MlirValue take = bin(G, "arith.ori", loc, better, bin(G, "arith.andi", loc, eq, lower));
+    MlirValue take = op1(G, is_float ? "arith.cmpf" : "arith.cmpi", loc, i1, 2, ab, &p1);
+    if (c == C_ARGMAX || c == C_ARGMIN) {
+      MlirValue eq = op1(G, is_float ? "arith.cmpf" : "arith.cmpi", loc, i1, 2, ab, &p2);
+      MlirValue lower = op1(G, "arith.cmpi", loc, i1, 2, iab, &p3);
+      take = bin(G, "arith.ori", loc, take, bin(G, "arith.andi", loc, eq, lower));
+    }
     MlirValue s1[3] = {take, a, b}, s2[3] = {take, ia, ib};
     out[0] = op1(G, "arith.select", loc, mlirValueGetType(a), 3, s1, NULL);
     out[1] = op1(G, "arith.select", loc, mlirValueGetType(ia), 3, s2, NULL);
@@ -439,21 +413,24 @@ static MlirValue keep_dims(Gen *G, MlirLocation loc, MlirValue v, const Type *wa
   return op1(G, "tile.expand_dims", loc, wt, 1, &v, &as);
 }
 
-static Combine combine_kind(Gen *G, const TNode *e, const char *kind) {
-  static const struct {
-    const char *k;
-    Combine c;
-  } kinds[] = {{"sum", C_SUM}, {"prod", C_PROD}, {"max", C_MAX}, {"min", C_MIN}, {"xor", C_XOR},
-               {"argmax", C_ARGMAX}, {"argmin", C_ARGMIN}, {"max_with_index", C_ARGMAX}, {"min_with_index", C_ARGMIN}};
-  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-    if (!strcmp(kinds[i].k, kind)) return kinds[i].c;
-  gen_error(G, e, "reduction kind '%s' has no lowering", kind);
+static Combine combine_of(ReduceKind k, bool tie_break_left) {
+  switch (k) {
+  case RK_sum: return C_SUM;
+  case RK_prod: return C_PROD;
+  case RK_max: return C_MAX;
+  case RK_min: return C_MIN;
+  case RK_xor: return C_XOR;
+  case RK_argmax: case RK_max_with_index: return tie_break_left ? C_ARGMAX : C_ARGMAX_FAST;
+  case RK_argmin: case RK_min_with_index: return tie_break_left ? C_ARGMIN : C_ARGMIN_FAST;
+  case RK_combine: break; /* a region of the user's, no Combine */
+  }
+  unreachable();
 }
 
 /* What reductions and scans share: their inputs, axis and element kind. */
 typedef struct Reduction {
   MlirLocation loc;
-  const char *kind;
+  ReduceKind kind;
   int axis, n;
   MlirValue srcs[8];
   bool fl, uns;
@@ -461,8 +438,8 @@ typedef struct Reduction {
 
 static void reduction_inputs(Gen *G, const TNode *e, Reduction *r) {
   r->loc = loc_of(G, e);
-  r->kind = attr_get(G, e, "kind");
-  r->axis = atoi(attr_get(G, e, "axis"));
+  r->kind = e->attrs.reduce;
+  r->axis = e->attrs.axis;
   r->n = e->args.n;
   for (int i = 0; i < r->n; i++) r->srcs[i] = gen_expr(G, e->args.v[i]);
   const Type *in = e->args.v[0]->type;
@@ -475,9 +452,9 @@ static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
   Reduction rd;
   reduction_inputs(G, e, &rd);
   MlirLocation loc = rd.loc;
-  const char *kind = rd.kind;
+  ReduceKind kind = rd.kind;
   int axis = rd.axis, n = rd.n;
-  bool keep = attr_get(G, e, "keep_dims") != NULL, fl = rd.fl, uns = rd.uns;
+  bool keep = e->attrs.keep_dims, fl = rd.fl, uns = rd.uns;
   MlirValue *srcs = rd.srcs;
   if (axis < 0) {
     for (int i = 0; i < n; i++) srcs[i] = flatten(G, loc, srcs[i]);
@@ -485,15 +462,15 @@ static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
   int ax = axis < 0 ? 0 : axis;
   MlirOperation op;
   int nres;
-  if (!strcmp(kind, "combine")) {
+  if (kind == RK_combine) {
     op = reduce_op(G, loc, "tile.reduce", srcs, n, ax, false, false, C_SUM, fl, uns, e);
     nres = n;
   } else {
-    Combine c = combine_kind(G, e, kind);
-    if (c == C_ARGMAX || c == C_ARGMIN) {
+    Combine c = combine_of(kind, e->attrs.tie_break_left);
+    if (c == C_ARGMAX || c == C_ARGMIN || c == C_ARGMAX_FAST || c == C_ARGMIN_FAST) {
       srcs[1] = axis_indices(G, loc, mlirValueGetType(srcs[0]), ax);
       op = reduce_op(G, loc, "tile.reduce", srcs, 2, ax, false, false, c, fl, uns, NULL);
-      nres = strstr(kind, "with_index") ? 2 : 1;
+      nres = kind == RK_max_with_index || kind == RK_min_with_index ? 2 : 1;
       if (nres == 1) {
         MlirValue index = mlirOperationGetResult(op, 1);
         res[0] = keep ? keep_dims(G, loc, index, e->type, axis) : index;
@@ -515,12 +492,12 @@ static int gen_reduce(Gen *G, const TNode *e, MlirValue *res) {
 static int gen_scan(Gen *G, const TNode *e, MlirValue *res) {
   Reduction rd;
   reduction_inputs(G, e, &rd);
-  bool reverse = attr_get(G, e, "reverse") != NULL;
+  bool reverse = e->attrs.reverse;
   int n = rd.n;
-  MlirOperation op = !strcmp(rd.kind, "combine")
+  MlirOperation op = rd.kind == RK_combine
                          ? reduce_op(G, rd.loc, "tile.scan", rd.srcs, n, rd.axis, true, reverse, C_SUM, rd.fl, rd.uns, e)
                          : reduce_op(G, rd.loc, "tile.scan", rd.srcs, 1, rd.axis, true, reverse,
-                                     !strcmp(rd.kind, "sum") ? C_SUM : C_PROD, rd.fl, rd.uns, NULL);
+                                     combine_of(rd.kind, false), rd.fl, rd.uns, NULL);
   for (int i = 0; i < n; i++) res[i] = mlirOperationGetResult(op, i);
   return n;
 }
@@ -557,144 +534,167 @@ static MlirValue extern_call(Gen *G, const TNode *e, const char *sym_name) {
   return rwiden ? un(G, "arith.truncf", loc, rty, r) : r;
 }
 
-static MlirValue minmax(Gen *G, const TNode *e, bool is_max) {
-  MlirValue a = gen_expr(G, e->args.v[0]), b = gen_expr(G, e->args.v[1]);
+static MlirValue minmax(Gen *G, const TNode *e, MlirValue a, MlirValue b, bool is_max) {
   bool f = is_float_dt(dt_of(e->type)), u = is_unsigned(e->type);
-  bool nan = attr_get(G, e, "propagate_nan") != NULL;
+  bool nan = e->attrs.propagate_nan;
   const char *name = f ? (is_max ? (nan ? "arith.maximumf" : "arith.maxnumf") : (nan ? "arith.minimumf" : "arith.minnumf"))
                        : (is_max ? (u ? "arith.maxui" : "arith.maxsi") : (u ? "arith.minui" : "arith.minsi"));
   return bin(G, name, loc_of(G, e), a, b);
 }
 
-/* A call with one or several results (written to res). */
+/* x / y; !ieee: Triton's default for tl.fdiv, a division that may be
+ * approximate (arith's `afn`), which the GPU end makes div.full.f32 for
+ * fp32. MLIR's C API has no builder for arith's fastmath attribute, so it
+ * is parsed from its (fixed) syntax. */
+static MlirValue divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee) {
+  if (ieee) return bin(G, "arith.divf", loc, x, y);
+  Attrs as = {0};
+  attr(G, &as, "fastmath", mlirAttributeParseGet(G->ctx, mlirStringRefCreateFromCString("#arith.fastmath<afn>")));
+  MlirValue ops[2] = {x, y};
+  return op1(G, "arith.divf", loc, mlirValueGetType(x), 2, ops, &as);
+}
+
+/* The math dialect's op for the elementwise builtins that have one. */
+static const char *math_op(CallKind k) {
+  switch (k) {
+  case CALL_exp: return "math.exp";
+  case CALL_exp2: return "math.exp2";
+  case CALL_log: return "math.log";
+  case CALL_log2: return "math.log2";
+  case CALL_sqrt: return "math.sqrt";
+  case CALL_rsqrt: return "math.rsqrt";
+  case CALL_sin: return "math.sin";
+  case CALL_cos: return "math.cos";
+  case CALL_erf: return "math.erf";
+  case CALL_floor: return "math.floor";
+  case CALL_ceil: return "math.ceil";
+  default: return NULL;
+  }
+}
+
+/* A call with one or several results (written to res). The switch names
+ * every CallKind (no default) so that a builtin added to CALL_KINDS without
+ * a lowering is a compiler warning. */
 static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
-  const char *c = e->callee;
+  const CallAttrs *ca = &e->attrs;
   MlirLocation loc = loc_of(G, e);
   MlirType rty = e->type && e->type->kind != TY_VOID && e->nres <= 1 ? ty_of(G, e->type) : (MlirType){NULL};
   Attrs as = {0};
   MlirValue ops[1 + 3 * MAX_RANK + 16];
   int n = 0;
-
-  if (!strcmp(c, "reduce")) return gen_reduce(G, e, res);
-  if (!strcmp(c, "scan")) return gen_scan(G, e, res);
-  if (!strcmp(c, "program_id") || !strcmp(c, "num_programs")) {
-    attr(G, &as, "axis", i32_attr(G, atoi(attr_get(G, e, "axis"))));
-    res[0] = op1(G, !strcmp(c, "program_id") ? "tile.program_id" : "tile.num_programs", loc, rty, 0, NULL, &as);
-    return 1;
+  /* all but these take their operands in order */
+  switch (e->callee) {
+  case CALL_reduce: case CALL_scan: case CALL_load: case CALL_store: case CALL_atomic_rmw: case CALL_libdevice:
+  case CALL_div_rn: case CALL_sqrt_rn:
+    break;
+  default:
+    for (int i = 0; i < e->args.n; i++)
+      if (e->args.v[i]) ops[n++] = gen_expr(G, e->args.v[i]);
   }
-  if (!strcmp(c, "arange")) {
-    attr(G, &as, "start", i32_attr(G, atoll(attr_get(G, e, "start"))));
-    attr(G, &as, "end", i32_attr(G, atoll(attr_get(G, e, "end"))));
+
+  switch (e->callee) {
+  case CALL_reduce: return gen_reduce(G, e, res);
+  case CALL_scan: return gen_scan(G, e, res);
+  case CALL_program_id: case CALL_num_programs:
+    attr(G, &as, "axis", i32_attr(G, ca->axis));
+    res[0] = op1(G, e->callee == CALL_program_id ? "tile.program_id" : "tile.num_programs", loc, rty, 0, NULL, &as);
+    return 1;
+  case CALL_arange:
+    attr(G, &as, "start", i32_attr(G, ca->start));
+    attr(G, &as, "end", i32_attr(G, ca->end));
     res[0] = op1(G, "tile.make_range", loc, rty, 0, NULL, &as);
     return 1;
-  }
-  if (!strcmp(c, "load") || !strcmp(c, "store") || !strcmp(c, "atomic_rmw")) {
+  case CALL_load: case CALL_store: case CALL_atomic_rmw: {
     int32_t seg[3];
     for (int i = 0; i < 3; i++) {
       seg[i] = e->args.v[i] != NULL;
       if (e->args.v[i]) ops[n++] = gen_expr(G, e->args.v[i]);
     }
-    const char *v;
-    if ((v = attr_get(G, e, "cache"))) attr(G, &as, "cache", str_attr(G, v));
-    if ((v = attr_get(G, e, "evict"))) attr(G, &as, "evict", str_attr(G, v));
-    if (attr_get(G, e, "volatile")) attr(G, &as, "volatile", mlirUnitAttrGet(G->ctx));
-    if ((v = attr_get(G, e, "boundary_check"))) attr(G, &as, "boundary_check", i32_array(G, v));
-    if ((v = attr_get(G, e, "padding"))) attr(G, &as, "padding", str_attr(G, v));
-    if (!strcmp(c, "load")) {
+    if (ca->cache && *ca->cache) attr(G, &as, "cache", str_attr(G, ca->cache));
+    if (ca->evict && *ca->evict) attr(G, &as, "evict", str_attr(G, ca->evict));
+    if (ca->is_volatile) attr(G, &as, "volatile", mlirUnitAttrGet(G->ctx));
+    if (ca->boundary_check.n) attr(G, &as, "boundary_check", i32_list(G, &ca->boundary_check));
+    if (ca->padding && *ca->padding) attr(G, &as, "padding", str_attr(G, ca->padding));
+    if (e->callee == CALL_load) {
       attr(G, &as, "operandSegmentSizes", mlirDenseI32ArrayGet(G->ctx, 3, seg));
       res[0] = op1(G, "tile.load", loc, rty, n, ops, &as);
       return 1;
     }
-    if (!strcmp(c, "store")) {
+    if (e->callee == CALL_store) {
       build(G, "tile.store", loc, 0, NULL, n, ops, &as, 0, NULL);
       return 0;
     }
-    attr(G, &as, "op", str_attr(G, attr_get(G, e, "op")));
-    attr(G, &as, "sem", str_attr(G, attr_get(G, e, "sem")));
-    attr(G, &as, "scope", str_attr(G, attr_get(G, e, "scope")));
+    attr(G, &as, "op", str_attr(G, ca->op));
+    attr(G, &as, "sem", str_attr(G, ca->sem));
+    attr(G, &as, "scope", str_attr(G, ca->scope));
     res[0] = op1(G, "tile.atomic_rmw", loc, rty, n, ops, &as);
     return 1;
   }
-  /* the rest take their operands in order */
-  for (int i = 0; i < e->args.n; i++)
-    if (e->args.v[i]) ops[n++] = gen_expr(G, e->args.v[i]);
-  if (!strcmp(c, "atomic_cas")) {
-    attr(G, &as, "sem", str_attr(G, attr_get(G, e, "sem")));
-    attr(G, &as, "scope", str_attr(G, attr_get(G, e, "scope")));
+  case CALL_atomic_cas:
+    attr(G, &as, "sem", str_attr(G, ca->sem));
+    attr(G, &as, "scope", str_attr(G, ca->scope));
     res[0] = op1(G, "tile.atomic_cas", loc, rty, n, ops, &as);
     return 1;
-  }
-  if (!strcmp(c, "dot")) {
+  case CALL_dot:
     if (n == 2) ops[n++] = constant(G, loc, rty, 0, 0.0);
-    const char *v;
-    if ((v = attr_get(G, e, "input_precision"))) attr(G, &as, "input_precision", str_attr(G, v));
-    if ((v = attr_get(G, e, "max_num_imprecise_acc"))) attr(G, &as, "max_num_imprecise_acc", i32_attr(G, atoi(v)));
+    if (ca->input_precision && *ca->input_precision) attr(G, &as, "input_precision", str_attr(G, ca->input_precision));
+    if (ca->has & CA_IMPRECISE_ACC) attr(G, &as, "max_num_imprecise_acc", i32_attr(G, ca->max_num_imprecise_acc));
     res[0] = op1(G, "tile.dot", loc, rty, n, ops, &as);
     return 1;
-  }
-  if (!strcmp(c, "maximum") || !strcmp(c, "minimum")) {
-    res[0] = minmax(G, e, c[1] == 'a');
+  case CALL_maximum: case CALL_minimum:
+    res[0] = minmax(G, e, ops[0], ops[1], e->callee == CALL_maximum);
     return 1;
-  }
-  if (!strcmp(c, "clamp")) {
-    bool nan = attr_get(G, e, "propagate_nan") != NULL;
+  case CALL_clamp: {
+    bool nan = ca->propagate_nan;
     MlirValue lo = bin(G, nan ? "arith.maximumf" : "arith.maxnumf", loc, ops[0], ops[1]);
     res[0] = bin(G, nan ? "arith.minimumf" : "arith.minnumf", loc, lo, ops[2]);
     return 1;
   }
-  if (!strcmp(c, "fma")) {
+  case CALL_fma:
     res[0] = op1(G, "math.fma", loc, rty, 3, ops, NULL);
     return 1;
-  }
-  if (!strcmp(c, "cdiv")) {
+  case CALL_cdiv: {
     bool u = is_unsigned(e->type);
     MlirValue one = constant(G, loc, rty, 1, 0);
     MlirValue s = bin(G, "arith.subi", loc, bin(G, "arith.addi", loc, ops[0], ops[1]), one);
     res[0] = bin(G, u ? "arith.divui" : "arith.divsi", loc, s, ops[1]);
     return 1;
   }
-  if (!strcmp(c, "umulhi")) {
+  case CALL_umulhi: {
     MlirType two[2] = {rty, rty};
     MlirOperation op = build(G, "arith.mului_extended", loc, 2, two, 2, ops, NULL, 0, NULL);
     res[0] = mlirOperationGetResult(op, 1);
     return 1;
   }
-  if (!strcmp(c, "fdiv")) {
-    res[0] = bin(G, "arith.divf", loc, ops[0], ops[1]);
+  case CALL_fdiv:
+    res[0] = divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
     return 1;
-  }
-  if (!strcmp(c, "div_rn")) {
+  case CALL_div_rn:
     res[0] = extern_call(G, e, "fdiv_rn");
     return 1;
-  }
-  if (!strcmp(c, "sqrt_rn")) {
+  case CALL_sqrt_rn:
     res[0] = extern_call(G, e, "fsqrt_rn");
     return 1;
-  }
-  static const struct {
-    const char *name, *op;
-  } math[] = {{"exp", "math.exp"}, {"exp2", "math.exp2"}, {"log", "math.log"}, {"log2", "math.log2"},
-              {"sqrt", "math.sqrt"}, {"rsqrt", "math.rsqrt"}, {"sin", "math.sin"}, {"cos", "math.cos"},
-              {"erf", "math.erf"}, {"floor", "math.floor"}, {"ceil", "math.ceil"}};
-  for (size_t i = 0; i < sizeof math / sizeof *math; i++)
-    if (!strcmp(c, math[i].name)) {
-      res[0] = un(G, math[i].op, loc, rty, ops[0]);
-      return 1;
-    }
-  if (!strcmp(c, "abs")) {
+  case CALL_libdevice:
+    res[0] = extern_call(G, e, ca->symbol);
+    return 1;
+  case CALL_exp: case CALL_exp2: case CALL_log: case CALL_log2: case CALL_sqrt: case CALL_rsqrt: case CALL_sin:
+  case CALL_cos: case CALL_erf: case CALL_floor: case CALL_ceil:
+    res[0] = un(G, math_op(e->callee), loc, rty, ops[0]);
+    return 1;
+  case CALL_abs:
     res[0] = un(G, is_float_dt(dt_of(e->type)) ? "math.absf" : "math.absi", loc, rty, ops[0]);
     return 1;
-  }
-  if (!strcmp(c, "sigmoid")) {
+  case CALL_sigmoid: {
     /* 1 / (1 + exp(-x)) */
     MlirValue neg = un(G, "arith.negf", loc, rty, ops[0]);
     MlirValue one = constant(G, loc, rty, 1, 1.0);
     res[0] = bin(G, "arith.divf", loc, one, bin(G, "arith.addf", loc, one, un(G, "math.exp", loc, rty, neg)));
     return 1;
   }
-  if (!strcmp(c, "softmax")) {
+  case CALL_softmax: {
     /* exp(x - max(x)) / sum(exp(x - max(x))) along axis */
-    int axis = atoi(attr_get(G, e, "axis"));
+    int axis = ca->axis;
     MlirValue x = ops[0];
     MlirOperation mx = reduce_op(G, loc, "tile.reduce", &x, 1, axis, false, false, C_MAX, true, false, NULL);
     Attrs ea = {0};
@@ -712,80 +712,70 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     MlirValue s = mlirOperationGetResult(sm, 0);
     s = r == 1 ? un(G, "tile.splat", loc, kt, s) : op1(G, "tile.expand_dims", loc, kt, 1, &s, &ea);
     s = un(G, "tile.broadcast", loc, t, s);
-    res[0] = bin(G, "arith.divf", loc, num, s);
+    res[0] = divf(G, loc, num, s, ca->ieee_rounding); /* as Triton's softmax, through fdiv */
     return 1;
   }
-  if (!strncmp(c, "libdevice.", 10)) {
-    res[0] = extern_call(G, e, c + 10);
-    return 1;
-  }
-  if (!strcmp(c, "fp_downcast")) {
-    const char *r = attr_get(G, e, "rounding");
+  case CALL_fp_downcast:
     /* arith's rounding modes are an i32 enum: 0 to nearest even, 3 toward zero */
-    attr(G, &as, "roundingmode", mlirIntegerAttrGet(mlirIntegerTypeGet(G->ctx, 32), !strcmp(r, "rtz") ? 3 : 0));
+    attr(G, &as, "roundingmode", mlirIntegerAttrGet(mlirIntegerTypeGet(G->ctx, 32), ca->round_to_zero ? 3 : 0));
     res[0] = op1(G, "arith.truncf", loc, rty, 1, ops, &as);
     return 1;
-  }
-  if (!strcmp(c, "reshape")) {
-    if (attr_get(G, e, "can_reorder")) attr(G, &as, "allow_reorder", mlirUnitAttrGet(G->ctx));
+  case CALL_reshape:
+    if (ca->can_reorder) attr(G, &as, "allow_reorder", mlirUnitAttrGet(G->ctx));
     res[0] = op1(G, "tile.reshape", loc, rty, 1, ops, &as);
     return 1;
-  }
-  if (!strcmp(c, "trans")) {
-    attr(G, &as, "order", i32_array(G, attr_get(G, e, "order")));
+  case CALL_trans:
+    attr(G, &as, "order", i32_list(G, &ca->order));
     res[0] = op1(G, "tile.trans", loc, rty, 1, ops, &as);
     return 1;
-  }
-  if (!strcmp(c, "join") || !strcmp(c, "cat")) {
-    res[0] = op1(G, c[0] == 'j' ? "tile.join" : "tile.cat", loc, rty, 2, ops, NULL);
+  case CALL_join: case CALL_cat:
+    res[0] = op1(G, e->callee == CALL_join ? "tile.join" : "tile.cat", loc, rty, 2, ops, NULL);
     return 1;
-  }
-  if (!strcmp(c, "split")) {
+  case CALL_split: {
     MlirType two[2] = {ty_of(G, e->res_types[0]), ty_of(G, e->res_types[1])};
     MlirOperation op = build(G, "tile.split", loc, 2, two, 1, ops, NULL, 0, NULL);
     res[0] = mlirOperationGetResult(op, 0);
     res[1] = mlirOperationGetResult(op, 1);
     return 2;
   }
-  if (!strcmp(c, "make_block_ptr")) {
+  case CALL_make_block_ptr: {
     int r = (n - 1) / 3;
     int32_t seg[4] = {1, r, r, r};
     attr(G, &as, "operandSegmentSizes", mlirDenseI32ArrayGet(G->ctx, 4, seg));
-    attr(G, &as, "order", i32_array(G, attr_get(G, e, "order")));
+    attr(G, &as, "order", i32_list(G, &ca->order));
     res[0] = op1(G, "tile.make_block_ptr", loc, rty, n, ops, &as);
     return 1;
   }
-  if (!strcmp(c, "advance")) {
+  case CALL_advance:
     res[0] = op1(G, "tile.advance", loc, rty, n, ops, NULL);
     return 1;
-  }
   /* Tensor descriptors are lowered as block pointers for now: one made at
    * the origin, row-major, and each access advanced to its offsets with
    * every dimension bounds-checked (out of bounds reads give the padding,
    * zero by default; out of bounds writes are dropped), as Triton defines
    * descriptor accesses. */
-  if (!strcmp(c, "make_tensor_descriptor")) {
+  case CALL_make_tensor_descriptor: {
     int r = (n - 1) / 2;
     int32_t seg[4] = {1, r, r, r};
     attr(G, &as, "operandSegmentSizes", mlirDenseI32ArrayGet(G->ctx, 4, seg));
-    StrBuf order = {.arena = G->a};
-    for (int i = r - 1; i >= 0; i--) sb_printf(&order, "%d%s", i, i ? "," : "");
-    attr(G, &as, "order", i32_array(G, order.s));
+    IntList order = {.n = r};
+    for (int i = 0; i < r; i++) order.v[i] = r - 1 - i;
+    attr(G, &as, "order", i32_list(G, &order));
     for (int i = 0; i < r; i++) ops[n++] = constant(G, loc, ir_scalar_type(G->ic, DT_I32), 0, 0.0);
     res[0] = op1(G, "tile.make_block_ptr", loc, rty, n, ops, &as);
     return 1;
   }
-  if (!strcmp(c, "desc_load") || !strcmp(c, "desc_store")) {
-    bool load = c[5] == 'l';
+  case CALL_desc_load: case CALL_desc_store: {
+    bool load = e->callee == CALL_desc_load;
     const TNode *d = e->args.v[0];
     int r = d->type->elem->rank, first = load ? 1 : 2;
     MlirValue adv[1 + MAX_RANK];
     adv[0] = ops[0];
     for (int i = 0; i < r; i++) adv[1 + i] = ops[first + i];
     MlirValue moved = op1(G, "tile.advance", loc, ty_of(G, d->type), 1 + r, adv, NULL);
-    StrBuf dims = {.arena = G->a};
-    for (int i = 0; i < r; i++) sb_printf(&dims, "%s%d", i ? "," : "", i);
-    attr(G, &as, "boundary_check", i32_array(G, dims.s));
+    IntList dims = {.n = r};
+    for (int i = 0; i < r; i++) dims.v[i] = i;
+    attr(G, &as, "boundary_check", i32_list(G, &dims));
     if (load) {
       attr(G, &as, "padding", str_attr(G, "zero"));
       int32_t seg[3] = {1, 0, 0};
@@ -797,41 +787,35 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     build(G, "tile.store", loc, 0, NULL, 2, sops, &as, 0, NULL);
     return 0;
   }
-  if (!strcmp(c, "multiple_of") || !strcmp(c, "max_contiguous") || !strcmp(c, "max_constancy")) {
-    attr(G, &as, "values", i32_array(G, attr_get(G, e, "values")));
-    res[0] = op1(G, arena_printf(G->a, "tile.%s", c), loc, rty, 1, ops, &as);
+  case CALL_multiple_of: case CALL_max_contiguous: case CALL_max_constancy:
+    attr(G, &as, "values", i32_list(G, &ca->values));
+    res[0] = op1(G, arena_printf(G->a, "tile.%s", call_kind_name(e->callee)), loc, rty, 1, ops, &as);
     return 1;
-  }
-  if (!strcmp(c, "assume")) {
+  case CALL_assume:
     build(G, "tile.assume", loc, 0, NULL, 1, ops, NULL, 0, NULL);
     return 0;
-  }
-  if (!strcmp(c, "device_print")) {
-    attr(G, &as, "prefix", str_attr(G, attr_get(G, e, "prefix")));
-    if (attr_get(G, e, "hex")) attr(G, &as, "hex", mlirUnitAttrGet(G->ctx));
+  case CALL_device_print:
+    attr(G, &as, "prefix", str_attr(G, ca->prefix));
+    if (ca->hex) attr(G, &as, "hex", mlirUnitAttrGet(G->ctx));
     build(G, "tile.print", loc, 0, NULL, n, ops, &as, 0, NULL);
     return 0;
-  }
-  if (!strcmp(c, "device_assert")) {
-    attr(G, &as, "message", str_attr(G, attr_get(G, e, "msg")));
+  case CALL_device_assert:
+    attr(G, &as, "message", str_attr(G, ca->msg));
     attr(G, &as, "file", str_attr(G, e->loc.src ? e->loc.src->name : ""));
     attr(G, &as, "line", i32_attr(G, e->loc.line));
     attr(G, &as, "function", str_attr(G, G->k->name));
     build(G, "tile.assert", loc, 0, NULL, 1, ops, &as, 0, NULL);
     return 0;
-  }
-  if (!strcmp(c, "gdc")) {
-    attr(G, &as, "kind", str_attr(G, attr_get(G, e, "kind")));
+  case CALL_gdc:
+    attr(G, &as, "kind", str_attr(G, ca->kind));
     build(G, "tile.gdc", loc, 0, NULL, 0, NULL, &as, 0, NULL);
     return 0;
-  }
-  if (!strcmp(c, "debug_barrier")) {
+  case CALL_debug_barrier:
     build(G, "tile.barrier", loc, 0, NULL, 0, NULL, NULL, 0, NULL);
     return 0;
-  }
-  if (!strcmp(c, "random")) {
-    attr(G, &as, "kind", str_attr(G, attr_get(G, e, "kind")));
-    attr(G, &as, "n_rounds", i32_attr(G, atoi(attr_get(G, e, "n_rounds"))));
+  case CALL_random: {
+    attr(G, &as, "kind", str_attr(G, ca->kind));
+    attr(G, &as, "n_rounds", i32_attr(G, ca->n_rounds));
     int nr = e->nres > 1 ? e->nres : 1;
     MlirType rt[4];
     for (int i = 0; i < nr; i++) rt[i] = ty_of(G, e->nres > 1 ? e->res_types[i] : e->type);
@@ -839,7 +823,9 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
     for (int i = 0; i < nr; i++) res[i] = mlirOperationGetResult(op, i);
     return nr;
   }
-  gen_error(G, e, "'%s' has no lowering to tile IR yet", c);
+  case CALL_COUNT: break;
+  }
+  unreachable();
 }
 
 static MlirValue gen_expr(Gen *G, const TNode *e) {
@@ -1060,6 +1046,9 @@ static void gen_for(Gen *G, const TNode *s) {
   restore_vals(G, before);
   Attrs as = {0};
   if (s->num_stages) attr(G, &as, "tile.num_stages", i32_attr(G, s->num_stages));
+  /* tl.range's loop_unroll_factor and disable_licm, read by passes/licm.c and the GPU lowering */
+  if (s->loop_unroll_factor > 1) attr(G, &as, "tile.loop_unroll_factor", i32_attr(G, s->loop_unroll_factor));
+  if (s->disable_licm) attr(G, &as, "tile.disable_licm", mlirUnitAttrGet(G->ctx));
   MlirOperation op = build(G, "scf.for", loc, nt, types + 1, 3 + nt, ops, &as, 1, &region);
   for (int i = 0; i < nt; i++) G->vals[s->targets[i]->id] = mlirOperationGetResult(op, i);
 }

@@ -4,7 +4,9 @@
  * Requires: nothing. Guarantees: a pure op without regions in the body of an
  * scf.for or scf.while whose operands are all defined outside the loop is
  * moved before the loop (inner loops first, so invariants climb out of
- * nests). Loads are not moved: memory may change inside the loop.
+ * nests). Loads are not moved: memory may change inside the loop. A loop
+ * marked tile.disable_licm (tl.range(..., disable_licm=True)) keeps its body,
+ * and LLVM's LICM is told the same (llvm.licm.disable, codegen/lower_control.c).
  */
 #include "passes.h"
 
@@ -30,6 +32,8 @@ bool pass_licm(PassCtx *pc, MlirOperation module) {
   walk_ops(module, collect, &l, true); /* post-order: inner loops first */
   for (int i = 0; i < l.v.n; i++) {
     MlirOperation loop = {l.v.v[i]};
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(loop, mlirStringRefCreateFromCString("tile.disable_licm"))))
+      continue;
     for (intptr_t r = 0; r < mlirOperationGetNumRegions(loop); r++) {
       MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, r));
       MlirOperation *ops;

@@ -7,6 +7,7 @@
  * usage: test_lang FILECHECK_DIR
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,6 +381,73 @@ static void reverse_scans(void) {
   reverse_scans_of(128, 8);
 }
 
+/* ---- argmax and argmin with ties (filecheck/ptx_attrs.py) ------------------------------------- */
+
+/* Rows of 64 values drawn from {1, 2, 3}, so that the extremes repeat:
+ * tie_break_left=True gives the first index of the extreme, as Triton
+ * defines it; False gives some index of the extreme (Triton leaves which
+ * to the reduction's order), and here not always the first. */
+static void argmax_ties_of(bool left) {
+  enum { ROWS = 64, N = 64 };
+  float x[ROWS * N];
+  int32_t out[2 * ROWS];
+  for (int i = 0; i < ROWS * N; i++) x[i] = (float)(1 + next_u32() % 3);
+  for (int i = 0; i < 2 * ROWS; i++) out[i] = -1;
+  EmuBuffer b[2] = {{x, sizeof x, "x_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[2] = {x, out};
+  void *a[2] = {&p[0], &p[1]};
+  int bad = emu_run_file(dir, "ptx_attrs.py", "argmax_ties", left ? "*fp32, *i32, 64, True" : "*fp32, *i32, 64, False", 4,
+                         ROWS, a, 2, b, 2);
+  if (bad) return;
+  int wrong = 0, not_first = 0;
+  for (int r = 0; r < ROWS; r++) {
+    const float *row = x + r * N;
+    int first_max = 0, first_min = 0;
+    for (int j = 1; j < N; j++) {
+      if (row[j] > row[first_max]) first_max = j;
+      if (row[j] < row[first_min]) first_min = j;
+    }
+    int32_t im = out[2 * r], in = out[2 * r + 1];
+    bool ok = left ? im == first_max && in == first_min
+                   : im >= 0 && im < N && in >= 0 && in < N && row[im] == row[first_max] && row[in] == row[first_min];
+    if (!ok && !wrong++)
+      fprintf(stderr, "argmax_ties %s row %d: argmax %d argmin %d, want %d %d\n", left ? "left" : "fast", r, im, in,
+              first_max, first_min);
+    not_first += im != first_max || in != first_min;
+  }
+  CHECK(wrong == 0);
+  if (!left) CHECK(not_first > 0); /* the fast rule is not the left one */
+}
+
+/* tl.fdiv and tl.softmax both ways: the approximate division runs on the
+ * emulator as the IEEE one (div.full.f32 is within 2 ulp of it). */
+static void fdiv_rounding_of(bool exact) {
+  float a[32], b[32], out[96];
+  for (int i = 0; i < 32; i++) a[i] = uniform(-4, 4), b[i] = uniform(0.5f, 3);
+  for (int i = 0; i < 96; i++) out[i] = NAN;
+  EmuBuffer bufs[3] = {{a, sizeof a, "a_ptr"}, {b, sizeof b, "b_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[3] = {a, b, out};
+  void *args[3] = {&p[0], &p[1], &p[2]};
+  if (emu_run_file(dir, "ptx_attrs.py", "fdiv_rounding", exact ? "*fp32, *fp32, *fp32, True" : "*fp32, *fp32, *fp32, False",
+                   4, 1, args, 3, bufs, 3))
+    return;
+  double mx = a[0], den = 0;
+  for (int i = 1; i < 32; i++) mx = a[i] > mx ? a[i] : mx;
+  for (int i = 0; i < 32; i++) den += exp(a[i] - mx);
+  int bad = 0;
+  for (int i = 0; i < 32; i++) {
+    double q = (double)a[i] / b[i], sm = exp(a[i] - mx) / den;
+    bad += fabs(out[i] - q) > 1e-6 * fabs(q) || fabs(out[32 + i] - (q + 1)) > 1e-6 * fabs(q + 1) ||
+           fabs(out[64 + i] - sm) > 1e-5 * sm;
+  }
+  CHECK(bad == 0);
+}
+
+static void argmax_ties(void) {
+  argmax_ties_of(true);
+  argmax_ties_of(false);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_lang FILECHECK_DIR\n");
@@ -396,6 +464,9 @@ int main(int argc, char **argv) {
   reverse_scans();
   descriptors();
   gdc();
+  argmax_ties();
+  fdiv_rounding_of(false);
+  fdiv_rounding_of(true);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -1,0 +1,10 @@
+# ARGS: -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for i in tl.static_range(0, 4, loop_unroll_factor=2):
+        tl.store(x_ptr + i * BLOCK + offs, 0.0)

@@ -1,0 +1,119 @@
+# Builtin and loop attributes that change the code: each kernel compiled
+# both ways, the PTX differing as Triton's does. tests/emu/test_lang.c runs
+# argmax_ties on the emulator against a reference for both tie rules.
+#
+# tie_break_left=True: equal values go to the lower index, a comparison of
+# the values and one of the indices; False: the second pair wins on ties,
+# the value comparison alone.
+# RUN: %tilec compile %s -k argmax_ties -s "*fp32, *i32, 64, True" --emit=ptx | FileCheck %s --check-prefix=LEFT
+# RUN: %tilec compile %s -k argmax_ties -s "*fp32, *i32, 64, False" --emit=ptx | FileCheck %s --check-prefix=FAST
+# (Triton 3.9 gives the same counts: 12 setp.eq.f32 and 12 setp.lt.s32 with
+# True, none with False.)
+# LEFT-LABEL: .entry argmax_ties(
+# LEFT:       setp.gt.f32
+# LEFT:       setp.eq.f32
+# LEFT:       setp.lt.s32
+# LEFT:       setp.lt.f32
+# LEFT:       setp.eq.f32
+# LEFT:       setp.lt.s32
+# FAST-LABEL: .entry argmax_ties(
+# FAST-NOT:   setp.eq.f32
+# FAST-NOT:   setp.lt.s32
+# FAST:       setp.gt.f32
+# FAST-NOT:   setp.eq.f32
+# FAST-NOT:   setp.lt.s32
+# FAST:       setp.lt.f32
+# FAST-NOT:   setp.eq.f32
+# FAST-NOT:   setp.lt.s32
+# FAST:       ret;
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def argmax_ties(x_ptr, out_ptr, N: tl.constexpr, LEFTMOST: tl.constexpr):
+    x = tl.load(x_ptr + tl.program_id(0) * N + tl.arange(0, N))
+    tl.store(out_ptr + 2 * tl.program_id(0), tl.argmax(x, axis=0, tie_break_left=LEFTMOST))
+    tl.store(out_ptr + 2 * tl.program_id(0) + 1, tl.argmin(x, 0, LEFTMOST))
+
+
+# tl.fdiv and tl.softmax divide as Triton does: ieee_rounding=False (the
+# default) is div.full.f32, the approximate division within 2 ulp; True is
+# IEEE's div.rn.f32. A plain `/` is unchanged (div.rn.f32).
+# RUN: %tilec compile %s -k fdiv_rounding -s "*fp32, *fp32, *fp32, False" --emit=ptx | FileCheck %s --check-prefix=APPROX
+# RUN: %tilec compile %s -k fdiv_rounding -s "*fp32, *fp32, *fp32, True" --emit=ptx | FileCheck %s --check-prefix=IEEE
+# APPROX-LABEL: .entry fdiv_rounding(
+# APPROX:       div.full.f32
+# APPROX:       div.rn.f32
+# APPROX:       div.full.f32
+# APPROX-NOT:   div.rn.f32
+# APPROX:       ret;
+# IEEE-LABEL:   .entry fdiv_rounding(
+# IEEE-NOT:     div.full.f32
+# IEEE:         div.rn.f32
+# IEEE-NOT:     div.full.f32
+# IEEE:         div.rn.f32
+# IEEE-NOT:     div.full.f32
+# IEEE:         ret;
+@triton.jit
+def fdiv_rounding(a_ptr, b_ptr, out_ptr, EXACT: tl.constexpr):
+    i = tl.arange(0, 32)
+    a = tl.load(a_ptr + i)
+    b = tl.load(b_ptr + i)
+    tl.store(out_ptr + i, tl.fdiv(a, b, ieee_rounding=EXACT))
+    tl.store(out_ptr + 32 + i, a / b + 1.0)
+    tl.store(out_ptr + 64 + i, tl.softmax(a, ieee_rounding=EXACT))
+
+
+# loop_unroll_factor=4: LLVM's llvm.loop.unroll.count on the loop, so the
+# body is there four times (and a remainder loop once); without it, once.
+# RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 4" --emit=ptx | FileCheck %s --check-prefix=UNROLL4
+# RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 1" --emit=ptx | FileCheck %s --check-prefix=UNROLL1
+# UNROLL4-LABEL: .entry unrolled(
+# UNROLL4:       $L__BB0_[[LOOP:[0-9]+]]:
+# UNROLL4-COUNT-4: ld.global.b32
+# UNROLL4:       @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
+# UNROLL4:       ld.global.b32
+# UNROLL4-NOT:   ld.global.b32
+# UNROLL4:       ret;
+# UNROLL1-LABEL: .entry unrolled(
+# UNROLL1:       $L__BB0_[[LOOP:[0-9]+]]:
+# UNROLL1:       ld.global.b32
+# UNROLL1-NOT:   ld.global.b32
+# UNROLL1:       @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
+# UNROLL1-NOT:   ld.global.b32
+# UNROLL1:       ret;
+@triton.jit
+def unrolled(x_ptr, out_ptr, n, FACTOR: tl.constexpr):
+    acc = tl.zeros([32], dtype=tl.float32)
+    for k in tl.range(0, n, loop_unroll_factor=FACTOR):
+        acc += tl.load(x_ptr + k * 32 + tl.arange(0, 32))
+    tl.store(out_ptr + tl.arange(0, 32), acc)
+
+
+# disable_licm=True: the invariant exp stays in the loop through tile IR's
+# LICM and LLVM's (llvm.licm.disable on the loop); without it, it moves
+# before the loop. (NVPTX's machine-level LICM still hoists it in the PTX,
+# for Triton's code as for tilec's.)
+# RUN: %tilec compile %s -k hoisted -s "*fp32, *fp32, i32, True" --emit=llvm | FileCheck %s --check-prefix=KEEP
+# RUN: %tilec compile %s -k hoisted -s "*fp32, *fp32, i32, False" --emit=llvm | FileCheck %s --check-prefix=HOIST
+# KEEP-LABEL: define {{.*}}@hoisted(
+# KEEP-NOT:   @llvm.nvvm.ex2.approx.f32(
+# KEEP:       .lr.ph:
+# KEEP:       call float @llvm.nvvm.ex2.approx.f32(
+# KEEP:       br i1 %{{.*}}, label %{{.*}}, label %.lr.ph, !llvm.loop ![[MD:[0-9]+]]
+# KEEP:       ![[MD]] = distinct !{![[MD]], ![[NO:[0-9]+]]}
+# KEEP:       ![[NO]] = !{!"llvm.licm.disable"}
+# HOIST-LABEL: define {{.*}}@hoisted(
+# HOIST:       call float @llvm.nvvm.ex2.approx.f32(
+# HOIST:       .lr.ph:
+# HOIST-NOT:   @llvm.nvvm.ex2.approx.f32(
+# HOIST:       ._crit_edge:
+# HOIST-NOT:   llvm.licm.disable
+@triton.jit
+def hoisted(x_ptr, out_ptr, n, STAY: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, 32))
+    acc = tl.zeros([32], dtype=tl.float32)
+    for k in tl.range(0, n, disable_licm=STAY):
+        acc += tl.exp(v)
+    tl.store(out_ptr + tl.arange(0, 32), acc)
