@@ -506,6 +506,7 @@ static int gen_scan(Gen *G, const TNode *e, MlirValue *res) {
 
 /* libdevice's name for a function at an element type. */
 static const char *libdevice_symbol(Gen *G, const char *name, DType dt) {
+  if (!strncmp(name, "__nv_", 5)) return name; /* already the symbol */
   if (!strncmp(name, "fast_", 5)) return arena_printf(G->a, "__nv_%s", name);
   if (dtype_is_int(dt)) return arena_printf(G->a, "__nv_%s%s", name, dtype_bits(dt) == 64 ? "ll" : "");
   if (dt == DT_F64) return arena_printf(G->a, "__nv_%s", name);
@@ -669,11 +670,11 @@ static int gen_call(Gen *G, const TNode *e, MlirValue *res) {
   case CALL_fdiv:
     res[0] = divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
     return 1;
-  case CALL_div_rn:
-    res[0] = extern_call(G, e, "fdiv_rn");
+  case CALL_div_rn: /* libdevice names these by type in front: __nv_fdiv_rn, __nv_ddiv_rn */
+    res[0] = extern_call(G, e, dt_of(e->type) == DT_F64 ? "__nv_ddiv_rn" : "__nv_fdiv_rn");
     return 1;
   case CALL_sqrt_rn:
-    res[0] = extern_call(G, e, "fsqrt_rn");
+    res[0] = extern_call(G, e, dt_of(e->type) == DT_F64 ? "__nv_dsqrt_rn" : "__nv_fsqrt_rn");
     return 1;
   case CALL_libdevice:
     res[0] = extern_call(G, e, ca->symbol);

@@ -483,6 +483,9 @@ static int signbitf_(float x) { return signbit(x) != 0; }
 static int signbitd_(double x) { return signbit(x) != 0; }
 static float saturatef_(float x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
 static float fdividef_(float x, float y) { return x / y; }
+/* the host's IEEE division and square root round to nearest, as these do */
+static float fdiv_rn_(float x, float y) { return x / y; }
+static double ddiv_rn_(double x, double y) { return x / y; }
 
 static const Named libdevice[] = {
     {"exp", FN(exp)},       {"expf", FN(expf)},         {"exp2", FN(exp2)},     {"exp2f", FN(exp2f)},
@@ -510,6 +513,7 @@ static const Named libdevice[] = {
     {"fdim", FN(fdim)},     {"fdimf", FN(fdimf)},       {"isnand", FN(isnand_)}, {"isnanf", FN(isnanf_)},
     {"isinfd", FN(isinfd_)}, {"isinff", FN(isinff_)},   {"signbitd", FN(signbitd_)}, {"signbitf", FN(signbitf_)},
     {"saturatef", FN(saturatef_)}, {"fdividef", FN(fdividef_)}, {"fast_expf", FN(expf)}, {"fast_logf", FN(logf)},
+    {"fdiv_rn", FN(fdiv_rn_)}, {"ddiv_rn", FN(ddiv_rn_)}, {"fsqrt_rn", FN(sqrtf)}, {"dsqrt_rn", FN(sqrt)},
 };
 
 /* ---- vprintf and __assertfail ----------------------------------------------------------------- */

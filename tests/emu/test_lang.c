@@ -362,6 +362,32 @@ static void descriptors(void) {
 
 /* ---- programmatic dependent launch: the kernel of ptx_gdc.py ------------------------------------- */
 
+/* ---- tl.div_rn, tl.sqrt_rn: correctly rounded, as the host's / and sqrt ------------------------------ */
+
+static void rounded(void) {
+  enum { N = 300, BLOCK = 128 };
+  float x[N], y[N], out[N];
+  double xd[N], yd[N], outd[N];
+  for (int i = 0; i < N; i++) x[i] = uniform(-4, 4), y[i] = uniform(0.25f, 4), xd[i] = x[i] * 1.1, yd[i] = y[i] * 1.3;
+  int n = N;
+  EmuBuffer bf[3] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {out, sizeof out, "out"}};
+  void *p[3] = {x, y, out};
+  void *a[4] = {&p[0], &p[1], &p[2], &n};
+  if (!emu_run_file(dir, "ptx_rounded.py", "rounded", "*fp32, *fp32, *fp32, i32, 128", 4, (N + BLOCK - 1) / BLOCK, a, 4, bf, 3)) {
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += out[i] != x[i] / y[i] + sqrtf(y[i]);
+    CHECK(bad == 0);
+  }
+  EmuBuffer bd[3] = {{xd, sizeof xd, "x"}, {yd, sizeof yd, "y"}, {outd, sizeof outd, "out"}};
+  void *q[3] = {xd, yd, outd};
+  void *b[4] = {&q[0], &q[1], &q[2], &n};
+  if (!emu_run_file(dir, "ptx_rounded.py", "rounded", "*fp64, *fp64, *fp64, i32, 128", 4, (N + BLOCK - 1) / BLOCK, b, 4, bd, 3)) {
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += outd[i] != xd[i] / yd[i] + sqrt(yd[i]);
+    CHECK(bad == 0);
+  }
+}
+
 static void gdc(void) {
   enum { N = 3000 };
   static float x[N], y[N], out[N];
@@ -464,6 +490,7 @@ int main(int argc, char **argv) {
   reverse_scans();
   descriptors();
   gdc();
+  rounded();
   argmax_ties();
   fdiv_rounding_of(false);
   fdiv_rounding_of(true);
