@@ -293,7 +293,7 @@ static int type_arg(Arg *a, const KernelParam *p) {
 static void usage_run(FILE *f) {
   fputs(
           "usage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [-w N] [--num-stages N] [--config N] [-D NAME=VALUE]...\n"
-          "                 [--device=cpu|cuda|auto] [--seed N] ARG... [--save I=PATH.npy]...\n"
+          "                 [--device=cpu|cuda|auto] [--seed N] [--no-racecheck] ARG... [--save I=PATH.npy]...\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE, launches it\n"
           "once on GRID with the ARGs, and saves the buffers asked for. The ARGs are the runtime\n"
@@ -313,8 +313,9 @@ static void usage_run(FILE *f) {
           "                        output the kernel accumulates into)\n"
           "  NUMBER                for a scalar parameter: an integer within its type's range (decimal\n"
           "                        or 0x hex), a float (1.5, 1e-6, inf, nan), True or False for i1\n"
-          "\n"
-          "options:\n"
+          "\n",
+        f);
+  fputs("options:\n"
           "  -k, --kernel NAME     the kernel to run (default: the file's only kernel)\n"
           "  -s, --signature SIG   parameter types and constexpr values, as for tilec compile:\n"
           "                        \"*fp32:16, *fp32:16, i32, 1024\"\n"
@@ -334,6 +335,9 @@ static void usage_run(FILE *f) {
           "                        when there is one); without it, the TILEC_DEVICE environment variable\n"
           "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
           "                        missing barriers (default: TILEC_EMU_SEED, else 0: in order)\n"
+          "  --no-racecheck        on the CPU, skip the race check of global memory (within a program\n"
+          "                        and between programs), which a memory-bound kernel runs several\n"
+          "                        times slower with; the other checks stay\n"
           "  --save I=PATH.npy     after the launch, write buffer I (a 0-based argument index or the\n"
           "                        parameter's name) to PATH.npy, in the dtype and shape it came in;\n"
           "                        also when a check fails, so that the output can be inspected\n"
@@ -387,6 +391,7 @@ typedef struct RunOptions {
   int nargs, nsaves, nprints;
   bool has_seed;
   uint64_t seed;
+  bool no_racecheck;
   tilec_compile_options compile;
   const char **defines;
   const char **includes;
@@ -404,6 +409,10 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     if (!strcmp(a, "--")) {
       for (i++; i < argc; i++) o->args[o->nargs++] = argv[i];
       break;
+    }
+    if (!strcmp(a, "--no-racecheck")) {
+      o->no_racecheck = true;
+      continue;
     }
     if (a[0] != '-' || !a[1] || looks_negative_number(a)) {
       if (!o->file) o->file = a;
@@ -642,6 +651,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
       .buffers = bufs,
       .nbuffers = nbufs,
       .seed = o->seed,
+      .no_racecheck = o->no_racecheck,
   };
   fflush(stdout); /* the kernel's prints come after the host's */
   bool ok = emu_launch(k, &l, &msg, NULL);

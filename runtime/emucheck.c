@@ -98,7 +98,7 @@ struct CkLaunch {
 
 /* A granule's accesses by the threads of the running block since its last barrier. */
 typedef struct Slot {
-  uint32_t gen;                /* the generation it belongs to; another: empty */
+  _Alignas(64) uint32_t gen;                /* the generation it belongs to; another: empty */
   bool whole;                  /* every access took all 4 bytes: only byte 0's entries are kept */
   uint8_t pre[4];              /* per byte: which of the two places below the writer read it at before writing (bits 1, 2) */
   uint16_t wt[4], ws[4];       /* per byte: the last thread that wrote it, where */
@@ -385,7 +385,8 @@ static Run *run_of(CkWorker *w, uintptr_t key) {
   }
   if (w->used == w->npool) {
     Run **grown = realloc(w->pool, (w->npool + 1) * sizeof *grown);
-    Run *r = grown ? calloc(1, sizeof *r) : NULL;
+    Run *r = grown ? aligned_alloc(64, sizeof *r) : NULL;
+    if (r) memset(r, 0, sizeof *r);
     if (grown) w->pool = grown;
     if (!r) return NULL;
     w->pool[w->npool++] = r;

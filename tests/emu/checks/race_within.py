@@ -8,8 +8,10 @@
 # 0 reads element 1 before thread 1 writes it, thread 127 reads element 128,
 # which thread 0 wrote (256 elements on 128 threads: thread t has t, t + 128).
 # CASE: -k shift -s "*i32, *i32, 256" -g 1 rand:i32:256 empty:i32:256
-# REPORT: race_within.py:48:5: data race on global memory in kernel 'shift', block (0, 0, 0): thread 1 writes 4 bytes at offset 4 of 'p', which thread 0 read at race_within.py:49:9, with no barrier between them (tl.debug_barrier)
-# REPORT: race_within.py:49:9: data race on global memory in kernel 'shift', block (0, 0, 0): thread 127 reads 4 bytes at offset 512 of 'p', which thread 0 wrote at race_within.py:48:5, with no barrier between them (tl.debug_barrier)
+# REPORT: race_within.py:50:5: data race on global memory in kernel 'shift', block (0, 0, 0): thread 1 writes 4 bytes at offset 4 of 'p', which thread 0 read at race_within.py:51:9, with no barrier between them (tl.debug_barrier)
+# REPORT: race_within.py:51:9: data race on global memory in kernel 'shift', block (0, 0, 0): thread 127 reads 4 bytes at offset 512 of 'p', which thread 0 wrote at race_within.py:50:5, with no barrier between them (tl.debug_barrier)
+# --no-racecheck leaves the race check out.
+# CASE: -k shift -s "*i32, *i32, 256" -g 1 --no-racecheck rand:i32:256 empty:i32:256
 # The same with the barrier: silent, in order and in the orders of two seeds.
 # CASE: -k shift_barrier -s "*i32, *i32, 256" -g 1 rand:i32:256 empty:i32:256
 # CASE: -k shift_barrier -s "*i32, *i32, 256" -g 1 --seed 7 rand:i32:256 empty:i32:256
@@ -19,13 +21,13 @@
 # CASE: -k shift_after_sum -s "*i32, *i32, 256" -g 1 rand:i32:256 empty:i32:256
 # REPORT: data race on global memory in kernel 'shift_after_sum', block (0, 0, 0): thread
 # REPORT: which thread
-# REPORT: at race_within.py:68:5, with no barrier between them
+# REPORT: at race_within.py:70:5, with no barrier between them
 # CASE: -k shift_after_sum -s "*i32, *i32, 256" -g 1 --seed 3 rand:i32:256 empty:i32:256
 # REPORT: data race on global memory in kernel 'shift_after_sum', block (0, 0, 0): thread
-# REPORT: race_within.py:69:9
+# REPORT: race_within.py:71:9
 # Two threads store to one element (offs // 2): the second store races the first.
 # CASE: -k scatter_pairs -s "*i32, 256" -g 1 zeros:i32:128
-# REPORT: race_within.py:76:5: data race on global memory in kernel 'scatter_pairs', block (0, 0, 0): thread 1 writes 4 bytes at offset 0 of 'p', which thread 0 wrote at race_within.py:76:5
+# REPORT: race_within.py:78:5: data race on global memory in kernel 'scatter_pairs', block (0, 0, 0): thread 1 writes 4 bytes at offset 0 of 'p', which thread 0 wrote at race_within.py:78:5
 # In place, with copies: 64 or 16 elements on 128 or 256 threads, more
 # elements than threads, and a scalar updated in a loop; a row's sum added
 # to its elements, whose reduction makes the threads fibers, in order and in
