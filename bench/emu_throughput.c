@@ -3,7 +3,10 @@
  * fp32 vector add (no barriers: the threads of a block run one after
  * another) and a 4096x1024 fp32 softmax (reductions with shuffles and
  * barriers: the threads run as fibers). Compilation and loading are not
- * timed; each launch is.
+ * timed; each launch is. Each kernel runs three ways: with the race check
+ * of global memory (the default), without it (EmuLaunch.no_racecheck), and
+ * with it and an initcheck map on every buffer (EmuBuffer.init, as
+ * `tilec run` gives its empty: buffers).
  *
  * usage: emu_throughput EXAMPLES_DIR [RUNS]
  * prints: kernel, threads per launch, median and spread of the launch time
@@ -53,7 +56,7 @@ static EmuKernel *load(const char *dir, const char *file, const char *kernel, co
   return k;
 }
 
-static void measure(const char *name, EmuKernel *k, EmuLaunch *l, int runs) {
+static void measure_one(const char *name, EmuKernel *k, EmuLaunch *l, int runs) {
   double *t = calloc((size_t)runs, sizeof *t);
   for (int i = 0; i < runs; i++) {
     char *report = NULL;
@@ -65,9 +68,27 @@ static void measure(const char *name, EmuKernel *k, EmuLaunch *l, int runs) {
   }
   qsort(t, (size_t)runs, sizeof *t, cmp);
   double threads = (double)l->grid[0] * l->grid[1] * l->grid[2] * 32 * l->num_warps;
-  printf("%-22s %10.0f %10.2f %10.2f..%-10.2f %12.3g\n", name, threads, t[runs / 2], t[0], t[runs - 1],
+  printf("%-40s %10.0f %10.2f %10.2f..%-10.2f %12.3g\n", name, threads, t[runs / 2], t[0], t[runs - 1],
          threads / (t[runs / 2] / 1e3));
   free(t);
+}
+
+/* The three ways; the init maps say every byte is written, so that nothing is reported. */
+static void measure(const char *name, EmuKernel *k, EmuLaunch *l, int runs) {
+  char label[64];
+  measure_one(name, k, l, runs);
+  l->no_racecheck = true;
+  snprintf(label, sizeof label, "%s, no racecheck", name);
+  measure_one(label, k, l, runs);
+  l->no_racecheck = false;
+  EmuBuffer *b = (EmuBuffer *)l->buffers;
+  for (int i = 0; i < l->nbuffers; i++) {
+    b[i].init = malloc(b[i].bytes / 8 + 1);
+    memset(b[i].init, 0xff, b[i].bytes / 8 + 1);
+  }
+  snprintf(label, sizeof label, "%s, initcheck too", name);
+  measure_one(label, k, l, runs);
+  for (int i = 0; i < l->nbuffers; i++) free(b[i].init), b[i].init = NULL;
 }
 
 int main(int argc, char **argv) {
@@ -77,7 +98,7 @@ int main(int argc, char **argv) {
   }
   int runs = argc > 2 ? atoi(argv[2]) : 10;
   if (runs < 1) runs = 10;
-  printf("%-22s %10s %10s %22s %12s\n", "kernel", "threads", "median ms", "spread ms (min..max)", "threads/s");
+  printf("%-40s %10s %10s %22s %12s\n", "kernel", "threads", "median ms", "spread ms (min..max)", "threads/s");
 
   int n = 1 << 20;
   float *x = malloc(n * 4u), *y = malloc(n * 4u), *out = malloc(n * 4u);

@@ -4,7 +4,7 @@
  *
  *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host LLVM IR + metadata JSON
  *     --meta_parse--> parameters and constexprs
- *     --ARGs--> buffers (.npy or empty:DTYPE:SHAPE) and typed scalar slots
+ *     --ARGs--> buffers (.npy, empty:, rand: or zeros:DTYPE:SHAPE) and typed scalar slots
  *     --run_grid_eval (runtime/grid.c)--> grid --emu_load, emu_launch--> --save--> .npy files
  *
  * Everything the user gives is checked before anything runs, and every
@@ -12,7 +12,8 @@
  * expected: a kernel that reads a buffer of the wrong dtype does not crash,
  * it computes garbage, and that costs more time than an error. Buffers the
  * launch creates are filled with 0xCD so that reads of unwritten elements
- * are visible in the output.
+ * are visible in the output; on the emulator, an empty: buffer's map of
+ * written bytes (EmuBuffer.init) makes such a read an error.
  *
  * The metadata reader (runtime/meta.c) and grid expressions
  * (runtime/grid.c) are shared with the JIT and `tilec aot`.
@@ -111,6 +112,7 @@ typedef struct Arg {
     void *ptr;
   } slot;
   NpyArray buf; /* a pointer's buffer, with the dtype and shape --save writes */
+  unsigned char *init; /* an empty: buffer's bytes the kernel wrote, a bit each (EmuBuffer.init) */
 } Arg;
 
 
@@ -210,12 +212,12 @@ static void fill_random(Arg *a, uint32_t seed) {
   }
 }
 
-/* "empty:DTYPE:SHAPE" (poisoned) or "rand:DTYPE:SHAPE" (random): a new
- * buffer of the pointee's dtype. */
+/* "empty:DTYPE:SHAPE" (poisoned), "rand:DTYPE:SHAPE" (random) or
+ * "zeros:DTYPE:SHAPE": a new buffer of the pointee's dtype. */
 static int new_buffer_arg(Arg *a, const char *text, int index) {
   const KernelParam *p = a->param;
-  bool rand = !strncmp(text, "rand:", 5);
-  const char *kind = rand ? "rand" : "empty";
+  bool rand = !strncmp(text, "rand:", 5), zeros = !strncmp(text, "zeros:", 6);
+  const char *kind = rand ? "rand" : zeros ? "zeros" : "empty";
   const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':');
   if (!colon)
     return cli_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, a->type->name, text);
@@ -254,15 +256,18 @@ static int new_buffer_arg(Arg *a, const char *text, int index) {
   b->nbytes = b->count * b->itemsize;
   b->data = malloc(b->nbytes ? b->nbytes : 1);
   if (!b->data) return cli_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes, text);
-  memset(b->data, 0xCD, b->nbytes);
+  memset(b->data, zeros ? 0 : 0xCD, b->nbytes);
   if (rand) fill_random(a, (uint32_t)index);
+  else if (!zeros && !(a->init = calloc(b->nbytes / 8 + 1, 1)))
+    return cli_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes / 8 + 1, text);
   return 0;
 }
 
-/* A pointer argument: an .npy file of the pointee's dtype, or empty:... */
+/* A pointer argument: an .npy file of the pointee's dtype, or empty:, rand:, zeros:... */
 static int buffer_arg(Arg *a, const char *text, int index) {
   const RunType *t = a->type;
-  if (!strncmp(text, "empty:", 6) || !strncmp(text, "rand:", 5)) return new_buffer_arg(a, text, index);
+  if (!strncmp(text, "empty:", 6) || !strncmp(text, "rand:", 5) || !strncmp(text, "zeros:", 6))
+    return new_buffer_arg(a, text, index);
   char err[512];
   if (!npy_read_file(text, &a->buf, err, sizeof err)) return cli_error("%s: %s", a->param->name, err);
   if (strcmp(a->buf.dtype, t->npy) && (!t->npy_alt || strcmp(a->buf.dtype, t->npy_alt))) {
@@ -288,7 +293,7 @@ static int type_arg(Arg *a, const KernelParam *p) {
 static void usage_run(FILE *f) {
   fputs(
           "usage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [-w N] [--num-stages N] [--config N] [-D NAME=VALUE]...\n"
-          "                 [--device=cpu|cuda|auto] [--seed N] ARG... [--save I=PATH.npy]...\n"
+          "                 [--device=cpu|cuda|auto] [--seed N] [--no-racecheck] ARG... [--save I=PATH.npy]...\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE, launches it\n"
           "once on GRID with the ARGs, and saves the buffers asked for. The ARGs are the runtime\n"
@@ -302,12 +307,15 @@ static void usage_run(FILE *f) {
           "  rand:DTYPE:SHAPE      for a pointer parameter: a new buffer of random values (floats in\n"
           "                        [-1, 1), integers in [-100, 100)), the same on every run\n"
           "  empty:DTYPE:SHAPE     for a pointer parameter: a new buffer of the pointee's DTYPE, filled\n"
-          "                        with the byte 0xCD so that reads of unwritten elements show:\n"
-          "                        empty:fp32:4096, empty:fp16:128x64\n"
+          "                        with the byte 0xCD so that reads of unwritten elements show; on\n"
+          "                        the CPU such a read is an error: empty:fp32:4096, empty:fp16:128x64\n"
+          "  zeros:DTYPE:SHAPE     for a pointer parameter: a new buffer of zeros (a lock, a counter, an\n"
+          "                        output the kernel accumulates into)\n"
           "  NUMBER                for a scalar parameter: an integer within its type's range (decimal\n"
           "                        or 0x hex), a float (1.5, 1e-6, inf, nan), True or False for i1\n"
-          "\n"
-          "options:\n"
+          "\n",
+        f);
+  fputs("options:\n"
           "  -k, --kernel NAME     the kernel to run (default: the file's only kernel)\n"
           "  -s, --signature SIG   parameter types and constexpr values, as for tilec compile:\n"
           "                        \"*fp32:16, *fp32:16, i32, 1024\"\n"
@@ -327,6 +335,9 @@ static void usage_run(FILE *f) {
           "                        when there is one); without it, the TILEC_DEVICE environment variable\n"
           "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
           "                        missing barriers (default: TILEC_EMU_SEED, else 0: in order)\n"
+          "  --no-racecheck        on the CPU, skip the race check of global memory (within a program\n"
+          "                        and between programs), which a memory-bound kernel runs several\n"
+          "                        times slower with; the other checks stay\n"
           "  --save I=PATH.npy     after the launch, write buffer I (a 0-based argument index or the\n"
           "                        parameter's name) to PATH.npy, in the dtype and shape it came in;\n"
           "                        also when a check fails, so that the output can be inspected\n"
@@ -380,6 +391,7 @@ typedef struct RunOptions {
   int nargs, nsaves, nprints;
   bool has_seed;
   uint64_t seed;
+  bool no_racecheck;
   tilec_compile_options compile;
   const char **defines;
   const char **includes;
@@ -397,6 +409,10 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     if (!strcmp(a, "--")) {
       for (i++; i < argc; i++) o->args[o->nargs++] = argv[i];
       break;
+    }
+    if (!strcmp(a, "--no-racecheck")) {
+      o->no_racecheck = true;
+      continue;
     }
     if (a[0] != '-' || !a[1] || looks_negative_number(a)) {
       if (!o->file) o->file = a;
@@ -614,7 +630,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
     Arg *a = &args[i];
     if (a->is_ptr) {
       a->slot.ptr = a->buf.data;
-      bufs[nbufs++] = (EmuBuffer){.data = a->buf.data, .bytes = a->buf.nbytes, .name = a->param->name};
+      bufs[nbufs++] = (EmuBuffer){.data = a->buf.data, .bytes = a->buf.nbytes, .name = a->param->name, .init = a->init};
     }
     argv[i] = &a->slot;
   }
@@ -635,6 +651,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
       .buffers = bufs,
       .nbuffers = nbufs,
       .seed = o->seed,
+      .no_racecheck = o->no_racecheck,
   };
   fflush(stdout); /* the kernel's prints come after the host's */
   bool ok = emu_launch(k, &l, &msg, NULL);
@@ -758,7 +775,10 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
     rc = o->cuda ? launch_cuda(o, r, &m, args, saves, grid) : launch(o, r, &m, args, saves, grid);
     for (int i = 0; i < o->nprints; i++) print_buffer(&args[prints[i]], o->prints[i]);
   }
-  for (int i = 0; args && i < m.nparams; i++) npy_free(&args[i].buf);
+  for (int i = 0; args && i < m.nparams; i++) {
+    npy_free(&args[i].buf);
+    free(args[i].init);
+  }
   free(args);
   free(saves);
   free(prints);

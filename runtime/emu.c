@@ -20,6 +20,7 @@
 #include "emu.h"
 
 #include "elfload.h"
+#include "emucheck.h"
 #include "fiber.h"
 
 #include <dlfcn.h>
@@ -68,6 +69,8 @@ typedef struct Run {
   int reports;
   bool oom; /* a worker could not allocate what a block needs */
   FILE *out;
+  CkLaunch *ck;    /* the checks of global memory (emucheck.h); NULL: none */
+  long ck_reports; /* findings it passed on, reported or not */
 } Run;
 
 /* The thread (of the GPU) running now on this host thread. */
@@ -79,6 +82,8 @@ typedef struct Cur {
   unsigned char *smem;
   unsigned char *shadow; /* per byte of shared memory: written in this block */
   size_t smem_bytes;
+  CkWorker *cw; /* this host thread's part of the checks of global memory */
+  int last_buf; /* the buffer of the last access: the next is most often in it too */
 } Cur;
 
 static _Thread_local Cur *cur;
@@ -102,7 +107,17 @@ static void report(Run *r, const char *fmt, ...) {
   r->report[r->report_len] = 0;
 }
 
-static int cur_tid(void) { return cur->fibers ? fiber_current_tid() : cur->tid; }
+static int tid_of(const Cur *c) { return c->fibers ? fiber_current_tid() : c->tid; }
+static int cur_tid(void) { return tid_of(cur); }
+
+/* A finding of the checks of global memory (emucheck.h). */
+static void ck_report(void *ctx, const char *line) {
+  Run *r = ctx;
+  pthread_mutex_lock(&r->lock);
+  r->ck_reports++;
+  if (r->reports++ < MAX_REPORTS) report(r, "%s", line);
+  pthread_mutex_unlock(&r->lock);
+}
 
 /* ---- ids, barriers, shuffles, shared memory ------------------------------------------------ */
 
@@ -118,7 +133,9 @@ static uint32_t emu_nctaid_y(void) { return cur->run->l->grid[1]; }
 static uint32_t emu_nctaid_z(void) { return cur->run->l->grid[2]; }
 static uint32_t emu_laneid(void) { return (uint32_t)cur_tid() % 32; }
 static void emu_barrier(void) {
-  if (cur->fibers) fiber_barrier();
+  if (!cur->fibers) return;
+  fiber_barrier();
+  if (cur->cw) ck_barrier(cur->cw, fiber_current_tid());
 }
 static void *emu_smem(void) { return cur->smem; }
 /* griddepcontrol: the emulator runs a launch's grid after the one before it */
@@ -187,22 +204,29 @@ static const char *site_name(uint32_t site) {
   return site < (uint32_t)k->nsites ? k->sites[site] : "an unknown place";
 }
 
-static bool in_bounds(const void *p, size_t n, bool store, uint32_t site) {
-  Run *r = cur->run;
+/* The buffer of the launch that holds [p, p+n); -1 (reported) when none does. */
+static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t site) {
+  Run *r = c->run;
   const EmuLaunch *l = r->l;
   uintptr_t a = (uintptr_t)p;
+  if (c->last_buf < l->nbuffers) {
+    const EmuBuffer *last = &l->buffers[c->last_buf];
+    if (a >= (uintptr_t)last->data && a + n <= (uintptr_t)last->data + last->bytes) return c->last_buf;
+  }
   for (int i = 0; i < l->nbuffers; i++) {
     uintptr_t b = (uintptr_t)l->buffers[i].data;
-    if (a >= b && a + n <= b + l->buffers[i].bytes) return true;
+    if (a >= b && a + n <= b + l->buffers[i].bytes) return c->last_buf = i;
   }
   pthread_mutex_lock(&r->lock);
   if (r->reports++ < MAX_REPORTS) {
-    /* the nearest buffer, to say where the access went */
+    /* the nearest buffer, by the distance to its bytes, to say where the access went */
     int near = -1;
     long long off = 0;
+    unsigned long long gap = 0;
     for (int i = 0; i < l->nbuffers; i++) {
-      long long d = (long long)(a - (uintptr_t)l->buffers[i].data);
-      if (near < 0 || llabs(d) < llabs(off)) near = i, off = d;
+      uintptr_t lo = (uintptr_t)l->buffers[i].data, hi = lo + l->buffers[i].bytes;
+      unsigned long long g = a < lo ? lo - a : a >= hi ? a - hi : 0;
+      if (near < 0 || g < gap) near = i, gap = g, off = (long long)(a - lo);
     }
     char where[192] = "";
     if (near >= 0)
@@ -210,23 +234,34 @@ static bool in_bounds(const void *p, size_t n, bool store, uint32_t site) {
                off < 0 ? "before" : "after", l->buffers[near].name ? l->buffers[near].name : "?",
                l->buffers[near].bytes);
     report(r, "%s: out-of-bounds %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d%s",
-           site_name(site), store ? "store" : "load", n, p, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2],
-           cur_tid(), where);
+           site_name(site), store ? "store" : "load", n, p, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2],
+           tid_of(c), where);
   }
   r->oob++;
   pthread_mutex_unlock(&r->lock);
-  return false;
+  return -1;
 }
 
+/* A masked-off lane makes no access, but may pass the release of a lock. */
 #define LDST(bits, T, A)                                                                                               \
   static T emu_ld_b##bits(const void *p, uint32_t pred, A other, uint32_t site) {                                      \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), false, site)) return (T)other;                                         \
+    Cur *c = cur;                                                                                                      \
+    int b;                                                                                                             \
+    if (!(pred & 1) || (b = find_buffer(c, p, sizeof(T), false, site)) < 0) return (T)other;                           \
+    if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_LOAD, tid_of(c), site);                                            \
     T v;                                                                                                               \
     memcpy(&v, p, sizeof v);                                                                                           \
     return v;                                                                                                          \
   }                                                                                                                    \
   static void emu_st_b##bits(void *p, uint32_t pred, A v, uint32_t site) {                                             \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return;                                                   \
+    Cur *c = cur;                                                                                                      \
+    int b;                                                                                                             \
+    if (!(pred & 1)) {                                                                                                 \
+      if (c->cw) ck_masked_store(c->cw, p, tid_of(c));                                                                 \
+      return;                                                                                                          \
+    }                                                                                                                  \
+    if ((b = find_buffer(c, p, sizeof(T), true, site)) < 0) return;                                                    \
+    if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_STORE, tid_of(c), site);                                           \
     T x = (T)v;                                                                                                        \
     memcpy(p, &x, sizeof x);                                                                                           \
   }
@@ -237,44 +272,63 @@ LDST(64, uint64_t, uint64_t)
 
 /* ---- atomics: tilec.emu.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2], site) ------------- */
 
+/* Whether the atomic is made: the lane is on and the address in a buffer
+ * (its number in *b). Every lane tells the checks it passed, made or not:
+ * the threads a scalar atomic masks off take and give back its locks too. */
+static bool atom_begin(void *p, uint32_t pred, size_t n, CkAtom kind, uint32_t site, int *b) {
+  Cur *c = cur;
+  *b = (pred & 1) ? find_buffer(c, p, n, true, site) : -1;
+  if (*b < 0 && c->cw) ck_atomic(c->cw, -1, p, (unsigned)n, kind, false, false, tid_of(c), site);
+  return *b >= 0;
+}
+
+static void atom_end(void *p, size_t n, CkAtom kind, bool changed, uint32_t site, int b) {
+  if (cur->cw) ck_atomic(cur->cw, b, p, (unsigned)n, kind, true, changed, cur_tid(), site);
+}
+
 /* All atomics are sequentially consistent here, which every sem allows. */
+#define ATOM_RMW(name, T, S, bits, kind, call, changed)                                                                \
+  static T atom_##name##_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                          \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, sizeof(T), kind, site, &b)) return 0;                                                     \
+    T old = call(p, v, __ATOMIC_SEQ_CST);                                                                              \
+    atom_end(p, sizeof(T), kind, changed, site, b);                                                                    \
+    return old;                                                                                                        \
+  }
 #define ATOM_INT(T, S, bits)                                                                                           \
-  static T atom_add_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
-    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST) : 0;               \
-  }                                                                                                                    \
-  static T atom_and_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
-    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST) : 0;               \
-  }                                                                                                                    \
-  static T atom_or_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                               \
-    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST) : 0;                \
-  }                                                                                                                    \
-  static T atom_xor_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
-    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST) : 0;               \
-  }                                                                                                                    \
-  static T atom_exch_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                             \
-    return (pred & 1) && in_bounds(p, sizeof(T), true, site) ? __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST) : 0;              \
-  }                                                                                                                    \
-  static T atom_cas_##S##bits(T *p, uint32_t pred, T cmp, T v, uint32_t site) {                                                       \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return 0;                                                       \
+  ATOM_RMW(add, T, S, bits, CK_ATOM_OTHER, __atomic_fetch_add, false)                                                  \
+  ATOM_RMW(and, T, S, bits, CK_ATOM_OTHER, __atomic_fetch_and, false)                                                  \
+  ATOM_RMW(or, T, S, bits, CK_ATOM_OTHER, __atomic_fetch_or, false)                                                    \
+  ATOM_RMW(xor, T, S, bits, CK_ATOM_OTHER, __atomic_fetch_xor, false)                                                  \
+  ATOM_RMW(exch, T, S, bits, CK_ATOM_EXCH, __atomic_exchange_n, old != v)                                              \
+  static T atom_cas_##S##bits(T *p, uint32_t pred, T cmp, T v, uint32_t site) {                                        \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, sizeof(T), CK_ATOM_CAS, site, &b)) return 0;                                              \
+    T want = cmp;                                                                                                      \
     __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                                \
+    atom_end(p, sizeof(T), CK_ATOM_CAS, cmp == want && v != want, site, b);                                            \
     return cmp;                                                                                                        \
   }
 ATOM_INT(uint32_t, u, 32)
 ATOM_INT(uint64_t, u, 64)
 
 #define ATOM_MINMAX(T, S, bits)                                                                                        \
-  static T atom_max_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return 0;                                                       \
+  static T atom_max_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                               \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, sizeof(T), CK_ATOM_OTHER, site, &b)) return 0;                                            \
     T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                      \
     while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
     }                                                                                                                  \
+    atom_end(p, sizeof(T), CK_ATOM_OTHER, false, site, b);                                                             \
     return old;                                                                                                        \
   }                                                                                                                    \
-  static T atom_min_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                                              \
-    if (!(pred & 1) || !in_bounds(p, sizeof(T), true, site)) return 0;                                                       \
+  static T atom_min_##S##bits(T *p, uint32_t pred, T v, uint32_t site) {                                               \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, sizeof(T), CK_ATOM_OTHER, site, &b)) return 0;                                            \
     T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                      \
     while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
     }                                                                                                                  \
+    atom_end(p, sizeof(T), CK_ATOM_OTHER, false, site, b);                                                             \
     return old;                                                                                                        \
   }
 ATOM_MINMAX(uint32_t, u, 32)
@@ -284,8 +338,9 @@ ATOM_MINMAX(int64_t, s, 64)
 
 /* Float atomics: the value travels as its bits; a compare-and-swap loop. */
 #define ATOM_FLOAT(F, U, bits, name, expr)                                                                             \
-  static U atom_##name##_f##bits(U *p, uint32_t pred, U vb, uint32_t site) {                                                          \
-    if (!(pred & 1) || !in_bounds(p, sizeof(U), true, site)) return 0;                                                       \
+  static U atom_##name##_f##bits(U *p, uint32_t pred, U vb, uint32_t site) {                                           \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, sizeof(U), CK_ATOM_OTHER, site, &b)) return 0;                                            \
     U old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                                  \
     do {                                                                                                               \
       F a, v, r;                                                                                                       \
@@ -294,6 +349,7 @@ ATOM_MINMAX(int64_t, s, 64)
       r = (expr);                                                                                                      \
       memcpy(&nb, &r, sizeof nb);                                                                                      \
     } while (!__atomic_compare_exchange_n(p, &old, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));                     \
+    atom_end(p, sizeof(U), CK_ATOM_OTHER, false, site, b);                                                             \
     return old;                                                                                                        \
   }
 ATOM_FLOAT(float, uint32_t, 32, add, a + v)
@@ -347,17 +403,21 @@ static uint32_t half_add(uint32_t a, uint32_t b, int mbits) {
  * half); a compare-and-swap loop on the 16- or 32-bit word. */
 #define ATOM_HALF(name, mbits)                                                                                         \
   static uint16_t atom_add_##name(uint16_t *p, uint32_t pred, uint32_t v, uint32_t site) {                             \
-    if (!(pred & 1) || !in_bounds(p, 2, true, site)) return 0;                                                         \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, 2, CK_ATOM_OTHER, site, &b)) return 0;                                                    \
     uint16_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                           \
     do nb = (uint16_t)half_add(old, v, mbits);                                                                         \
     while (!__atomic_compare_exchange_n(p, &old, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));                       \
+    atom_end(p, 2, CK_ATOM_OTHER, false, site, b);                                                                     \
     return old;                                                                                                        \
   }                                                                                                                    \
   static uint32_t atom_add_##name##x2(uint32_t *p, uint32_t pred, uint32_t v, uint32_t site) {                         \
-    if (!(pred & 1) || !in_bounds(p, 4, true, site)) return 0;                                                         \
+    int b;                                                                                                             \
+    if (!atom_begin(p, pred, 4, CK_ATOM_OTHER, site, &b)) return 0;                                                    \
     uint32_t old = __atomic_load_n(p, __ATOMIC_SEQ_CST), nb;                                                           \
     do nb = half_add(old, v, mbits) | half_add(old >> 16, v >> 16, mbits) << 16;                                       \
     while (!__atomic_compare_exchange_n(p, &old, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));                       \
+    atom_end(p, 4, CK_ATOM_OTHER, false, site, b);                                                                     \
     return old;                                                                                                        \
   }
 ATOM_HALF(f16, 10)
@@ -1004,10 +1064,11 @@ static void *worker(void *arg) {
   c.shadow = malloc(smem_bytes);
   c.smem_bytes = (size_t)(r->k->shared_bytes > 0 ? r->k->shared_bytes : 0);
   FiberSched *s = c.fibers ? fiber_sched_create(r->nthreads, 0) : NULL;
+  c.cw = r->ck ? ck_worker_create(r->ck) : NULL;
   cur = &c;
-  if (!c.smem || !c.shadow || (c.fibers && !s)) {
+  if (!c.smem || !c.shadow || (c.fibers && !s) || (r->ck && !c.cw)) {
     pthread_mutex_lock(&r->lock);
-    report(r, "emulator: out of memory for a block's shared memory or thread stacks");
+    report(r, "emulator: out of memory for a block's shared memory, thread stacks or checks");
     r->oom = true;
     pthread_mutex_unlock(&r->lock);
     atomic_store(&r->stop, true);
@@ -1020,12 +1081,16 @@ static void *worker(void *arg) {
     c.ctaid[2] = (unsigned)(b / ((long)l->grid[0] * l->grid[1]));
     memset(c.smem, 0xcd, smem_bytes);
     memset(c.shadow, 0, smem_bytes);
+    if (c.cw) ck_program_begin(c.cw, b, c.ctaid);
     if (!c.fibers) {
       for (c.tid = 0; c.tid < r->nthreads; c.tid++) r->k->entry((void **)l->args);
+      if (c.cw) ck_program_end(c.cw);
       continue;
     }
     FiberError fe;
-    if (fiber_sched_run(s, run_thread, r, l->seed, &fe) != FIBER_OK) {
+    FiberStatus st = fiber_sched_run(s, run_thread, r, l->seed, &fe);
+    if (c.cw) ck_program_end(c.cw);
+    if (st != FIBER_OK) {
       pthread_mutex_lock(&r->lock);
       report(r, "kernel '%s', block (%u, %u, %u): %s", r->k->name, c.ctaid[0], c.ctaid[1], c.ctaid[2], fe.msg);
       r->reports++;
@@ -1035,6 +1100,7 @@ static void *worker(void *arg) {
   }
   cur = NULL;
   fiber_sched_destroy(s);
+  ck_worker_destroy(c.cw);
   free(c.smem);
   free(c.shadow);
   return NULL;
@@ -1058,6 +1124,26 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure 
   }
   r.nthreads = 32 * l->num_warps;
   r.nblocks = (long)l->grid[0] * l->grid[1] * l->grid[2];
+  CkConfig cc = {
+      .buffers = l->buffers,
+      .nbuffers = l->nbuffers,
+      .kernel = k->name,
+      .sites = k->sites,
+      .nsites = k->nsites,
+      .grid = {l->grid[0], l->grid[1], l->grid[2]},
+      .nthreads = r.nthreads,
+      .races = !l->no_racecheck,
+      .report = ck_report,
+      .ctx = &r,
+  };
+  bool oom;
+  r.ck = ck_launch_create(&cc, &oom);
+  if (oom) {
+    pthread_mutex_destroy(&r.lock);
+    *why = EMU_FAILED_NO_MEMORY;
+    *out_report = strdup("emulator: out of memory for the shadow of global memory (EmuLaunch.no_racecheck goes without)");
+    return false;
+  }
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int nworkers = l->host_threads > 0 ? l->host_threads : (int)(cores > 0 ? cores : 1);
   if (nworkers > r.nblocks) nworkers = (int)r.nblocks;
@@ -1074,16 +1160,21 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure 
   for (int i = 1; i <= started; i++) pthread_join(w[i].thread, NULL);
   fflush(r.out);
   pthread_mutex_destroy(&r.lock);
+  long races = ck_races(r.ck), guninit = ck_uninit(r.ck);
+  ck_launch_destroy(r.ck);
   /* a check that fired counts even when its report could not be allocated */
-  bool ok = !r.oom && !r.report && !r.reports && !r.oob && !r.asserts && !r.uninit;
+  bool ok = !r.oom && !r.report && !r.reports && !r.oob && !r.asserts && !r.uninit && !races && !guninit;
   *why = r.oom ? EMU_FAILED_NO_MEMORY : EMU_FAILED_CHECK;
   if (!ok) {
-    char tail[160] = "";
-    if (r.reports > MAX_REPORTS)
+    char tail[320] = "";
+    /* what was not shown: past the first few, and the findings of the checks of
+     * global memory that repeat one already shown (the same places) */
+    long hidden = (r.reports > MAX_REPORTS ? r.reports - MAX_REPORTS : 0) + races + guninit - r.ck_reports;
+    if (hidden > 0)
       snprintf(tail, sizeof tail,
-               "... and %d more (%ld out-of-bounds accesses, %ld reads of uninitialized shared memory, %ld failed "
-               "assertions in all)\n",
-               r.reports - MAX_REPORTS, r.oob, r.uninit, r.asserts);
+               "... and %ld more (%ld out-of-bounds accesses, %ld reads of uninitialized shared memory, %ld reads "
+               "of uninitialized global memory, %ld data races on global memory, %ld failed assertions in all)\n",
+               hidden, r.oob, r.uninit, guninit, races, r.asserts);
     size_t n = r.report_len + strlen(tail) + 1;
     *out_report = malloc(n);
     if (*out_report) snprintf(*out_report, n, "%s%s", r.report ? r.report : "", tail);

@@ -16,6 +16,9 @@
  * the launch, a device assertion, a deadlock or a divergent collective
  * stop the launch (or, for accesses and assertions, are counted and the
  * first few reported) and make emu_launch return false with the report.
+ * So do, from runtime/emucheck.h, a read of global memory nothing wrote
+ * (for buffers with an init map) and a data race on global memory, within
+ * a program or between the programs of the launch (unless no_racecheck).
  *
  * Nothing here calls exit(); a kernel and its launches may be used from
  * one host thread at a time.
@@ -36,6 +39,11 @@ typedef struct EmuBuffer {
   void *data;
   size_t bytes;
   const char *name; /* for reports, e.g. the parameter's name */
+  /* NULL: every byte holds a value. Else a bit per byte ((bytes + 7) / 8
+   * bytes, bit i % 8 of byte i / 8), set once byte i is written: a read of
+   * a byte whose bit is clear is reported, and the launch sets the bits of
+   * what it writes. The caller's, for as long as the memory lives. */
+  unsigned char *init;
 } EmuBuffer;
 
 typedef struct EmuLaunch {
@@ -48,6 +56,7 @@ typedef struct EmuLaunch {
   uint64_t seed;          /* 0: threads in order; else a permutation drawn from it */
   int host_threads;       /* 0: one per core */
   FILE *print_to;         /* device_print output; NULL: stdout */
+  bool no_racecheck;      /* skip the race check of global memory (its time and shadow memory) */
 } EmuLaunch;
 
 /* JIT-compiles the module `ir` (LLVM IR text) and finds `kernel` in it.
@@ -58,7 +67,7 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err);
 /* Why a launch failed. */
 typedef enum EmuFailure {
   EMU_FAILED_CHECK,     /* a check fired: the report says which */
-  EMU_FAILED_NO_MEMORY, /* host memory for the launch ran out: shared memory, thread stacks */
+  EMU_FAILED_NO_MEMORY, /* host memory for the launch ran out: shared memory, thread stacks, the checks' shadow */
   EMU_FAILED_LAUNCH,    /* a grid dimension of 0, or num_warps outside 1 to 32 */
 } EmuFailure;
 

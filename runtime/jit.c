@@ -41,6 +41,7 @@
 typedef struct Alloc {
   void *data;
   size_t bytes;
+  unsigned char *init; /* a bit per byte written, by a copy or a launch (EmuBuffer.init) */
 } Alloc;
 
 struct tilec_device {
@@ -149,7 +150,7 @@ static void free_identity(JitIdentity *id) {
 void tilec_device_destroy(tilec_device *d) {
   if (!d) return;
   free_identity(d->identity);
-  for (int i = 0; i < d->nallocs; i++) free(d->allocs[i].data);
+  for (int i = 0; i < d->nallocs; i++) free(d->allocs[i].data), free(d->allocs[i].init);
   free(d->allocs);
   tilec_cuda_close(d->cuda);
   pthread_mutex_destroy(&d->lock);
@@ -167,7 +168,9 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *add
   if (d->cuda) return from_rt(tilec_cuda_alloc(d->cuda, bytes, address, message));
   /* rounded up with room past the end, which the emulator's checks still see as outside */
   void *p = bytes < SIZE_MAX - 512 ? aligned_alloc(256, (bytes + 255) / 256 * 256 + 256) : NULL;
-  if (!p) {
+  unsigned char *init = p ? calloc(bytes / 8 + 1, 1) : NULL;
+  if (!init) {
+    free(p);
     tell(message, "tilec_device_alloc: out of memory for %zu bytes", bytes);
     return TILEC_ERROR_NO_MEMORY;
   }
@@ -177,12 +180,12 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *add
     Alloc *grown = realloc(d->allocs, (size_t)cap * sizeof *grown);
     if (!grown) {
       pthread_mutex_unlock(&d->lock);
-      free(p);
+      free(p), free(init);
       return no_memory(message, "tilec_device_alloc");
     }
     d->allocs = grown, d->cap = cap;
   }
-  d->allocs[d->nallocs++] = (Alloc){p, bytes};
+  d->allocs[d->nallocs++] = (Alloc){p, bytes, init};
   pthread_mutex_unlock(&d->lock);
   *address = (uintptr_t)p;
   return TILEC_OK;
@@ -208,12 +211,20 @@ tilec_status tilec_device_free(tilec_device *d, tilec_devptr address, char **mes
   int i = find_alloc(d, address, 0);
   bool ok = i >= 0 && (uintptr_t)d->allocs[i].data == address;
   if (ok) {
-    free(d->allocs[i].data);
+    free(d->allocs[i].data), free(d->allocs[i].init);
     d->allocs[i] = d->allocs[--d->nallocs];
   }
   pthread_mutex_unlock(&d->lock);
   if (!ok) tell(message, "tilec_device_free: 0x%llx is not an allocation of the device", address);
   return ok ? TILEC_OK : TILEC_ERROR_USAGE;
+}
+
+/* Sets the bits of bytes [off, off + n) in an allocation's map: they hold values now. */
+static void mark_written(unsigned char *init, size_t off, size_t n) {
+  size_t end = off + n;
+  for (; off < end && off & 7; off++) __atomic_fetch_or(&init[off >> 3], (unsigned char)(1u << (off & 7)), __ATOMIC_RELAXED);
+  if (end - off >= 8) memset(init + (off >> 3), 0xff, (end - off) >> 3), off += (end - off) & ~(size_t)7;
+  for (; off < end; off++) __atomic_fetch_or(&init[off >> 3], (unsigned char)(1u << (off & 7)), __ATOMIC_RELAXED);
 }
 
 static tilec_status copy(tilec_device *d, tilec_devptr dev, void *host, size_t bytes, bool to_device, char **message) {
@@ -227,7 +238,9 @@ static tilec_status copy(tilec_device *d, tilec_devptr dev, void *host, size_t b
     return from_rt(to_device ? tilec_cuda_copy_to(d->cuda, dev, host, bytes, message)
                              : tilec_cuda_copy_from(d->cuda, host, dev, bytes, message));
   pthread_mutex_lock(&d->lock);
-  bool ok = find_alloc(d, dev, bytes) >= 0;
+  int i = find_alloc(d, dev, bytes);
+  bool ok = i >= 0;
+  if (ok && to_device) mark_written(d->allocs[i].init, dev - (uintptr_t)d->allocs[i].data, bytes);
   pthread_mutex_unlock(&d->lock);
   if (!ok) {
     tell(message, "%s: [0x%llx, +%zu bytes) is not within an allocation of the device", fn, dev, bytes);
@@ -952,7 +965,8 @@ static tilec_status run_spec(tilec_kernel *k, const Spec *s, const unsigned grid
   tilec_device *d = k->dev;
   pthread_mutex_lock(&d->lock);
   EmuBuffer *bufs = malloc((size_t)(d->nallocs + 1) * sizeof *bufs);
-  for (int i = 0; bufs && i < d->nallocs; i++) bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, "an allocation"};
+  for (int i = 0; bufs && i < d->nallocs; i++)
+    bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, "an allocation", d->allocs[i].init};
   int nbufs = d->nallocs;
   pthread_mutex_unlock(&d->lock);
   if (!bufs) return no_memory(report, k->name);

@@ -158,7 +158,8 @@ TILEC_API void tilec_device_destroy(tilec_device *d); /* NULL is allowed */
 TILEC_API tilec_device_kind tilec_device_kind_of(const tilec_device *d);
 
 /* Device memory (on the CPU, host memory that the emulator checks every
- * access against). An address outside every allocation is
+ * access against; a kernel's read of bytes that no copy and no launch
+ * wrote is reported, as tilec_kernel_launch says). An address outside every allocation is
  * TILEC_ERROR_USAGE; an allocation the device cannot make,
  * TILEC_ERROR_NO_MEMORY. */
 TILEC_API tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *address, char **message);

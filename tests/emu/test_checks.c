@@ -2,9 +2,12 @@
  * test_checks.c — each check of the CPU emulator fires: an out-of-bounds
  * store, a read of uninitialized shared memory, a missing barrier exposed by
  * a seeded thread order, a divergent shuffle, a deadlock, an unknown
- * function, a device assertion. The kernels that the compiler could not
- * produce (it never forgets a barrier) are written in LLVM IR here, in the
- * form codegen/emu.c gives the emulator.
+ * function, a device assertion; a race between programs whether they run
+ * one after another or at once; a read of a device allocation nothing
+ * wrote. The kernels that the compiler could not produce (it never forgets
+ * a barrier) are written in LLVM IR here, in the form codegen/emu.c gives
+ * the emulator. (tests/emu/checks has the races and reads of unwritten
+ * memory that `tilec run` reports.)
  *
  * usage: test_checks EXAMPLES_DIR
  */
@@ -253,6 +256,100 @@ static void device_assert(void) {
   emu_unload(k);
 }
 
+/* A counter read and written back by 200 programs: reported when the blocks
+ * run one after another on one host thread (which gives the right count) as
+ * when they run on four at once; the atomic counter is silent both ways, and
+ * no_racecheck turns the check off. */
+static void race_between_programs(void) {
+  static const char src[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit\n"
+                            "def counter(p):\n"
+                            "    c = tl.load(p)\n"
+                            "    tl.store(p, c + 1)\n"
+                            "@triton.jit\n"
+                            "def counter_atomic(p):\n"
+                            "    tl.atomic_add(p, 1)\n";
+  EmuKernel *plain = compile_source("counter.py", src, sizeof src - 1, "counter", "*i32");
+  EmuKernel *atomic = compile_source("counter.py", src, sizeof src - 1, "counter_atomic", "*i32");
+  if (!plain || !atomic) return;
+  static const int hosts[] = {1, 4};
+  for (int h = 0; h < 2; h++) {
+    int32_t c = 0;
+    void *pc = &c;
+    void *a[1] = {&pc};
+    EmuBuffer b = {&c, sizeof c, "p"};
+    EmuLaunch l = {.grid = {200, 1, 1}, .num_warps = 4, .args = a, .nargs = 1, .buffers = &b, .nbuffers = 1,
+                   .host_threads = hosts[h]};
+    char *report = NULL;
+    CHECK(!emu_launch(plain, &l, &report, NULL));
+    CHECK_CONTAINS(report, "counter.py:5:9: data race on global memory between programs of kernel 'counter': block (");
+    CHECK_CONTAINS(report, "wrote at counter.py:6:5; neither access is atomic and no lock is held by both");
+    if (hosts[h] == 1) CHECK(c == 200);
+    free(report);
+    c = 0;
+    CHECK(emu_launch(atomic, &l, &report, NULL));
+    CHECK(c == 200);
+    free(report);
+    l.no_racecheck = true;
+    CHECK(emu_launch(plain, &l, &report, NULL));
+    free(report);
+  }
+  emu_unload(plain);
+  emu_unload(atomic);
+}
+
+/* The CPU device's allocations: read before a copy or a launch wrote them is
+ * an error; what a copy filled, or a launch wrote, reads well afterwards. */
+static void jit_allocation_initcheck(void) {
+  static const char src[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit\n"
+                            "def add_one(src, dst, n, B: tl.constexpr):\n"
+                            "    o = tl.arange(0, B)\n"
+                            "    m = o < n\n"
+                            "    tl.store(dst + o, tl.load(src + o, mask=m) + 1, mask=m)\n";
+  tilec_device *d = NULL;
+  CHECK(tilec_device_create(TILEC_DEVICE_CPU, &d, NULL) == TILEC_OK);
+  tilec_jit_options o = {.signature = "*i32, *i32, i32, 128", .grid = "1", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  CHECK(tilec_kernel_create(d, "add_one.py", src, sizeof src - 1, &o, &k, &diag) == TILEC_OK);
+  free(diag);
+  tilec_devptr x = 0, y = 0;
+  CHECK(tilec_device_alloc(d, 128 * 4, &x, NULL) == TILEC_OK && tilec_device_alloc(d, 128 * 4, &y, NULL) == TILEC_OK);
+  int n = 128;
+  char *report = NULL;
+  /* x was never filled */
+  CHECK(tilec_kernel_launchv(k, NULL, NULL, &report, x, y, n) != TILEC_OK);
+  CHECK_CONTAINS(report, "add_one.py:7:23: read of uninitialized global memory: 4 bytes at offset 0 of 'an allocation' "
+                         "in kernel 'add_one', block (0, 0, 0), thread 0");
+  free(report), report = NULL;
+  /* half of it filled: a read of the first unfilled element is reported, none before */
+  int32_t v[128];
+  for (int i = 0; i < 128; i++) v[i] = i * 3 - 100;
+  CHECK(tilec_device_copy_to(d, x, v, 64 * 4, NULL) == TILEC_OK);
+  CHECK(tilec_kernel_launchv(k, NULL, NULL, &report, x, y, 64) == TILEC_OK);
+  free(report), report = NULL;
+  CHECK(tilec_kernel_launchv(k, NULL, NULL, &report, x, y, 65) != TILEC_OK);
+  CHECK_CONTAINS(report, "4 bytes at offset 256 of 'an allocation'");
+  free(report), report = NULL;
+  /* all of it; then y, which that launch wrote, as the input of the next */
+  CHECK(tilec_device_copy_to(d, x, v, sizeof v, NULL) == TILEC_OK);
+  CHECK(tilec_kernel_launchv(k, NULL, NULL, &report, x, y, n) == TILEC_OK);
+  free(report), report = NULL;
+  CHECK(tilec_kernel_launchv(k, NULL, NULL, &report, y, x, n) == TILEC_OK);
+  free(report), report = NULL;
+  int32_t back[128];
+  CHECK(tilec_device_copy_from(d, back, x, sizeof back, NULL) == TILEC_OK);
+  int bad = 0;
+  for (int i = 0; i < 128; i++) bad += back[i] != v[i] + 2;
+  CHECK(bad == 0);
+  tilec_device_free(d, x, NULL), tilec_device_free(d, y, NULL);
+  tilec_kernel_destroy(k);
+  tilec_device_destroy(d);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_checks EXAMPLES_DIR\n");
@@ -265,6 +362,8 @@ int main(int argc, char **argv) {
   unknown_function();
   out_of_bounds(argv[1]);
   device_assert();
+  race_between_programs();
+  jit_allocation_initcheck();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
