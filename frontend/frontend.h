@@ -68,6 +68,25 @@ void stage_time(StageClock *c, const char *fmt, ...) __attribute__((format(print
 
 /* ---- sources and diagnostics -------------------------------------------- */
 
+/* UTF-8 as Python reads a file: strict, so that no byte sequence but the
+ * shortest encoding of a scalar value (not a surrogate, at most U+10FFFF)
+ * is a character. */
+typedef enum Utf8Error {
+  UTF8_OK,
+  UTF8_STRAY,     /* a continuation byte where a character starts */
+  UTF8_BAD_LEAD,  /* a byte no sequence starts with: 0xf8..0xff */
+  UTF8_TRUNCATED, /* the sequence ends early: a byte that does not continue it, or the end */
+  UTF8_OVERLONG,  /* a longer encoding than the code point needs (0xc0 0x80 for U+0000) */
+  UTF8_SURROGATE, /* U+D800..U+DFFF */
+  UTF8_TOO_BIG,   /* above U+10FFFF */
+} Utf8Error;
+typedef struct Utf8 {
+  Utf8Error err;
+  int len;     /* bytes of the character; when err is set, of the bad sequence as far as it goes */
+  uint32_t cp; /* the code point (also of an overlong form, a surrogate or one too big) */
+} Utf8;
+Utf8 utf8_next(const char *p, const char *end); /* p < end */
+
 typedef struct Source {
   const char *name; /* as the user named it */
   const char *text; /* NUL-terminated copy */
