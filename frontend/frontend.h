@@ -466,6 +466,7 @@ typedef struct CValue {
   const Type *dtype; /* CV_DTYPE: a scalar or pointer type */
   struct CValue **elems;
   int nelems;
+  int depth; /* CV_TUPLE: how deeply tuples nest in it, 1 for a flat one */
 } CValue;
 
 typedef struct Kernel {
@@ -538,6 +539,7 @@ struct Val {
   const Module *mod; /* V_MODULE: a module of the user's (path is its dotted name) */
   Loc where; /* V_UNDEF: where the name lost its definition */
   const char *why;
+  int depth; /* V_TUPLE: how deeply tuples nest in it, 1 for a flat one */
 };
 
 typedef struct Sema Sema;
@@ -560,7 +562,10 @@ struct Sema {
   struct Frame *f;
   Kernel *k;
   PtrVec *out; /* statements are appended here */
-  int depth;
+  int depth;        /* levels of recursion: see sema_enter */
+  int mod_depth;    /* module-level values being evaluated, one inside another */
+  int import_depth; /* imports being resolved, one inside another */
+  bool at_limit;    /* a nesting limit was passed: no attempt takes that error back */
   PtrVec names; /* hash set of the kernel's var names (v has cap slots) */
   long work;    /* statements executed and calls inlined: bounded */
   const struct Builtin *builtin; /* the builtin being called, for its messages */
@@ -575,6 +580,9 @@ struct Sema {
 
 /* sema.c, for builtins.c */
 _Noreturn void sema_error(Sema *S, Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The error of a nesting limit: it ends the compilation, even inside an
+ * attempt (a module-level value tried, which would call it host code). */
+_Noreturn void sema_limit_error(Sema *S, Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 Loc sema_loc(Node *n);
 TNode *tnode(Sema *S, TNodeKind k, Node *at, const Type *ty);
 Val *val_rt(Sema *S, TNode *e);
@@ -601,6 +609,8 @@ bool const_bool(Sema *S, Node *at, Val *v, const char *what);
 const char *const_str(Sema *S, Node *at, Val *v, const char *what);
 const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what);
 int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what);
+int sema_tuple_depth(const Val *v); /* 0 for a value that is not a tuple */
+void sema_check_tuple_depth(Sema *S, Node *at, int depth); /* an error past MAX_TUPLE_DEPTH */
 /* The evaluated arguments of a call. */
 typedef struct Args {
   Val **pos;

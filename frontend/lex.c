@@ -34,7 +34,7 @@ typedef struct Lexer {
   int *indents;    /* indentation stack, tabs to multiples of 8 */
   int *altindents; /* the same with tabs as 1 column, to catch tab/space mixes */
   int nindent, indent_cap;
-  Token *brackets[200]; /* open brackets, for "never closed" errors */
+  Token *brackets[200]; /* open brackets, for "never closed" errors; CPython's limit too */
   int depth;
 } Lexer;
 
@@ -462,6 +462,10 @@ static bool string_prefix(const char *p, int *len) {
 
 /* ---- indentation -------------------------------------------------------- */
 
+/* As CPython's tokenizer: a deeper block is an error. Nesting by indentation
+ * needs quadratic text, so this bounds block nesting in files of any size. */
+#define MAX_INDENT 100
+
 static void push_indent(Lexer *L, int col, int altcol) {
   if (L->nindent == L->indent_cap) {
     int cap = L->indent_cap * 2;
@@ -510,6 +514,8 @@ static const char *line_start(Lexer *L, const char *p) {
     int top = L->indents[L->nindent - 1], alttop = L->altindents[L->nindent - 1];
     if (col > top) {
       if (altcol <= alttop) diag_error(L->d, (Loc){L->src, L->line, 1}, tab_error, "");
+      if (L->nindent > MAX_INDENT)
+        diag_error(L->d, loc_at(L, q), "too many levels of indentation (more than %d)", MAX_INDENT);
       push_indent(L, col, altcol);
       push(L, TK_INDENT, q, 0);
     } else if (col == top) {

@@ -115,6 +115,7 @@ Val *sema_read_val(Sema *S, Node *at, Val *v) {
   if (v->kind == V_TUPLE) {
     Val *t = sema_new_val(S, V_TUPLE);
     t->n = v->n;
+    t->depth = v->depth;
     t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
     for (int i = 0; i < v->n; i++) t->elems[i] = sema_read_val(S, at, v->elems[i]);
     return t;
@@ -137,6 +138,7 @@ void sema_bind(Sema *S, Node *at, const char *name, Val *v) {
   if (v->kind == V_TUPLE) {
     Val *t = sema_new_val(S, V_TUPLE);
     t->n = v->n;
+    t->depth = v->depth;
     t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
     for (int i = 0; i < v->n; i++) {
       Val *e = v->elems[i];
@@ -262,7 +264,7 @@ Val *sema_triton_path(Sema *S, Node *n, const char *path, bool quiet) {
 
 static Val *module_attr(Sema *S, Node *n, Val *m) {
   if (m->mod) return sema_user_module_attr(S, n, m);
-  if (!canonical_ns(m->path)) sema_error(S, n, "module '%s' cannot be used in a kernel", m->path);
+  if (!canonical_ns(m->path)) sema_error(S, n, "module '%s' cannot be used in a kernel", sema_shown_name(S, m->path));
   return sema_triton_path(S, n, arena_printf(S->a, "%s.%s", m->path, n->name), false);
 }
 
@@ -428,13 +430,17 @@ static Val *subscript(Sema *S, Node *n) {
 static Val *make_tuple(Sema *S, Node *n) {
   Val **elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(n->kids.n + 1));
   bool all_const = true;
+  int depth = 1;
   for (int i = 0; i < n->kids.n; i++) {
     if (n->kids.v[i]->kind == N_STARRED) sema_error(S, n->kids.v[i], "starred expressions are not supported in kernels");
     elems[i] = sema_eval(S, n->kids.v[i]);
     if (elems[i]->kind != V_CONST) all_const = false;
+    if (sema_tuple_depth(elems[i]) + 1 > depth) depth = sema_tuple_depth(elems[i]) + 1;
   }
+  sema_check_tuple_depth(S, n, depth);
   if (all_const) {
     CValue *c = sema_cv_new(S, CV_TUPLE);
+    c->depth = depth;
     c->nelems = n->kids.n;
     c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(c->nelems + 1));
     for (int i = 0; i < c->nelems; i++) c->elems[i] = elems[i]->c;
@@ -443,6 +449,7 @@ static Val *make_tuple(Sema *S, Node *n) {
   Val *t = sema_new_val(S, V_TUPLE);
   t->elems = elems;
   t->n = n->kids.n;
+  t->depth = depth;
   return t;
 }
 
@@ -585,7 +592,7 @@ static Val *eval_call(Sema *S, Node *n) {
 
 Val *sema_eval(Sema *S, Node *n) {
   sema_count_work(S, n);
-  if (++S->depth > 200) sema_error(S, n, "expression nested too deeply");
+  sema_enter(S, n);
   Val *v;
   switch (n->kind) {
   case N_NAME: v = sema_read_name(S, n); break;
@@ -628,7 +635,7 @@ Val *sema_eval(Sema *S, Node *n) {
   case N_SLICE: sema_error(S, n, "slices are only allowed in subscripts");
   default: sema_error(S, n, "this expression is not supported in kernels");
   }
-  S->depth--;
+  sema_leave(S);
   return v;
 }
 
@@ -670,10 +677,10 @@ static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
   site->parent = S->f->site;
   int depth = 0;
   for (const InlineSite *s = site; s; s = s->parent) depth++;
-  if (depth > MAX_INLINE_DEPTH) sema_error(S, call, "calls nested more than %d deep (recursion is not supported)", MAX_INLINE_DEPTH);
+  if (depth > MAX_INLINE_DEPTH) sema_limit_error(S, call, "calls nested more than %d deep (recursion is not supported)", MAX_INLINE_DEPTH);
 
   Frame *caller = S->f;
-  Frame f = {.fn = fn, .site = site, .mod = fn->mod};
+  Frame f = {.fn = fn, .site = site, .mod = fn->mod, .outer_rt = S->f->outer_rt + S->f->rt_depth};
   for (int i = 0; i < np; i++) {
     Node *p = def->kids.v[i];
     Val *v = bound[i];
