@@ -110,7 +110,7 @@ static const char *shown_path(Arena *a, const char *path) {
 
 static const char *dir_of(Arena *a, const char *path) {
   const char *slash = strrchr(path, '/');
-  return slash ? arena_strndup(a, path, (size_t)(slash - path ? slash - path : 1)) : ".";
+  return slash ? arena_strndup(a, path, (size_t)(slash > path ? slash - path : 1)) : ".";
 }
 
 /* The folders imports are searched in, in order: the kernel file's folder,
