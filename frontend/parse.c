@@ -34,6 +34,7 @@ typedef struct Parser {
   Token *end;
   int depth;
   bool in_kernel;
+  bool at_limit; /* the error being raised is MAX_DEPTH's */
 } Parser;
 
 /* ---- token helpers ---------------------------------------------------------- */
@@ -77,8 +78,10 @@ static Token *expect(Parser *P, TokKind k, const char *context) {
 
 /* One level deeper, reported at t when it is one too many. */
 static void enter_at(Parser *P, Token *t) {
-  if (++P->depth > MAX_DEPTH)
+  if (++P->depth > MAX_DEPTH) {
+    P->at_limit = true;
     diag_error(P->d, t->loc, "expression or block nested too deeply (more than %d levels)", MAX_DEPTH);
+  }
 }
 static void enter(Parser *P) { enter_at(P, P->tok); }
 static void leave(Parser *P) { P->depth--; }
@@ -922,8 +925,10 @@ static void skip_statement(Parser *P) {
 }
 
 /* Parses with fn, catching errors: NULL (and no diagnostic) when the text
- * there is not an expression tilec reads; the position is then unchanged. */
-static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
+ * there is not an expression tilec reads; the position is then unchanged.
+ * With limit_fatal, nesting past MAX_DEPTH stays an error: a decorator that
+ * deep is no host code, and skipping it would silently drop a kernel. */
+static Node *try_parse(Parser *P, Node *(*fn)(Parser *), bool limit_fatal) {
   Token *start = P->tok;
   int depth = P->depth;
   DiagMark mark = diag_mark(P->d);
@@ -935,6 +940,11 @@ static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
   if (!setjmp(jb)) {
     n = fn(P);
   } else {
+    if (limit_fatal && P->at_limit) {
+      P->d->unwind = saved;
+      diag_unwind(P->d);
+    }
+    P->at_limit = false;
     P->tok = start;
     P->depth = depth;
     diag_rollback(P->d, mark);
@@ -1044,7 +1054,7 @@ static void decorated(Parser *P, int group) {
   Token *first = P->tok;
   while (at(P, TK_AT)) {
     next(P);
-    Node *d = try_parse(P, expr);
+    Node *d = try_parse(P, expr, true);
     if (d && at(P, TK_NEWLINE)) {
       vec_push(P->a, &decos, d);
     } else {
@@ -1071,7 +1081,7 @@ static void assign_stmt(Parser *P, int group) {
   Binding *b = bind(P, BIND_ASSIGN, name->sval, name, group);
   next(P);
   if (accept(P, TK_COLON)) {
-    b->annot = try_parse(P, expr);
+    b->annot = try_parse(P, expr, false);
     if (!b->annot || !accept(P, TK_ASSIGN)) {
       if (b->annot && (at(P, TK_NEWLINE) || at(P, TK_EOF))) P->m->bindings.n--; /* a bare annotation binds nothing */
       skip_statement(P);
@@ -1085,7 +1095,7 @@ static void assign_stmt(Parser *P, int group) {
       return;
     }
   }
-  b->value = try_parse(P, test_list_any);
+  b->value = try_parse(P, test_list_any, false);
   if (b->value && !at(P, TK_NEWLINE) && !at(P, TK_EOF) && !at(P, TK_SEMI)) b->value = NULL;
   skip_statement(P);
 }

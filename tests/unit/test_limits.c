@@ -235,6 +235,12 @@ static void gen_global_value(Buf *b, int n) {
   puts_(b, kernel_def);
   puts_(b, "    tl.store(x_ptr, X)\n");
 }
+static void gen_decorator(Buf *b, int n) {
+  puts_(b, header);
+  puts_(b, "@triton.jit(debug=");
+  rep(b, "not ", n);
+  puts_(b, "False)\ndef kernel(x_ptr, n, BLOCK: tl.constexpr):\n    tl.store(x_ptr, n)\n");
+}
 static void gen_global_chain(Buf *b, int n) {
   puts_(b, header);
   puts_(b, "X0: tl.constexpr = 1\n");
@@ -340,6 +346,7 @@ static const Form forms[] = {
     {"reductions in while blocks", NULL, gen_while_reduce, 1000, "too many levels of indentation", 99, false},
     {"parentheses in helpers in loops", NULL, gen_everything, 100000, "too many nested brackets", 198, true},
     {"a global's value", NULL, gen_global_value, 100000, "computed by host code", 199, true},
+    {"a decorator's argument", NULL, gen_decorator, 100000, NEST, 196, true},
     {"globals naming each other", NULL, gen_global_chain, 100000, "refer to each other too deeply", 63, true},
     {"module-level if blocks", NULL, gen_module_if, 1000, "too many levels of indentation", 100, true},
     {"a dotted import", NULL, gen_import, 100000, "cannot be used in a kernel", 0, false},
