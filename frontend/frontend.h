@@ -466,7 +466,7 @@ typedef struct CValue {
   const Type *dtype; /* CV_DTYPE: a scalar or pointer type */
   struct CValue **elems;
   int nelems;
-  int depth; /* CV_TUPLE: how deeply tuples nest in it, 1 for a flat one */
+  int depth, size; /* CV_TUPLE: how deeply tuples nest in it (1: flat), and its values, nested ones included */
 } CValue;
 
 typedef struct Kernel {
@@ -539,7 +539,7 @@ struct Val {
   const Module *mod; /* V_MODULE: a module of the user's (path is its dotted name) */
   Loc where; /* V_UNDEF: where the name lost its definition */
   const char *why;
-  int depth; /* V_TUPLE: how deeply tuples nest in it, 1 for a flat one */
+  int depth, size; /* V_TUPLE: as CValue's */
 };
 
 typedef struct Sema Sema;
@@ -609,8 +609,8 @@ bool const_bool(Sema *S, Node *at, Val *v, const char *what);
 const char *const_str(Sema *S, Node *at, Val *v, const char *what);
 const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what);
 int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what);
-int sema_tuple_depth(const Val *v); /* 0 for a value that is not a tuple */
-void sema_check_tuple_depth(Sema *S, Node *at, int depth); /* an error past MAX_TUPLE_DEPTH */
+/* The depth and size of a tuple of these n values; an error past the limits. */
+void sema_tuple_nest(Sema *S, Node *at, Val **elems, int n, int *depth, int *size);
 /* The evaluated arguments of a call. */
 typedef struct Args {
   Val **pos;

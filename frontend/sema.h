@@ -44,9 +44,10 @@ typedef struct Frame {
  * call and module-level value: one budget for them together bounds its
  * stack whatever mix a program nests (docs/language.md, "Limits"). */
 #define SEMA_MAX_DEPTH 400
-/* Tuples built in a loop (`t = (t,)`) would nest without end, and printing,
- * comparing and copying them recurse. */
+/* Tuples built in a loop would nest without end (`t = (t,)`) or double
+ * (`t = (t, t)`), and printing, comparing and copying them recurse. */
 #define MAX_TUPLE_DEPTH 64
+#define MAX_TUPLE_SIZE (1 << 16)
 /* Runtime ifs and loops become nested regions, which every later stage
  * recurses over with frames of its own: as many as Python's indentation. */
 #define MAX_RT_NESTING 100

@@ -113,9 +113,12 @@ Val *sema_read_val(Sema *S, Node *at, Val *v) {
   Var *var = sema_held_var(v);
   if (var) return var_ref(S, at, var, v->ty);
   if (v->kind == V_TUPLE) {
+    /* a copy: its values count as work, or a tuple read in a loop would not */
+    sema_count_work_n(S, at, v->n);
     Val *t = sema_new_val(S, V_TUPLE);
     t->n = v->n;
     t->depth = v->depth;
+    t->size = v->size;
     t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
     for (int i = 0; i < v->n; i++) t->elems[i] = sema_read_val(S, at, v->elems[i]);
     return t;
@@ -139,6 +142,7 @@ void sema_bind(Sema *S, Node *at, const char *name, Val *v) {
     Val *t = sema_new_val(S, V_TUPLE);
     t->n = v->n;
     t->depth = v->depth;
+    t->size = v->size;
     t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
     for (int i = 0; i < v->n; i++) {
       Val *e = v->elems[i];
@@ -430,17 +434,17 @@ static Val *subscript(Sema *S, Node *n) {
 static Val *make_tuple(Sema *S, Node *n) {
   Val **elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(n->kids.n + 1));
   bool all_const = true;
-  int depth = 1;
   for (int i = 0; i < n->kids.n; i++) {
     if (n->kids.v[i]->kind == N_STARRED) sema_error(S, n->kids.v[i], "starred expressions are not supported in kernels");
     elems[i] = sema_eval(S, n->kids.v[i]);
     if (elems[i]->kind != V_CONST) all_const = false;
-    if (sema_tuple_depth(elems[i]) + 1 > depth) depth = sema_tuple_depth(elems[i]) + 1;
   }
-  sema_check_tuple_depth(S, n, depth);
+  int depth, size;
+  sema_tuple_nest(S, n, elems, n->kids.n, &depth, &size);
   if (all_const) {
     CValue *c = sema_cv_new(S, CV_TUPLE);
     c->depth = depth;
+    c->size = size;
     c->nelems = n->kids.n;
     c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(c->nelems + 1));
     for (int i = 0; i < c->nelems; i++) c->elems[i] = elems[i]->c;
@@ -450,6 +454,7 @@ static Val *make_tuple(Sema *S, Node *n) {
   t->elems = elems;
   t->n = n->kids.n;
   t->depth = depth;
+  t->size = size;
   return t;
 }
 

@@ -278,6 +278,13 @@ static void gen_tuple_loop(Buf *b, int n) {
   puts_(b, "            c = (c,)\n    tl.store(x_ptr, n)\n");
 }
 
+/* a tuple of runtime values doubling at each iteration */
+static void gen_tuple_double(Buf *b, int n) {
+  puts_(b, header);
+  puts_(b, kernel_def);
+  printf_(b, "    c = n\n    for i in tl.static_range(%d):\n        c = (c, c)\n    tl.store(x_ptr, n)\n", n);
+}
+
 static const ExprForm
     parens = {"(", "n", ")", NULL}, neg = {"-", "n", "", NULL}, inv = {"~", "n", "", NULL},
     not_ = {"not ", "n", "", NULL}, power = {"1 ** ", "1", "", NULL}, plus = {"n + ", "n", "", NULL},
@@ -351,6 +358,7 @@ static const Form forms[] = {
     {"module-level if blocks", NULL, gen_module_if, 1000, "too many levels of indentation", 100, true},
     {"a dotted import", NULL, gen_import, 100000, "cannot be used in a kernel", 0, false},
     {"a tuple built in a loop", NULL, gen_tuple_loop, 100000, "tuples nested more than 64 deep", 64, true},
+    {"a tuple doubled in a loop", NULL, gen_tuple_double, 4096, "a tuple of more than 65536 values", 15, true},
 };
 
 static void gen(Buf *b, const Form *f, int n) {
@@ -417,7 +425,8 @@ static bool positioned(const char *d, const char *file) {
  * limit first: nested calls reach the parser's before the lexer's)? */
 static bool limit_error(const char *d, const Form *f) {
   static const char *const limits[] = {NEST, "too many nested brackets", "too many levels of indentation",
-                                       "nested more than", "comparison chain too long", "refer to each other"};
+                                       "nested more than", "comparison chain too long", "refer to each other",
+                                       "a tuple of more than"};
   for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
     if (strstr(d, limits[i])) return true;
   return strstr(d, f->error) != NULL;
