@@ -8,6 +8,8 @@
 /* ---- control flow: scf ops with every thread's values flattened ------------------------ */
 
 
+#define MAX_FLAT 1024
+
 /* Appends the per-thread values of vs to a flat list. */
 static int flatten_vals(Lower *L, MlirOperation op, int n, const MlirValue *vs, MlirValue *out, int cap) {
   int k = 0;
@@ -26,6 +28,26 @@ static int flatten_vals(Lower *L, MlirOperation op, int n, const MlirValue *vs, 
   return k;
 }
 
+/* The per-thread values of vs together, or -1 (and L fails) when there are
+ * too many. The flat lists are sized by it in the arena, not on the stack:
+ * scf ops nest, up to the language's limit, and a stack frame of MAX_FLAT
+ * values per level would need megabytes. */
+static int flat_count(Lower *L, MlirOperation op, int n, const MlirValue *vs) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    Vals *x = lw_get(L, vs[i]);
+    k += x ? x->n : 0;
+  }
+  if (k > MAX_FLAT) {
+    lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
+    return -1;
+  }
+  return k;
+}
+
+static MlirValue *flat_alloc(Lower *L, int n) { return arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(n + 1)); }
+static MlirType *types_alloc(Lower *L, int n) { return arena_alloc(L->pc->a, sizeof(MlirType) * (size_t)(n + 1)); }
+
 /* Maps tile values vs to consecutive runs of flat, by their element counts. */
 static void unflatten(Lower *L, int n, const MlirValue *vs, const MlirValue *flat) {
   int k = 0;
@@ -36,8 +58,6 @@ static void unflatten(Lower *L, int n, const MlirValue *vs, const MlirValue *fla
     lw_put(L, vs[i], x);
   }
 }
-
-#define MAX_FLAT 1024
 
 /* Lowers the ops of block src into dst, then its terminator's operands
  * into a terminator `term_name` of dst (with a leading `extra` operand). */
@@ -56,9 +76,11 @@ static void lower_region_body(Lower *L, MlirBlock src, MlirBlock dst, const char
   }
   if (!L->failed && !mlirOperationIsNull(last)) {
     int n = (int)mlirOperationGetNumOperands(last), from = extra ? 1 : 0;
-    MlirValue vs[64], flat[MAX_FLAT + 1];
+    MlirValue vs[64];
     for (int i = from; i < n && i - from < 64; i++) vs[i - from] = mlirOperationGetOperand(last, i);
-    int k = flatten_vals(L, last, n - from, vs, flat + from, MAX_FLAT);
+    int count = flat_count(L, last, n - from, vs);
+    MlirValue *flat = count < 0 ? NULL : flat_alloc(L, count + from);
+    int k = flat ? flatten_vals(L, last, n - from, vs, flat + from, count) : -1;
     if (k >= 0) {
       if (extra) flat[0] = lw_get(L, mlirOperationGetOperand(last, 0))->v[0];
       lw_emit(L, term_name, 0, NULL, k + from, flat, 0, NULL);
@@ -74,7 +96,7 @@ static void emit_yield_into(Lower *L, MlirBlock b) {
 }
 
 static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
-  MlirLocation locs[MAX_FLAT + 1];
+  MlirLocation *locs = arena_alloc(L->pc->a, sizeof(MlirLocation) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) locs[i] = mlirLocationUnknownGet(L->ctx);
   return mlirBlockCreate(n, types, locs);
 }
@@ -89,7 +111,7 @@ static MlirOperation finish_scf(Lower *L, const char *name, int k, const MlirTyp
   mlirOperationStateAddOwnedRegions(&st, nregions, regions);
   MlirOperation f = mlirOperationCreate(&st);
   lw_insert_op(L, f);
-  MlirValue outs[MAX_FLAT + 1];
+  MlirValue *outs = flat_alloc(L, k);
   for (int i = 0; i < k; i++) outs[i] = mlirOperationGetResult(f, i);
   unflatten(L, nres, results, outs);
   return f;
@@ -118,8 +140,6 @@ static void loop_annotation(Lower *L, MlirOperation from, MlirOperation to) {
 }
 
 void lw_lower_scf(Lower *L, MlirOperation op) {
-  MlirValue flat[MAX_FLAT + 1];
-  MlirType types[MAX_FLAT + 1];
   int nres = (int)mlirOperationGetNumResults(op);
   MlirValue results[64];
   if (nres > 64) {
@@ -131,7 +151,11 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
     int n = (int)mlirOperationGetNumOperands(op) - 3;
     MlirValue inits[64];
     for (int i = 0; i < n; i++) inits[i] = mlirOperationGetOperand(op, 3 + i);
-    int k = flatten_vals(L, op, n, inits, flat + 3, MAX_FLAT - 3);
+    int count = flat_count(L, op, n, inits);
+    if (count < 0) return;
+    MlirValue *flat = flat_alloc(L, 3 + count), *args = flat_alloc(L, count);
+    MlirType *types = types_alloc(L, 1 + count);
+    int k = flatten_vals(L, op, n, inits, flat + 3, count);
     if (k < 0) return;
     for (int i = 0; i < 3; i++) flat[i] = lw_get(L, mlirOperationGetOperand(op, i))->v[0];
     MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
@@ -144,7 +168,7 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
     Vals *iv = lw_new_vals(L, 1);
     iv->v[0] = mlirBlockGetArgument(body, 0);
     lw_put(L, mlirBlockGetArgument(src, 0), iv);
-    MlirValue args[MAX_FLAT + 1], sargs[64];
+    MlirValue sargs[64];
     for (int i = 0; i < k; i++) args[i] = mlirBlockGetArgument(body, 1 + i);
     for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, 1 + i);
     unflatten(L, n, sargs, args);
@@ -159,7 +183,9 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
   }
   if (op_is(op, "scf.if")) {
     MlirValue cond = lw_get(L, mlirOperationGetOperand(op, 0))->v[0];
-    int k = 0;
+    int k = 0, count = 0;
+    for (int i = 0; i < nres; i++) count += lw_count_of(L, mlirValueGetType(results[i]));
+    MlirType *types = types_alloc(L, count < MAX_FLAT ? count : MAX_FLAT);
     for (int i = 0; i < nres; i++) {
       int c = lw_count_of(L, mlirValueGetType(results[i]));
       MlirType t = lw_scalar_of(L, mlirValueGetType(results[i]));
@@ -186,7 +212,11 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
     int n = (int)mlirOperationGetNumOperands(op);
     MlirValue inits[64];
     for (int i = 0; i < n; i++) inits[i] = mlirOperationGetOperand(op, i);
-    int k = flatten_vals(L, op, n, inits, flat, MAX_FLAT);
+    int count = flat_count(L, op, n, inits);
+    if (count < 0) return;
+    MlirValue *flat = flat_alloc(L, count), *args = flat_alloc(L, count);
+    MlirType *types = types_alloc(L, count);
+    int k = flatten_vals(L, op, n, inits, flat, count);
     if (k < 0) return;
     for (int i = 0; i < k; i++) types[i] = mlirValueGetType(flat[i]);
     MlirRegion regions[2];
@@ -195,7 +225,7 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
       MlirBlock blk = new_block(L, k, types);
       mlirRegionAppendOwnedBlock(regions[b], blk);
       MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, b));
-      MlirValue args[MAX_FLAT + 1], sargs[64];
+      MlirValue sargs[64];
       for (int i = 0; i < k; i++) args[i] = mlirBlockGetArgument(blk, i);
       for (int i = 0; i < n; i++) sargs[i] = mlirBlockGetArgument(src, i);
       unflatten(L, n, sargs, args);

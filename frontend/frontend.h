@@ -68,6 +68,25 @@ void stage_time(StageClock *c, const char *fmt, ...) __attribute__((format(print
 
 /* ---- sources and diagnostics -------------------------------------------- */
 
+/* UTF-8 as Python reads a file: strict, so that no byte sequence but the
+ * shortest encoding of a scalar value (not a surrogate, at most U+10FFFF)
+ * is a character. */
+typedef enum Utf8Error {
+  UTF8_OK,
+  UTF8_STRAY,     /* a continuation byte where a character starts */
+  UTF8_BAD_LEAD,  /* a byte no sequence starts with: 0xf8..0xff */
+  UTF8_TRUNCATED, /* the sequence ends early: a byte that does not continue it, or the end */
+  UTF8_OVERLONG,  /* a longer encoding than the code point needs (0xc0 0x80 for U+0000) */
+  UTF8_SURROGATE, /* U+D800..U+DFFF */
+  UTF8_TOO_BIG,   /* above U+10FFFF */
+} Utf8Error;
+typedef struct Utf8 {
+  Utf8Error err;
+  int len;     /* bytes of the character; when err is set, of the bad sequence as far as it goes */
+  uint32_t cp; /* the code point (also of an overlong form, a surrogate or one too big) */
+} Utf8;
+Utf8 utf8_next(const char *p, const char *end); /* p < end */
+
 typedef struct Source {
   const char *name; /* as the user named it */
   const char *text; /* NUL-terminated copy */
@@ -520,6 +539,7 @@ typedef struct CValue {
   const Type *dtype; /* CV_DTYPE: a scalar or pointer type */
   struct CValue **elems;
   int nelems;
+  int depth, size; /* CV_TUPLE: how deeply tuples nest in it (1: flat), and its values, nested ones included */
 } CValue;
 
 typedef struct Kernel {
@@ -592,6 +612,7 @@ struct Val {
   const Module *mod; /* V_MODULE: a module of the user's (path is its dotted name) */
   Loc where; /* V_UNDEF: where the name lost its definition */
   const char *why;
+  int depth, size; /* V_TUPLE: as CValue's */
 };
 
 typedef struct Sema Sema;
@@ -614,7 +635,10 @@ struct Sema {
   struct Frame *f;
   Kernel *k;
   PtrVec *out; /* statements are appended here */
-  int depth;
+  int depth;        /* levels of recursion: see sema_enter */
+  int mod_depth;    /* module-level values being evaluated, one inside another */
+  int import_depth; /* imports being resolved, one inside another */
+  bool at_limit;    /* a nesting limit was passed: no attempt takes that error back */
   PtrVec names; /* hash set of the kernel's var names (v has cap slots) */
   long work;    /* statements executed and calls inlined: bounded */
   const struct Builtin *builtin; /* the builtin being called, for its messages */
@@ -629,6 +653,9 @@ struct Sema {
 
 /* sema.c, for builtins.c */
 _Noreturn void sema_error(Sema *S, Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The error of a nesting limit: it ends the compilation, even inside an
+ * attempt (a module-level value tried, which would call it host code). */
+_Noreturn void sema_limit_error(Sema *S, Node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 Loc sema_loc(Node *n);
 TNode *tnode(Sema *S, TNodeKind k, Node *at, const Type *ty);
 Val *val_rt(Sema *S, TNode *e);
@@ -655,6 +682,8 @@ bool const_bool(Sema *S, Node *at, Val *v, const char *what);
 const char *const_str(Sema *S, Node *at, Val *v, const char *what);
 const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what);
 int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what);
+/* The depth and size of a tuple of these n values; an error past the limits. */
+void sema_tuple_nest(Sema *S, Node *at, Val **elems, int n, int *depth, int *size);
 /* The evaluated arguments of a call. */
 typedef struct Args {
   Val **pos;

@@ -34,7 +34,7 @@ typedef struct Lexer {
   int *indents;    /* indentation stack, tabs to multiples of 8 */
   int *altindents; /* the same with tabs as 1 column, to catch tab/space mixes */
   int nindent, indent_cap;
-  Token *brackets[200]; /* open brackets, for "never closed" errors */
+  Token *brackets[200]; /* open brackets, for "never closed" errors; CPython's limit too */
   int depth;
 } Lexer;
 
@@ -112,18 +112,33 @@ static bool is_ident_start(unsigned char c) {
 }
 static bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
-/* Decodes one UTF-8 sequence at p; returns its length, 0 when invalid. */
-static int utf8_decode(const char *p, const char *end, uint32_t *cp) {
-  const unsigned char *u = (const unsigned char *)p;
-  int n = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 : (u[0] & 0xf8) == 0xf0 ? 4 : 0;
-  if (!n || end - p < n) return 0;
-  uint32_t c = n == 1 ? u[0] : n == 2 ? u[0] & 0x1f : n == 3 ? u[0] & 0x0f : u[0] & 0x07;
-  for (int i = 1; i < n; i++) {
-    if ((u[i] & 0xc0) != 0x80) return 0;
-    c = (c << 6) | (u[i] & 0x3f);
+/* The character at p, which must be valid UTF-8 wherever it is (code,
+ * strings, comments), as Python reads a file: the error is at its first byte. */
+static Utf8 utf8_at(Lexer *L, const char *p) {
+  Utf8 u = utf8_next(p, L->end);
+  if (!u.err) return u;
+  char bytes[32] = "", why[80];
+  for (int i = 0; i < u.len; i++)
+    snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes), "%s0x%02x", i ? " " : "", (unsigned char)p[i]);
+  switch (u.err) {
+  case UTF8_STRAY: snprintf(why, sizeof why, "a continuation byte with no lead byte"); break;
+  case UTF8_BAD_LEAD: snprintf(why, sizeof why, "no UTF-8 sequence starts with it"); break;
+  case UTF8_TRUNCATED:
+    if (p + u.len < L->end) snprintf(why, sizeof why, "truncated: 0x%02x does not continue it", (unsigned char)p[u.len]);
+    else snprintf(why, sizeof why, "truncated by the end of the file");
+    break;
+  case UTF8_OVERLONG: snprintf(why, sizeof why, "an overlong encoding of U+%04X", (unsigned)u.cp); break;
+  case UTF8_SURROGATE: snprintf(why, sizeof why, "the surrogate U+%04X", (unsigned)u.cp); break;
+  default: snprintf(why, sizeof why, "U+%X, above U+10FFFF", (unsigned)u.cp); break;
   }
-  *cp = c;
-  return n;
+  diag_error(L->d, loc_at(L, p), "invalid UTF-8 %s %s in source (%s); tilec reads UTF-8 files",
+             u.len > 1 ? "sequence" : "byte", bytes, why);
+}
+
+/* Skips a comment, up to the end of its line. */
+static const char *skip_comment(Lexer *L, const char *p) {
+  while (p < L->end && *p != '\n') p += (unsigned char)*p < 0x80 ? 1 : utf8_at(L, p).len;
+  return p;
 }
 
 /* Code points that Python does not take as letters: punctuation, symbols,
@@ -142,12 +157,11 @@ static bool unicode_letter(uint32_t c) {
 }
 
 /* Rejects a non-letter code point at p (UTF-8) with its name. */
-static void check_unicode(Lexer *L, const char *p) {
-  uint32_t cp;
-  int n = utf8_decode(p, L->end, &cp);
-  if (!n) diag_error(L->d, loc_at(L, p), "invalid UTF-8 byte 0x%02x in source; tilec reads UTF-8 files", (unsigned char)*p);
-  if (!unicode_letter(cp))
-    diag_error(L->d, loc_at(L, p), "invalid character '%.*s' (U+%04X) in source", n, p, (unsigned)cp);
+static int check_unicode(Lexer *L, const char *p) {
+  Utf8 u = utf8_at(L, p);
+  if (!unicode_letter(u.cp))
+    diag_error(L->d, loc_at(L, p), "invalid character '%.*s' (U+%04X) in source", u.len, p, (unsigned)u.cp);
+  return u.len;
 }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -287,6 +301,9 @@ static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool 
         newline_at(L, p + 1);
       } else if (c == '#') {
         lex_error(L, p, "f-string expression part cannot include %s", "'#'");
+      } else if ((unsigned char)c >= 0x80) {
+        p += utf8_at(L, p).len;
+        continue;
       }
       p++;
       continue;
@@ -381,8 +398,12 @@ static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool 
       if (have && outp) *(*outp)++ = dec;
       continue;
     }
-    if (outp) *(*outp)++ = c;
-    p++;
+    int n = (unsigned char)c < 0x80 ? 1 : utf8_at(L, p).len;
+    if (outp) {
+      memcpy(*outp, p, (size_t)n);
+      *outp += n;
+    }
+    p += n;
   }
 }
 
@@ -441,6 +462,10 @@ static bool string_prefix(const char *p, int *len) {
 
 /* ---- indentation -------------------------------------------------------- */
 
+/* As CPython's tokenizer: a deeper block is an error. Nesting by indentation
+ * needs quadratic text, so this bounds block nesting in files of any size. */
+#define MAX_INDENT 100
+
 static void push_indent(Lexer *L, int col, int altcol) {
   if (L->nindent == L->indent_cap) {
     int cap = L->indent_cap * 2;
@@ -469,9 +494,7 @@ static const char *line_start(Lexer *L, const char *p) {
       else break;
     }
     if (q >= L->end) return NULL;
-    if (*q == '#') {
-      while (q < L->end && *q != '\n') q++;
-    }
+    if (*q == '#') q = skip_comment(L, q);
     if (*q == '\r' && q[1] == '\n') q++;
     if (*q == '\n' || *q == '\r') {
       newline_at(L, q + 1);
@@ -491,6 +514,8 @@ static const char *line_start(Lexer *L, const char *p) {
     int top = L->indents[L->nindent - 1], alttop = L->altindents[L->nindent - 1];
     if (col > top) {
       if (altcol <= alttop) diag_error(L->d, (Loc){L->src, L->line, 1}, tab_error, "");
+      if (L->nindent > MAX_INDENT)
+        diag_error(L->d, loc_at(L, q), "too many levels of indentation (more than %d)", MAX_INDENT);
       push_indent(L, col, altcol);
       push(L, TK_INDENT, q, 0);
     } else if (col == top) {
@@ -552,7 +577,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
       continue;
     }
     if (c == '#') {
-      while (p < L.end && *p != '\n') p++;
+      p = skip_comment(&L, p);
       continue;
     }
     if (c == '\r' && p[1] == '\n') {
@@ -590,9 +615,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
       const char *s = p;
       while (is_ident_char((unsigned char)*p)) {
         if ((unsigned char)*p >= 0x80) {
-          check_unicode(&L, p);
-          uint32_t cp;
-          p += utf8_decode(p, L.end, &cp);
+          p += check_unicode(&L, p);
         } else {
           p++;
         }

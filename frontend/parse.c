@@ -17,7 +17,14 @@
 
 #include <string.h>
 
-#define MAX_DEPTH 120
+/* Nesting: each level of the tree the parser builds (an operand of an
+ * operator, a call, a subscript or an attribute of an expression, a
+ * parenthesized or bracketed expression, an elif, a block) and each
+ * recursion of the parser counts one, so the depth of every Node tree is
+ * bounded and every later walk of one (sema, its helpers) is too. The stack
+ * it bounds is measured in tests/unit/test_limits.c; docs/language.md
+ * ("Limits") states it. */
+#define MAX_DEPTH 200
 
 typedef struct Parser {
   Arena *a;
@@ -27,6 +34,7 @@ typedef struct Parser {
   Token *end;
   int depth;
   bool in_kernel;
+  bool at_limit; /* the error being raised is MAX_DEPTH's */
 } Parser;
 
 /* ---- token helpers ---------------------------------------------------------- */
@@ -68,9 +76,14 @@ static Token *expect(Parser *P, TokKind k, const char *context) {
   return next(P);
 }
 
-static void enter(Parser *P) {
-  if (++P->depth > MAX_DEPTH) error_at(P, P->tok, "expression or block nested too deeply");
+/* One level deeper, reported at t when it is one too many. */
+static void enter_at(Parser *P, Token *t) {
+  if (++P->depth > MAX_DEPTH) {
+    P->at_limit = true;
+    diag_error(P->d, t->loc, "expression or block nested too deeply (more than %d levels)", MAX_DEPTH);
+  }
 }
+static void enter(Parser *P) { enter_at(P, P->tok); }
 static void leave(Parser *P) { P->depth--; }
 
 static Node *new_node(Parser *P, NodeKind k, Token *t) {
@@ -312,24 +325,24 @@ static void call_args(Parser *P, Node *call) {
   call->kwargs = to_list(P, &kw);
 }
 
-/* primary = atom ('(' call_args ')' | '[' subscripts ']' | '.' NAME)* */
+/* primary = atom ('(' call_args ')' | '[' subscripts ']' | '.' NAME)*
+ * Each trailer nests the tree one level: `f()()`, `x[0][0]`, `a.b.c`. */
 static Node *primary(Parser *P) {
   Token *start = P->tok;
+  int depth = P->depth;
   Node *n = atom(P);
   for (;;) {
     Token *t = P->tok;
+    if (at(P, TK_LPAREN) || at(P, TK_LBRACKET) || at(P, TK_DOT)) enter(P);
     if (accept(P, TK_LPAREN)) {
       /* a call is reported where its callee starts: `tl.load(` at `tl` */
       Node *c = new_node(P, N_CALL, start);
       c->lhs = n;
-      enter(P);
       call_args(P, c);
-      leave(P);
       n = c;
     } else if (accept(P, TK_LBRACKET)) {
       Node *s = new_node(P, N_SUBSCRIPT, t);
       s->lhs = n;
-      enter(P);
       Node *first = subscript(P);
       if (at(P, TK_COMMA)) {
         PtrVec v = {0};
@@ -339,7 +352,6 @@ static Node *primary(Parser *P) {
         tup->kids = to_list(P, &v);
         first = tup;
       }
-      leave(P);
       expect(P, TK_RBRACKET, "to close the subscript");
       s->rhs = first;
       n = s;
@@ -350,6 +362,7 @@ static Node *primary(Parser *P) {
       a->name = name->sval;
       n = a;
     } else {
+      P->depth = depth;
       return n;
     }
   }
@@ -366,7 +379,9 @@ static Node *power(Parser *P) {
     Node *b = new_node(P, N_BINOP, t);
     b->op = TK_POW;
     b->lhs = n;
+    enter_at(P, t);
     b->rhs = factor(P);
+    leave(P);
     return b;
   }
   return n;
@@ -387,15 +402,21 @@ static Node *factor(Parser *P) {
   return power(P);
 }
 
-/* A left-associative binary level: sub (op sub)* */
+/* A left-associative binary level: sub (op sub)*. `a + b + c` nests to the
+ * left, one level per operator. */
 static Node *binary_level(Parser *P, Node *(*sub)(Parser *), const TokKind *ops) {
+  int depth = P->depth;
   Node *n = sub(P);
   for (;;) {
     bool hit = false;
     for (const TokKind *o = ops; *o; o++)
       if (at(P, *o)) hit = true;
-    if (!hit) return n;
+    if (!hit) {
+      P->depth = depth;
+      return n;
+    }
     Token *t = next(P);
+    enter_at(P, t);
     Node *b = new_node(P, N_BINOP, t);
     b->op = t->kind;
     b->lhs = n;
@@ -495,26 +516,32 @@ static Node *not_test(Parser *P) {
 
 /* and_test = not_test ('and' not_test)* ; or_test = and_test ('or' and_test)* */
 static Node *and_test(Parser *P) {
+  int depth = P->depth;
   Node *n = not_test(P);
   while (at(P, TK_KW_and)) {
     Token *t = next(P);
+    enter_at(P, t);
     Node *b = new_node(P, N_AND, t);
     b->lhs = n;
     b->rhs = not_test(P);
     n = b;
   }
+  P->depth = depth;
   return n;
 }
 
 static Node *or_test(Parser *P) {
+  int depth = P->depth;
   Node *n = and_test(P);
   while (at(P, TK_KW_or)) {
     Token *t = next(P);
+    enter_at(P, t);
     Node *b = new_node(P, N_OR, t);
     b->lhs = n;
     b->rhs = and_test(P);
     n = b;
   }
+  P->depth = depth;
   return n;
 }
 
@@ -755,7 +782,9 @@ static Node *if_stmt(Parser *P) {
   expect(P, TK_COLON, "after the if condition");
   block(P, &n->body);
   if (at(P, TK_KW_elif)) {
+    enter(P); /* an elif is an if inside the else */
     Node *e = if_stmt(P);
+    leave(P);
     n->orelse.v = arena_alloc(P->a, sizeof(Node *));
     n->orelse.v[0] = e;
     n->orelse.n = 1;
@@ -898,8 +927,10 @@ static void skip_statement(Parser *P) {
 }
 
 /* Parses with fn, catching errors: NULL (and no diagnostic) when the text
- * there is not an expression tilec reads; the position is then unchanged. */
-static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
+ * there is not an expression tilec reads; the position is then unchanged.
+ * With limit_fatal, nesting past MAX_DEPTH stays an error: a decorator that
+ * deep is no host code, and skipping it would silently drop a kernel. */
+static Node *try_parse(Parser *P, Node *(*fn)(Parser *), bool limit_fatal) {
   Token *start = P->tok;
   int depth = P->depth;
   DiagMark mark = diag_mark(P->d);
@@ -911,6 +942,11 @@ static Node *try_parse(Parser *P, Node *(*fn)(Parser *)) {
   if (!setjmp(jb)) {
     n = fn(P);
   } else {
+    if (limit_fatal && P->at_limit) {
+      P->d->unwind = saved;
+      diag_unwind(P->d);
+    }
+    P->at_limit = false;
     P->tok = start;
     P->depth = depth;
     diag_rollback(P->d, mark);
@@ -1020,7 +1056,7 @@ static void decorated(Parser *P, int group) {
   Token *first = P->tok;
   while (at(P, TK_AT)) {
     next(P);
-    Node *d = try_parse(P, expr);
+    Node *d = try_parse(P, expr, true);
     if (d && at(P, TK_NEWLINE)) {
       vec_push(P->a, &decos, d);
     } else {
@@ -1047,7 +1083,7 @@ static void assign_stmt(Parser *P, int group) {
   Binding *b = bind(P, BIND_ASSIGN, name->sval, name, group);
   next(P);
   if (accept(P, TK_COLON)) {
-    b->annot = try_parse(P, expr);
+    b->annot = try_parse(P, expr, false);
     if (!b->annot || !accept(P, TK_ASSIGN)) {
       if (b->annot && (at(P, TK_NEWLINE) || at(P, TK_EOF))) P->m->bindings.n--; /* a bare annotation binds nothing */
       skip_statement(P);
@@ -1061,7 +1097,7 @@ static void assign_stmt(Parser *P, int group) {
       return;
     }
   }
-  b->value = try_parse(P, test_list_any);
+  b->value = try_parse(P, test_list_any, false);
   if (b->value && !at(P, TK_NEWLINE) && !at(P, TK_EOF) && !at(P, TK_SEMI)) b->value = NULL;
   skip_statement(P);
 }
@@ -1081,11 +1117,12 @@ static bool is_main_guard(Parser *P) {
  * under one new group. */
 static void compound_stmt(Parser *P) {
   int group = ++P->m->ngroups;
+  enter(P);
   for (;;) {
     while (!at(P, TK_COLON) && !at(P, TK_NEWLINE) && !at(P, TK_EOF)) next(P);
     if (!accept(P, TK_COLON)) {
       skip_statement(P);
-      return;
+      break;
     }
     if (accept(P, TK_NEWLINE) && at(P, TK_INDENT)) {
       next(P);
@@ -1094,9 +1131,10 @@ static void compound_stmt(Parser *P) {
     } else {
       skip_statement(P); /* `if x: y` on one line */
     }
-    if (!at(P, TK_KW_elif) && !at(P, TK_KW_else) && !at(P, TK_KW_except) && !at(P, TK_KW_finally)) return;
+    if (!at(P, TK_KW_elif) && !at(P, TK_KW_else) && !at(P, TK_KW_except) && !at(P, TK_KW_finally)) break;
     next(P);
   }
+  leave(P);
 }
 
 /* One module-level statement. */

@@ -66,6 +66,24 @@ _Noreturn void sema_error(Sema *S, Node *at, const char *fmt, ...) {
   diag_error(S->d, sema_loc(at), "%s", buf);
 }
 
+_Noreturn void sema_limit_error(Sema *S, Node *at, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  S->at_limit = true;
+  sema_error(S, at, "%s", buf);
+}
+
+void sema_enter(Sema *S, Node *at) {
+  if (++S->depth > SEMA_MAX_DEPTH)
+    sema_limit_error(S, at, "code nested too deeply: more than %d levels of expressions, blocks and inlined calls",
+                     SEMA_MAX_DEPTH);
+}
+
+void sema_leave(Sema *S) { S->depth--; }
+
 TNode *tnode(Sema *S, TNodeKind k, Node *at, const Type *ty) {
   TNode *t = arena_alloc(S->a, sizeof *t);
   t->kind = k;

@@ -32,6 +32,7 @@ typedef struct Frame {
   Val *ret;        /* an inlined function's return value */
   bool returned;   /* a return ran at this level: skip the rest */
   int rt_depth;    /* nesting of runtime if/loops */
+  int outer_rt;    /* the runtime if/loops around the call of this frame (all its callers') */
   int loop_depth;  /* runtime loops, for break/continue */
   int static_depth; /* static_range loops */
   PtrVec var_names; /* Var* per name, shared by every assignment in the frame */
@@ -39,6 +40,20 @@ typedef struct Frame {
 } Frame;
 
 #define MAX_INLINE_DEPTH 64
+/* Sema recurses once per nested expression, block of statements, inlined
+ * call and module-level value: one budget for them together bounds its
+ * stack whatever mix a program nests (docs/language.md, "Limits"). */
+#define SEMA_MAX_DEPTH 400
+/* Tuples built in a loop would nest without end (`t = (t,)`) or double
+ * (`t = (t, t)`), and printing, comparing and copying them recurse. */
+#define MAX_TUPLE_DEPTH 64
+#define MAX_TUPLE_SIZE (1 << 16)
+/* Runtime ifs and loops become nested regions, which every later stage
+ * recurses over with frames of its own: as many as Python's indentation. */
+#define MAX_RT_NESTING 100
+
+void sema_enter(Sema *S, Node *at); /* one level deeper; an error past SEMA_MAX_DEPTH */
+void sema_leave(Sema *S);
 
 void sema_bind(Sema *S, Node *at, const char *name, Val *v);
 bool sema_c_is_num(const CValue *c);
@@ -63,6 +78,9 @@ Val *sema_new_val(Sema *S, VKind k);
 bool sema_param_is_constexpr(Sema *S, Node *p);
 Val *sema_read_name(Sema *S, Node *n);
 CValue *sema_define_value(Sema *S, const char *txt);
+
+/* A dotted name as a message shows it: a long one cut in the middle. */
+const char *sema_shown_name(Sema *S, const char *name);
 
 /* sema_module.c: the module level */
 void sema_module_init(Sema *S, Module *main, const SpecOptions *opt);

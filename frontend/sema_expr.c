@@ -113,8 +113,12 @@ Val *sema_read_val(Sema *S, Node *at, Val *v) {
   Var *var = sema_held_var(v);
   if (var) return var_ref(S, at, var, v->ty);
   if (v->kind == V_TUPLE) {
+    /* a copy: its values count as work, or a tuple read in a loop would not */
+    sema_count_work_n(S, at, v->n);
     Val *t = sema_new_val(S, V_TUPLE);
     t->n = v->n;
+    t->depth = v->depth;
+    t->size = v->size;
     t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
     for (int i = 0; i < v->n; i++) t->elems[i] = sema_read_val(S, at, v->elems[i]);
     return t;
@@ -137,6 +141,8 @@ void sema_bind(Sema *S, Node *at, const char *name, Val *v) {
   if (v->kind == V_TUPLE) {
     Val *t = sema_new_val(S, V_TUPLE);
     t->n = v->n;
+    t->depth = v->depth;
+    t->size = v->size;
     t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(v->n + 1));
     for (int i = 0; i < v->n; i++) {
       Val *e = v->elems[i];
@@ -262,7 +268,7 @@ Val *sema_triton_path(Sema *S, Node *n, const char *path, bool quiet) {
 
 static Val *module_attr(Sema *S, Node *n, Val *m) {
   if (m->mod) return sema_user_module_attr(S, n, m);
-  if (!canonical_ns(m->path)) sema_error(S, n, "module '%s' cannot be used in a kernel", m->path);
+  if (!canonical_ns(m->path)) sema_error(S, n, "module '%s' cannot be used in a kernel", sema_shown_name(S, m->path));
   return sema_triton_path(S, n, arena_printf(S->a, "%s.%s", m->path, n->name), false);
 }
 
@@ -433,8 +439,12 @@ static Val *make_tuple(Sema *S, Node *n) {
     elems[i] = sema_eval(S, n->kids.v[i]);
     if (elems[i]->kind != V_CONST) all_const = false;
   }
+  int depth, size;
+  sema_tuple_nest(S, n, elems, n->kids.n, &depth, &size);
   if (all_const) {
     CValue *c = sema_cv_new(S, CV_TUPLE);
+    c->depth = depth;
+    c->size = size;
     c->nelems = n->kids.n;
     c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(c->nelems + 1));
     for (int i = 0; i < c->nelems; i++) c->elems[i] = elems[i]->c;
@@ -443,6 +453,8 @@ static Val *make_tuple(Sema *S, Node *n) {
   Val *t = sema_new_val(S, V_TUPLE);
   t->elems = elems;
   t->n = n->kids.n;
+  t->depth = depth;
+  t->size = size;
   return t;
 }
 
@@ -598,7 +610,7 @@ static Val *eval_call(Sema *S, Node *n) {
 
 Val *sema_eval(Sema *S, Node *n) {
   sema_count_work(S, n);
-  if (++S->depth > 200) sema_error(S, n, "expression nested too deeply");
+  sema_enter(S, n);
   Val *v;
   switch (n->kind) {
   case N_NAME: v = sema_read_name(S, n); break;
@@ -641,7 +653,7 @@ Val *sema_eval(Sema *S, Node *n) {
   case N_SLICE: sema_error(S, n, "slices are only allowed in subscripts");
   default: sema_error(S, n, "this expression is not supported in kernels");
   }
-  S->depth--;
+  sema_leave(S);
   return v;
 }
 
@@ -683,10 +695,10 @@ static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
   site->parent = S->f->site;
   int depth = 0;
   for (const InlineSite *s = site; s; s = s->parent) depth++;
-  if (depth > MAX_INLINE_DEPTH) sema_error(S, call, "calls nested more than %d deep (recursion is not supported)", MAX_INLINE_DEPTH);
+  if (depth > MAX_INLINE_DEPTH) sema_limit_error(S, call, "calls nested more than %d deep (recursion is not supported)", MAX_INLINE_DEPTH);
 
   Frame *caller = S->f;
-  Frame f = {.fn = fn, .site = site, .mod = fn->mod};
+  Frame f = {.fn = fn, .site = site, .mod = fn->mod, .outer_rt = S->f->outer_rt + S->f->rt_depth};
   for (int i = 0; i < np; i++) {
     Node *p = def->kids.v[i];
     Val *v = bound[i];

@@ -33,7 +33,7 @@ typedef struct Attempt {
   DiagMark mark;
   Frame *f;
   PtrVec *out;
-  int depth;
+  int depth, mod_depth, import_depth;
   const InlineSite *site;
 } Attempt;
 
@@ -44,6 +44,8 @@ static void attempt_begin(Sema *S, Attempt *t) {
   t->f = S->f;
   t->out = S->out;
   t->depth = S->depth;
+  t->mod_depth = S->mod_depth;
+  t->import_depth = S->import_depth;
   t->site = S->d->site;
   S->d->unwind = &t->jb;
 }
@@ -51,6 +53,10 @@ static void attempt_begin(Sema *S, Attempt *t) {
 /* Ends an attempt; on failure returns the first line of the error it gave. */
 static const char *attempt_end(Sema *S, Attempt *t, bool failed) {
   const char *why = NULL;
+  if (failed && S->at_limit) {
+    S->d->unwind = t->unwind;
+    diag_unwind(S->d);
+  }
   if (failed) {
     const char *msg = S->d->out.s ? S->d->out.s + t->mark.len : "";
     const char *e = strstr(msg, "error: ");
@@ -61,6 +67,8 @@ static const char *attempt_end(Sema *S, Attempt *t, bool failed) {
     S->f = t->f;
     S->out = t->out;
     S->depth = t->depth;
+    S->mod_depth = t->mod_depth;
+    S->import_depth = t->import_depth;
     S->d->site = t->site;
   }
   S->d->unwind = t->unwind;
@@ -102,7 +110,7 @@ static const char *shown_path(Arena *a, const char *path) {
 
 static const char *dir_of(Arena *a, const char *path) {
   const char *slash = strrchr(path, '/');
-  return slash ? arena_strndup(a, path, (size_t)(slash - path ? slash - path : 1)) : ".";
+  return slash ? arena_strndup(a, path, (size_t)(slash > path ? slash - path : 1)) : ".";
 }
 
 /* The folders imports are searched in, in order: the kernel file's folder,
@@ -417,7 +425,8 @@ static Val *module_value(Sema *S, const Module *m, Node *e, Binding *b) {
   S->out = &scratch;
   S->in_module++;
   long work = S->work; /* the kernel's budget is for the kernel */
-  if (++S->depth > 64) sema_error(S, e, "module-level values refer to each other too deeply");
+  if (++S->mod_depth > 64) sema_limit_error(S, e, "module-level values refer to each other too deeply");
+  sema_enter(S, e);
   Val *v = NULL;
   if (e->kind == N_CALL) {
     Node *callee = e->lhs;
@@ -442,7 +451,8 @@ static Val *module_value(Sema *S, const Module *m, Node *e, Binding *b) {
   }
   if (!v) v = sema_eval(S, e);
   if (v->kind == V_RT || scratch.n) sema_error(S, e, "this module-level value is computed at run time; it cannot be a global");
-  S->depth--;
+  sema_leave(S);
+  S->mod_depth--;
   S->in_module--;
   S->work = work;
   S->out = saved_out;
@@ -460,38 +470,51 @@ static Val *undef(Sema *S, const char *why) {
 }
 
 static const char *bind_text(Sema *S, const Binding *b) {
+  const char *path = b->path ? sema_shown_name(S, b->path) : NULL;
   switch (b->kind) {
-  case BIND_IMPORT: return strcmp(b->name, b->path) ? arena_printf(S->a, "import %s as %s", b->path, b->name)
-                                                    : arena_printf(S->a, "import %s", b->path);
+  case BIND_IMPORT: return strcmp(b->name, b->path) ? arena_printf(S->a, "import %s as %s", path, b->name)
+                                                    : arena_printf(S->a, "import %s", path);
   case BIND_IMPORT_FROM: {
     const char *dots = arena_strndup(S->a, "..........", (size_t)(b->level < 10 ? b->level : 10));
-    return strcmp(b->name, b->attr) ? arena_printf(S->a, "from %s%s import %s as %s", dots, b->path, b->attr, b->name)
-                                    : arena_printf(S->a, "from %s%s import %s", dots, b->path, b->attr);
+    return strcmp(b->name, b->attr) ? arena_printf(S->a, "from %s%s import %s as %s", dots, path, b->attr, b->name)
+                                    : arena_printf(S->a, "from %s%s import %s", dots, path, b->attr);
   }
   case BIND_DEF: return arena_printf(S->a, "def %s", b->name);
   case BIND_CLASS: return arena_printf(S->a, "class %s", b->name);
   case BIND_ASSIGN: return arena_printf(S->a, "%s = ...", b->name);
-  case BIND_STAR: return arena_printf(S->a, "from %s import *", b->path);
+  case BIND_STAR: return arena_printf(S->a, "from %s import *", path);
   }
   return "";
 }
 
 /* The value of a dotted name in the user's modules or Triton's: module
- * `dotted`, or attribute chains inside one. NULL when nothing has it. */
+ * `dotted`, or attribute chains inside one. NULL when nothing has it.
+ * The longest prefix that is a module is found first, then the names after
+ * it are looked up one by one: loops, as a name may have any number of
+ * parts. The prefixes of a module are folders, so the first prefix that is
+ * no module ends the search (as a prefix too long to be a path does). */
 static Val *dotted_value(Sema *S, Node *at, const char *dotted, bool quiet) {
   if (!strcmp(dotted, "triton") || !strncmp(dotted, "triton.", 7)) return sema_triton_path(S, at, dotted, quiet);
-  const Module *m = load_module(S, dotted);
-  if (m) {
-    Val *v = sema_new_val(S, V_MODULE);
-    v->path = m->name;
-    v->mod = m;
-    return v;
+  size_t n = strlen(dotted), len = 0;
+  const Module *m = NULL;
+  for (size_t end = strcspn(dotted, "."); end < PATH_MAX; end += 1 + strcspn(dotted + end + 1, ".")) {
+    const Module *p = load_module(S, end == n ? dotted : arena_strndup(S->a, dotted, end));
+    if (!p) break;
+    m = p;
+    len = end;
+    if (end == n) break;
   }
-  const char *dot = strrchr(dotted, '.');
-  if (!dot) return NULL;
-  Val *base = dotted_value(S, at, arena_strndup(S->a, dotted, (size_t)(dot - dotted)), quiet);
-  if (!base || base->kind != V_MODULE || !base->mod) return NULL;
-  return sema_module_name(S, base->mod, at, dot + 1, quiet);
+  if (!m) return NULL;
+  Val *v = sema_new_val(S, V_MODULE);
+  v->path = m->name;
+  v->mod = m;
+  for (const char *p = dotted + len; *p;) {
+    const char *part = p + 1, *end = strchr(part, '.');
+    p = end ? end : part + strlen(part);
+    if (!v || v->kind != V_MODULE || !v->mod) return NULL;
+    v = sema_module_name(S, v->mod, at, arena_strndup(S->a, part, (size_t)(p - part)), quiet);
+  }
+  return v;
 }
 
 static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool quiet) {
@@ -510,7 +533,7 @@ static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool qu
   if (b->kind == BIND_IMPORT) {
     Val *v = dotted_value(S, at, path, quiet);
     if (v) return v;
-    if (quiet) sema_error(S, at, "module '%s' is not one of Triton's, and no search folder has it", path);
+    if (quiet) sema_error(S, at, "module '%s' is not one of Triton's, and no search folder has it", sema_shown_name(S, path));
     v = sema_new_val(S, V_MODULE); /* torch and the like: an error where a kernel uses it */
     v->path = path;
     return v;
@@ -519,12 +542,12 @@ static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool qu
   if (mod && mod->kind == V_MODULE && mod->mod) {
     Val *v = sema_module_name(S, mod->mod, at, b->attr, quiet);
     if (!v) v = dotted_value(S, at, arena_printf(S->a, "%s.%s", path, b->attr), quiet);
-    if (!v) sema_error(S, at, "module '%s' has no name '%s'", path, b->attr);
+    if (!v) sema_error(S, at, "module '%s' has no name '%s'", sema_shown_name(S, path), b->attr);
     return v;
   }
   if (mod && mod->kind == V_MODULE) return sema_triton_path(S, at, arena_printf(S->a, "%s.%s", mod->path, b->attr), quiet);
   sema_error(S, at, "'%s': module '%s' is not one of Triton's, and no search folder has it "
-             "(the kernel file's package, -I and TILEC_PATH are searched)", bind_text(S, b), path);
+             "(the kernel file's package, -I and TILEC_PATH are searched)", bind_text(S, b), sema_shown_name(S, path));
 }
 
 /* Is e an annotation or marker meaning tl.constexpr? */
@@ -576,7 +599,20 @@ static Val *assign_value(Sema *S, const Module *m, Binding *b, Node *at) {
 
 static Val *binding_value(Sema *S, const Module *m, Binding *b, Node *at, bool quiet) {
   switch (b->kind) {
-  case BIND_IMPORT: case BIND_IMPORT_FROM: return import_value(S, m, b, at, quiet);
+  case BIND_IMPORT: case BIND_IMPORT_FROM: {
+    /* modules may import each other in a cycle, which Python finds when it runs them */
+    if (++S->import_depth > 64) {
+      S->at_limit = true;
+      S->d->site = S->f ? S->f->site : NULL;
+      diag_error(S->d, b->line ? b->line->loc : b->tok->loc, "imports refer to each other more than 64 deep "
+                 "(a circular import?)");
+    }
+    sema_enter(S, at);
+    Val *v = import_value(S, m, b, at, quiet);
+    sema_leave(S);
+    S->import_depth--;
+    return v;
+  }
   case BIND_DEF: return func_val(S, def_func(S, b->def));
   case BIND_CLASS: return undef(S, arena_printf(S->a, "'%s' is a class of host code; kernels cannot use it", b->name));
   case BIND_ASSIGN: return assign_value(S, m, b, at);
@@ -615,13 +651,15 @@ static Val *star_name(Sema *S, const Module *m, Node *at, const char *name) {
     if (b->kind != BIND_STAR) continue;
     Binding from = *b;
     from.kind = BIND_IMPORT;
-    if (++S->depth > 64) sema_error(S, at, "star imports refer to each other too deeply");
+    if (++S->mod_depth > 64) sema_limit_error(S, at, "star imports refer to each other too deeply");
+    sema_enter(S, at);
     const char *why;
     Val *mod = try_binding(S, m, &from, at, &why);
     Val *v = NULL;
     if (mod && mod->kind == V_MODULE && mod->mod) v = sema_module_name(S, mod->mod, at, name, true);
     else if (mod && mod->kind == V_MODULE) v = sema_triton_path(S, at, arena_printf(S->a, "%s.%s", mod->path, name), true);
-    S->depth--;
+    sema_leave(S);
+    S->mod_depth--;
     if (v) return v;
   }
   return NULL;
@@ -765,6 +803,6 @@ Val *sema_read_module_name(Sema *S, Node *at, const char *name) {
 Val *sema_user_module_attr(Sema *S, Node *at, Val *mod) {
   Val *v = sema_module_name(S, mod->mod, at, at->name, false);
   if (!v) v = dotted_value(S, at, arena_printf(S->a, "%s.%s", mod->path, at->name), false);
-  if (!v) sema_error(S, at, "module '%s' has no name '%s'", mod->path, at->name);
+  if (!v) sema_error(S, at, "module '%s' has no name '%s'", sema_shown_name(S, mod->path), at->name);
   return readable(S, at, at->name, v);
 }

@@ -153,7 +153,13 @@ static void held_vars_of(Sema *S, PtrVec *names, Env *env, TNode *t) {
 static void exec_stmt(Sema *S, Node *s);
 
 void sema_exec_block(Sema *S, NodeList *body) {
+  if (!body->n) return;
+  sema_enter(S, body->v[0]);
+  if (S->f->outer_rt + S->f->rt_depth > MAX_RT_NESTING)
+    sema_limit_error(S, body->v[0], "runtime ifs and loops nested more than %d deep (counting those around the "
+                     "calls inlined here)", MAX_RT_NESTING);
   for (int i = 0; i < body->n && !S->f->returned; i++) exec_stmt(S, body->v[i]);
+  sema_leave(S);
 }
 
 /* Runs body with its own statement list; returns that list. */

@@ -26,6 +26,33 @@ Val *val_const(Sema *S, CValue *c) {
   return v;
 }
 
+/* A tuple's size: its values, a tuple among them counting one more than its
+ * own size; a flat one that a builtin makes has none recorded. */
+static int cv_tuple_size(const CValue *c) { return c->size ? c->size : c->nelems; }
+
+static void check_tuple(Sema *S, Node *at, int depth, long size) {
+  if (depth > MAX_TUPLE_DEPTH) sema_limit_error(S, at, "tuples nested more than %d deep", MAX_TUPLE_DEPTH);
+  if (size > MAX_TUPLE_SIZE)
+    sema_limit_error(S, at, "a tuple of more than %d values, those of the tuples in it included", MAX_TUPLE_SIZE);
+}
+
+void sema_tuple_nest(Sema *S, Node *at, Val **elems, int n, int *depth, int *size) {
+  int d = 1;
+  long sz = 0;
+  for (int i = 0; i < n; i++) {
+    const Val *v = elems[i];
+    int ed = v->kind == V_TUPLE ? v->depth : v->kind == V_CONST && v->c->kind == CV_TUPLE ? v->c->depth : 0;
+    long es = v->kind == V_TUPLE ? (v->size ? v->size : v->n)
+              : v->kind == V_CONST && v->c->kind == CV_TUPLE ? cv_tuple_size(v->c) : 0;
+    if (ed + 1 > d) d = ed + 1;
+    sz += 1 + es;
+    if (sz > MAX_TUPLE_SIZE) break;
+  }
+  check_tuple(S, at, d, sz);
+  *depth = d;
+  *size = (int)sz;
+}
+
 CValue *sema_cv_new(Sema *S, CKind k) {
   CValue *c = arena_alloc(S->a, sizeof *c);
   c->kind = k;
@@ -114,6 +141,11 @@ static const char *cv_str_of(Sema *S, const CValue *c) {
   return s;
 }
 
+const char *sema_shown_name(Sema *S, const char *name) {
+  size_t n = strlen(name);
+  return n <= 100 ? name : arena_printf(S->a, "%.60s...%s", name, name + n - 30);
+}
+
 const char *val_desc(Sema *S, const Val *v) {
   switch (v->kind) {
   case V_CONST:
@@ -130,7 +162,7 @@ const char *val_desc(Sema *S, const Val *v) {
   case V_RT: return arena_printf(S->a, "a value of type %s", ty_str(S->a, v->ty));
   case V_TUPLE: return "a tuple";
   case V_FUNC: return arena_printf(S->a, "function '%s'", v->fn->name);
-  case V_MODULE: return arena_printf(S->a, "module '%s'", v->path);
+  case V_MODULE: return arena_printf(S->a, "module '%s'", sema_shown_name(S, v->path));
   case V_BUILTIN: case V_METHOD: return arena_printf(S->a, "builtin '%s'", v->builtin->name);
   case V_UNDEF: return "an undefined name";
   }
@@ -463,6 +495,10 @@ static Val *const_binary(Sema *S, Node *at, Op op, CValue *a, CValue *b) {
       sema_error(S, at, "a constexpr tuple of %lld elements is too long (at most %d)", (long long)n, MAX_CONST_ELEMS);
     sema_count_work_n(S, at, (long)n);
     CValue *t = sema_cv_new(S, CV_TUPLE);
+    t->depth = a->depth > b->depth ? a->depth : b->depth;
+    long size = (long)cv_tuple_size(a) + cv_tuple_size(b);
+    check_tuple(S, at, t->depth, size);
+    t->size = (int)size;
     t->nelems = a->nelems + b->nelems;
     t->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(t->nelems + 1));
     for (int i = 0; i < a->nelems; i++) t->elems[i] = a->elems[i];

@@ -172,7 +172,40 @@ void stage_time(StageClock *c, const char *fmt, ...) {
   c->mark = clock_ms();
 }
 
+/* ---- UTF-8 ---------------------------------------------------------------- */
+
+Utf8 utf8_next(const char *p, const char *end) {
+  const unsigned char *u = (const unsigned char *)p;
+  if (u[0] < 0x80) return (Utf8){UTF8_OK, 1, u[0]};
+  if (u[0] < 0xc0) return (Utf8){UTF8_STRAY, 1, u[0]};
+  int n = u[0] < 0xe0 ? 2 : u[0] < 0xf0 ? 3 : u[0] < 0xf8 ? 4 : 0;
+  if (!n) return (Utf8){UTF8_BAD_LEAD, 1, u[0]};
+  uint32_t c = u[0] & (0x7fu >> n);
+  for (int i = 1; i < n; i++) {
+    if (p + i >= end || (u[i] & 0xc0) != 0x80) return (Utf8){UTF8_TRUNCATED, i, 0};
+    c = c << 6 | (u[i] & 0x3f);
+  }
+  static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < least[n]) return (Utf8){UTF8_OVERLONG, n, c};
+  if (c >= 0xd800 && c <= 0xdfff) return (Utf8){UTF8_SURROGATE, n, c};
+  if (c > 0x10ffff) return (Utf8){UTF8_TOO_BIG, n, c};
+  return (Utf8){UTF8_OK, n, c};
+}
+
 /* ---- diagnostics ---------------------------------------------------------- */
+
+/* A line longer than this many characters is shown cut to as many around
+ * the caret, at most CUT_BEFORE of them before it, with "..." where it is
+ * cut: a diagnostic on a line of megabytes stays a few lines. */
+#define CUT_WIDTH 120
+#define CUT_BEFORE 60
+
+/* The bytes of the character at c (before q): one for a byte that is no
+ * character, which is shown as '?'. */
+static int char_bytes(const char *c, const char *q) {
+  Utf8 u = utf8_next(c, q);
+  return u.err ? 1 : u.len;
+}
 
 /* Prints the source line of loc and a caret under its column. */
 static void show_line(StrBuf *sb, Loc loc) {
@@ -183,31 +216,46 @@ static void show_line(StrBuf *sb, Loc loc) {
     if (*p == '\n') line++;
   const char *q = p;
   while (q < end && *q != '\n' && *q != '\r') q++;
-  /* Control bytes and invalid UTF-8 would garble a terminal: show them as '?'. */
-  for (const char *c = p; c < q; c++) {
-    unsigned char ch = (unsigned char)*c;
-    if (ch >= 0x80) {
-      int n = (ch & 0xe0) == 0xc0 ? 2 : (ch & 0xf0) == 0xe0 ? 3 : (ch & 0xf8) == 0xf0 ? 4 : 0;
-      bool ok = n && q - c >= n;
-      for (int i = 1; ok && i < n; i++) ok = ((unsigned char)c[i] & 0xc0) == 0x80;
-      if (ok) {
-        sb_printf(sb, "%.*s", n, c);
-        c += n - 1;
-      } else {
-        sb_putc(sb, '?');
-      }
-      continue;
-    }
-    sb_putc(sb, (ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : (char)ch);
-  }
-  sb_putc(sb, '\n');
   /* the caret counts characters, not the bytes of multi-byte ones */
-  for (int i = 1; i < loc.col && p + i - 1 < q; i++) {
-    unsigned char ch = (unsigned char)p[i - 1];
-    if ((ch & 0xc0) == 0x80) continue;
-    sb_putc(sb, ch == '\t' ? '\t' : ' ');
+  long col = loc.col > 0 ? loc.col - 1 : 0;
+  const char *at = col < q - p ? p + col : q;
+  long nchars = 0, caret = 0;
+  for (const char *c = p; c < q; c += char_bytes(c, q)) {
+    if (c < at) caret++;
+    nchars++;
   }
+  long first = 0, last = nchars;
+  if (nchars > CUT_WIDTH) {
+    first = caret > CUT_BEFORE ? caret - CUT_BEFORE : 0;
+    last = first + CUT_WIDTH < nchars ? first + CUT_WIDTH : nchars;
+    first = last - CUT_WIDTH;
+  }
+  StrBuf marks = {.arena = sb->arena};
+  if (first > 0) {
+    sb_printf(sb, "...");
+    sb_printf(&marks, "   ");
+  }
+  long i = 0;
+  for (const char *c = p; c < q && i < last; i++) {
+    int n = char_bytes(c, q);
+    if (i >= first) {
+      /* control bytes and invalid UTF-8 would garble a terminal: shown as '?' */
+      unsigned char ch = (unsigned char)*c;
+      if (ch >= 0x80) {
+        if (n > 1) sb_append(sb, c, (size_t)n);
+        else sb_putc(sb, '?');
+      } else {
+        sb_putc(sb, (ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : (char)ch);
+      }
+      if (i < caret) sb_putc(&marks, ch == '\t' ? '\t' : ' ');
+    }
+    c += n;
+  }
+  if (last < nchars) sb_printf(sb, "...");
+  sb_putc(sb, '\n');
+  if (marks.len) sb_append(sb, marks.s, marks.len);
   sb_printf(sb, "^\n");
+  sb_free(&marks);
 }
 
 static void emit(Diags *d, const char *kind, Loc loc, const char *fmt, va_list ap) {

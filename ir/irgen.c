@@ -30,13 +30,21 @@ typedef struct Gen {
   MlirValue *vals; /* by Var id */
   MlirBlock block; /* where ops are appended */
   /* Regions being filled, not yet given to their op: destroyed if an error
-   * unwinds, as nothing else owns them. */
-  MlirRegion pending[256];
-  int npending;
+   * unwinds, as nothing else owns them. Up to two per level of nesting
+   * (a while's condition and body), which the language bounds, not this
+   * array. */
+  MlirRegion *pending;
+  int npending, cap_pending;
 } Gen;
 
 static MlirRegion new_region(Gen *G) {
-  if (G->npending == 256) fe_internal_error(__FILE__, __LINE__, "regions nested too deeply");
+  if (G->npending == G->cap_pending) {
+    int cap = G->cap_pending ? 2 * G->cap_pending : 64;
+    MlirRegion *p = arena_alloc(G->a, sizeof *p * (size_t)cap);
+    if (G->npending) memcpy(p, G->pending, sizeof *p * (size_t)G->npending);
+    G->pending = p;
+    G->cap_pending = cap;
+  }
   MlirRegion r = mlirRegionCreate();
   G->pending[G->npending++] = r;
   return r;

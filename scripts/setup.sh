@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and test tilec:
 # LLVM/MLIR 22, Meson, Ninja and a C compiler, from the distribution's own
-# package sources. Idempotent, and silent when everything is already present.
+# package sources; with CI=true also clang 14 and its libFuzzer runtime, for
+# the fuzzing run of scripts/test.sh. Idempotent, and silent when everything
+# is already present.
 set -euo pipefail
 
 pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools meson ninja-build gcc g++ pkg-config)
+[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

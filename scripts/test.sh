@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs the whole test suite.
-# With CI=true: warnings are errors, and a second build with ASan+UBSan runs
-# the unit, diag and emu suites (the emulator's runtime, fibers included, under the sanitizers).
+# With CI=true: warnings are errors, a second build with ASan+UBSan runs
+# the unit, diag and emu suites (the emulator's runtime, fibers included, under the sanitizers),
+# and a third, with clang, fuzzes the frontend on deep programs for a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -37,4 +38,18 @@ if [ "${CI:-}" = "true" ]; then
   quiet ninja -C build-asan
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --suite unit --suite diag --suite emu
+
+  # programs nested past every limit, which no input of 4096 bytes reaches
+  # unexpanded (tests/fuzz/fuzz_deep.c); new inputs go to a copy of the corpus
+  if [ ! -f build-fuzz/build.ninja ]; then
+    CC=clang-14 quiet meson setup build-fuzz -Dfuzz=true -Dwerror=true
+  fi
+  quiet ninja -C build-fuzz tests/fuzz_deep
+  rm -rf build-fuzz/corpus-deep
+  cp -r tests/fuzz/corpus_deep build-fuzz/corpus-deep
+  (cd build-fuzz && tests/fuzz_deep -max_len=4096 -timeout=10 -rss_limit_mb=2048 -max_total_time=60 \
+    -dict=../tests/fuzz/fuzz_deep.dict corpus-deep 2>fuzz-deep.log) || {
+    tail -n 60 build-fuzz/fuzz-deep.log
+    exit 1
+  }
 fi

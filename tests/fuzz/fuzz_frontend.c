@@ -46,6 +46,9 @@
  *       -dict=/work/main/tests/fuzz/fuzz_frontend.dict -max_total_time=600 \
  *       /tmp/corpus-run
  *
+ * Programs deeper than 4096 bytes can spell (nesting past the limits of
+ * docs/language.md) are fuzz_deep.c's, from short recipes.
+ *
  * Reproduce one input: ./fuzz_frontend crash-<hash>
  * Minimize one:        ./fuzz_frontend -minimize_crash=1 -runs=10000 crash-<hash>
  * Saved findings live in tests/fuzz/crashes/ (run them as above).
