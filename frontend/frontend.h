@@ -110,6 +110,10 @@ typedef struct Diags {
   int errors, warnings;
   jmp_buf *unwind;  /* where an error jumps to */
   const InlineSite *site; /* notes appended to every error while set */
+  /* the line shown last, where finding the next one starts */
+  const Source *shown_src;
+  const char *shown_at;
+  int shown_line;
 } Diags;
 
 _Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -207,13 +207,26 @@ static int char_bytes(const char *c, const char *q) {
   return u.err ? 1 : u.len;
 }
 
+/* The first byte of line `line` of src, found from the line shown last,
+ * forward or back: thousands of diagnostics in one file (most of them
+ * taken back) cost their distance, not the file's length each. */
+static const char *line_start(Diags *d, const Source *src, int line) {
+  const char *p = src->text, *end = src->text + src->len;
+  int at = 1;
+  if (d->shown_src == src) p = d->shown_at, at = d->shown_line;
+  for (; at > line; at--) /* p is at the start of line at, after a newline */
+    for (p--; p > src->text && p[-1] != '\n'; p--) {}
+  for (; at < line && p < end; p++)
+    if (*p == '\n') at++;
+  if (at == line) d->shown_src = src, d->shown_at = p, d->shown_line = at;
+  return p;
+}
+
 /* Prints the source line of loc and a caret under its column. */
-static void show_line(StrBuf *sb, Loc loc) {
+static void show_line(Diags *d, StrBuf *sb, Loc loc) {
   const Source *src = loc.src;
   if (!src || loc.line <= 0) return;
-  const char *p = src->text, *end = src->text + src->len;
-  for (int line = 1; line < loc.line && p < end; p++)
-    if (*p == '\n') line++;
+  const char *p = line_start(d, src, loc.line), *end = src->text + src->len;
   const char *q = p;
   while (q < end && *q != '\n' && *q != '\r') q++;
   /* the caret counts characters, not the bytes of multi-byte ones */
@@ -265,7 +278,7 @@ static void emit(Diags *d, const char *kind, Loc loc, const char *fmt, va_list a
     sb_printf(&d->out, "tilec: %s: ", kind);
   sb_vprintf(&d->out, fmt, ap);
   sb_putc(&d->out, '\n');
-  show_line(&d->out, loc);
+  show_line(d, &d->out, loc);
 }
 
 static void emit_sites(Diags *d) {
@@ -278,7 +291,7 @@ static void emit_sites(Diags *d) {
     if (depth > 8 && i >= 4 && i < depth - 2) continue;
     sb_printf(&d->out, "%s:%d:%d: note: in '%s' inlined from here\n", s->call.src->name,
               s->call.line, s->call.col, s->callee);
-    show_line(&d->out, s->call);
+    show_line(d, &d->out, s->call);
   }
 }
 
