@@ -464,20 +464,25 @@ static void warn(tilec_kernel *k, const char *w) {
 static JitIdentity own;
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
-/* A SHA-256 of the file, or "" when it cannot be read. */
-static char *file_digest(const char *path) {
-  char hex[65];
+/* The hash of a file's contents; false when it cannot be read. */
+static bool hash_file(const char *path, char hex[65]) {
   FILE *f = fopen(path, "rb");
-  if (!f) return dup_text("");
+  if (!f) return false;
   CacheHash h;
   cache_hash_init(&h);
-  char buf[4096];
+  char buf[16384];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0) cache_hash_update(&h, buf, n);
   bool ok = !ferror(f);
   fclose(f);
   cache_hash_final(&h, hex);
-  return dup_text(ok ? hex : "");
+  return ok;
+}
+
+/* A SHA-256 of the file, or "" when it cannot be read. */
+static char *file_digest(const char *path) {
+  char hex[65];
+  return dup_text(hash_file(path, hex) ? hex : "");
 }
 
 /* The host as codegen/gpu.c and the emulator's JIT (ORC's detectHost)
@@ -560,20 +565,6 @@ static void cache_key(const tilec_kernel *k, const tilec_compile_options *o, cha
   jit_cache_key(id, k->filename, k->source, k->length, o, hex);
 }
 
-/* The hash of a file's contents; false when it cannot be read. */
-static bool hash_file(const char *path, char hex[65]) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
-  CacheHash h;
-  cache_hash_init(&h);
-  char buf[16384];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) cache_hash_update(&h, buf, n);
-  bool ok = !ferror(f);
-  fclose(f);
-  cache_hash_final(&h, hex);
-  return ok;
-}
 
 /* A cache entry starts with the files the compilation read beside its
  * source (imported modules), as tilec_result_dependencies gives them: a
