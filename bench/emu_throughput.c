@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime/emu.h"
+#include "emu/emu.h"
 #include "tilec/tilec.h"
 
 static double now_ms(void) {

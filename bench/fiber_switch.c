@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "runtime/fiber.h"
+#include "emu/fiber.h"
 
 static int rounds = 20000;
 

@@ -12,7 +12,7 @@
 #ifndef TILEC_CODEGEN_H
 #define TILEC_CODEGEN_H
 
-#include "../passes/passes.h"
+#include "passes/passes.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>

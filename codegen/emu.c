@@ -4,7 +4,7 @@
  * Requires: the module cg_lower made (LLVM and NVVM dialects, arith, math,
  * scf; tilec.* calls not yet expanded). Guarantees: no NVVM op and no
  * NVVM intrinsic is left; each became a call of a function the emulator
- * (runtime/emu.c) binds to C:
+ * (emu/emu.c) binds to C:
  *
  *   nvvm.read.ptx.sreg.tid.x, ...   tilec.emu.tid.x(), ...
  *   nvvm.barrier0                   tilec.emu.barrier()

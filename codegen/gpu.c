@@ -134,7 +134,7 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n, int 
   snprintf(spec, sizeof spec, "%.*s", (int)(n.length - 11), n.data + 11); /* op.sem.scope.type */
   char opn[16], sem[16], scope[16], ty[8];
   if (sscanf(spec, "%15[^.].%15[^.].%15[^.].%7s", opn, sem, scope, ty) != 4)
-    fe_internal_error(__FILE__, __LINE__, "malformed atomic name");
+    internal_error(__FILE__, __LINE__, "malformed atomic name");
   bool half = !strcmp(ty, "f16") || !strcmp(ty, "bf16"), pair = !strcmp(ty, "f16x2") || !strcmp(ty, "bf16x2");
   int bits = pair ? 32 : half ? 16 : atoi(ty + 1);
   char r = reg_letter(bits);

@@ -119,7 +119,7 @@ MlirOperation lw_emit(Lower *L, const char *name, int nres, const MlirType *res,
   if (nops) mlirOperationStateAddOperands(&st, nops, ops);
   if (nattrs) mlirOperationStateAddAttributes(&st, nattrs, attrs);
   MlirOperation op = mlirOperationCreate(&st);
-  if (mlirOperationIsNull(op)) fe_internal_error(__FILE__, __LINE__, name);
+  if (mlirOperationIsNull(op)) internal_error(__FILE__, __LINE__, name);
   lw_insert_op(L, op);
   return op;
 }
@@ -396,7 +396,7 @@ void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirT
 
 MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args) {
   MlirType types[8];
-  if (n > 8) fe_internal_error(__FILE__, __LINE__, "too many arguments");
+  if (n > 8) internal_error(__FILE__, __LINE__, "too many arguments");
   for (int i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
   bool is_void = mlirTypeIsNull(ret);
   lw_declare(L, name, is_void ? mlirLLVMVoidTypeGet(L->ctx) : ret, n, types);
@@ -1105,7 +1105,7 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
             32 * pc->num_warps);
   L->out = mlirModuleCreateParse(L->ctx, mlirStringRefCreate(sb.s, sb.len));
   sb_free(&sb);
-  if (mlirModuleIsNull(L->out)) fe_internal_error(__FILE__, __LINE__, "kernel skeleton does not parse");
+  if (mlirModuleIsNull(L->out)) internal_error(__FILE__, __LINE__, "kernel skeleton does not parse");
   MlirOperation kfn = mlirBlockGetFirstOperation(mlirModuleGetBody(L->out));
   L->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(kfn, 0));
   L->term = mlirBlockGetFirstOperation(L->block);

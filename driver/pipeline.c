@@ -19,11 +19,11 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IR.h>
 
-#include "../frontend/frontend.h"
-#include "../runtime/cache.h"
-#include "../ir/ir.h"
-#include "../codegen/codegen.h"
-#include "../passes/passes.h"
+#include "ir/irgen.h"
+#include "runtime/cache.h"
+#include "ir/ir.h"
+#include "codegen/codegen.h"
+#include "passes/passes.h"
 
 struct tilec_context {
   IrContext *ic;

@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/emu.h"
+#include "emu/emu.h"
 #include "runtime/grid.h"
-#include "runtime/npy.h"
+#include "npy.h"
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 

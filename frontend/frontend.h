@@ -1,136 +1,14 @@
 /*
- * frontend.h — the frontend's one internal header: memory arena, source
- * files and diagnostics, tokens, the AST, types, constexpr values, and the
- * entry points of the stages (lex_, parse_, sema_, ast_).
- *
- * Ownership: everything a compilation allocates (tokens, nodes, strings,
- * types) lives in one Arena and dies with it. User errors are reported into a
- * Diags sink and unwind with longjmp to the stage's entry point, so no stage
- * has to thread error codes through hundreds of recursive calls; the arena
- * makes the unwinding leak-free.
+ * frontend.h — the frontend's one internal header: tokens, the AST, types,
+ * constexpr values, the typed AST, and the entry points of the stages
+ * (lex_, parse_, sema_, ast_). It stands on support/support.h (arena,
+ * diagnostics) and knows no MLIR.
  */
 #ifndef TILEC_FRONTEND_H
 #define TILEC_FRONTEND_H
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#define unreachable() fe_internal_error(__FILE__, __LINE__, "unreachable")
-_Noreturn void fe_internal_error(const char *file, int line, const char *what);
-
-/* ---- arena ------------------------------------------------------------ */
-
-typedef struct ArenaChunk ArenaChunk;
-typedef struct Arena {
-  ArenaChunk *head;
-  size_t total; /* bytes handed out, for the memory cap */
-  size_t cap;   /* 0: no cap */
-  jmp_buf *oom; /* where to unwind when the cap is hit */
-} Arena;
-
-Arena *arena_create(void);
-void arena_destroy(Arena *a);
-void *arena_alloc(Arena *a, size_t n); /* zeroed */
-char *arena_strndup(Arena *a, const char *s, size_t n);
-char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* A growable array of pointers, reallocated in the arena. */
-typedef struct PtrVec {
-  void **v;
-  int n, cap;
-} PtrVec;
-void vec_push(Arena *a, PtrVec *vec, void *p);
-
-/* A growable text buffer: on the heap, or in an arena when `arena` is set —
- * the form to use wherever an error may unwind past the buffer. */
-typedef struct StrBuf {
-  char *s;
-  size_t len, cap;
-  Arena *arena;
-} StrBuf;
-void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
-void sb_putc(StrBuf *sb, char c);
-void sb_append(StrBuf *sb, const void *data, size_t n); /* bytes, NULs included */
-void sb_free(StrBuf *sb);
-
-/* Stage times: when out is set, appends "STAGE  MS" with the wall time
- * since *mark (a monotonic clock in ms, which it advances). */
-typedef struct StageClock {
-  StrBuf *out; /* NULL: not timing */
-  double mark;
-} StageClock;
-double clock_ms(void);
-void stage_time(StageClock *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ---- sources and diagnostics -------------------------------------------- */
-
-/* UTF-8 as Python reads a file: strict, so that no byte sequence but the
- * shortest encoding of a scalar value (not a surrogate, at most U+10FFFF)
- * is a character. */
-typedef enum Utf8Error {
-  UTF8_OK,
-  UTF8_STRAY,     /* a continuation byte where a character starts */
-  UTF8_BAD_LEAD,  /* a byte no sequence starts with: 0xf8..0xff */
-  UTF8_TRUNCATED, /* the sequence ends early: a byte that does not continue it, or the end */
-  UTF8_OVERLONG,  /* a longer encoding than the code point needs (0xc0 0x80 for U+0000) */
-  UTF8_SURROGATE, /* U+D800..U+DFFF */
-  UTF8_TOO_BIG,   /* above U+10FFFF */
-} Utf8Error;
-typedef struct Utf8 {
-  Utf8Error err;
-  int len;     /* bytes of the character; when err is set, of the bad sequence as far as it goes */
-  uint32_t cp; /* the code point (also of an overlong form, a surrogate or one too big) */
-} Utf8;
-Utf8 utf8_next(const char *p, const char *end); /* p < end */
-
-typedef struct Source {
-  const char *name; /* as the user named it */
-  const char *text; /* NUL-terminated copy */
-  size_t len;
-} Source;
-
-typedef struct Loc {
-  const Source *src;
-  int line, col; /* 1-based; col counts bytes */
-} Loc;
-
-/* A chain of call sites, for "in 'f' inlined from here" notes. */
-typedef struct InlineSite {
-  const char *callee;
-  Loc call;
-  const struct InlineSite *parent;
-} InlineSite;
-
-typedef struct Diags {
-  StrBuf out;       /* rendered diagnostics */
-  int errors, warnings;
-  jmp_buf *unwind;  /* where an error jumps to */
-  const InlineSite *site; /* notes appended to every error while set */
-  /* the line shown last, where finding the next one starts */
-  const Source *shown_src;
-  const char *shown_at;
-  int shown_line;
-} Diags;
-
-_Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_error_noreturnless(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_warning(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_note(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_plain_error(Diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-_Noreturn void diag_unwind(Diags *d);
-/* What has been said so far, to take back what is said after it: for
- * attempts whose failure is not the user's error (a host-code expression
- * tried as a kernel expression, an alternative import). */
-typedef struct DiagMark {
-  size_t len;
-  int errors, warnings;
-} DiagMark;
-DiagMark diag_mark(const Diags *d);
-void diag_rollback(Diags *d, DiagMark m);
+#include "support/support.h"
+#include "support/dtype.h"
 
 /* ---- tokens ------------------------------------------------------------- */
 
@@ -320,30 +198,8 @@ struct Module {
 Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *toks);
 Node *parse_funcdef(Arena *a, Diags *d, FuncDef *f);
 
-#define MAX_RANK 4
 
 /* ---- types -------------------------------------------------------------- */
-
-#define DTYPES(X) \
-  X(I1, "int1", 1) X(I8, "int8", 8) X(I16, "int16", 16) X(I32, "int32", 32) \
-  X(I64, "int64", 64) X(U8, "uint8", 8) X(U16, "uint16", 16) X(U32, "uint32", 32) \
-  X(U64, "uint64", 64) X(F8E4M3, "float8e4nv", 8) X(F8E5M2, "float8e5", 8) \
-  X(F16, "float16", 16) X(BF16, "bfloat16", 16) X(F32, "float32", 32) X(F64, "float64", 64)
-
-typedef enum DType {
-#define X(k, s, b) DT_##k,
-  DTYPES(X)
-#undef X
-  DT_COUNT
-} DType;
-
-const char *dtype_name(DType t);   /* Triton's name: "float32" */
-const char *dtype_short(DType t);  /* signature/IR name: "fp32", "i32" */
-int dtype_bits(DType t);
-bool dtype_is_int(DType t);        /* int1 included */
-bool dtype_is_signed(DType t);
-bool dtype_is_float(DType t);
-bool dtype_parse(const char *s, DType *out); /* "fp32", "float32", "i32", "int32", ... */
 
 typedef enum TypeKind {
   TY_VOID,

@@ -56,7 +56,7 @@ static uintptr_t *ptrmap_slot(PtrMap *m, const void *key, bool *added) {
     int cap = m->cap ? m->cap * 2 : 64;
     const void **k = calloc((size_t)cap, sizeof *k);
     uintptr_t *v = calloc((size_t)cap, sizeof *v);
-    if (!k || !v) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    if (!k || !v) internal_error(__FILE__, __LINE__, "out of memory");
     for (int i = 0; i < m->cap; i++) {
       if (!m->key[i]) continue;
       int j = (int)(((uint64_t)(uintptr_t)m->key[i] * 0x9e3779b97f4a7c15ull) >> 40 & (uint64_t)(cap - 1));
@@ -115,7 +115,7 @@ IrContext *ir_context_create(void) {
   }
   MlirModule defs = mlirModuleCreateParse(ic->ctx, str(tile_irdl));
   if (mlirModuleIsNull(defs) || mlirLogicalResultIsFailure(mlirLoadIRDLDialects(defs)))
-    fe_internal_error(__FILE__, __LINE__, "the tile dialect's IRDL does not load");
+    internal_error(__FILE__, __LINE__, "the tile dialect's IRDL does not load");
   mlirModuleDestroy(defs);
   mlirRegisterAllLLVMTranslations(ic->ctx);
   return ic;
@@ -140,7 +140,7 @@ MlirPassManager ir_pipeline(IrContext *ic, const char *text, StrBuf *err) {
     mlirPassManagerDestroy(pm);
     return (MlirPassManager){NULL};
   }
-  if (i == n) fe_internal_error(__FILE__, __LINE__, "more pass pipelines than the context keeps");
+  if (i == n) internal_error(__FILE__, __LINE__, "more pass pipelines than the context keeps");
   ic->pipelines[i].text = strdup(text);
   ic->pipelines[i].pm = pm;
   return pm;
@@ -197,7 +197,7 @@ static uint64_t text_hash(const char *s) {
 static void *grow(int *cap, size_t size) {
   int n = *cap ? *cap * 2 : 64;
   void *t = calloc((size_t)n, size);
-  if (!t) fe_internal_error(__FILE__, __LINE__, "out of memory");
+  if (!t) internal_error(__FILE__, __LINE__, "out of memory");
   *cap = n;
   return t;
 }
@@ -220,7 +220,7 @@ static CacheEntry *cache_find(IrContext *ic, const char *text) {
   CacheEntry *e = cache_slot(ic->cache, ic->cache_cap, text, h);
   if (!e->text) {
     e->text = strdup(text);
-    if (!e->text) fe_internal_error(__FILE__, __LINE__, "out of memory");
+    if (!e->text) internal_error(__FILE__, __LINE__, "out of memory");
     e->hash = h;
     ic->ncache++;
   }
@@ -230,14 +230,14 @@ static CacheEntry *cache_find(IrContext *ic, const char *text) {
 MlirType ir_parse_type(IrContext *ic, const char *text) {
   CacheEntry *e = cache_find(ic, text);
   if (mlirTypeIsNull(e->type)) e->type = mlirTypeParseGet(ic->ctx, str(text));
-  if (mlirTypeIsNull(e->type)) fe_internal_error(__FILE__, __LINE__, text);
+  if (mlirTypeIsNull(e->type)) internal_error(__FILE__, __LINE__, text);
   return e->type;
 }
 
 MlirAttribute ir_parse_attr(IrContext *ic, const char *text) {
   CacheEntry *e = cache_find(ic, text);
   if (mlirAttributeIsNull(e->attr)) e->attr = mlirAttributeParseGet(ic->ctx, str(text));
-  if (mlirAttributeIsNull(e->attr)) fe_internal_error(__FILE__, __LINE__, text);
+  if (mlirAttributeIsNull(e->attr)) internal_error(__FILE__, __LINE__, text);
   return e->attr;
 }
 
@@ -248,40 +248,9 @@ static const char *const mlir_scalar[DT_COUNT] = {
     [DT_BF16] = "bf16", [DT_F32] = "f32",   [DT_F64] = "f64",
 };
 
+const char *ir_scalar_name(DType dt) { return mlir_scalar[dt]; }
+
 MlirType ir_scalar_type(IrContext *ic, DType dt) { return ir_parse_type(ic, mlir_scalar[dt]); }
-
-static void type_text(StrBuf *sb, const Type *t) {
-  switch (t->kind) {
-  case TY_SCALAR: sb_printf(sb, "%s", mlir_scalar[t->dtype]); return;
-  case TY_PTR:
-    sb_printf(sb, "!tile.ptr<");
-    type_text(sb, t->elem);
-    sb_putc(sb, '>');
-    return;
-  case TY_DESC:
-    /* a tensor descriptor is, for now, a block pointer at its origin (TMA comes with sm_90's) */
-    sb_printf(sb, "!tile.ptr<");
-    type_text(sb, t->elem);
-    sb_putc(sb, '>');
-    return;
-  case TY_BLOCK:
-    sb_printf(sb, "tensor<");
-    for (int i = 0; i < t->rank; i++) sb_printf(sb, "%lldx", (long long)t->shape[i]);
-    type_text(sb, t->elem);
-    sb_putc(sb, '>');
-    return;
-  case TY_VOID: sb_printf(sb, "none"); return;
-  }
-}
-
-MlirType ir_type(IrContext *ic, const Type *t) {
-  if (t->kind == TY_SCALAR) return ir_scalar_type(ic, t->dtype);
-  StrBuf sb = {0};
-  type_text(&sb, t);
-  MlirType r = ir_parse_type(ic, sb.s);
-  sb_free(&sb);
-  return r;
-}
 
 /* ---- printing ---------------------------------------------------------------- */
 

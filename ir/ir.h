@@ -13,7 +13,10 @@
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 
-#include "../frontend/frontend.h"
+#include "support/support.h"
+#include "support/dtype.h"
+
+struct CgCache;
 
 /* Properties of tile ops. */
 enum {
@@ -69,12 +72,9 @@ void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src);
 
 /* Types and attributes. */
 MlirType ir_scalar_type(IrContext *ic, DType dt);
-MlirType ir_type(IrContext *ic, const Type *t); /* tensor<...>, !tile.ptr<...> */
+const char *ir_scalar_name(DType dt); /* "f32", "i8" (unsigned types too) */
 MlirType ir_parse_type(IrContext *ic, const char *text); /* cached */
 MlirAttribute ir_parse_attr(IrContext *ic, const char *text);
-
-/* Builds the kernel as a builtin.module holding one func.func. */
-MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k);
 
 /* Verifies upstream invariants and the tile rules IRDL cannot express. */
 bool ir_verify(IrContext *ic, MlirOperation module, Diags *d);
@@ -97,5 +97,37 @@ void ir_print(StrBuf *sb, MlirOperation op, bool with_locations);
  * which value each operand is, the shape of regions and blocks (not the
  * locations). Equal IR hashes equal in any process. */
 uint64_t ir_hash(IrContext *ic, MlirOperation op);
+
+/* ---- the state of a compilation that passes and codegen read ------------------------ */
+
+typedef struct PassCtx {
+  IrContext *ic;
+  Arena *a;
+  Diags *d;
+  int num_warps;
+  int threads_per_warp; /* 32 */
+  struct CgCache *cg;   /* the code generator's state kept with the context (codegen.h) */
+  StageClock *clock;    /* the time of each stage, when asked */
+} PassCtx;
+
+/* ---- ops, for passes and codegen (util.c) -------------------------------------------- */
+
+bool op_is(MlirOperation op, const char *name);
+bool op_is_pure(MlirOperation op);        /* no side effects: removable, CSE-able, hoistable */
+bool op_results_unused(MlirOperation op);
+void op_erase(MlirOperation op);
+int64_t op_int_attr(MlirOperation op, const char *name, int64_t dflt);
+MlirOperation value_owner(MlirValue v);    /* defining op, or null for block arguments */
+bool value_defined_in(MlirValue v, MlirOperation region_op); /* inside region_op's regions */
+/* Calls fn on every op in post-order (operands before users within a block). */
+typedef void (*OpFn)(MlirOperation op, void *user);
+void walk_ops(MlirOperation root, OpFn fn, void *user, bool post_order);
+/* The ops of a block, collected first, so the block can change while visited. */
+int block_ops(Arena *a, MlirBlock b, MlirOperation **out);
+MlirOperation create_before(MlirOperation before, const char *name, MlirLocation loc, int nres,
+                            const MlirType *res, int nops, const MlirValue *ops, int nattrs,
+                            const MlirNamedAttribute *attrs);
+MlirValue const_int_value(MlirValue v, bool *ok); /* the op's arith.constant (scalar or splat) */
+bool splat_int_constant(MlirValue v, int64_t *out); /* arith.constant splat or scalar */
 
 #endif

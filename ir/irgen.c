@@ -12,7 +12,7 @@
  * Every op carries its source location; code inlined from a @jit helper
  * carries a call-site location whose caller is the call.
  */
-#include "ir.h"
+#include "irgen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +82,7 @@ typedef struct Attrs {
 } Attrs;
 
 static void attr(Gen *G, Attrs *as, const char *name, MlirAttribute a) {
-  if (as->n == 12) fe_internal_error(__FILE__, __LINE__, "too many attributes");
+  if (as->n == 12) internal_error(__FILE__, __LINE__, "too many attributes");
   as->v[as->n++] = mlirNamedAttributeGet(mlirIdentifierGet(G->ctx, str(name)), a);
 }
 
@@ -115,7 +115,7 @@ static MlirOperation build(Gen *G, const char *name, MlirLocation loc, int nres,
     if (strcmp(slotted[i].name, name)) continue;
     if (!as) as = &local;
     if (nops > slotted[i].operand_slots || nres > (slotted[i].result_slots ? slotted[i].result_slots : 1))
-      fe_internal_error(__FILE__, __LINE__, "too many operands for a slotted op");
+      internal_error(__FILE__, __LINE__, "too many operands for a slotted op");
     slot_sizes(G, as, "operandSegmentSizes", slotted[i].operand_slots, nops);
     if (slotted[i].result_slots) slot_sizes(G, as, "resultSegmentSizes", slotted[i].result_slots, nres);
   }
@@ -125,7 +125,7 @@ static MlirOperation build(Gen *G, const char *name, MlirLocation loc, int nres,
   if (as && as->n) mlirOperationStateAddAttributes(&st, as->n, as->v);
   if (nregions) mlirOperationStateAddOwnedRegions(&st, nregions, regions);
   MlirOperation op = mlirOperationCreate(&st);
-  if (mlirOperationIsNull(op)) fe_internal_error(__FILE__, __LINE__, name);
+  if (mlirOperationIsNull(op)) internal_error(__FILE__, __LINE__, name);
   /* the op owns its regions now: they are the last ones begun */
   for (int i = 0; i < nregions; i++)
     for (int k = G->npending - 1; k >= 0; k--)
@@ -146,6 +146,40 @@ static MlirValue un(Gen *G, const char *name, MlirLocation loc, MlirType ty, Mli
 static MlirValue bin(Gen *G, const char *name, MlirLocation loc, MlirValue x, MlirValue y) {
   MlirValue ops[2] = {x, y};
   return op1(G, name, loc, mlirValueGetType(x), 2, ops, NULL);
+}
+
+/* The MLIR type of a frontend type: tensor<...>, !tile.ptr<...>. */
+static void type_text(StrBuf *sb, const Type *t) {
+  switch (t->kind) {
+  case TY_SCALAR: sb_printf(sb, "%s", ir_scalar_name(t->dtype)); return;
+  case TY_PTR:
+    sb_printf(sb, "!tile.ptr<");
+    type_text(sb, t->elem);
+    sb_putc(sb, '>');
+    return;
+  case TY_DESC:
+    /* a tensor descriptor is, for now, a block pointer at its origin (TMA comes with sm_90's) */
+    sb_printf(sb, "!tile.ptr<");
+    type_text(sb, t->elem);
+    sb_putc(sb, '>');
+    return;
+  case TY_BLOCK:
+    sb_printf(sb, "tensor<");
+    for (int i = 0; i < t->rank; i++) sb_printf(sb, "%lldx", (long long)t->shape[i]);
+    type_text(sb, t->elem);
+    sb_putc(sb, '>');
+    return;
+  case TY_VOID: sb_printf(sb, "none"); return;
+  }
+}
+
+static MlirType ir_type(IrContext *ic, const Type *t) {
+  if (t->kind == TY_SCALAR) return ir_scalar_type(ic, t->dtype);
+  StrBuf sb = {0};
+  type_text(&sb, t);
+  MlirType r = ir_parse_type(ic, sb.s);
+  sb_free(&sb);
+  return r;
 }
 
 static MlirType ty_of(Gen *G, const Type *t) { return ir_type(G->ic, t); }

@@ -4,7 +4,7 @@
  *
  * The caller computes the key: a SHA-256 (CacheHash below) of everything the
  * compiled output depends on — source, signature, options, target, the
- * compiler's build (runtime/jit.h) — written as 64 lowercase hex digits. The cache stores opaque
+ * compiler's build (jit/jit.h) — written as 64 lowercase hex digits. The cache stores opaque
  * bytes under that key; what they mean is the caller's business.
  *
  * An entry is the file DIR/<key[0..1]>/<key>.tc: a header (magic "TILECC1\n",

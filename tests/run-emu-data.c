@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/npy.h"
+#include "driver/npy.h"
 
 static int fail(const char *what) {
   fprintf(stderr, "run-emu-data: %s\n", what);

@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 data=${2:-}
 if [ -z "$data" ]; then
   data=$tmp/run-emu-data
-  if ! ${CC:-cc} -std=gnu11 -O1 -I"$root" -o "$data" "$root/tests/run-emu-data.c" "$root/runtime/npy.c" -lm; then
+  if ! ${CC:-cc} -std=gnu11 -O1 -I"$root" -o "$data" "$root/tests/run-emu-data.c" "$root/driver/npy.c" -lm; then
     echo "cannot build the run-emu-data helper"
     exit 1
   fi

@@ -66,7 +66,7 @@ static inline char *slurp(const char *path, size_t *len) {
 #ifdef TILEC_RUNTIME_EMU_H
 /* Compiles kernel `kernel` of DIR/FILE for the emulator and runs it on a
  * grid of `grid` programs; 0 on success, else the failure is counted and
- * reported. (For the test programs that include runtime/emu.h and tilec.h.) */
+ * reported. (For the test programs that include emu/emu.h and tilec.h.) */
 static inline int emu_run_file(const char *dir, const char *file, const char *kernel, const char *sig, int warps,
                                unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
   char path[1024];

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/emu.h"
+#include "emu/emu.h"
 #include "tilec/tilec.h"
 #include "emu_test.h"
 

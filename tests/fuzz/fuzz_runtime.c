@@ -3,7 +3,7 @@
  * text: grid expressions (runtime/grid.c, from the command line and from
  * tilec_jit_options), the kernel metadata (runtime/meta.c, from the disk
  * cache and the compiler) and the loader of cached object code
- * (runtime/elfload.c). None of them links LLVM or MLIR.
+ * (emu/elfload.c). None of them links LLVM or MLIR.
  *
  * Input format: the first byte chooses the reader, the rest is its input:
  *   'g'  a grid expression over the names n, M, BLOCK (values 98432, 1000,
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/elfload.h"
+#include "emu/elfload.h"
 #include "runtime/grid.h"
 #include "runtime/meta.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/elfload.h"
-#include "runtime/emu.h"
+#include "emu/elfload.h"
+#include "emu/emu.h"
 #include "tilec/tilec.h"
 #include "unit.h"
 

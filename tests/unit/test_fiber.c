@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime/fiber.h"
+#include "emu/fiber.h"
 #include "unit.h"
 
 static uint32_t hash32(uint32_t x) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
-#include "runtime/jit.h"
+#include "jit/jit.h"
 #include "tilec/tilec.h"
 #include "unit.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/npy.h"
+#include "driver/npy.h"
 #include "unit.h"
 
 #ifndef UNIT_DATA_DIR

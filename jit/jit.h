@@ -1,6 +1,6 @@
 /*
  * jit.h — what the JIT's disk cache keys hold besides a compilation's own
- * inputs (runtime/jit.c), open to the tests that hold the keys to it.
+ * inputs (jit/jit.c), open to the tests that hold the keys to it.
  *
  * An entry must reach only a process that would have compiled the same
  * bytes: one running the same build of the compiler (its sources, tile

@@ -9,14 +9,14 @@
  * global accesses, atomics, vprintf, __assertfail, libdevice math) to a C
  * implementation; a call the emulator does not know is a load error naming
  * it. emu_launch runs the grid: blocks in parallel on host threads, the
- * threads of a block as fibers (runtime/fiber.h) when the kernel has
+ * threads of a block as fibers (emu/fiber.h) when the kernel has
  * barriers or warp collectives, else one after another.
  *
  * The checks a GPU does not make: a global access outside every buffer of
  * the launch, a device assertion, a deadlock or a divergent collective
  * stop the launch (or, for accesses and assertions, are counted and the
  * first few reported) and make emu_launch return false with the report.
- * So do, from runtime/emucheck.h, a read of global memory nothing wrote
+ * So do, from emu/emucheck.h, a read of global memory nothing wrote
  * (for buffers with an init map) and a data race on global memory, within
  * a program or between the programs of the launch (unless no_racecheck).
  *
@@ -86,7 +86,7 @@ const void *emu_object(const EmuKernel *k, size_t *len);
 bool emu_uses_fibers(const EmuKernel *k);
 
 /* Loads a kernel from object code emu_object gave (fibers: what
- * emu_uses_fibers said): straight into memory (runtime/elfload.h) when
+ * emu_uses_fibers said): straight into memory (emu/elfload.h) when
  * the loader takes the object, else through the JIT. NULL with a malloc'd
  * message on failure, as emu_load. */
 EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err);

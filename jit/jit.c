@@ -1,7 +1,7 @@
 /*
  * jit.c — devices and JIT-compiled kernels (tilec.h): compile from source,
  * specialize on the launch's arguments as Triton does, run on the CUDA
- * driver (runtime/cuda.c) or the CPU emulator (runtime/emu.c).
+ * driver (runtime/cuda.c) or the CPU emulator (emu/emu.c).
  *
  * A kernel keeps its specializations in a small table keyed by the hints
  * its arguments give (two bits per runtime parameter): a pointer aligned to
@@ -15,11 +15,11 @@
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-#include "cache.h"
-#include "emu.h"
-#include "grid.h"
+#include "runtime/cache.h"
+#include "emu/emu.h"
+#include "runtime/grid.h"
 #include "jit.h"
-#include "meta.h"
+#include "runtime/meta.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  * emulator does not know is a load error that names it. The state of the
  * running thread (its ids, its block's shared memory, the launch) is
  * thread-local: blocks run in parallel on host threads, and the threads of
- * a block run as fibers (runtime/fiber.h) when the kernel has barriers or
+ * a block run as fibers (emu/fiber.h) when the kernel has barriers or
  * warp collectives, else one after another on their host thread.
  *
  * Checks: a global access outside every buffer of the launch, a read of

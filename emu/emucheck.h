@@ -1,7 +1,7 @@
 /*
  * emucheck.h — the emulator's checks of global memory: reads of bytes that
  * nothing wrote (initcheck), and data races within a program and between
- * the programs of a launch (racecheck). runtime/emu.c calls these from its
+ * the programs of a launch (racecheck). emu/emu.c calls these from its
  * global loads, stores and atomics, its barrier, and around each program;
  * docs/emulator.md says what is reported and what is modelled.
  *

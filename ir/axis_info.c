@@ -1,0 +1,236 @@
+/*
+ * axis_info.c — what is known about the values of integer and pointer tiles,
+ * per dimension: contiguity (runs of consecutive values), divisibility (the
+ * first value of a run is a multiple of it; bytes for pointers), constancy
+ * (runs of equal values). From make_range, constants, splats, arithmetic,
+ * the tl.multiple_of / max_contiguous / max_constancy hints, and the
+ * signature's :16 hints on parameters. Coalescing reads it: it is what allows
+ * 128-bit accesses.
+ *
+ * Requires: nothing. The `axis-info` pass (passes/axis_info.c) only
+ * annotates ops with the result, for tests.
+ * Loop-carried values are taken pessimistically (all 1).
+ */
+#include "axis_info.h"
+#include "layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+#define MAX_DIV ((int64_t)1 << 30)
+
+struct AxisAnalysis {
+  PassCtx *pc;
+  PtrVec keys;  /* MlirValue ptrs */
+  PtrVec infos; /* AxisInfo* */
+};
+
+const AxisInfo *axis_info_of(AxisAnalysis *aa, MlirValue v) {
+  for (int i = aa->keys.n - 1; i >= 0; i--)
+    if (aa->keys.v[i] == v.ptr) return aa->infos.v[i];
+  return NULL;
+}
+
+static void set_info(AxisAnalysis *aa, MlirValue v, const AxisInfo *ai) {
+  AxisInfo *c = arena_alloc(aa->pc->a, sizeof *c);
+  *c = *ai;
+  vec_push(aa->pc->a, &aa->keys, (void *)v.ptr);
+  vec_push(aa->pc->a, &aa->infos, c);
+}
+
+static int64_t gcd(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+static int64_t pow2_divisor(int64_t x) {
+  if (x == 0) return MAX_DIV;
+  int64_t p = x & -x;
+  return p > MAX_DIV ? MAX_DIV : p;
+}
+
+static int rank_of(MlirType t) { return mlirTypeIsARankedTensor(t) ? (int)mlirShapedTypeGetRank(t) : 0; }
+static int64_t dim(MlirType t, int d) { return mlirShapedTypeGetDimSize(t, d); }
+
+/* The unknown: nothing is contiguous or constant beyond 1 element. */
+static AxisInfo unknown(MlirType t) {
+  AxisInfo ai = {.rank = rank_of(t)};
+  for (int d = 0; d < ai.rank; d++) ai.contiguity[d] = ai.divisibility[d] = ai.constancy[d] = 1;
+  if (ai.rank == 0) ai.contiguity[0] = ai.divisibility[0] = ai.constancy[0] = 1;
+  return ai;
+}
+
+static AxisInfo get(AxisAnalysis *aa, MlirValue v) {
+  const AxisInfo *ai = axis_info_of(aa, v);
+  return ai ? *ai : unknown(mlirValueGetType(v));
+}
+
+static void visit(MlirOperation op, void *user) {
+  AxisAnalysis *aa = user;
+  intptr_t nres = mlirOperationGetNumResults(op);
+  /* block arguments of loops and functions first */
+  if (op_is(op, "func.func")) {
+    MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+    MlirAttribute args = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("arg_attrs"));
+    for (intptr_t i = 0; i < mlirBlockGetNumArguments(b); i++) {
+      MlirValue a = mlirBlockGetArgument(b, i);
+      AxisInfo ai = unknown(mlirValueGetType(a));
+      if (!mlirAttributeIsNull(args) && i < mlirArrayAttrGetNumElements(args)) {
+        MlirAttribute d = mlirDictionaryAttrGetElementByName(mlirArrayAttrGetElement(args, i),
+                                                              mlirStringRefCreateFromCString("tile.divisibility"));
+        if (!mlirAttributeIsNull(d)) ai.divisibility[0] = mlirIntegerAttrGetValueInt(d);
+      }
+      set_info(aa, a, &ai);
+    }
+    return;
+  }
+  if (op_is(op, "scf.for")) {
+    MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+    AxisInfo lb = get(aa, mlirOperationGetOperand(op, 0)), st = get(aa, mlirOperationGetOperand(op, 2));
+    AxisInfo iv = unknown(mlirValueGetType(mlirBlockGetArgument(b, 0)));
+    iv.divisibility[0] = gcd(lb.divisibility[0], st.divisibility[0]);
+    set_info(aa, mlirBlockGetArgument(b, 0), &iv);
+    return;
+  }
+  if (nres != 1) return;
+  MlirValue r = mlirOperationGetResult(op, 0);
+  MlirType rt = mlirValueGetType(r);
+  AxisInfo out = unknown(rt);
+  int rank = out.rank, n = rank ? rank : 1;
+  TileOp t = tile_op_of(op);
+  MlirValue a0 = mlirOperationGetNumOperands(op) > 0 ? mlirOperationGetOperand(op, 0) : (MlirValue){NULL};
+  MlirValue a1 = mlirOperationGetNumOperands(op) > 1 ? mlirOperationGetOperand(op, 1) : (MlirValue){NULL};
+  int64_t c;
+  if (op_is(op, "arith.constant")) {
+    if (!splat_int_constant(r, &c)) return;
+    for (int d = 0; d < n; d++) {
+      out.divisibility[d] = pow2_divisor(c);
+      out.constancy[d] = rank ? dim(rt, d) : 1;
+    }
+  } else if (t == TOP_make_range) {
+    int64_t start = op_int_attr(op, "start", 0), end = op_int_attr(op, "end", 1);
+    out.contiguity[0] = end - start;
+    out.divisibility[0] = pow2_divisor(start);
+  } else if (t == TOP_splat) {
+    AxisInfo s = get(aa, a0);
+    for (int d = 0; d < n; d++) {
+      out.divisibility[d] = s.divisibility[0];
+      out.constancy[d] = dim(rt, d);
+    }
+  } else if (t == TOP_broadcast) {
+    AxisInfo s = get(aa, a0);
+    MlirType st = mlirValueGetType(a0);
+    for (int d = 0; d < rank; d++) {
+      bool grown = dim(st, d) == 1 && dim(rt, d) > 1;
+      out.contiguity[d] = grown ? 1 : s.contiguity[d];
+      out.divisibility[d] = s.divisibility[d];
+      out.constancy[d] = grown ? dim(rt, d) : s.constancy[d];
+    }
+  } else if (t == TOP_expand_dims) {
+    AxisInfo s = get(aa, a0);
+    int axis = (int)op_int_attr(op, "axis", 0);
+    /* along the new dimension every element is a run of its own: what
+     * divides all of them (a contiguous dimension holds odd values) */
+    int64_t div = MAX_DIV;
+    for (int d = 0; d < s.rank; d++) {
+      int64_t e = s.contiguity[d] > 1 ? 1 : s.divisibility[d];
+      div = div < e ? div : e;
+    }
+    if (s.rank == 0) div = s.divisibility[0];
+    for (int d = 0, k = 0; d < rank; d++) {
+      if (d == axis) {
+        out.contiguity[d] = out.constancy[d] = 1;
+        out.divisibility[d] = div;
+      } else {
+        out.contiguity[d] = s.contiguity[k];
+        out.divisibility[d] = s.divisibility[k];
+        out.constancy[d] = s.constancy[k];
+        k++;
+      }
+    }
+  } else if (op_is(op, "arith.addi") || op_is(op, "arith.subi") || t == TOP_addptr) {
+    AxisInfo x = get(aa, a0), y = get(aa, a1);
+    int64_t scale = t == TOP_addptr ? pointee_bytes(aa->pc, rt) : 1;
+    bool sub = op_is(op, "arith.subi");
+    for (int d = 0; d < n; d++) {
+      int64_t cx = gcd(x.contiguity[d], y.constancy[d]), cy = sub ? 1 : gcd(y.contiguity[d], x.constancy[d]);
+      out.contiguity[d] = cx > cy ? cx : cy;
+      out.divisibility[d] = gcd(x.divisibility[d], y.divisibility[d] * scale);
+      out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+    }
+  } else if (op_is(op, "arith.muli")) {
+    AxisInfo x = get(aa, a0), y = get(aa, a1);
+    int64_t cx = 0, cy = 0;
+    bool one_x = splat_int_constant(a0, &cx) && cx == 1, one_y = splat_int_constant(a1, &cy) && cy == 1;
+    for (int d = 0; d < n; d++) {
+      out.contiguity[d] = one_y ? x.contiguity[d] : one_x ? y.contiguity[d] : 1;
+      /* a run [2^k, 2^k + 1, ...] scaled is no longer a run: only what
+       * divides every element counts, which is 1 */
+      int64_t dx = x.contiguity[d] > 1 && !one_y ? 1 : x.divisibility[d];
+      int64_t dy = y.contiguity[d] > 1 && !one_x ? 1 : y.divisibility[d];
+      int64_t dv = dx * dy;
+      out.divisibility[d] = dv > MAX_DIV || dv <= 0 ? MAX_DIV : dv;
+      out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+    }
+  } else if (op_is(op, "arith.divsi") || op_is(op, "arith.divui") || op_is(op, "arith.remsi") || op_is(op, "arith.remui")) {
+    AxisInfo x = get(aa, a0), y = get(aa, a1);
+    bool rem = op_is(op, "arith.remsi") || op_is(op, "arith.remui");
+    bool cst = splat_int_constant(a1, &c) && c > 0;
+    for (int d = 0; d < n; d++) {
+      out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+      if (rem && cst) {
+        out.contiguity[d] = gcd(x.contiguity[d], c);
+        out.divisibility[d] = gcd(x.divisibility[d], c);
+      } else if (!rem && cst && x.divisibility[d] % c == 0) {
+        out.divisibility[d] = x.divisibility[d] / c;
+      }
+    }
+  } else if (op_is(op, "arith.extsi") || op_is(op, "arith.extui") || op_is(op, "arith.trunci") ||
+             op_is(op, "arith.index_cast") || t == TOP_convert_layout) {
+    out = get(aa, a0);
+  } else if (op_is(op, "arith.cmpi") || op_is(op, "arith.andi") || op_is(op, "arith.ori") || op_is(op, "arith.select")) {
+    int base = op_is(op, "arith.select") ? 1 : 0;
+    AxisInfo x = get(aa, mlirOperationGetOperand(op, base)), y = get(aa, mlirOperationGetOperand(op, base + 1));
+    int64_t pred = op_int_attr(op, "predicate", 0);
+    bool ordered = op_is(op, "arith.cmpi") && pred >= 2; /* slt, sle, sgt, sge, ult, ... */
+    for (int d = 0; d < n; d++) {
+      out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+      /* a run [a, a+1, ..] against a constant c: when both are multiples of
+       * g, no run of g straddles c, so the result is constant over it */
+      if (ordered && x.contiguity[d] > 1 && y.constancy[d] > 1) {
+        int64_t g = gcd(x.contiguity[d], gcd(x.divisibility[d], y.divisibility[d]));
+        if (g > out.constancy[d]) out.constancy[d] = g;
+      }
+      if (ordered && y.contiguity[d] > 1 && x.constancy[d] > 1) {
+        int64_t g = gcd(y.contiguity[d], gcd(y.divisibility[d], x.divisibility[d]));
+        if (g > out.constancy[d]) out.constancy[d] = g;
+      }
+    }
+  } else if (t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy) {
+    out = get(aa, a0);
+    MlirAttribute vals = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("values"));
+    for (int d = 0; d < n && d < mlirDenseArrayGetNumElements(vals); d++) {
+      int64_t v = mlirDenseI32ArrayGetElement(vals, d);
+      if (t == TOP_multiple_of) out.divisibility[d] = v;
+      if (t == TOP_max_contiguous) out.contiguity[d] = v;
+      if (t == TOP_max_constancy) out.constancy[d] = v;
+    }
+  } else {
+    return;
+  }
+  set_info(aa, r, &out);
+}
+
+AxisAnalysis *axis_analyze(PassCtx *pc, MlirOperation module) {
+  AxisAnalysis *aa = arena_alloc(pc->a, sizeof *aa);
+  aa->pc = pc;
+  walk_ops(module, visit, aa, false);
+  return aa;
+}

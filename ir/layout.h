@@ -1,0 +1,35 @@
+/*
+ * layout.h — the layout model: the tensor encodings of tile IR with layouts
+ * in the C form that passes and codegen read (layout.c).
+ */
+#ifndef TILEC_LAYOUT_H
+#define TILEC_LAYOUT_H
+
+#include "ir.h"
+
+/* ---- layouts ----------------------------------------------------------------- */
+
+typedef enum LayoutKind { L_NONE, L_BLOCKED, L_SLICE, L_DOT_OP, L_MMA, L_SHARED } LayoutKind;
+
+typedef struct Layout {
+  LayoutKind kind;
+  int rank;
+  int spt[MAX_RANK], tpw[MAX_RANK], wpc[MAX_RANK], order[MAX_RANK];
+  int dim;                 /* slice: the removed dimension; dot_op: operand index */
+  int k_width;             /* dot_op */
+  const struct Layout *parent; /* slice, dot_op */
+} Layout;
+
+/* Triton's default blocked layout for a shape (sizePerThread all 1 unless given). */
+Layout layout_blocked(PassCtx *pc, int rank, const int64_t *shape, const int *spt, const int *order);
+MlirAttribute layout_attr(PassCtx *pc, const Layout *l);
+bool layout_of_type(PassCtx *pc, MlirType t, Layout *out); /* false: no encoding */
+bool layout_equal(const Layout *a, const Layout *b);
+MlirType with_layout(PassCtx *pc, MlirType t, MlirAttribute layout); /* tensor types only */
+MlirType without_layout(MlirType t);
+MlirAttribute type_layout(MlirType t); /* null attribute when none */
+/* Bytes per element a pointer (or a tensor of pointers) points to; 1 for
+ * anything else. */
+int64_t pointee_bytes(PassCtx *pc, MlirType t);
+
+#endif

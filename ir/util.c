@@ -1,0 +1,115 @@
+/*
+ * util.c — what passes and codegen share about ops: predicates, walking,
+ * erasing, creating.
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+/* ---- ops ------------------------------------------------------------------------ */
+
+static bool name_is(MlirOperation op, const char *prefix, bool whole) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t k = strlen(prefix);
+  return n.length >= k && !memcmp(n.data, prefix, k) && (!whole || n.length == k);
+}
+
+bool op_is(MlirOperation op, const char *name) { return name_is(op, name, true); }
+
+bool op_is_pure(MlirOperation op) {
+  TileOp t = tile_op_of(op);
+  if (t != TOP_NONE) return (tile_op_flags(t) & OP_PURE) != 0;
+  /* arith and math ops have no side effects (division by zero is poison, not a trap) */
+  return name_is(op, "arith.", false) || name_is(op, "math.", false);
+}
+
+bool op_results_unused(MlirOperation op) {
+  intptr_t n = mlirOperationGetNumResults(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (!mlirOpOperandIsNull(mlirValueGetFirstUse(mlirOperationGetResult(op, i)))) return false;
+  return true;
+}
+
+void op_erase(MlirOperation op) { mlirOperationDestroy(op); }
+
+int64_t op_int_attr(MlirOperation op, const char *name, int64_t dflt) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return dflt;
+  return mlirIntegerAttrGetValueInt(a);
+}
+
+MlirOperation value_owner(MlirValue v) {
+  if (mlirValueIsAOpResult(v)) return mlirOpResultGetOwner(v);
+  return (MlirOperation){NULL};
+}
+
+bool value_defined_in(MlirValue v, MlirOperation region_op) {
+  MlirBlock b = mlirValueIsABlockArgument(v) ? mlirBlockArgumentGetOwner(v) : mlirOperationGetBlock(mlirOpResultGetOwner(v));
+  while (!mlirBlockIsNull(b)) {
+    MlirOperation parent = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(parent)) return false;
+    if (mlirOperationEqual(parent, region_op)) return true;
+    b = mlirOperationGetBlock(parent);
+  }
+  return false;
+}
+
+int block_ops(Arena *a, MlirBlock b, MlirOperation **out) {
+  int n = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) n++;
+  *out = arena_alloc(a, sizeof(MlirOperation) * (size_t)(n + 1));
+  int i = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+    (*out)[i++] = o;
+  return n;
+}
+
+typedef struct WalkState {
+  OpFn fn;
+  void *user;
+} WalkState;
+
+static MlirWalkResult walk_cb(MlirOperation op, void *user) {
+  WalkState *w = user;
+  w->fn(op, w->user);
+  return MlirWalkResultAdvance;
+}
+
+void walk_ops(MlirOperation root, OpFn fn, void *user, bool post_order) {
+  WalkState w = {fn, user};
+  mlirOperationWalk(root, walk_cb, &w, post_order ? MlirWalkPostOrder : MlirWalkPreOrder);
+}
+
+MlirOperation create_before(MlirOperation before, const char *name, MlirLocation loc, int nres,
+                            const MlirType *res, int nops, const MlirValue *ops, int nattrs,
+                            const MlirNamedAttribute *attrs) {
+  MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString(name), loc);
+  if (nres) mlirOperationStateAddResults(&st, nres, res);
+  if (nops) mlirOperationStateAddOperands(&st, nops, ops);
+  if (nattrs) mlirOperationStateAddAttributes(&st, nattrs, attrs);
+  MlirOperation op = mlirOperationCreate(&st);
+  if (mlirOperationIsNull(op)) internal_error(__FILE__, __LINE__, name);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before), before, op);
+  return op;
+}
+
+bool splat_int_constant(MlirValue v, int64_t *out) {
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+  if (mlirAttributeIsAInteger(a)) {
+    *out = mlirIntegerAttrGetValueInt(a);
+    return true;
+  }
+  if (mlirAttributeIsADenseElements(a) && mlirDenseElementsAttrIsSplat(a)) {
+    MlirAttribute e = mlirDenseElementsAttrGetSplatValue(a);
+    if (!mlirAttributeIsAInteger(e)) return false;
+    *out = mlirIntegerAttrGetValueInt(e);
+    return true;
+  }
+  return false;
+}

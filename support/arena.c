@@ -1,0 +1,167 @@
+/*
+ * arena.c — the arena every compilation allocates from, growable arrays and
+ * text buffers, the stage clock, and the internal-error exit.
+ */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+_Noreturn void internal_error(const char *file, int line, const char *what) {
+  fprintf(stderr, "tilec: internal error at %s:%d: %s\n", file, line, what);
+  abort();
+}
+
+/* ---- arena -------------------------------------------------------------- */
+
+struct ArenaChunk {
+  ArenaChunk *next;
+  size_t used, size;
+  _Alignas(16) unsigned char data[];
+};
+
+Arena *arena_create(void) {
+  Arena *a = calloc(1, sizeof *a);
+  if (!a) internal_error(__FILE__, __LINE__, "out of memory");
+  return a;
+}
+
+void arena_destroy(Arena *a) {
+  if (!a) return;
+  for (ArenaChunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void *arena_alloc(Arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  ArenaChunk *c = a->head;
+  if (!c || c->size - c->used < n) {
+    size_t size = n > 60000 ? n : 60000;
+    if (a->cap && a->total + size > a->cap && a->oom) longjmp(*a->oom, 1);
+    c = malloc(sizeof *c + size);
+    if (!c) internal_error(__FILE__, __LINE__, "out of memory");
+    c->next = a->head;
+    c->used = 0;
+    c->size = size;
+    a->head = c;
+    a->total += size;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+void vec_push(Arena *a, PtrVec *vec, void *p) {
+  if (vec->n == vec->cap) {
+    int cap = vec->cap ? vec->cap * 2 : 8;
+    void **v = arena_alloc(a, sizeof(void *) * (size_t)cap);
+    if (vec->n) memcpy(v, vec->v, sizeof(void *) * (size_t)vec->n);
+    vec->v = v;
+    vec->cap = cap;
+  }
+  vec->v[vec->n++] = p;
+}
+
+/* ---- text buffers --------------------------------------------------------- */
+
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return;
+  if (sb->len + (size_t)n + 1 > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + (size_t)n + 1) cap *= 2;
+    char *s;
+    if (sb->arena) {
+      s = arena_alloc(sb->arena, cap);
+      if (sb->len) memcpy(s, sb->s, sb->len);
+    } else {
+      s = realloc(sb->s, cap);
+      if (!s) internal_error(__FILE__, __LINE__, "out of memory");
+    }
+    sb->s = s;
+    sb->cap = cap;
+  }
+  vsnprintf(sb->s + sb->len, (size_t)n + 1, fmt, ap);
+  sb->len += (size_t)n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(sb, fmt, ap);
+  va_end(ap);
+}
+
+void sb_putc(StrBuf *sb, char c) { sb_append(sb, &c, 1); }
+
+void sb_append(StrBuf *sb, const void *data, size_t n) {
+  if (sb->len + n + 1 > sb->cap) {
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + n + 1) cap *= 2;
+    char *s;
+    if (sb->arena) {
+      s = arena_alloc(sb->arena, cap);
+      if (sb->len) memcpy(s, sb->s, sb->len);
+    } else {
+      s = realloc(sb->s, cap);
+      if (!s) internal_error(__FILE__, __LINE__, "out of memory");
+    }
+    sb->s = s;
+    sb->cap = cap;
+  }
+  memcpy(sb->s + sb->len, data, n);
+  sb->len += n;
+  sb->s[sb->len] = 0;
+}
+
+void sb_free(StrBuf *sb) {
+  if (!sb->arena) free(sb->s);
+  sb->s = NULL;
+  sb->len = sb->cap = 0;
+}
+
+double clock_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+void stage_time(StageClock *c, const char *fmt, ...) {
+  if (!c || !c->out) return;
+  double now = clock_ms();
+  char stage[96];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(stage, sizeof stage, fmt, ap);
+  va_end(ap);
+  sb_printf(c->out, "%-32s %8.3f ms\n", stage, now - c->mark);
+  c->mark = clock_ms();
+}
