@@ -36,13 +36,13 @@ extern const int cg_ntargets;
 const CgTarget *cg_target_find(const char *name); /* NULL when unknown */
 
 /* The target machine for arch ("sm_80" .. "sm_90a"), or for the host
- * with arch NULL; kept in pc->cg. NULL with a diagnostic when LLVM lacks
+ * with arch NULL; kept in comp->cg. NULL with a diagnostic when LLVM lacks
  * the target. */
-LLVMTargetMachineRef cg_target_machine(PassCtx *pc, const char *arch);
+LLVMTargetMachineRef cg_target_machine(Compilation *comp, const char *arch);
 
 /* Lowers the kernel of a tile-gpu module to a new module in the LLVM and
  * NVVM dialects; a null module with diagnostics when an op has no lowering. */
-MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch);
+MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *arch);
 
 /* Shared memory after lowering (shared.c). The lowering gives every use
  * a buffer (@tilec_smem_<n>) and tags each access with its buffer
@@ -57,36 +57,36 @@ typedef struct SharedPlan {
 /* allocate-shared: places the buffers in one (@tilec_smem), sharing memory
  * between buffers whose accesses do not overlap in time (intervals of the
  * program order, widened over loops they cross). */
-bool cg_allocate_shared(PassCtx *pc, MlirOperation llvm_module, SharedPlan *plan);
+bool cg_allocate_shared(Compilation *comp, MlirOperation llvm_module, SharedPlan *plan);
 
 /* insert-barriers: a barrier before each access that would race with an
  * access since the last barrier (a read after a write, a write after a
  * read, of overlapping memory), through ifs and loops; never inside a
  * per-thread (tilec.divergent) condition. */
-bool cg_insert_barriers(PassCtx *pc, MlirOperation llvm_module, const SharedPlan *plan);
+bool cg_insert_barriers(Compilation *comp, MlirOperation llvm_module, const SharedPlan *plan);
 
 /* Expands the tilec.* calls for the GPU (predicated PTX). */
-bool cg_expand_for_gpu(PassCtx *pc, MlirOperation llvm_module, const char *arch);
+bool cg_expand_for_gpu(Compilation *comp, MlirOperation llvm_module, const char *arch);
 
 /* The LLVM-dialect module (arith, math, scf and cf still in it) to LLVM IR
  * in lctx; NULL with a diagnostic on failure. */
-LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation llvm_module, LLVMContextRef lctx);
+LLVMModuleRef cg_translate(Compilation *comp, MlirOperation llvm_module, LLVMContextRef lctx);
 
 /* Gives lm the target machine's triple and data layout and runs the LLVM
  * pass pipeline on it; false with a diagnostic on failure. */
-bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline);
+bool cg_optimize(Compilation *comp, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline);
 
 /* Retargets the lowered module to the host for the CPU emulator (emu.c):
  * GPU operations become calls the emulator binds, shared memory its
  * per-block arena, vector accesses scalar ones; adds the entry
  * tilec_emu_entry(void **args). Then LLVM IR text for the host, after O2,
  * appended to out. */
-bool cg_emit_cpu(PassCtx *pc, MlirOperation llvm_module, StrBuf *out);
+bool cg_emit_cpu(Compilation *comp, MlirOperation llvm_module, StrBuf *out);
 
 /* LLVM dialect -> LLVM IR text (emit_llvm) or PTX text; appended to out. */
-bool cg_emit(PassCtx *pc, MlirOperation llvm_module, const char *arch, bool emit_llvm, StrBuf *out);
+bool cg_emit(Compilation *comp, MlirOperation llvm_module, const char *arch, bool emit_llvm, StrBuf *out);
 
 /* PTX to a cubin through nvJitLink (dlopen'ed); appended to out. */
-bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf *out);
+bool cg_cubin(Compilation *comp, const char *ptx, size_t len, const char *arch, StrBuf *out);
 
 #endif

@@ -45,12 +45,12 @@ static void open_jitlink(void) {
   if (!jitlink) jitlink = dlopen("libnvJitLink.so", RTLD_NOW | RTLD_LOCAL);
 }
 
-bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf *out) {
+bool cg_cubin(Compilation *comp, const char *ptx, size_t len, const char *arch, StrBuf *out) {
   const char *home = TILEC_CUDA_HOME;
   pthread_once(&jitlink_once, open_jitlink);
   void *lib = jitlink;
   if (!lib) {
-    diag_plain_error(pc->d, "--emit=cubin needs the CUDA toolkit's libnvJitLink.so, which was not found%s%s",
+    diag_plain_error(comp->d, "--emit=cubin needs the CUDA toolkit's libnvJitLink.so, which was not found%s%s",
                      *home ? " under " : "", home);
     return false;
   }
@@ -78,7 +78,7 @@ bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf
     memcpy(fns[i].fnp, &p, fns[i].size);
   }
   if (!found) {
-    diag_plain_error(pc->d, "libnvJitLink.so lacks the functions tilec uses");
+    diag_plain_error(comp->d, "libnvJitLink.so lacks the functions tilec uses");
     return false;
   }
   char opt[32];
@@ -101,9 +101,9 @@ bool cg_cubin(PassCtx *pc, const char *ptx, size_t len, const char *arch, StrBuf
     char *msg = log_size(h, &ln) == 0 && ln ? malloc(ln + 1) : NULL;
     if (msg && log(h, msg) == 0) {
       msg[ln] = 0;
-      diag_plain_error(pc->d, "nvJitLink could not build a cubin for %s:\n%s", arch, msg);
+      diag_plain_error(comp->d, "nvJitLink could not build a cubin for %s:\n%s", arch, msg);
     } else {
-      diag_plain_error(pc->d, "nvJitLink could not build a cubin for %s", arch);
+      diag_plain_error(comp->d, "nvJitLink could not build a cubin for %s", arch);
     }
     free(msg);
   }

@@ -38,7 +38,7 @@
 #include <mlir-c/Dialect/LLVM.h>
 
 typedef struct Emu {
-  PassCtx *pc;
+  Compilation *comp;
   MlirContext ctx;
   MlirOperation module;
   PtrVec ops;      /* the ops to rewrite */
@@ -56,7 +56,7 @@ static MlirNamedAttribute named(Emu *e, const char *name, MlirAttribute a) {
 static void declare(Emu *e, const char *name, MlirType ret, int n, const MlirType *args) {
   for (int i = 0; i < e->declared.n; i++)
     if (!strcmp(e->declared.v[i], name)) return;
-  vec_push(e->pc->a, &e->declared, arena_strndup(e->pc->a, name, strlen(name)));
+  vec_push(e->comp->a, &e->declared, arena_strndup(e->comp->a, name, strlen(name)));
   MlirNamedAttribute attrs[2] = {
       named(e, "sym_name", mlirStringAttrGet(e->ctx, str(name))),
       named(e, "function_type", mlirTypeAttrGet(mlirLLVMFunctionTypeGet(ret, n, args, false))),
@@ -116,7 +116,7 @@ static void collect(MlirOperation op, void *user) {
               !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.smem")));
   bool take = smem || starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
               (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v")));
-  if (take) vec_push(e->pc->a, &e->ops, op.ptr);
+  if (take) vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
 /* tilec.ld.vN.bB(p, pred, o_0..o_N-1) -> N scalar loads; tilec.st.vN.bB likewise. */
@@ -259,7 +259,7 @@ static int site_of(Emu *e, MlirLocation loc) {
     snprintf(text, sizeof text, "%.*s:%d:%d", (int)(flen < 400 ? flen : 400), file, line, col);
   for (int i = 0; i < e->sites.n; i++)
     if (!strcmp(e->sites.v[i], text)) return i;
-  vec_push(e->pc->a, &e->sites, arena_strndup(e->pc->a, text, strlen(text)));
+  vec_push(e->comp->a, &e->sites, arena_strndup(e->comp->a, text, strlen(text)));
   return e->sites.n - 1;
 }
 
@@ -267,7 +267,7 @@ static void collect_global(MlirOperation op, void *user) {
   Emu *e = user;
   MlirStringRef c = callee_of(op);
   if (starts(op_name(op), "llvm.call") && (starts(c, "tilec.ld.") || starts(c, "tilec.st.") || starts(c, "tilec.atom.")))
-    vec_push(e->pc->a, &e->ops, op.ptr);
+    vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
 /* tilec.ld/st/atom.*(args) -> tilec.emu.ld/st/atom.*(args, site): the
@@ -373,8 +373,8 @@ static bool add_entry(Emu *e) {
   return true;
 }
 
-bool cg_emit_cpu(PassCtx *pc, MlirOperation module, StrBuf *out) {
-  Emu e = {.pc = pc, .ctx = ir_mlir(pc->ic), .module = module};
+bool cg_emit_cpu(Compilation *comp, MlirOperation module, StrBuf *out) {
+  Emu e = {.comp = comp, .ctx = ir_mlir(comp->ic), .module = module};
   walk_ops(module, collect, &e, false);
   for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});
   e.ops.n = 0;
@@ -393,18 +393,18 @@ bool cg_emit_cpu(PassCtx *pc, MlirOperation module, StrBuf *out) {
   if (!mlirOperationIsNull(smem)) op_erase(smem);
   mlirOperationRemoveAttributeByName(module, str("llvm.target_triple"));
   if (!add_entry(&e)) {
-    diag_plain_error(pc->d, "the emulator's entry function could not be made");
+    diag_plain_error(comp->d, "the emulator's entry function could not be made");
     return false;
   }
   LLVMContextRef lctx = LLVMContextCreate();
-  LLVMModuleRef lm = cg_translate(pc, module, lctx);
+  LLVMModuleRef lm = cg_translate(comp, module, lctx);
   if (!lm) {
     LLVMContextDispose(lctx);
     return false;
   }
   /* the host's triple and data layout, then O2 for it */
-  LLVMTargetMachineRef tm = cg_target_machine(pc, NULL);
-  bool good = tm && cg_optimize(pc, lm, tm, "default<O2>");
+  LLVMTargetMachineRef tm = cg_target_machine(comp, NULL);
+  bool good = tm && cg_optimize(comp, lm, tm, "default<O2>");
   if (good) {
     char *text = LLVMPrintModuleToString(lm);
     sb_printf(out, "%s", text);

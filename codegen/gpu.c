@@ -65,8 +65,8 @@ static void collect(MlirOperation op, void *user) {
 static char reg_letter(int bits) { return bits == 64 ? 'l' : bits == 32 ? 'r' : 'h'; }
 
 /* tilec.ld.v4.b32(ptr, pred, other x4) -> {i32 x4}, tilec.st.v4.b32(ptr, pred, value x4) */
-static void expand_vector(PassCtx *pc, MlirOperation call, bool load, int vec, int bits) {
-  MlirContext ctx = ir_mlir(pc->ic);
+static void expand_vector(Compilation *comp, MlirOperation call, bool load, int vec, int bits) {
+  MlirContext ctx = ir_mlir(comp->ic);
   MlirLocation loc = mlirOperationGetLocation(call);
   MlirType i32 = mlirIntegerTypeGet(ctx, 32);
   MlirValue ops[2 + 4];
@@ -127,8 +127,8 @@ static void bf16_add_loop(char *text, size_t n, bool pair, const char *sem, cons
 
 /* tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, operands...) -> old value;
  * type f16, bf16 (16-bit adds) or f16x2, bf16x2 (two in a 32-bit word). */
-static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n, int sm) {
-  MlirContext ctx = ir_mlir(pc->ic);
+static void expand_atomic(Compilation *comp, MlirOperation call, MlirStringRef n, int sm) {
+  MlirContext ctx = ir_mlir(comp->ic);
   MlirLocation loc = mlirOperationGetLocation(call);
   char spec[96];
   snprintf(spec, sizeof spec, "%.*s", (int)(n.length - 11), n.data + 11); /* op.sem.scope.type */
@@ -168,7 +168,7 @@ static void expand_atomic(PassCtx *pc, MlirOperation call, MlirStringRef n, int 
 
 /* tilec.cvt.rz.<to>.<from>(x): a conversion rounding toward zero, which
  * LLVM's fptrunc cannot say; an f16 or bf16 result comes back as its i16 bits. */
-static void expand_cvt(PassCtx *pc, MlirOperation call, MlirStringRef n) {
+static void expand_cvt(Compilation *comp, MlirOperation call, MlirStringRef n) {
   char text[64], cons[16];
   snprintf(text, sizeof text, "cvt.%.*s $0, $1;", (int)(n.length - 10), n.data + 10);
   MlirValue x = mlirOperationGetOperand(call, 0);
@@ -179,15 +179,15 @@ static void expand_cvt(PassCtx *pc, MlirOperation call, MlirStringRef n) {
   op_erase(call);
 }
 
-static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
-  MlirContext ctx = ir_mlir(pc->ic);
+static void expand_call(Compilation *comp, MlirOperation call, int sm) {
+  MlirContext ctx = ir_mlir(comp->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
   if (n.length > 10 && !memcmp(n.data, "tilec.cvt.", 10)) {
-    expand_cvt(pc, call, n);
+    expand_cvt(comp, call, n);
     return;
   }
   if (n.length > 11 && !memcmp(n.data, "tilec.atom.", 11)) {
-    expand_atomic(pc, call, n, sm);
+    expand_atomic(comp, call, n, sm);
     return;
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.gdc.", 10)) {
@@ -204,7 +204,7 @@ static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
   if (n.data[9] == 'v') {
     int vec = atoi(n.data + 10);
     const char *b = memchr(n.data + 10, 'b', n.length - 10);
-    expand_vector(pc, call, load, vec, b ? atoi(b + 1) : 32);
+    expand_vector(comp, call, load, vec, b ? atoi(b + 1) : 32);
     return;
   }
   int bits = atoi(n.data + 10);
@@ -240,12 +240,12 @@ static void expand_call(PassCtx *pc, MlirOperation call, int sm) {
   op_erase(call);
 }
 
-bool cg_expand_for_gpu(PassCtx *pc, MlirOperation module, const char *arch) {
+bool cg_expand_for_gpu(Compilation *comp, MlirOperation module, const char *arch) {
   const CgTarget *t = cg_target_find(arch);
   int sm = t ? t->sm : 80;
-  Calls c = {.a = pc->a};
+  Calls c = {.a = comp->a};
   walk_ops(module, collect, &c, false);
-  for (int i = 0; i < c.v.n; i++) expand_call(pc, (MlirOperation){c.v.v[i]}, sm);
+  for (int i = 0; i < c.v.n; i++) expand_call(comp, (MlirOperation){c.v.v[i]}, sm);
   /* the declarations go with the calls */
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   for (MlirOperation op = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(op); op = next) {
@@ -259,7 +259,7 @@ bool cg_expand_for_gpu(PassCtx *pc, MlirOperation module, const char *arch) {
 /* When the kernel calls libdevice (__nv_*), links the toolkit's
  * libdevice.10.bc and makes everything but the kernels internal, so that O3
  * keeps only what is used; NVPTX's NVVMReflect resolves __nvvm_reflect. */
-static bool link_libdevice(PassCtx *pc, LLVMContextRef lctx, LLVMModuleRef lm) {
+static bool link_libdevice(Compilation *comp, LLVMContextRef lctx, LLVMModuleRef lm) {
   bool uses = false;
   for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
     size_t n;
@@ -273,7 +273,7 @@ static bool link_libdevice(PassCtx *pc, LLVMContextRef lctx, LLVMModuleRef lm) {
   LLVMMemoryBufferRef buf;
   char *msg = NULL;
   if (!*home || LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
-    diag_plain_error(pc->d, "this kernel needs libdevice, and %s cannot be read%s%s", *home ? path : "no CUDA toolkit was found: libdevice.10.bc",
+    diag_plain_error(comp->d, "this kernel needs libdevice, and %s cannot be read%s%s", *home ? path : "no CUDA toolkit was found: libdevice.10.bc",
                      msg ? ": " : "", msg ? msg : "");
     if (msg) LLVMDisposeMessage(msg);
     return false;
@@ -282,13 +282,13 @@ static bool link_libdevice(PassCtx *pc, LLVMContextRef lctx, LLVMModuleRef lm) {
   bool bad = LLVMParseBitcodeInContext2(lctx, buf, &dev);
   LLVMDisposeMemoryBuffer(buf);
   if (bad) {
-    diag_plain_error(pc->d, "%s is not valid bitcode", path);
+    diag_plain_error(comp->d, "%s is not valid bitcode", path);
     return false;
   }
   LLVMSetTarget(dev, "nvptx64-nvidia-cuda");
   LLVMSetDataLayout(dev, LLVMGetDataLayoutStr(lm));
   if (LLVMLinkModules2(lm, dev)) {
-    diag_plain_error(pc->d, "linking libdevice failed");
+    diag_plain_error(comp->d, "linking libdevice failed");
     return false;
   }
   for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
@@ -355,13 +355,13 @@ void cg_cache_destroy(CgCache *c) {
   free(c);
 }
 
-static LLVMTargetMachineRef make_machine(PassCtx *pc, const char *arch) {
+static LLVMTargetMachineRef make_machine(Compilation *comp, const char *arch) {
   pthread_once(&registered, register_once);
   char *triple = arch ? NULL : LLVMGetDefaultTargetTriple(), *msg = NULL;
   LLVMTargetRef target;
   LLVMTargetMachineRef tm = NULL;
   if (LLVMGetTargetFromTriple(arch ? "nvptx64-nvidia-cuda" : triple, &target, &msg)) {
-    diag_plain_error(pc->d, "no %s target in this LLVM: %s", arch ? "NVPTX" : "host", msg ? msg : "");
+    diag_plain_error(comp->d, "no %s target in this LLVM: %s", arch ? "NVPTX" : "host", msg ? msg : "");
   } else if (arch) {
     /* sm_90a needs PTX 8.0; the others are content with it. The Default
      * level gives the same PTX as Aggressive for every example and tutorial
@@ -381,18 +381,18 @@ static LLVMTargetMachineRef make_machine(PassCtx *pc, const char *arch) {
   return tm;
 }
 
-LLVMTargetMachineRef cg_target_machine(PassCtx *pc, const char *arch) {
+LLVMTargetMachineRef cg_target_machine(Compilation *comp, const char *arch) {
   const CgTarget *t = cg_target_find(arch);
   int i = t ? (int)(t - cg_targets) : NTARGETS;
   if (!t && arch) {
-    diag_plain_error(pc->d, "unknown target '%s'", arch);
+    diag_plain_error(comp->d, "unknown target '%s'", arch);
     return NULL;
   }
-  if (!pc->cg->tm[i]) pc->cg->tm[i] = make_machine(pc, arch);
-  return pc->cg->tm[i];
+  if (!comp->cg->tm[i]) comp->cg->tm[i] = make_machine(comp, arch);
+  return comp->cg->tm[i];
 }
 
-bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline) {
+bool cg_optimize(Compilation *comp, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline) {
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
   char *dls = LLVMCopyStringRepOfTargetData(dl);
   LLVMSetDataLayout(lm, dls);
@@ -404,10 +404,10 @@ bool cg_optimize(PassCtx *pc, LLVMModuleRef lm, LLVMTargetMachineRef tm, const c
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(lm, pipeline, tm, po);
   LLVMDisposePassBuilderOptions(po);
-  stage_time(pc->clock, "LLVM %s", pipeline);
+  stage_time(comp->clock, "LLVM %s", pipeline);
   if (!e) return true;
   char *em = LLVMGetErrorMessage(e);
-  diag_plain_error(pc->d, "LLVM optimization failed: %s", em);
+  diag_plain_error(comp->d, "LLVM optimization failed: %s", em);
   LLVMDisposeErrorMessage(em);
   return false;
 }
@@ -456,7 +456,7 @@ static MlirWalkResult unroll_cb(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lctx) {
+LLVMModuleRef cg_translate(Compilation *comp, MlirOperation module, LLVMContextRef lctx) {
   pthread_once(&registered, register_once);
   int has = 0;
   mlirOperationWalk(module, dialects_cb, &has, MlirWalkPreOrder);
@@ -468,21 +468,21 @@ LLVMModuleRef cg_translate(PassCtx *pc, MlirOperation module, LLVMContextRef lct
   sb_printf(&pipeline, "reconcile-unrealized-casts)");
   bool ok = true;
   if (has) {
-    MlirPassManager pm = ir_pipeline(pc->ic, pipeline.s, &err);
+    MlirPassManager pm = ir_pipeline(comp->ic, pipeline.s, &err);
     ok = !mlirPassManagerIsNull(pm) && mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
   }
   sb_free(&pipeline);
-  stage_time(pc->clock, "to the LLVM dialect");
+  stage_time(comp->clock, "to the LLVM dialect");
   if (!ok) {
-    diag_plain_error(pc->d, "lowering to the LLVM dialect failed%s%s", err.len ? ": " : "", err.s ? err.s : "");
+    diag_plain_error(comp->d, "lowering to the LLVM dialect failed%s%s", err.len ? ": " : "", err.s ? err.s : "");
     sb_free(&err);
     return NULL;
   }
   sb_free(&err);
   mlirOperationWalk(module, loop_annotation_cb, NULL, MlirWalkPreOrder);
   LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(module, lctx);
-  if (!lm) diag_plain_error(pc->d, "translation to LLVM IR failed");
-  stage_time(pc->clock, "to LLVM IR");
+  if (!lm) diag_plain_error(comp->d, "translation to LLVM IR failed");
+  stage_time(comp->clock, "to LLVM IR");
   return lm;
 }
 
@@ -518,24 +518,24 @@ static const char *const gpu_pipeline = GPU_PIPELINE("");
 static const char *const gpu_pipeline_unroll =
     GPU_PIPELINE("loop-unroll<O3;no-partial;no-runtime;no-upperbound;no-profile-peeling>,simplifycfg,");
 
-bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
+bool cg_emit(Compilation *comp, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
   bool unroll = false;
   mlirOperationWalk(module, unroll_cb, &unroll, MlirWalkPreOrder);
   LLVMContextRef lctx = LLVMContextCreate();
-  LLVMModuleRef lm = cg_translate(pc, module, lctx);
+  LLVMModuleRef lm = cg_translate(comp, module, lctx);
   if (!lm) {
     LLVMContextDispose(lctx);
     return false;
   }
   char *msg = NULL;
-  if (!link_libdevice(pc, lctx, lm)) {
+  if (!link_libdevice(comp, lctx, lm)) {
     LLVMDisposeModule(lm);
     LLVMContextDispose(lctx);
     return false;
   }
-  stage_time(pc->clock, "libdevice");
-  LLVMTargetMachineRef tm = cg_target_machine(pc, arch);
-  bool good = tm && cg_optimize(pc, lm, tm, unroll ? gpu_pipeline_unroll : gpu_pipeline);
+  stage_time(comp->clock, "libdevice");
+  LLVMTargetMachineRef tm = cg_target_machine(comp, arch);
+  bool good = tm && cg_optimize(comp, lm, tm, unroll ? gpu_pipeline_unroll : gpu_pipeline);
   if (good && emit_llvm) {
     char *text = LLVMPrintModuleToString(lm);
     sb_printf(out, "%s", text);
@@ -543,13 +543,13 @@ bool cg_emit(PassCtx *pc, MlirOperation module, const char *arch, bool emit_llvm
   } else if (good) {
     LLVMMemoryBufferRef buf;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, LLVMAssemblyFile, &msg, &buf)) {
-      diag_plain_error(pc->d, "PTX emission failed: %s", msg ? msg : "");
+      diag_plain_error(comp->d, "PTX emission failed: %s", msg ? msg : "");
       good = false;
     } else {
       sb_printf(out, "%.*s", (int)LLVMGetBufferSize(buf), LLVMGetBufferStart(buf));
       LLVMDisposeMemoryBuffer(buf);
     }
-    stage_time(pc->clock, "NVPTX");
+    stage_time(comp->clock, "NVPTX");
   }
   if (msg) LLVMDisposeMessage(msg);
   LLVMDisposeModule(lm);

@@ -46,8 +46,8 @@ void lw_put(Lower *L, MlirValue v, Vals *x) {
   ValMap *m = &L->map;
   if (2 * (m->n + 1) > m->cap) {
     ValMap g = {.cap = m->cap ? 2 * m->cap : 1024};
-    g.key = arena_alloc(L->pc->a, sizeof *g.key * (size_t)g.cap);
-    g.val = arena_alloc(L->pc->a, sizeof *g.val * (size_t)g.cap);
+    g.key = arena_alloc(L->comp->a, sizeof *g.key * (size_t)g.cap);
+    g.val = arena_alloc(L->comp->a, sizeof *g.val * (size_t)g.cap);
     for (int i = 0; i < m->cap; i++)
       if (m->key[i]) {
         int k = map_slot(&g, m->key[i]);
@@ -61,9 +61,9 @@ void lw_put(Lower *L, MlirValue v, Vals *x) {
 }
 
 Vals *lw_new_vals(Lower *L, int n) {
-  Vals *x = arena_alloc(L->pc->a, sizeof *x);
+  Vals *x = arena_alloc(L->comp->a, sizeof *x);
   x->n = n;
-  x->v = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(n + 1));
+  x->v = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(n + 1));
   return x;
 }
 
@@ -201,17 +201,17 @@ MlirValue lw_bin(Lower *L, const char *name, MlirValue a, MlirValue b) {
 
 /* ---- types ---------------------------------------------------------------------- */
 
-static bool is_tile_ptr(PassCtx *pc, MlirType t) { return !mlirTypeIsNull(ir_pointee(pc->ic, t)); }
+static bool is_tile_ptr(Compilation *comp, MlirType t) { return !mlirTypeIsNull(ir_pointee(comp->ic, t)); }
 
 /* The pointee of !tile.ptr<T>, as an MLIR type. */
-static MlirType pointee(PassCtx *pc, MlirType t) { return ir_pointee(pc->ic, t); }
+static MlirType pointee(Compilation *comp, MlirType t) { return ir_pointee(comp->ic, t); }
 
 /* The per-thread scalar type of a tile type (pointers become !llvm.ptr<1>). */
 
 MlirType lw_scalar_of(Lower *L, MlirType t) {
   MlirType e = mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t;
   if (lw_f8_format(e) >= 0) return mlirIntegerTypeGet(L->ctx, 8); /* fp8 values are their bits */
-  return is_tile_ptr(L->pc, e) ? mlirLLVMPointerTypeGet(L->ctx, 1) : e;
+  return is_tile_ptr(L->comp, e) ? mlirLLVMPointerTypeGet(L->ctx, 1) : e;
 }
 
 int lw_bits_of(MlirType t) {
@@ -228,7 +228,7 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
   memset(e, 0, sizeof *e);
   e->sliced = -1;
   Layout l;
-  if (!layout_of_type(L->pc, t, &l)) return false;
+  if (!layout_of_type(L->comp, t, &l)) return false;
   int r = (int)mlirShapedTypeGetRank(t);
   int64_t shape[MAX_RANK];
   for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
@@ -362,8 +362,8 @@ static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps
 
 /* The rank of the block a block pointer type points to; 0 for others. */
 static int block_ptr_rank(Lower *L, MlirType t) {
-  if (mlirTypeIsARankedTensor(t) || !is_tile_ptr(L->pc, t)) return 0;
-  MlirType b = pointee(L->pc, t);
+  if (mlirTypeIsARankedTensor(t) || !is_tile_ptr(L->comp, t)) return 0;
+  MlirType b = pointee(L->comp, t);
   return mlirTypeIsARankedTensor(b) ? (int)mlirShapedTypeGetRank(b) : 0;
 }
 
@@ -381,7 +381,7 @@ int lw_count_of(Lower *L, MlirType t) {
 void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirType *args) {
   for (int i = 0; i < L->declared.n; i++)
     if (!strcmp(L->declared.v[i], name)) return;
-  vec_push(L->pc->a, &L->declared, arena_strndup(L->pc->a, name, strlen(name)));
+  vec_push(L->comp->a, &L->declared, arena_strndup(L->comp->a, name, strlen(name)));
   MlirNamedAttribute attrs[2] = {
       lw_named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
       lw_named(L, "function_type", mlirTypeAttrGet(mlirLLVMFunctionTypeGet(ret, nargs, args, false))),
@@ -608,7 +608,7 @@ MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n) {
   MlirNamedAttribute gattrs[6] = {
       lw_named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
       lw_named(L, "global_type", mlirTypeAttrGet(arr)),
-      lw_named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
+      lw_named(L, "linkage", ir_parse_attr(L->comp->ic, "#llvm.linkage<internal>")),
       lw_named(L, "addr_space", mlirIntegerAttrGet(lw_i32(L), 3)),
       lw_named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
       lw_named(L, "tilec.bytes", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), bytes)),
@@ -752,7 +752,7 @@ int64_t lw_numel_of(MlirType t) {
  * shared buffer, row-major with rows padded against bank conflicts, from
  * where a value of type rt in layout ed reads its elements. */
 static Lazy *to_shared(Lower *L, MlirType st, const Elems *es, Vals *in, MlirType rt, const Elems *ed) {
-  Lazy *z = arena_alloc(L->pc->a, sizeof *z);
+  Lazy *z = arena_alloc(L->comp->a, sizeof *z);
   *z = (Lazy){.et = lw_scalar_of(L, rt), .type = rt, .e = *ed, .pad = smem_pad(L, rt)};
   int64_t row = mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1);
   z->base = lw_shared_buffer(L, lw_smem_type(L, z->et), lw_numel_of(rt) / row * (row + z->pad));
@@ -828,7 +828,7 @@ static bool too_many_per_thread(Lower *L, MlirType rt, int n) {
   Elems e;
   if ((lw_elems_of(L, rt, &e) && e.whole) || !ir_file_pos(L->loc, &file, &flen, &line, &col)) return false;
   char msg[400], copies[80] = "";
-  int warps = L->pc->num_warps;
+  int warps = L->comp->num_warps;
   int64_t numel = lw_numel_of(rt), held = (int64_t)n * 32 * warps;
   if (held > numel) snprintf(copies, sizeof copies, " (its layout gives each element to %lld threads)", (long long)(held / numel));
   snprintf(msg, sizeof msg,
@@ -967,7 +967,7 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   }
   if (t == TOP_convert_layout) {
     Layout a, b;
-    if (layout_of_type(L->pc, mlirValueGetType(mlirOperationGetOperand(op, 0)), &a) && layout_of_type(L->pc, rt, &b) &&
+    if (layout_of_type(L->comp, mlirValueGetType(mlirOperationGetOperand(op, 0)), &a) && layout_of_type(L->comp, rt, &b) &&
         layout_equal(&a, &b)) {
       lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
       return;
@@ -977,7 +977,7 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   }
   if (t == TOP_addptr) {
     Vals *p = lw_get(L, mlirOperationGetOperand(op, 0)), *o = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
-    MlirType elem = lw_scalar_of(L, pointee(L->pc, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt));
+    MlirType elem = lw_scalar_of(L, pointee(L->comp, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt));
     MlirNamedAttribute attrs[2] = {
         lw_named(L, "elem_type", mlirTypeAttrGet(elem)),
         lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
@@ -1083,10 +1083,10 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   lw_fail(L, op, "is not supported yet by the GPU code generator");
 }
 
-MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
-  Lower lw = {.pc = pc, .ctx = ir_mlir(pc->ic)};
+MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *arch) {
+  Lower lw = {.comp = comp, .ctx = ir_mlir(comp->ic)};
   Lower *L = &lw;
-  L->aa = axis_analyze(pc, tile_module);
+  L->aa = axis_analyze(comp, tile_module);
   MlirOperation fn = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(tile_module, 0)));
   MlirAttribute name = mlirOperationGetAttributeByName(fn, str("sym_name"));
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
@@ -1098,11 +1098,11 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   for (int i = 0; i < np; i++) {
     MlirType t = mlirValueGetType(mlirBlockGetArgument(entry, i));
     sb_printf(&sb, "%s%%a%d: ", i ? ", " : "", i);
-    if (is_tile_ptr(pc, t)) sb_printf(&sb, "!llvm.ptr<1>");
+    if (is_tile_ptr(comp, t)) sb_printf(&sb, "!llvm.ptr<1>");
     else ir_type_text(&sb, t);
   }
   sb_printf(&sb, ") attributes {nvvm.kernel, nvvm.maxntid = array<i32: %d>} {\n    llvm.return\n  }\n}\n",
-            32 * pc->num_warps);
+            32 * comp->num_warps);
   L->out = mlirModuleCreateParse(L->ctx, mlirStringRefCreate(sb.s, sb.len));
   sb_free(&sb);
   if (mlirModuleIsNull(L->out)) internal_error(__FILE__, __LINE__, "kernel skeleton does not parse");
@@ -1117,7 +1117,7 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   MlirValue tid = lw_emit1(L, "nvvm.read.ptx.sreg.tid.x", lw_i32(L), 0, NULL, 0, NULL);
   L->entry = L->block;
   L->entry_first = mlirOpResultGetOwner(tid);
-  L->memo = arena_alloc(pc->a, sizeof(BinMemo) * MEMO_SLOTS);
+  L->memo = arena_alloc(comp->a, sizeof(BinMemo) * MEMO_SLOTS);
   memset(L->memo, 0, sizeof(BinMemo) * MEMO_SLOTS);
   L->tid = tid;
   L->lane = lw_bin(L, "arith.remui", tid, lw_const_i32(L, 32));
@@ -1131,8 +1131,8 @@ MlirModule cg_lower(PassCtx *pc, MlirOperation tile_module, const char *arch) {
   }
   /* shared memory: placed by liveness, then fenced where accesses race */
   SharedPlan plan;
-  if (!cg_allocate_shared(pc, mlirModuleGetOperation(L->out), &plan) ||
-      !cg_insert_barriers(pc, mlirModuleGetOperation(L->out), &plan)) {
+  if (!cg_allocate_shared(comp, mlirModuleGetOperation(L->out), &plan) ||
+      !cg_insert_barriers(comp, mlirModuleGetOperation(L->out), &plan)) {
     mlirModuleDestroy(L->out);
     return (MlirModule){NULL};
   }

@@ -34,7 +34,7 @@ typedef struct ValMap {
 } ValMap;
 
 typedef struct Lower {
-  PassCtx *pc;
+  Compilation *comp;
   MlirContext ctx;
   MlirModule out;
   MlirBlock block;    /* where ops go */

@@ -45,8 +45,8 @@ static int flat_count(Lower *L, MlirOperation op, int n, const MlirValue *vs) {
   return k;
 }
 
-static MlirValue *flat_alloc(Lower *L, int n) { return arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(n + 1)); }
-static MlirType *types_alloc(Lower *L, int n) { return arena_alloc(L->pc->a, sizeof(MlirType) * (size_t)(n + 1)); }
+static MlirValue *flat_alloc(Lower *L, int n) { return arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(n + 1)); }
+static MlirType *types_alloc(Lower *L, int n) { return arena_alloc(L->comp->a, sizeof(MlirType) * (size_t)(n + 1)); }
 
 /* Maps tile values vs to consecutive runs of flat, by their element counts. */
 static void unflatten(Lower *L, int n, const MlirValue *vs, const MlirValue *flat) {
@@ -96,7 +96,7 @@ static void emit_yield_into(Lower *L, MlirBlock b) {
 }
 
 static MlirBlock new_block(Lower *L, int n, const MlirType *types) {
-  MlirLocation *locs = arena_alloc(L->pc->a, sizeof(MlirLocation) * (size_t)(n + 1));
+  MlirLocation *locs = arena_alloc(L->comp->a, sizeof(MlirLocation) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) locs[i] = mlirLocationUnknownGet(L->ctx);
   return mlirBlockCreate(n, types, locs);
 }

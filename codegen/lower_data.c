@@ -266,7 +266,7 @@ static MlirValue f8_convert(Lower *L, MlirValue v, int fmt, bool to, bool rtz) {
   MlirLocation loc = mlirLocationUnknownGet(L->ctx);
   MlirBlock body = mlirBlockCreate(1, &arg, &loc);
   mlirRegionAppendOwnedBlock(mlirOperationGetRegion(fn, 0), body);
-  mlirOperationSetAttributeByName(fn, str("linkage"), ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>"));
+  mlirOperationSetAttributeByName(fn, str("linkage"), ir_parse_attr(L->comp->ic, "#llvm.linkage<internal>"));
   MlirBlock saved_block = L->block;
   MlirOperation saved_term = L->term;
   L->block = body;

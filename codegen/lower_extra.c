@@ -94,12 +94,12 @@ void lw_lower_random(Lower *L, MlirOperation op) {
 static MlirValue string_global(Lower *L, const char *text, size_t len) {
   char name[32];
   snprintf(name, sizeof name, "tilec_str%d", L->nstrings++);
-  char *z = arena_alloc(L->pc->a, len + 1);
+  char *z = arena_alloc(L->comp->a, len + 1);
   memcpy(z, text, len);
   MlirNamedAttribute gattrs[6] = {
       lw_named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
       lw_named(L, "global_type", mlirTypeAttrGet(mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)len + 1))),
-      lw_named(L, "linkage", ir_parse_attr(L->pc->ic, "#llvm.linkage<internal>")),
+      lw_named(L, "linkage", ir_parse_attr(L->comp->ic, "#llvm.linkage<internal>")),
       lw_named(L, "value", mlirStringAttrGet(L->ctx, mlirStringRefCreate(z, len + 1))),
       lw_named(L, "constant", mlirUnitAttrGet(L->ctx)),
       lw_named(L, "addr_space", mlirIntegerAttrGet(lw_i32(L), 0)),
@@ -166,7 +166,7 @@ void lw_lower_print(Lower *L, MlirOperation op) {
   }
   int rank = tensor ? (int)mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetOperand(op, 0))) : 0;
   /* the format */
-  StrBuf fmt = {.arena = L->pc->a};
+  StrBuf fmt = {.arena = L->comp->a};
   sb_printf(&fmt, "pid (%%d, %%d, %%d) idx (");
   for (int d = 0; d < rank; d++) sb_printf(&fmt, "%s%%d", d ? ", " : "");
   sb_printf(&fmt, ") %.*s", (int)prefix.length, prefix.data);
@@ -358,11 +358,11 @@ static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elem
   int rank = ec->rank, n = ec->n;
   int64_t K = ea->shape[rank - 1];
   /* the places with K = 0 of the elements the results need, before the loop */
-  MlirValue *abase = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)ea->n);
-  MlirValue *bbase = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)eb->n);
+  MlirValue *abase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)ea->n);
+  MlirValue *bbase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)eb->n);
   memset(abase, 0, sizeof(MlirValue) * (size_t)ea->n);
   memset(bbase, 0, sizeof(MlirValue) * (size_t)eb->n);
-  int *ai = arena_alloc(L->pc->a, sizeof(int) * (size_t)n), *bi = arena_alloc(L->pc->a, sizeof(int) * (size_t)n);
+  int *ai = arena_alloc(L->comp->a, sizeof(int) * (size_t)n), *bi = arena_alloc(L->comp->a, sizeof(int) * (size_t)n);
   for (int k = 0; k < n; k++) {
     int ca[MAX_RANK], cb[MAX_RANK];
     lw_counters(ec, k, ca);
@@ -375,9 +375,9 @@ static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elem
   }
   /* scf.for %k = 0 to K step 1 iter_args(the accumulators) */
   MlirType i32 = lw_i32(L);
-  MlirType *types = arena_alloc(L->pc->a, sizeof(MlirType) * (size_t)(n + 1));
-  MlirLocation *locs = arena_alloc(L->pc->a, sizeof(MlirLocation) * (size_t)(n + 1));
-  MlirValue *ops = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(n + 3));
+  MlirType *types = arena_alloc(L->comp->a, sizeof(MlirType) * (size_t)(n + 1));
+  MlirLocation *locs = arena_alloc(L->comp->a, sizeof(MlirLocation) * (size_t)(n + 1));
+  MlirValue *ops = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(n + 3));
   types[0] = i32, locs[0] = L->loc;
   ops[0] = lw_const_i32(L, 0), ops[1] = lw_const_i32(L, K), ops[2] = lw_const_i32(L, 1);
   for (int k = 0; k < n; k++) types[1 + k] = acc, locs[1 + k] = L->loc, ops[3 + k] = out->v[k];
@@ -389,11 +389,11 @@ static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elem
   MlirValue kk = mlirBlockGetArgument(body, 0);
   MlirValue astep = lw_bin(L, "arith.muli", kk, lw_const_i32(L, lw_lazy_stride(za, rank - 1)));
   MlirValue bstep = lw_bin(L, "arith.muli", kk, lw_const_i32(L, lw_lazy_stride(zb, rank - 2)));
-  MlirValue *aval = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)ea->n);
-  MlirValue *bval = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)eb->n);
+  MlirValue *aval = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)ea->n);
+  MlirValue *bval = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)eb->n);
   memset(aval, 0, sizeof(MlirValue) * (size_t)ea->n);
   memset(bval, 0, sizeof(MlirValue) * (size_t)eb->n);
-  MlirValue *sums = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)n);
+  MlirValue *sums = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)n);
   for (int k = 0; k < n; k++) {
     if (!aval[ai[k]].ptr) aval[ai[k]] = lw_smem_get(L, za->base, za->et, lw_bin(L, "arith.addi", abase[ai[k]], astep));
     if (!bval[bi[k]].ptr) bval[bi[k]] = lw_smem_get(L, zb->base, zb->et, lw_bin(L, "arith.addi", bbase[bi[k]], bstep));

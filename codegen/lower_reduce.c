@@ -50,7 +50,7 @@ static MlirValue shuffle_xor(Lower *L, MlirValue v, int offset) {
     x = lw_emit1(L, "arith.bitcast", it32, 1, &x, 0, NULL);
   }
   MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, 31)};
-  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->pc->ic, "#nvvm<shfl_kind bfly>"));
+  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->comp->ic, "#nvvm<shfl_kind bfly>"));
   MlirValue r = lw_emit1(L, "nvvm.shfl.sync", mlirValueGetType(x), 4, ops, 1, &kind);
   if (bits < 32) {
     MlirType ib = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
@@ -69,7 +69,7 @@ static MlirValue shuffle_dir(Lower *L, MlirValue v, int offset, bool down) {
   if (cast) return (MlirValue){NULL};
   MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, down ? 0x1f : 0)};
   MlirNamedAttribute kind =
-      lw_named(L, "kind", ir_parse_attr(L->pc->ic, down ? "#nvvm<shfl_kind down>" : "#nvvm<shfl_kind up>"));
+      lw_named(L, "kind", ir_parse_attr(L->comp->ic, down ? "#nvvm<shfl_kind down>" : "#nvvm<shfl_kind up>"));
   return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
 }
 
@@ -180,7 +180,7 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
       MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_s, lw_const_i32(L, (int32_t)(lanes - 1)));
       for (int i = 0; i < n; i++) {
         MlirType et = mlirValueGetType(total[i]);
-        base[i] = lw_shared_buffer(L, et, warps * 32 * L->pc->num_warps);
+        base[i] = lw_shared_buffer(L, et, warps * 32 * L->comp->num_warps);
         /* slot: [warp coordinate][lane within the warp], one per lane group */
         MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_s, lw_const_i32(L, 32)), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
         lw_store_shared_at_if(L, base[i], et, slot, last, total[i]);
@@ -242,7 +242,7 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
   for (int i = 0; i < n; i++) in[i] = lw_get(L, mlirOperationGetOperand(op, i));
   /* 1. within the thread: one accumulator per output element */
   int nout = e.n / e.per[axis];
-  MlirValue *acc = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(nout * n + 1));
+  MlirValue *acc = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(nout * n + 1));
   Elems outl = e;
   outl.per[axis] = 1;
   outl.n = nout;
@@ -285,7 +285,7 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
     for (int d = 0; d < e.rank; d++)
       if (d != axis) m *= e.shape[d];
     MlirValue coord = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, distinct_warps));
-    MlirValue *lin = arena_alloc(L->pc->a, sizeof(MlirValue) * (size_t)(nout + 1));
+    MlirValue *lin = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(nout + 1));
     for (int o = 0; o < nout; o++) {
       lin[o] = lw_const_i32(L, 0);
       for (int d = 0; d < e.rank; d++)

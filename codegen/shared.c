@@ -61,7 +61,7 @@ static MlirOperation kernel_of(MlirOperation module) {
 /* ---- allocate-shared --------------------------------------------------------------------- */
 
 typedef struct Live {
-  PassCtx *pc;
+  Compilation *comp;
   int n;
   int64_t *first, *last; /* per buffer: program positions, -1 when unused */
   int pos;
@@ -103,7 +103,7 @@ static int64_t align16(int64_t x) { return (x + 15) & ~(int64_t)15; }
 #define SHARE_ABOVE 16384
 
 typedef struct Refs {
-  PassCtx *pc;
+  Compilation *comp;
   PtrVec v;
 } Refs;
 
@@ -111,18 +111,18 @@ static void collect_refs(MlirOperation op, void *user) {
   Refs *r = user;
   if (!op_is(op, "llvm.mlir.addressof")) return;
   if (has_prefix(mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(op, str("global_name"))), "tilec_smem_"))
-    vec_push(r->pc->a, &r->v, op.ptr);
+    vec_push(r->comp->a, &r->v, op.ptr);
 }
 
-bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
+bool cg_allocate_shared(Compilation *comp, MlirOperation module, SharedPlan *plan) {
   memset(plan, 0, sizeof *plan);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
-  MlirContext ctx = ir_mlir(pc->ic);
+  MlirContext ctx = ir_mlir(comp->ic);
   /* the buffers */
   PtrVec globals = {0};
   for (MlirOperation g = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(g); g = mlirOperationGetNextInBlock(g)) {
     MlirAttribute name = mlirOperationGetAttributeByName(g, str("sym_name"));
-    if (!mlirAttributeIsNull(name) && has_prefix(mlirStringAttrGetValue(name), "tilec_smem_")) vec_push(pc->a, &globals, g.ptr);
+    if (!mlirAttributeIsNull(name) && has_prefix(mlirStringAttrGetValue(name), "tilec_smem_")) vec_push(comp->a, &globals, g.ptr);
   }
   int n = 0;
   for (int i = 0; i < globals.n; i++) {
@@ -131,8 +131,8 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
     if (id + 1 > n) n = id + 1;
   }
   plan->n = n;
-  plan->offset = arena_alloc(pc->a, sizeof(int64_t) * (size_t)(n ? n : 1));
-  plan->size = arena_alloc(pc->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+  plan->offset = arena_alloc(comp->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+  plan->size = arena_alloc(comp->a, sizeof(int64_t) * (size_t)(n ? n : 1));
   memset(plan->size, 0, sizeof(int64_t) * (size_t)n);
   if (!n) return true; /* no shared memory, and no @tilec_smem */
   for (int i = 0; i < globals.n; i++) {
@@ -142,9 +142,9 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
   }
   if (!n) return true;
   /* liveness */
-  Live lv = {.pc = pc, .n = n};
-  lv.first = arena_alloc(pc->a, sizeof(int64_t) * (size_t)n);
-  lv.last = arena_alloc(pc->a, sizeof(int64_t) * (size_t)n);
+  Live lv = {.comp = comp, .n = n};
+  lv.first = arena_alloc(comp->a, sizeof(int64_t) * (size_t)n);
+  lv.last = arena_alloc(comp->a, sizeof(int64_t) * (size_t)n);
   for (int i = 0; i < n; i++) lv.first[i] = lv.last[i] = -1;
   MlirOperation k = kernel_of(module);
   if (!mlirOperationIsNull(k)) number_op(&lv, k);
@@ -165,7 +165,7 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
   free(lv.loop_start);
   free(lv.loop_end);
   /* placement: first fit, in order of first access */
-  int *order = arena_alloc(pc->a, sizeof(int) * (size_t)n);
+  int *order = arena_alloc(comp->a, sizeof(int) * (size_t)n);
   for (int i = 0; i < n; i++) order[i] = i;
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && lv.first[order[j]] < lv.first[order[j - 1]]; j--) {
@@ -203,7 +203,7 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
   MlirNamedAttribute gattrs[5] = {
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")), mlirStringAttrGet(ctx, str("tilec_smem"))),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("global_type")), mlirTypeAttrGet(arr)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("linkage")), ir_parse_attr(pc->ic, "#llvm.linkage<external>")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("linkage")), ir_parse_attr(comp->ic, "#llvm.linkage<external>")),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("addr_space")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 3)),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("alignment")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 16)),
   };
@@ -212,7 +212,7 @@ bool cg_allocate_shared(PassCtx *pc, MlirOperation module, SharedPlan *plan) {
   MlirRegion init = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&gs, 1, &init);
   mlirBlockInsertOwnedOperation(body, 0, mlirOperationCreate(&gs));
-  Refs refs = {.pc = pc};
+  Refs refs = {.comp = comp};
   walk_ops(module, collect_refs, &refs, false);
   MlirType p3 = mlirLLVMPointerTypeGet(ctx, 3);
   for (int i = 0; i < refs.v.n; i++) {
@@ -323,8 +323,8 @@ static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert) {
   return s;
 }
 
-bool cg_insert_barriers(PassCtx *pc, MlirOperation module, const SharedPlan *plan) {
-  (void)pc;
+bool cg_insert_barriers(Compilation *comp, MlirOperation module, const SharedPlan *plan) {
+  (void)comp;
   if (!plan->n) return true;
   Fence f = {{0}};
   for (int i = 0; i < plan->n; i++)

@@ -75,18 +75,18 @@ static char *dup_text(const char *s, size_t n) {
 
 /* Runs a pass; verifies the IR after it when asked, and always before
  * dumping it. */
-static bool run_pass(PassCtx *pc, const Pass *p, MlirOperation m, bool verify, const char *dump_after, StrBuf *dump) {
-  if (!p->run(pc, m)) {
-    if (!pc->d->errors) diag_plain_error(pc->d, "pass '%s' failed", p->name);
+static bool run_pass(Compilation *comp, const Pass *p, MlirOperation m, bool verify, const char *dump_after, StrBuf *dump) {
+  if (!p->run(comp, m)) {
+    if (!comp->d->errors) diag_plain_error(comp->d, "pass '%s' failed", p->name);
     return false;
   }
-  stage_time(pc->clock, "pass %s", p->name);
+  stage_time(comp->clock, "pass %s", p->name);
   bool dumped = dump_after && !strcmp(dump_after, p->name);
-  if ((verify || dumped) && !ir_verify(pc->ic, m, pc->d)) {
-    diag_plain_error(pc->d, "the IR does not verify after pass '%s'", p->name);
+  if ((verify || dumped) && !ir_verify(comp->ic, m, comp->d)) {
+    diag_plain_error(comp->d, "the IR does not verify after pass '%s'", p->name);
     return false;
   }
-  if (verify || dumped) stage_time(pc->clock, "verify");
+  if (verify || dumped) stage_time(comp->clock, "verify");
   if (dumped) ir_print(dump, m, false);
   return true;
 }
@@ -137,7 +137,7 @@ static void kernel_metadata(StrBuf *sb, IrContext *ic, const Kernel *k, const ch
 
 /* The passes from tile IR to tile IR with layouts, in order. The IR is
  * verified after the last (after each with verify_each). */
-static bool tile_to_gpu(PassCtx *pc, MlirOperation m, bool verify_each, const char *dump_after, StrBuf *dump) {
+static bool tile_to_gpu(Compilation *comp, MlirOperation m, bool verify_each, const char *dump_after, StrBuf *dump) {
   static const char *const order[] = {
       "canonicalize", "cse", "dce", "licm",                          /* clean-up */
       "convert-to-gpu", "coalesce", "remove-layout-conversions",      /* layouts */
@@ -145,7 +145,7 @@ static bool tile_to_gpu(PassCtx *pc, MlirOperation m, bool verify_each, const ch
   };
   size_t n = sizeof order / sizeof *order;
   for (size_t i = 0; i < n; i++)
-    if (!run_pass(pc, pass_find(order[i]), m, verify_each || i == n - 1, dump_after, dump)) return false;
+    if (!run_pass(comp, pass_find(order[i]), m, verify_each || i == n - 1, dump_after, dump)) return false;
   return true;
 }
 
@@ -222,24 +222,24 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
                                       mlirStringAttrGet(ir_mlir(ic), mlirStringRefCreateFromCString(arch)));
     }
     CgCache *cg = options->context ? options->context->cg : cg_cache_create();
-    PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32, .cg = cg, .clock = &clock};
-    if (ok && options->emit >= TILEC_EMIT_TILE_GPU) ok = tile_to_gpu(&pc, mlirModuleGetOperation(mod), options->verify_each, options->dump_after, &dump);
+    Compilation comp = {.ic = ic, .a = a, .d = &d, .num_warps = k->num_warps, .threads_per_warp = 32, .cg = cg, .clock = &clock};
+    if (ok && options->emit >= TILEC_EMIT_TILE_GPU) ok = tile_to_gpu(&comp, mlirModuleGetOperation(mod), options->verify_each, options->dump_after, &dump);
     if (ok && options->emit <= TILEC_EMIT_TILE_GPU) ir_print(&sb, mlirModuleGetOperation(mod), options->emit == TILEC_EMIT_TILE);
     if (ok && options->emit >= TILEC_EMIT_LLVM_MLIR) {
       /* codegen: per-thread LLVM/NVVM dialect, then LLVM IR, then PTX */
-      MlirModule llvm = cg_lower(&pc, mlirModuleGetOperation(mod), arch);
+      MlirModule llvm = cg_lower(&comp, mlirModuleGetOperation(mod), arch);
       ok = !mlirModuleIsNull(llvm);
       stage_time(&clock, "lower");
       if (ok) kernel_metadata(&meta, ic, k, arch, mlirModuleGetOperation(llvm));
       stage_time(&clock, "metadata");
       if (ok && options->emit == TILEC_EMIT_LLVM_MLIR) ir_print(&sb, mlirModuleGetOperation(llvm), false);
-      if (ok && options->emit == TILEC_EMIT_CPU) ok = cg_emit_cpu(&pc, mlirModuleGetOperation(llvm), &sb);
+      if (ok && options->emit == TILEC_EMIT_CPU) ok = cg_emit_cpu(&comp, mlirModuleGetOperation(llvm), &sb);
       if (ok && options->emit > TILEC_EMIT_LLVM_MLIR && options->emit != TILEC_EMIT_CPU) {
         StrBuf *text = options->emit == TILEC_EMIT_CUBIN ? &dump_ptx : &sb;
-        ok = cg_expand_for_gpu(&pc, mlirModuleGetOperation(llvm), arch);
+        ok = cg_expand_for_gpu(&comp, mlirModuleGetOperation(llvm), arch);
         stage_time(&clock, "expand for the GPU");
-        ok = ok && cg_emit(&pc, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);
-        if (ok && options->emit == TILEC_EMIT_CUBIN) ok = cg_cubin(&pc, dump_ptx.s, dump_ptx.len, arch, &sb);
+        ok = ok && cg_emit(&comp, mlirModuleGetOperation(llvm), arch, options->emit == TILEC_EMIT_LLVM, text);
+        if (ok && options->emit == TILEC_EMIT_CUBIN) ok = cg_cubin(&comp, dump_ptx.s, dump_ptx.len, arch, &sb);
         if (options->emit == TILEC_EMIT_CUBIN) stage_time(&clock, "cubin");
       }
       if (!mlirModuleIsNull(llvm)) mlirModuleDestroy(llvm);
@@ -325,8 +325,8 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
   ir_capture_diagnostics(ic, &d, &src);
   MlirModule mod = mlirModuleCreateParse(ir_mlir(ic), mlirStringRefCreate(src.text, src.len));
   bool ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
-  PassCtx pc = {.ic = ic, .a = a, .d = &d, .num_warps = num_warps ? num_warps : 4, .threads_per_warp = 32};
-  for (int i = 0; ok && i < n; i++) ok = run_pass(&pc, list[i], mlirModuleGetOperation(mod), true, NULL, NULL);
+  Compilation comp = {.ic = ic, .a = a, .d = &d, .num_warps = num_warps ? num_warps : 4, .threads_per_warp = 32};
+  for (int i = 0; ok && i < n; i++) ok = run_pass(&comp, list[i], mlirModuleGetOperation(mod), true, NULL, NULL);
   if (ok) {
     ir_print(&sb, mlirModuleGetOperation(mod), false);
     r->output = dup_text(sb.s, sb.len);

@@ -23,7 +23,7 @@
 #define MAX_DIV ((int64_t)1 << 30)
 
 struct AxisAnalysis {
-  PassCtx *pc;
+  Compilation *comp;
   PtrVec keys;  /* MlirValue ptrs */
   PtrVec infos; /* AxisInfo* */
 };
@@ -35,10 +35,10 @@ const AxisInfo *axis_info_of(AxisAnalysis *aa, MlirValue v) {
 }
 
 static void set_info(AxisAnalysis *aa, MlirValue v, const AxisInfo *ai) {
-  AxisInfo *c = arena_alloc(aa->pc->a, sizeof *c);
+  AxisInfo *c = arena_alloc(aa->comp->a, sizeof *c);
   *c = *ai;
-  vec_push(aa->pc->a, &aa->keys, (void *)v.ptr);
-  vec_push(aa->pc->a, &aa->infos, c);
+  vec_push(aa->comp->a, &aa->keys, (void *)v.ptr);
+  vec_push(aa->comp->a, &aa->infos, c);
 }
 
 static int64_t gcd(int64_t a, int64_t b) {
@@ -157,7 +157,7 @@ static void visit(MlirOperation op, void *user) {
     }
   } else if (op_is(op, "arith.addi") || op_is(op, "arith.subi") || t == TOP_addptr) {
     AxisInfo x = get(aa, a0), y = get(aa, a1);
-    int64_t scale = t == TOP_addptr ? pointee_bytes(aa->pc, rt) : 1;
+    int64_t scale = t == TOP_addptr ? pointee_bytes(aa->comp, rt) : 1;
     bool sub = op_is(op, "arith.subi");
     for (int d = 0; d < n; d++) {
       int64_t cx = gcd(x.contiguity[d], y.constancy[d]), cy = sub ? 1 : gcd(y.contiguity[d], x.constancy[d]);
@@ -228,9 +228,9 @@ static void visit(MlirOperation op, void *user) {
   set_info(aa, r, &out);
 }
 
-AxisAnalysis *axis_analyze(PassCtx *pc, MlirOperation module) {
-  AxisAnalysis *aa = arena_alloc(pc->a, sizeof *aa);
-  aa->pc = pc;
+AxisAnalysis *axis_analyze(Compilation *comp, MlirOperation module) {
+  AxisAnalysis *aa = arena_alloc(comp->a, sizeof *aa);
+  aa->comp = comp;
   walk_ops(module, visit, aa, false);
   return aa;
 }

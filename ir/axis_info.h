@@ -17,7 +17,7 @@ typedef struct AxisInfo {
 } AxisInfo;
 
 typedef struct AxisAnalysis AxisAnalysis;
-AxisAnalysis *axis_analyze(PassCtx *pc, MlirOperation module);
+AxisAnalysis *axis_analyze(Compilation *comp, MlirOperation module);
 const AxisInfo *axis_info_of(AxisAnalysis *aa, MlirValue v); /* NULL when unknown */
 
 #endif

@@ -100,7 +100,7 @@ uint64_t ir_hash(IrContext *ic, MlirOperation op);
 
 /* ---- the state of a compilation that passes and codegen read ------------------------ */
 
-typedef struct PassCtx {
+typedef struct Compilation {
   IrContext *ic;
   Arena *a;
   Diags *d;
@@ -108,7 +108,7 @@ typedef struct PassCtx {
   int threads_per_warp; /* 32 */
   struct CgCache *cg;   /* the code generator's state kept with the context (codegen.h) */
   StageClock *clock;    /* the time of each stage, when asked */
-} PassCtx;
+} Compilation;
 
 /* ---- ops, for passes and codegen (util.c) -------------------------------------------- */
 

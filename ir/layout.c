@@ -49,15 +49,15 @@ static void layout_text(StrBuf *sb, const Layout *l) {
   }
 }
 
-MlirAttribute layout_attr(PassCtx *pc, const Layout *l) {
+MlirAttribute layout_attr(Compilation *comp, const Layout *l) {
   StrBuf sb = {0};
   layout_text(&sb, l);
-  MlirAttribute a = ir_parse_attr(pc->ic, sb.s);
+  MlirAttribute a = ir_parse_attr(comp->ic, sb.s);
   sb_free(&sb);
   return a;
 }
 
-Layout layout_blocked(PassCtx *pc, int rank, const int64_t *shape, const int *spt, const int *order) {
+Layout layout_blocked(Compilation *comp, int rank, const int64_t *shape, const int *spt, const int *order) {
   Layout l = {.kind = L_BLOCKED, .rank = rank};
   for (int i = 0; i < rank; i++) {
     l.spt[i] = spt ? spt[i] : 1;
@@ -65,7 +65,7 @@ Layout layout_blocked(PassCtx *pc, int rank, const int64_t *shape, const int *sp
   }
   /* threads of a warp from the fastest dimension out, warps likewise; what is
    * left over goes to the slowest dimension (Triton's distribution) */
-  int threads = pc->threads_per_warp, warps = pc->num_warps;
+  int threads = comp->threads_per_warp, warps = comp->num_warps;
   for (int k = 0; k < rank; k++) {
     int d = l.order[k];
     int64_t room = shape[d] / l.spt[d];
@@ -103,8 +103,8 @@ MlirAttribute type_layout(MlirType t) {
   return mlirRankedTensorTypeGetEncoding(t);
 }
 
-MlirType with_layout(PassCtx *pc, MlirType t, MlirAttribute layout) {
-  (void)pc;
+MlirType with_layout(Compilation *comp, MlirType t, MlirAttribute layout) {
+  (void)comp;
   int r = (int)mlirShapedTypeGetRank(t);
   int64_t shape[MAX_RANK];
   for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
@@ -163,7 +163,7 @@ static int list(Reader *r, int *out) {
   return n;
 }
 
-static bool read_layout(PassCtx *pc, Reader *r, Layout *l) {
+static bool read_layout(Compilation *comp, Reader *r, Layout *l) {
   memset(l, 0, sizeof *l);
   skip(r);
   if (!strncmp(r->p, "#tile.blocked<", 14)) {
@@ -185,8 +185,8 @@ static bool read_layout(PassCtx *pc, Reader *r, Layout *l) {
     l->kind = slice ? L_SLICE : L_DOT_OP;
     l->dim = num(r);
     lit(r, ",");
-    Layout *parent = arena_alloc(pc->a, sizeof *parent);
-    if (!read_layout(pc, r, parent)) return false;
+    Layout *parent = arena_alloc(comp->a, sizeof *parent);
+    if (!read_layout(comp, r, parent)) return false;
     l->parent = parent;
     if (dot) {
       lit(r, ",");
@@ -199,15 +199,15 @@ static bool read_layout(PassCtx *pc, Reader *r, Layout *l) {
   return false;
 }
 
-bool layout_of_type(PassCtx *pc, MlirType t, Layout *out) {
+bool layout_of_type(Compilation *comp, MlirType t, Layout *out) {
   MlirAttribute a = type_layout(t);
   if (mlirAttributeIsNull(a)) return false;
-  Reader r = {ir_attr_str(pc->ic, a), true};
-  return read_layout(pc, &r, out);
+  Reader r = {ir_attr_str(comp->ic, a), true};
+  return read_layout(comp, &r, out);
 }
 
-int64_t pointee_bytes(PassCtx *pc, MlirType t) {
-  MlirType p = ir_pointee(pc->ic, mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t);
+int64_t pointee_bytes(Compilation *comp, MlirType t) {
+  MlirType p = ir_pointee(comp->ic, mlirTypeIsARankedTensor(t) ? mlirShapedTypeGetElementType(t) : t);
   if (mlirTypeIsNull(p)) return 1;
   if (mlirTypeIsARankedTensor(p)) p = mlirShapedTypeGetElementType(p);
   int64_t bits = mlirTypeIsAInteger(p) ? mlirIntegerTypeGetWidth(p) : mlirTypeIsAFloat(p) ? mlirFloatTypeGetWidth(p) : 8;

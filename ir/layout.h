@@ -21,15 +21,15 @@ typedef struct Layout {
 } Layout;
 
 /* Triton's default blocked layout for a shape (sizePerThread all 1 unless given). */
-Layout layout_blocked(PassCtx *pc, int rank, const int64_t *shape, const int *spt, const int *order);
-MlirAttribute layout_attr(PassCtx *pc, const Layout *l);
-bool layout_of_type(PassCtx *pc, MlirType t, Layout *out); /* false: no encoding */
+Layout layout_blocked(Compilation *comp, int rank, const int64_t *shape, const int *spt, const int *order);
+MlirAttribute layout_attr(Compilation *comp, const Layout *l);
+bool layout_of_type(Compilation *comp, MlirType t, Layout *out); /* false: no encoding */
 bool layout_equal(const Layout *a, const Layout *b);
-MlirType with_layout(PassCtx *pc, MlirType t, MlirAttribute layout); /* tensor types only */
+MlirType with_layout(Compilation *comp, MlirType t, MlirAttribute layout); /* tensor types only */
 MlirType without_layout(MlirType t);
 MlirAttribute type_layout(MlirType t); /* null attribute when none */
 /* Bytes per element a pointer (or a tensor of pointers) points to; 1 for
  * anything else. */
-int64_t pointee_bytes(PassCtx *pc, MlirType t);
+int64_t pointee_bytes(Compilation *comp, MlirType t);
 
 #endif

@@ -20,8 +20,8 @@ static void annotate(MlirOperation op, void *user) {
     mlirOperationSetAttributeByName(op, mlirStringRefCreateFromCString(names[k]), mlirDenseI64ArrayGet(ctx, ai->rank, vals[k]));
 }
 
-bool pass_axis_info(PassCtx *pc, MlirOperation module) {
-  AxisAnalysis *aa = axis_analyze(pc, module);
+bool pass_axis_info(Compilation *comp, MlirOperation module) {
+  AxisAnalysis *aa = axis_analyze(comp, module);
   walk_ops(module, annotate, aa, false);
   return true;
 }

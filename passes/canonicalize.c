@@ -19,7 +19,7 @@
 #include <mlir-c/Transforms.h>
 
 typedef struct Folds {
-  PassCtx *pc;
+  Compilation *comp;
   int changes;
   PtrVec erase; /* replaced ops that DCE would keep (loads): erased after the walk */
 } Folds;
@@ -109,7 +109,7 @@ static void fold(MlirOperation op, void *user) {
     if (mlirIntegerAttrGetValueInt(m) == 0) {
       if (!has_other) return;
       replace(f, op, operand(op, 2));
-      vec_push(f->pc->a, &f->erase, op.ptr);
+      vec_push(f->comp->a, &f->erase, op.ptr);
       return;
     }
     /* all true: an unmasked load */
@@ -130,21 +130,21 @@ static void fold(MlirOperation op, void *user) {
                                        mlirDenseI32ArrayGet(ctx, 3, segs));
     MlirOperation nl = create_before(op, "tile.load", mlirOperationGetLocation(op), 1, &ty, 1, &ptr, k, attrs);
     replace(f, op, result(nl));
-    vec_push(f->pc->a, &f->erase, op.ptr);
+    vec_push(f->comp->a, &f->erase, op.ptr);
     return;
   }
   default: return;
   }
 }
 
-bool pass_canonicalize(PassCtx *pc, MlirOperation module) {
+bool pass_canonicalize(Compilation *comp, MlirOperation module) {
   for (int round = 0; round < 16; round++) {
-    Folds f = {.pc = pc};
+    Folds f = {.comp = comp};
     walk_ops(module, fold, &f, false);
     for (int i = 0; i < f.erase.n; i++) op_erase((MlirOperation){f.erase.v[i]});
-    pass_dce(pc, module);
+    pass_dce(comp, module);
     if (!f.changes) break;
   }
-  MlirLogicalResult r = mlirPassManagerRunOnOp(ir_canonicalizer(pc->ic), module);
+  MlirLogicalResult r = mlirPassManagerRunOnOp(ir_canonicalizer(comp->ic), module);
   return mlirLogicalResultIsSuccess(r);
 }

@@ -18,7 +18,7 @@
 #include <mlir-c/BuiltinTypes.h>
 
 typedef struct Coalesce {
-  PassCtx *pc;
+  Compilation *comp;
   AxisAnalysis *aa;
   PtrVec ops;
 } Coalesce;
@@ -28,12 +28,12 @@ static void collect(MlirOperation op, void *user) {
   TileOp t = tile_op_of(op);
   if (t != TOP_load && t != TOP_store && t != TOP_atomic_rmw && t != TOP_atomic_cas) return;
   if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0)))) return;
-  vec_push(c->pc->a, &c->ops, op.ptr);
+  vec_push(c->comp->a, &c->ops, op.ptr);
 }
 
 /* The coalesced layout for a pointer tensor. */
 static Layout coalesced(Coalesce *c, MlirValue ptr) {
-  PassCtx *pc = c->pc;
+  Compilation *comp = c->comp;
   MlirType t = mlirValueGetType(ptr);
   int r = (int)mlirShapedTypeGetRank(t);
   int64_t shape[MAX_RANK], numel = 1;
@@ -51,7 +51,7 @@ static Layout coalesced(Coalesce *c, MlirValue ptr) {
           order[j] = tmp;
         }
   int fast = order[0];
-  int64_t bytes = pointee_bytes(pc, t);
+  int64_t bytes = pointee_bytes(comp, t);
   int64_t per_thread = 1;
   if (ai) {
     int64_t contig = ai->contiguity[fast];
@@ -61,7 +61,7 @@ static Layout coalesced(Coalesce *c, MlirValue ptr) {
   }
   int64_t max_vec = 16 / bytes;
   if (per_thread > max_vec) per_thread = max_vec;
-  int64_t threads = (int64_t)pc->num_warps * pc->threads_per_warp;
+  int64_t threads = (int64_t)comp->num_warps * comp->threads_per_warp;
   int64_t fair = numel / threads; /* no thread should own more than its share */
   if (fair < 1) fair = 1;
   if (per_thread > fair) per_thread = fair;
@@ -70,34 +70,34 @@ static Layout coalesced(Coalesce *c, MlirValue ptr) {
   while (p2 * 2 <= per_thread) p2 *= 2;
   int spt[MAX_RANK];
   for (int i = 0; i < r; i++) spt[i] = i == fast ? (int)p2 : 1;
-  return layout_blocked(pc, r, shape, spt, order);
+  return layout_blocked(comp, r, shape, spt, order);
 }
 
 static void coalesce_op(Coalesce *c, MlirOperation op) {
-  PassCtx *pc = c->pc;
+  Compilation *comp = c->comp;
   MlirValue ptr = mlirOperationGetOperand(op, 0);
   Layout want = coalesced(c, ptr), have;
-  if (layout_of_type(pc, mlirValueGetType(ptr), &have) && layout_equal(&want, &have)) return;
-  MlirAttribute wa = layout_attr(pc, &want);
+  if (layout_of_type(comp, mlirValueGetType(ptr), &have) && layout_equal(&want, &have)) return;
+  MlirAttribute wa = layout_attr(comp, &want);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
     MlirValue v = mlirOperationGetOperand(op, i);
     if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) continue;
-    MlirType nt = with_layout(pc, mlirValueGetType(v), wa);
+    MlirType nt = with_layout(comp, mlirValueGetType(v), wa);
     MlirOperation cv = create_before(op, "tile.convert_layout", mlirOperationGetLocation(op), 1, &nt, 1, &v, 0, NULL);
     mlirOperationSetOperand(op, i, mlirOperationGetResult(cv, 0));
   }
   if (mlirOperationGetNumResults(op) == 0) return;
   MlirValue r = mlirOperationGetResult(op, 0);
   MlirType old = mlirValueGetType(r);
-  mlirValueSetType(r, with_layout(pc, old, wa));
+  mlirValueSetType(r, with_layout(comp, old, wa));
   /* users keep the old layout through a conversion after the op */
   MlirOperation next = mlirOperationGetNextInBlock(op);
   MlirOperation back = create_before(next, "tile.convert_layout", mlirOperationGetLocation(op), 1, &old, 1, &r, 0, NULL);
   mlirValueReplaceAllUsesExcept(r, mlirOperationGetResult(back, 0), 1, &back);
 }
 
-bool pass_coalesce(PassCtx *pc, MlirOperation module) {
-  Coalesce c = {.pc = pc, .aa = axis_analyze(pc, module)};
+bool pass_coalesce(Compilation *comp, MlirOperation module) {
+  Coalesce c = {.comp = comp, .aa = axis_analyze(comp, module)};
   walk_ops(module, collect, &c, false);
   for (int i = 0; i < c.ops.n; i++) coalesce_op(&c, (MlirOperation){c.ops.v[i]});
   return true;

@@ -16,11 +16,11 @@
 
 static bool is_tensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGetType(v)); }
 
-static Layout default_layout(PassCtx *pc, MlirType t) {
+static Layout default_layout(Compilation *comp, MlirType t) {
   int r = (int)mlirShapedTypeGetRank(t);
   int64_t shape[MAX_RANK];
   for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
-  return layout_blocked(pc, r, shape, NULL, NULL);
+  return layout_blocked(comp, r, shape, NULL, NULL);
 }
 
 /* The result layout of a 2-D dot, which runs on FMAs: a warp's lanes
@@ -28,10 +28,10 @@ static Layout default_layout(PassCtx *pc, MlirType t) {
  * rows and columns are as even as the shape allows (a step of K reads
  * rows + columns operand elements for rows x columns FMAs), without
  * spreading past the tile. Other ranks and small tiles take the default. */
-static Layout dot_result_layout(PassCtx *pc, MlirType t) {
-  Layout l = default_layout(pc, t);
+static Layout dot_result_layout(Compilation *comp, MlirType t) {
+  Layout l = default_layout(comp, t);
   int64_t M = mlirShapedTypeGetDimSize(t, 0), N = l.rank == 2 ? mlirShapedTypeGetDimSize(t, 1) : 0;
-  int W = pc->num_warps;
+  int W = comp->num_warps;
   if (l.rank != 2 || M < 4 || N < 8) return l;
   int best = -1;
   int64_t best_cost = 0;
@@ -49,64 +49,64 @@ static Layout dot_result_layout(PassCtx *pc, MlirType t) {
   return l;
 }
 
-static MlirAttribute default_attr(PassCtx *pc, MlirType t) {
-  Layout l = default_layout(pc, t);
-  return layout_attr(pc, &l);
+static MlirAttribute default_attr(Compilation *comp, MlirType t) {
+  Layout l = default_layout(comp, t);
+  return layout_attr(comp, &l);
 }
 
 /* v in layout `want`, converting before `user` when needed. */
-static MlirValue in_layout(PassCtx *pc, MlirOperation user, MlirValue v, MlirAttribute want) {
+static MlirValue in_layout(Compilation *comp, MlirOperation user, MlirValue v, MlirAttribute want) {
   MlirType t = mlirValueGetType(v);
   MlirAttribute have = type_layout(t);
   if (!mlirAttributeIsNull(have) && mlirAttributeEqual(have, want)) return v;
-  MlirType nt = with_layout(pc, t, want);
+  MlirType nt = with_layout(comp, t, want);
   return mlirOperationGetResult(create_before(user, "tile.convert_layout", mlirOperationGetLocation(user), 1, &nt, 1, &v, 0, NULL), 0);
 }
 
-static void want_operand(PassCtx *pc, MlirOperation op, int i, MlirAttribute want) {
+static void want_operand(Compilation *comp, MlirOperation op, int i, MlirAttribute want) {
   MlirValue v = mlirOperationGetOperand(op, i);
-  MlirValue c = in_layout(pc, op, v, want);
+  MlirValue c = in_layout(comp, op, v, want);
   if (!mlirValueEqual(c, v)) mlirOperationSetOperand(op, i, c);
 }
 
-static void set_layout(PassCtx *pc, MlirValue v, MlirAttribute layout) {
-  mlirValueSetType(v, with_layout(pc, mlirValueGetType(v), layout));
+static void set_layout(Compilation *comp, MlirValue v, MlirAttribute layout) {
+  mlirValueSetType(v, with_layout(comp, mlirValueGetType(v), layout));
 }
 
 /* Every tensor operand in its default layout. */
-static void default_operands(PassCtx *pc, MlirOperation op, int from) {
+static void default_operands(Compilation *comp, MlirOperation op, int from) {
   for (intptr_t i = from; i < mlirOperationGetNumOperands(op); i++) {
     MlirValue v = mlirOperationGetOperand(op, i);
-    if (is_tensor(v)) want_operand(pc, op, (int)i, default_attr(pc, mlirValueGetType(v)));
+    if (is_tensor(v)) want_operand(comp, op, (int)i, default_attr(comp, mlirValueGetType(v)));
   }
 }
 
-static void default_results(PassCtx *pc, MlirOperation op) {
+static void default_results(Compilation *comp, MlirOperation op) {
   for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
     MlirValue r = mlirOperationGetResult(op, i);
-    if (is_tensor(r)) set_layout(pc, r, default_attr(pc, mlirValueGetType(r)));
+    if (is_tensor(r)) set_layout(comp, r, default_attr(comp, mlirValueGetType(r)));
   }
 }
 
-static void default_block_args(PassCtx *pc, MlirBlock b) {
+static void default_block_args(Compilation *comp, MlirBlock b) {
   for (intptr_t i = 0; i < mlirBlockGetNumArguments(b); i++) {
     MlirValue a = mlirBlockGetArgument(b, i);
-    if (is_tensor(a)) mlirBlockArgumentSetType(a, with_layout(pc, mlirValueGetType(a), default_attr(pc, mlirValueGetType(a))));
+    if (is_tensor(a)) mlirBlockArgumentSetType(a, with_layout(comp, mlirValueGetType(a), default_attr(comp, mlirValueGetType(a))));
   }
 }
 
 /* The operand's layout when it is blocked, else its default. */
-static MlirAttribute blocked_or_default(PassCtx *pc, MlirValue v) {
+static MlirAttribute blocked_or_default(Compilation *comp, MlirValue v) {
   Layout l;
-  if (layout_of_type(pc, mlirValueGetType(v), &l) && l.kind == L_BLOCKED) return type_layout(mlirValueGetType(v));
-  return default_attr(pc, mlirValueGetType(v));
+  if (layout_of_type(comp, mlirValueGetType(v), &l) && l.kind == L_BLOCKED) return type_layout(mlirValueGetType(v));
+  return default_attr(comp, mlirValueGetType(v));
 }
 
 /* trans, join and split move no data when their results take layouts
  * derived from their operands': a transpose permutes the operand's layout;
  * join adds a last dimension of 2 held in each thread; split wants its
  * operand's last dimension (of 2) in each thread and drops it. */
-static void shape_op_layouts(PassCtx *pc, MlirOperation op, TileOp t) {
+static void shape_op_layouts(Compilation *comp, MlirOperation op, TileOp t) {
   MlirValue src = mlirOperationGetOperand(op, 0);
   MlirType st = mlirValueGetType(src);
   int r = (int)mlirShapedTypeGetRank(st);
@@ -120,23 +120,23 @@ static void shape_op_layouts(PassCtx *pc, MlirOperation op, TileOp t) {
       order[i] = i == 0 ? r - 1 : r - 1 - i;
     }
     spt[r - 1] = 2;
-    bool ok = layout_of_type(pc, st, &in) && in.kind == L_BLOCKED && in.spt[r - 1] == 2 && in.tpw[r - 1] == 1 &&
+    bool ok = layout_of_type(comp, st, &in) && in.kind == L_BLOCKED && in.spt[r - 1] == 2 && in.tpw[r - 1] == 1 &&
               in.wpc[r - 1] == 1 && in.order[0] == r - 1;
     if (!ok) {
-      in = layout_blocked(pc, r, shape, spt, order);
-      want_operand(pc, op, 0, layout_attr(pc, &in));
+      in = layout_blocked(comp, r, shape, spt, order);
+      want_operand(comp, op, 0, layout_attr(comp, &in));
     }
     Layout out = {.kind = L_BLOCKED, .rank = r - 1};
     for (int i = 0; i < r - 1; i++) {
       out.spt[i] = in.spt[i], out.tpw[i] = in.tpw[i], out.wpc[i] = in.wpc[i];
       out.order[i] = in.order[i + 1];
     }
-    for (int i = 0; i < 2; i++) set_layout(pc, mlirOperationGetResult(op, i), layout_attr(pc, &out));
+    for (int i = 0; i < 2; i++) set_layout(comp, mlirOperationGetResult(op, i), layout_attr(comp, &out));
     return;
   }
-  MlirAttribute la = blocked_or_default(pc, src);
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, la);
-  layout_of_type(pc, with_layout(pc, st, la), &in);
+  MlirAttribute la = blocked_or_default(comp, src);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(comp, op, (int)i, la);
+  layout_of_type(comp, with_layout(comp, st, la), &in);
   Layout out = {.kind = L_BLOCKED, .rank = t == TOP_join ? r + 1 : r};
   if (t == TOP_join) {
     for (int i = 0; i < r; i++) {
@@ -154,11 +154,11 @@ static void shape_op_layouts(PassCtx *pc, MlirOperation op, TileOp t) {
     }
     for (int k = 0; k < r; k++) out.order[k] = inv[in.order[k]];
   }
-  set_layout(pc, mlirOperationGetResult(op, 0), layout_attr(pc, &out));
+  set_layout(comp, mlirOperationGetResult(op, 0), layout_attr(comp, &out));
 }
 
 static void convert_op(MlirOperation op, void *user) {
-  PassCtx *pc = user;
+  Compilation *comp = user;
   TileOp t = tile_op_of(op);
   /* combiner regions hold scalars only */
   MlirOperation parent = mlirOperationGetParentOperation(op);
@@ -178,7 +178,7 @@ static void convert_op(MlirOperation op, void *user) {
       spt[i] = 1;
       if (i != axis) others *= shape[i];
     }
-    int64_t threads = (int64_t)pc->num_warps * pc->threads_per_warp;
+    int64_t threads = (int64_t)comp->num_warps * comp->threads_per_warp;
     int64_t along = threads / (others < threads ? others : threads);
     if (along < 1) along = 1;
     spt[axis] = shape[axis] > along ? (int)(shape[axis] / along) : 1;
@@ -186,86 +186,86 @@ static void convert_op(MlirOperation op, void *user) {
     order[0] = axis;
     for (int i = 0, k = 1; i < r; i++)
       if (i != axis) order[k++] = i;
-    Layout l = layout_blocked(pc, r, shape, spt, order);
-    MlirAttribute la = layout_attr(pc, &l);
-    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, la);
-    for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) set_layout(pc, mlirOperationGetResult(op, i), la);
+    Layout l = layout_blocked(comp, r, shape, spt, order);
+    MlirAttribute la = layout_attr(comp, &l);
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(comp, op, (int)i, la);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) set_layout(comp, mlirOperationGetResult(op, i), la);
     return;
   }
   if (t == TOP_reduce) {
-    MlirAttribute l0 = blocked_or_default(pc, mlirOperationGetOperand(op, 0));
-    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(pc, op, (int)i, l0);
+    MlirAttribute l0 = blocked_or_default(comp, mlirOperationGetOperand(op, 0));
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) want_operand(comp, op, (int)i, l0);
     Layout parent_l;
-    layout_of_type(pc, with_layout(pc, mlirValueGetType(mlirOperationGetOperand(op, 0)), l0), &parent_l);
+    layout_of_type(comp, with_layout(comp, mlirValueGetType(mlirOperationGetOperand(op, 0)), l0), &parent_l);
     int axis = (int)op_int_attr(op, "axis", 0);
     for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
       MlirValue r = mlirOperationGetResult(op, i);
       if (!is_tensor(r)) continue;
       Layout s = {.kind = L_SLICE, .rank = parent_l.rank - 1, .dim = axis, .parent = &parent_l};
-      set_layout(pc, r, layout_attr(pc, &s));
+      set_layout(comp, r, layout_attr(comp, &s));
     }
     return;
   }
   if (t == TOP_expand_dims) {
     MlirValue r = mlirOperationGetResult(op, 0);
-    Layout rl = default_layout(pc, mlirValueGetType(r));
-    set_layout(pc, r, layout_attr(pc, &rl));
+    Layout rl = default_layout(comp, mlirValueGetType(r));
+    set_layout(comp, r, layout_attr(comp, &rl));
     if (is_tensor(mlirOperationGetOperand(op, 0))) {
       Layout s = {.kind = L_SLICE, .rank = rl.rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = &rl};
-      want_operand(pc, op, 0, layout_attr(pc, &s));
+      want_operand(comp, op, 0, layout_attr(comp, &s));
     }
     return;
   }
   if (t == TOP_dot) {
     MlirValue r = mlirOperationGetResult(op, 0);
-    Layout rl = dot_result_layout(pc, mlirValueGetType(r));
-    MlirAttribute ra = layout_attr(pc, &rl);
-    set_layout(pc, r, ra);
+    Layout rl = dot_result_layout(comp, mlirValueGetType(r));
+    MlirAttribute ra = layout_attr(comp, &rl);
+    set_layout(comp, r, ra);
     for (int i = 0; i < 2; i++) {
       MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(mlirOperationGetOperand(op, i)));
       int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF16(et) || mlirTypeIsABF16(et) ? 16 : mlirTypeIsAF64(et) ? 64 : mlirTypeIsAF32(et) ? 32 : 8;
       Layout d = {.kind = L_DOT_OP, .rank = rl.rank, .dim = i, .parent = &rl, .k_width = bits >= 32 ? 1 : 32 / bits};
-      want_operand(pc, op, i, layout_attr(pc, &d));
+      want_operand(comp, op, i, layout_attr(comp, &d));
     }
-    want_operand(pc, op, 2, ra);
+    want_operand(comp, op, 2, ra);
     return;
   }
   if (t == TOP_broadcast) {
     MlirValue src = mlirOperationGetOperand(op, 0);
-    MlirAttribute l = blocked_or_default(pc, src);
-    want_operand(pc, op, 0, l);
-    set_layout(pc, mlirOperationGetResult(op, 0), l);
+    MlirAttribute l = blocked_or_default(comp, src);
+    want_operand(comp, op, 0, l);
+    set_layout(comp, mlirOperationGetResult(op, 0), l);
     return;
   }
   if (t == TOP_trans || t == TOP_join || t == TOP_split) {
-    shape_op_layouts(pc, op, t);
+    shape_op_layouts(comp, op, t);
     return;
   }
   if (t == TOP_reshape || t == TOP_cat || t == TOP_print ||
       t == TOP_convert_layout) {
-    default_results(pc, op); /* operands stay in their layouts */
+    default_results(comp, op); /* operands stay in their layouts */
     return;
   }
   if (op_is(op, "scf.for")) {
-    default_operands(pc, op, 3);
-    default_results(pc, op);
-    default_block_args(pc, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+    default_operands(comp, op, 3);
+    default_results(comp, op);
+    default_block_args(comp, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
     return;
   }
   if (op_is(op, "scf.while")) {
-    default_operands(pc, op, 0);
-    default_results(pc, op);
-    for (int i = 0; i < 2; i++) default_block_args(pc, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)));
+    default_operands(comp, op, 0);
+    default_results(comp, op);
+    for (int i = 0; i < 2; i++) default_block_args(comp, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)));
     return;
   }
   if (op_is(op, "scf.condition")) {
-    default_operands(pc, op, 1);
+    default_operands(comp, op, 1);
     return;
   }
   if (op_is(op, "arith.constant")) {
     MlirValue r = mlirOperationGetResult(op, 0);
     if (!is_tensor(r)) return;
-    default_results(pc, op);
+    default_results(comp, op);
     /* the value attribute carries the type, with its layout */
     MlirAttribute v = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("value"));
     if (mlirAttributeIsADenseElements(v) && mlirDenseElementsAttrIsSplat(v))
@@ -274,11 +274,11 @@ static void convert_op(MlirOperation op, void *user) {
     return;
   }
   /* elementwise ops, memory ops, yields, splat, make_range, ... */
-  default_operands(pc, op, 0);
-  default_results(pc, op);
+  default_operands(comp, op, 0);
+  default_results(comp, op);
 }
 
-bool pass_convert_to_gpu(PassCtx *pc, MlirOperation module) {
-  walk_ops(module, convert_op, pc, false);
+bool pass_convert_to_gpu(Compilation *comp, MlirOperation module) {
+  walk_ops(module, convert_op, comp, false);
   return true;
 }

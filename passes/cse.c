@@ -148,8 +148,8 @@ static void cse_block(Table *t, MlirBlock b) {
   table_pop_to(t, mark);
 }
 
-bool pass_cse(PassCtx *pc, MlirOperation module) {
-  Table t = {.a = pc->a};
+bool pass_cse(Compilation *comp, MlirOperation module) {
+  Table t = {.a = comp->a};
   table_rehash(&t, 16);
   cse_regions(&t, module);
   return true;

@@ -25,8 +25,8 @@ static void collect(MlirOperation op, void *user) {
   if (dead(op)) vec_push(d->a, &d->ops, op.ptr);
 }
 
-bool pass_dce(PassCtx *pc, MlirOperation module) {
-  Dead d = {.a = pc->a};
+bool pass_dce(Compilation *comp, MlirOperation module) {
+  Dead d = {.a = comp->a};
   walk_ops(module, collect, &d, true);
   /* users were collected after their operands: erase from the end. A
    * producer goes on the list when its last user is erased, once (an op
@@ -40,12 +40,12 @@ bool pass_dce(PassCtx *pc, MlirOperation module) {
       MlirOperation p = value_owner(mlirOperationGetOperand(op, i));
       bool seen = mlirOperationIsNull(p);
       for (int k = 0; k < producers.n && !seen; k++) seen = producers.v[k] == p.ptr;
-      if (!seen) vec_push(pc->a, &producers, p.ptr);
+      if (!seen) vec_push(comp->a, &producers, p.ptr);
     }
     op_erase(op);
     for (int k = 0; k < producers.n; k++) {
       MlirOperation p = {producers.v[k]};
-      if (dead(p)) vec_push(pc->a, &d.ops, p.ptr);
+      if (dead(p)) vec_push(comp->a, &d.ops, p.ptr);
     }
   }
   return true;

@@ -27,8 +27,8 @@ static bool invariant(MlirOperation op, MlirOperation loop) {
   return true;
 }
 
-bool pass_licm(PassCtx *pc, MlirOperation module) {
-  Loops l = {.a = pc->a};
+bool pass_licm(Compilation *comp, MlirOperation module) {
+  Loops l = {.a = comp->a};
   walk_ops(module, collect, &l, true); /* post-order: inner loops first */
   for (int i = 0; i < l.v.n; i++) {
     MlirOperation loop = {l.v.v[i]};
@@ -37,7 +37,7 @@ bool pass_licm(PassCtx *pc, MlirOperation module) {
     for (intptr_t r = 0; r < mlirOperationGetNumRegions(loop); r++) {
       MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, r));
       MlirOperation *ops;
-      int n = block_ops(pc->a, b, &ops);
+      int n = block_ops(comp->a, b, &ops);
       for (int k = 0; k < n; k++)
         if (invariant(ops[k], loop)) mlirOperationMoveBefore(ops[k], loop);
     }

@@ -11,7 +11,7 @@
 #include "ir/axis_info.h"
 #include "ir/layout.h"
 
-typedef bool (*PassFn)(PassCtx *pc, MlirOperation module);
+typedef bool (*PassFn)(Compilation *comp, MlirOperation module);
 
 typedef struct Pass {
   const char *name;
@@ -23,13 +23,13 @@ typedef struct Pass {
 extern const Pass pass_list[];
 const Pass *pass_find(const char *name);
 
-bool pass_canonicalize(PassCtx *pc, MlirOperation module);
-bool pass_cse(PassCtx *pc, MlirOperation module);
-bool pass_dce(PassCtx *pc, MlirOperation module);
-bool pass_licm(PassCtx *pc, MlirOperation module);
-bool pass_axis_info(PassCtx *pc, MlirOperation module);
-bool pass_convert_to_gpu(PassCtx *pc, MlirOperation module);
-bool pass_coalesce(PassCtx *pc, MlirOperation module);
-bool pass_remove_layout_conversions(PassCtx *pc, MlirOperation module);
+bool pass_canonicalize(Compilation *comp, MlirOperation module);
+bool pass_cse(Compilation *comp, MlirOperation module);
+bool pass_dce(Compilation *comp, MlirOperation module);
+bool pass_licm(Compilation *comp, MlirOperation module);
+bool pass_axis_info(Compilation *comp, MlirOperation module);
+bool pass_convert_to_gpu(Compilation *comp, MlirOperation module);
+bool pass_coalesce(Compilation *comp, MlirOperation module);
+bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module);
 
 #endif

@@ -23,7 +23,7 @@
 #define REMAT_BUDGET 24
 
 typedef struct Remat {
-  PassCtx *pc;
+  Compilation *comp;
   int changes;
   PtrVec converts;
 } Remat;
@@ -44,12 +44,12 @@ static bool rematerializable(MlirOperation op) {
 }
 
 /* The layout operand i of op must have for op's result to be in `l`. */
-static bool operand_layout(PassCtx *pc, MlirOperation op, int i, const Layout *l, Layout *out) {
+static bool operand_layout(Compilation *comp, MlirOperation op, int i, const Layout *l, Layout *out) {
   TileOp t = tile_op_of(op);
   (void)i;
   if (t == TOP_expand_dims) {
     if (l->kind != L_BLOCKED) return false;
-    Layout *parent = arena_alloc(pc->a, sizeof *parent);
+    Layout *parent = arena_alloc(comp->a, sizeof *parent);
     *parent = *l;
     *out = (Layout){.kind = L_SLICE, .rank = l->rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = parent};
     return true;
@@ -86,50 +86,50 @@ static bool operand_layout(PassCtx *pc, MlirOperation op, int i, const Layout *l
 /* Can v be produced in layout l by recomputation within the budget? Values
  * that cannot be recomputed (loads, reductions, loop arguments) are leaves:
  * they get a conversion of their own, counted in *leaves. */
-static bool can_remat(PassCtx *pc, MlirValue v, const Layout *l, int *budget, int *leaves) {
+static bool can_remat(Compilation *comp, MlirValue v, const Layout *l, int *budget, int *leaves) {
   Layout have;
-  if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
+  if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
   MlirOperation d = value_owner(v);
   if (mlirOperationIsNull(d) || !rematerializable(d)) {
     ++*leaves;
     return l->kind == L_BLOCKED || l->kind == L_SLICE; /* a conversion is possible */
   }
   if (--*budget < 0) return false;
-  if (tile_op_of(d) == TOP_convert_layout) return can_remat(pc, mlirOperationGetOperand(d, 0), l, budget, leaves);
+  if (tile_op_of(d) == TOP_convert_layout) return can_remat(comp, mlirOperationGetOperand(d, 0), l, budget, leaves);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     if (!is_tensor(o)) continue;
     Layout ol;
-    if (!operand_layout(pc, d, (int)i, l, &ol) || !can_remat(pc, o, &ol, budget, leaves)) return false;
+    if (!operand_layout(comp, d, (int)i, l, &ol) || !can_remat(comp, o, &ol, budget, leaves)) return false;
   }
   return true;
 }
 
 /* v in layout l: recomputed where can_remat said so, converted at leaves. */
-static MlirValue remat(PassCtx *pc, MlirValue v, const Layout *l) {
+static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
   Layout have;
-  if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return v;
+  if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return v;
   MlirOperation d = value_owner(v);
   if (mlirOperationIsNull(d) || !rematerializable(d)) {
-    MlirType nt = with_layout(pc, mlirValueGetType(v), layout_attr(pc, l));
+    MlirType nt = with_layout(comp, mlirValueGetType(v), layout_attr(comp, l));
     MlirOperation at = mlirOperationIsNull(d) ? mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(v))
                                                : mlirOperationGetNextInBlock(d);
     return mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirValueGetLocation(v), 1, &nt, 1, &v, 0, NULL), 0);
   }
-  if (tile_op_of(d) == TOP_convert_layout) return remat(pc, mlirOperationGetOperand(d, 0), l);
+  if (tile_op_of(d) == TOP_convert_layout) return remat(comp, mlirOperationGetOperand(d, 0), l);
   intptr_t n = mlirOperationGetNumOperands(d);
   MlirValue ops[16];
   for (intptr_t i = 0; i < n && i < 16; i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     Layout ol;
-    ops[i] = is_tensor(o) && operand_layout(pc, d, (int)i, l, &ol) ? remat(pc, o, &ol) : o;
+    ops[i] = is_tensor(o) && operand_layout(comp, d, (int)i, l, &ol) ? remat(comp, o, &ol) : o;
   }
   /* a clone right after the original dominates everything the original does */
   MlirOperation c = mlirOperationClone(d);
   mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(d), d, c);
   for (intptr_t i = 0; i < n && i < 16; i++) mlirOperationSetOperand(c, i, ops[i]);
   MlirValue r = mlirOperationGetResult(c, 0);
-  MlirType nt = with_layout(pc, mlirValueGetType(r), layout_attr(pc, l));
+  MlirType nt = with_layout(comp, mlirValueGetType(r), layout_attr(comp, l));
   mlirValueSetType(r, nt);
   if (op_is(c, "arith.constant")) {
     MlirAttribute val = mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
@@ -150,12 +150,12 @@ static MlirValue remat(PassCtx *pc, MlirValue v, const Layout *l) {
 
 /* The source layout of the first conversion on y's chain of producers
  * (depth-first, a few levels), if it is blocked. */
-static bool conversion_source(PassCtx *pc, MlirValue y, int depth, Layout *out) {
+static bool conversion_source(Compilation *comp, MlirValue y, int depth, Layout *out) {
   MlirOperation d = value_owner(y);
   if (mlirOperationIsNull(d) || depth > 6) return false;
   if (tile_op_of(d) == TOP_convert_layout) {
     Layout l;
-    if (layout_of_type(pc, mlirValueGetType(mlirOperationGetOperand(d, 0)), &l) && l.kind == L_BLOCKED) {
+    if (layout_of_type(comp, mlirValueGetType(mlirOperationGetOperand(d, 0)), &l) && l.kind == L_BLOCKED) {
       *out = l;
       return true;
     }
@@ -164,33 +164,33 @@ static bool conversion_source(PassCtx *pc, MlirValue y, int depth, Layout *out) 
   if (!rematerializable(d)) return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
-    if (is_tensor(o) && conversion_source(pc, o, depth + 1, out)) return true;
+    if (is_tensor(o) && conversion_source(comp, o, depth + 1, out)) return true;
   }
   return false;
 }
 
 /* Whether v can be had in layout l with no conversion left but of `arg`. */
-static bool remat_but(PassCtx *pc, MlirValue v, const Layout *l, MlirValue arg, int *budget) {
+static bool remat_but(Compilation *comp, MlirValue v, const Layout *l, MlirValue arg, int *budget) {
   Layout have;
   if (mlirValueEqual(v, arg)) return true;
-  if (layout_of_type(pc, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
+  if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
   MlirOperation d = value_owner(v);
   if (mlirOperationIsNull(d) || !rematerializable(d) || --*budget < 0) return false;
-  if (tile_op_of(d) == TOP_convert_layout) return remat_but(pc, mlirOperationGetOperand(d, 0), l, arg, budget);
+  if (tile_op_of(d) == TOP_convert_layout) return remat_but(comp, mlirOperationGetOperand(d, 0), l, arg, budget);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     Layout ol;
-    if (is_tensor(o) && (!operand_layout(pc, d, (int)i, l, &ol) || !remat_but(pc, o, &ol, arg, budget))) return false;
+    if (is_tensor(o) && (!operand_layout(comp, d, (int)i, l, &ol) || !remat_but(comp, o, &ol, arg, budget))) return false;
   }
   return true;
 }
 
-static MlirValue convert_before(PassCtx *pc, MlirOperation at, MlirValue v, const Layout *l) {
-  MlirType nt = with_layout(pc, mlirValueGetType(v), layout_attr(pc, l));
+static MlirValue convert_before(Compilation *comp, MlirOperation at, MlirValue v, const Layout *l) {
+  MlirType nt = with_layout(comp, mlirValueGetType(v), layout_attr(comp, l));
   return mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirValueGetLocation(v), 1, &nt, 1, &v, 0, NULL), 0);
 }
 
-static bool retype_loop(PassCtx *pc, MlirOperation loop) {
+static bool retype_loop(Compilation *comp, MlirOperation loop) {
   bool changed = false;
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
   MlirOperation yield = mlirBlockGetTerminator(body);
@@ -199,25 +199,25 @@ static bool retype_loop(PassCtx *pc, MlirOperation loop) {
     MlirValue arg = mlirBlockGetArgument(body, i + 1), res = mlirOperationGetResult(loop, i);
     MlirValue y = mlirOperationGetOperand(yield, i);
     Layout d, a;
-    if (!is_tensor(arg) || !layout_of_type(pc, mlirValueGetType(arg), &d) || !conversion_source(pc, y, 0, &a) ||
+    if (!is_tensor(arg) || !layout_of_type(comp, mlirValueGetType(arg), &d) || !conversion_source(comp, y, 0, &a) ||
         layout_equal(&a, &d))
       continue;
     int budget = REMAT_BUDGET;
-    if (!remat_but(pc, y, &a, arg, &budget)) continue;
+    if (!remat_but(comp, y, &a, arg, &budget)) continue;
     /* carry it in A: convert the initial value before the loop, the
      * argument back to D for its users, the next value to A, and the
      * result back to D after the loop */
     MlirValue init = mlirOperationGetOperand(loop, 3 + i);
-    mlirOperationSetOperand(loop, 3 + (int)i, convert_before(pc, loop, init, &a));
-    MlirType at = with_layout(pc, mlirValueGetType(arg), layout_attr(pc, &a));
+    mlirOperationSetOperand(loop, 3 + (int)i, convert_before(comp, loop, init, &a));
+    MlirType at = with_layout(comp, mlirValueGetType(arg), layout_attr(comp, &a));
     mlirBlockArgumentSetType(arg, at);
-    MlirValue arg_d = convert_before(pc, mlirBlockGetFirstOperation(body), arg, &d);
+    MlirValue arg_d = convert_before(comp, mlirBlockGetFirstOperation(body), arg, &d);
     MlirOperation arg_cv = value_owner(arg_d);
     mlirValueReplaceAllUsesExcept(arg, arg_d, 1, &arg_cv);
-    mlirOperationSetOperand(yield, (int)i, convert_before(pc, yield, mlirOperationGetOperand(yield, i), &a));
+    mlirOperationSetOperand(yield, (int)i, convert_before(comp, yield, mlirOperationGetOperand(yield, i), &a));
     mlirValueSetType(res, at);
     MlirOperation after = mlirOperationGetNextInBlock(loop);
-    MlirValue res_d = convert_before(pc, after, res, &d);
+    MlirValue res_d = convert_before(comp, after, res, &d);
     MlirOperation res_cv = value_owner(res_d);
     mlirValueReplaceAllUsesExcept(res, res_d, 1, &res_cv);
     changed = true;
@@ -227,29 +227,29 @@ static bool retype_loop(PassCtx *pc, MlirOperation loop) {
 
 static void collect_loops(MlirOperation op, void *user) {
   Remat *r = user;
-  if (op_is(op, "scf.for")) vec_push(r->pc->a, &r->converts, op.ptr);
+  if (op_is(op, "scf.for")) vec_push(r->comp->a, &r->converts, op.ptr);
 }
 
 static void collect(MlirOperation op, void *user) {
   Remat *r = user;
-  if (tile_op_of(op) == TOP_convert_layout) vec_push(r->pc->a, &r->converts, op.ptr);
+  if (tile_op_of(op) == TOP_convert_layout) vec_push(r->comp->a, &r->converts, op.ptr);
 }
 
-static bool remove_conversions(PassCtx *pc, MlirOperation module);
+static bool remove_conversions(Compilation *comp, MlirOperation module);
 
-bool pass_remove_layout_conversions(PassCtx *pc, MlirOperation module) {
-  remove_conversions(pc, module);
-  Remat loops = {.pc = pc};
+bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
+  remove_conversions(comp, module);
+  Remat loops = {.comp = comp};
   walk_ops(module, collect_loops, &loops, true);
   bool changed = false;
-  for (int i = 0; i < loops.converts.n; i++) changed |= retype_loop(pc, (MlirOperation){loops.converts.v[i]});
-  if (changed) remove_conversions(pc, module);
+  for (int i = 0; i < loops.converts.n; i++) changed |= retype_loop(comp, (MlirOperation){loops.converts.v[i]});
+  if (changed) remove_conversions(comp, module);
   return true;
 }
 
-static bool remove_conversions(PassCtx *pc, MlirOperation module) {
+static bool remove_conversions(Compilation *comp, MlirOperation module) {
   for (int round = 0; round < 8; round++) {
-    Remat r = {.pc = pc};
+    Remat r = {.comp = comp};
     walk_ops(module, collect, &r, false);
     for (int i = 0; i < r.converts.n; i++) {
       MlirOperation cv = {r.converts.v[i]};
@@ -261,7 +261,7 @@ static bool remove_conversions(PassCtx *pc, MlirOperation module) {
         continue;
       }
       Layout target;
-      if (!layout_of_type(pc, mlirValueGetType(res), &target)) continue;
+      if (!layout_of_type(comp, mlirValueGetType(res), &target)) continue;
       /* worth it when the conversion disappears, or moves back to a single
        * value that cannot be recomputed (it may be cheaper there, and
        * cannot move further: the rounds end) */
@@ -270,9 +270,9 @@ static bool remove_conversions(PassCtx *pc, MlirOperation module) {
       bool is_op = !mlirOperationIsNull(producer);
       bool from_convert = is_op && tile_op_of(producer) == TOP_convert_layout;
       bool movable = is_op && !from_convert && rematerializable(producer);
-      if ((movable || from_convert) && can_remat(pc, src, &target, &budget, &leaves) &&
+      if ((movable || from_convert) && can_remat(comp, src, &target, &budget, &leaves) &&
           (leaves == 0 || (movable && leaves == 1))) {
-        mlirValueReplaceAllUsesOfWith(res, remat(pc, src, &target));
+        mlirValueReplaceAllUsesOfWith(res, remat(comp, src, &target));
         r.changes++;
         continue;
       }
@@ -283,8 +283,8 @@ static bool remove_conversions(PassCtx *pc, MlirOperation module) {
         r.changes++;
       }
     }
-    pass_dce(pc, module);
-    pass_cse(pc, module);
+    pass_dce(comp, module);
+    pass_cse(comp, module);
     if (!r.changes) break;
   }
   return true;
