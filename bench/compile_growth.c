@@ -92,7 +92,7 @@ static void make(const char *family, long size, Text *src, char *sig, size_t nsi
 }
 
 /* The stages reported, by the start of their names in tilec_result_times. */
-static const char *const shown[] = {"pass cse", "pass remove-layout-conversions", "lower", "NVPTX"};
+static const char *const shown[] = {"cse", "remove-layout-conversions", "lower", "nvptx"};
 enum { NSHOWN = sizeof shown / sizeof *shown };
 
 static void add_times(const char *text, double *ms) {

@@ -46,7 +46,7 @@ static EmuKernel *load(const char *dir, const char *file, const char *kernel, co
     size_t len;
     const char *ir = tilec_result_output(r, &len);
     char *err = NULL;
-    k = emu_load(ir, len, kernel, &err);
+    k = emu_load_object(ir, len, kernel, &err);
     if (!k) fprintf(stderr, "%s\n", err);
     free(err);
   } else {

@@ -1,8 +1,12 @@
 /*
- * codegen.h — tile IR with layouts to PTX.
+ * codegen.h — tile IR with layouts to PTX, a cubin, or a host object.
  *
  *   tile-gpu --lower--> LLVM/NVVM dialect (one value per thread per element)
- *            --translate--> LLVM IR --O3--> NVPTX --> PTX text
+ *     --allocate-shared, insert-barriers--> (the kernel the GPU and the CPU share)
+ *     --expand-for-gpu--> --to-llvm-dialect, to-llvm-ir--> LLVM IR
+ *     --libdevice, llvm-passes--> --nvptx--> PTX text --cubin--> cubin
+ *   or, for the CPU emulator, after insert-barriers:
+ *     --retarget-host, to-llvm-dialect, to-llvm-ir, llvm-passes (O2)--> --host-object--> ELF
  *
  * Memory accesses that need a predicate are calls to `tilec.*` functions in
  * the LLVM dialect; the GPU step expands them into PTX (the CPU emulator
@@ -24,69 +28,75 @@ typedef struct CgCache CgCache;
 CgCache *cg_cache_create(void);
 void cg_cache_destroy(CgCache *c); /* NULL is allowed */
 
-/* The GPU targets, sm_80 .. sm_90a, and what code generation needs to
- * know of each. */
-typedef struct CgTarget {
-  const char *name;
-  int sm;             /* the compute capability: 80 for sm_80, 90 for sm_90 and sm_90a */
-  int64_t max_shared; /* the shared memory a block may have, opting in past 48 KiB */
-} CgTarget;
-extern const CgTarget cg_targets[];
-extern const int cg_ntargets;
-const CgTarget *cg_target_find(const char *name); /* NULL when unknown */
-
-/* The target machine for arch ("sm_80" .. "sm_90a"), or for the host
- * with arch NULL; kept in comp->cg. NULL with a diagnostic when LLVM lacks
+/* The target machine of the compilation's GPU target, or of the host
+ * (host true); kept in comp->cg. NULL with a diagnostic when LLVM lacks
  * the target. */
-LLVMTargetMachineRef cg_target_machine(Compilation *comp, const char *arch);
+LLVMTargetMachineRef cg_target_machine(Compilation *comp, bool host);
 
-/* Lowers the kernel of a tile-gpu module to a new module in the LLVM and
- * NVVM dialects; a null module with diagnostics when an op has no lowering. */
-MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *arch);
+/* The stages of code generation, in the order driver/pipeline.c runs them.
+ * Each says what it requires of the module and what it leaves. */
 
-/* Shared memory after lowering (shared.c). The lowering gives every use
- * a buffer (@tilec_smem_<n>) and tags each access with its buffer
- * (tilec.smem = n); it puts no barriers for them. */
-typedef struct SharedPlan {
-  int n;              /* buffers */
-  int64_t *offset;    /* where buffer i lies in the kernel's one buffer */
-  int64_t *size;
-  int64_t total;      /* the kernel's shared bytes */
-} SharedPlan;
+/* lower: the kernel of a tile-gpu module to a new module in the LLVM and
+ * NVVM dialects (arith, math and scf still in it), one value per thread per
+ * element; requires comp->axis (the axis-analysis stage). A null module
+ * with diagnostics when an op has no lowering. Every use of shared memory
+ * gets a buffer of its own (@tilec_smem_<n>, its size in tilec.bytes) and
+ * every shared access is tagged with its buffer (tilec.smem = n); no
+ * barriers are put for them (shared.c does). */
+MlirModule cg_lower(Compilation *comp, MlirOperation tile_module);
 
 /* allocate-shared: places the buffers in one (@tilec_smem), sharing memory
  * between buffers whose accesses do not overlap in time (intervals of the
- * program order, widened over loops they cross). */
-bool cg_allocate_shared(Compilation *comp, MlirOperation llvm_module, SharedPlan *plan);
+ * program order, widened over loops they cross). The placement stays on
+ * the kernel (tilec.smem_offsets, tilec.smem_sizes, tilec.shared_bytes), so
+ * insert-barriers can run alone on IR text; a kernel needing more than the
+ * target allows a block is an error at the kernel. */
+bool cg_allocate_shared(Compilation *comp, MlirOperation llvm_module);
 
 /* insert-barriers: a barrier before each access that would race with an
  * access since the last barrier (a read after a write, a write after a
  * read, of overlapping memory), through ifs and loops; never inside a
- * per-thread (tilec.divergent) condition. */
-bool cg_insert_barriers(Compilation *comp, MlirOperation llvm_module, const SharedPlan *plan);
+ * per-thread (tilec.divergent) condition. Requires allocate-shared. */
+bool cg_insert_barriers(Compilation *comp, MlirOperation llvm_module);
 
-/* Expands the tilec.* calls for the GPU (predicated PTX). */
-bool cg_expand_for_gpu(Compilation *comp, MlirOperation llvm_module, const char *arch);
+/* expand-for-gpu: the tilec.* calls become predicated PTX for the target. */
+bool cg_expand_for_gpu(Compilation *comp, MlirOperation llvm_module);
 
-/* The LLVM-dialect module (arith, math, scf and cf still in it) to LLVM IR
- * in lctx; NULL with a diagnostic on failure. */
+/* retarget-host (emu.c): the module for the CPU emulator: GPU operations
+ * become calls the emulator binds, shared memory its per-block arena,
+ * vector accesses scalar ones; adds the entry tilec_emu_entry(void **args)
+ * and the tables the emulator reads. */
+bool cg_retarget_host(Compilation *comp, MlirOperation llvm_module);
+
+/* to-llvm-dialect: MLIR's conversions of scf, cf, arith and math to the
+ * LLVM dialect, only those the module needs. */
+bool cg_to_llvm_dialect(Compilation *comp, MlirOperation llvm_module);
+
+/* Whether a loop of the module asks to be unrolled (tl.range's
+ * loop_unroll_factor): LLVM's pass list then holds the unroller. */
+bool cg_asks_unroll(MlirOperation llvm_module);
+
+/* to-llvm-ir: the LLVM-dialect module to LLVM IR in lctx; NULL with a
+ * diagnostic on failure. */
 LLVMModuleRef cg_translate(Compilation *comp, MlirOperation llvm_module, LLVMContextRef lctx);
 
-/* Gives lm the target machine's triple and data layout and runs the LLVM
- * pass pipeline on it; false with a diagnostic on failure. */
-bool cg_optimize(Compilation *comp, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline);
+/* libdevice: when the kernel calls libdevice (__nv_*), links the toolkit's
+ * libdevice.10.bc, its functions internal. */
+bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm);
 
-/* Retargets the lowered module to the host for the CPU emulator (emu.c):
- * GPU operations become calls the emulator binds, shared memory its
- * per-block arena, vector accesses scalar ones; adds the entry
- * tilec_emu_entry(void **args). Then LLVM IR text for the host, after O2,
- * appended to out. */
-bool cg_emit_cpu(Compilation *comp, MlirOperation llvm_module, StrBuf *out);
+/* llvm-passes: the module gets the target machine's triple and data layout
+ * and LLVM's pass list for a kernel (gpu.c says which), or O2 for the host;
+ * false with a diagnostic on failure. */
+bool cg_optimize(Compilation *comp, LLVMModuleRef lm, bool host, bool unroll);
 
-/* LLVM dialect -> LLVM IR text (emit_llvm) or PTX text; appended to out. */
-bool cg_emit(Compilation *comp, MlirOperation llvm_module, const char *arch, bool emit_llvm, StrBuf *out);
+/* nvptx: PTX text, appended to out. */
+bool cg_emit_ptx(Compilation *comp, LLVMModuleRef lm, StrBuf *out);
 
-/* PTX to a cubin through nvJitLink (dlopen'ed); appended to out. */
-bool cg_cubin(Compilation *comp, const char *ptx, size_t len, const char *arch, StrBuf *out);
+/* host-object: an ELF object for the host (the emulator loads it), appended
+ * to out. */
+bool cg_emit_host_object(Compilation *comp, LLVMModuleRef lm, StrBuf *out);
+
+/* cubin: PTX to a cubin through nvJitLink (dlopen'ed); appended to out. */
+bool cg_cubin(Compilation *comp, const char *ptx, size_t len, StrBuf *out);
 
 #endif

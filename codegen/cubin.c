@@ -45,7 +45,8 @@ static void open_jitlink(void) {
   if (!jitlink) jitlink = dlopen("libnvJitLink.so", RTLD_NOW | RTLD_LOCAL);
 }
 
-bool cg_cubin(Compilation *comp, const char *ptx, size_t len, const char *arch, StrBuf *out) {
+bool cg_cubin(Compilation *comp, const char *ptx, size_t len, StrBuf *out) {
+  const char *arch = comp->target->name;
   const char *home = TILEC_CUDA_HOME;
   pthread_once(&jitlink_once, open_jitlink);
   void *lib = jitlink;

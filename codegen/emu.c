@@ -1,8 +1,8 @@
 /*
  * emu.c — the lowered kernel, retargeted to the host for the CPU emulator.
  *
- * Requires: the module cg_lower made (LLVM and NVVM dialects, arith, math,
- * scf; tilec.* calls not yet expanded). Guarantees: no NVVM op and no
+ * Requires: the module insert-barriers left (LLVM and NVVM dialects, arith,
+ * math, scf; tilec.* calls not yet expanded). Guarantees: no NVVM op and no
  * NVVM intrinsic is left; each became a call of a function the emulator
  * (emu/emu.c) binds to C:
  *
@@ -21,7 +21,10 @@
  * separated), for the emulator's reports. The kernel becomes
  * an ordinary function, and tilec_emu_entry(void **args) calls it with the
  * arguments as cuLaunchKernel passes them; tilec_emu_shared_bytes holds the
- * size of shared memory. The same IR as NVPTX gets, up to these changes.
+ * size of shared memory, tilec_emu_fibers whether the threads of a block
+ * meet (barriers, shuffles) and so must run as fibers. The same IR as NVPTX gets, up to these changes.
+ * The pipeline's next stages (to-llvm-dialect, to-llvm-ir, llvm-passes at
+ * O2 for the host, host-object) make the object the emulator loads.
  */
 #include "codegen.h"
 
@@ -302,7 +305,8 @@ static MlirOperation find_symbol(MlirOperation module, const char *name) {
 }
 
 /* tilec_emu_entry(void **args): loads each argument from where args[i]
- * points and calls the kernel; and the global tilec_emu_shared_bytes. */
+ * points and calls the kernel; and the globals tilec_emu_shared_bytes,
+ * tilec_emu_fibers and tilec_emu_sites. */
 static bool add_entry(Emu *e) {
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(e->module, 0));
   MlirOperation k = {NULL};
@@ -318,8 +322,13 @@ static bool add_entry(Emu *e) {
   MlirBlock kb = mlirRegionGetFirstBlock(mlirOperationGetRegion(k, 0));
   int np = (int)mlirBlockGetNumArguments(kb);
   StrBuf t = {0};
+  /* whether a block's threads must run as fibers: they meet at barriers or in warp collectives */
+  bool fibers = false;
+  for (int i = 0; i < e->declared.n; i++)
+    fibers |= !strncmp(e->declared.v[i], "tilec.emu.barrier", 17) || !strncmp(e->declared.v[i], "tilec.emu.shfl", 14);
   sb_printf(&t, "module {\n  llvm.mlir.global external constant @tilec_emu_shared_bytes(%lld : i64) : i64\n",
             (long long)shared);
+  sb_printf(&t, "  llvm.mlir.global external constant @tilec_emu_fibers(%d : i32) : i32\n", fibers ? 1 : 0);
   /* the source positions of the global accesses, NUL-separated, by site number */
   StrBuf sites = {0};
   size_t bytes = 0;
@@ -373,7 +382,7 @@ static bool add_entry(Emu *e) {
   return true;
 }
 
-bool cg_emit_cpu(Compilation *comp, MlirOperation module, StrBuf *out) {
+bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   Emu e = {.comp = comp, .ctx = ir_mlir(comp->ic), .module = module};
   walk_ops(module, collect, &e, false);
   for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});
@@ -396,21 +405,28 @@ bool cg_emit_cpu(Compilation *comp, MlirOperation module, StrBuf *out) {
     diag_plain_error(comp->d, "the emulator's entry function could not be made");
     return false;
   }
-  LLVMContextRef lctx = LLVMContextCreate();
-  LLVMModuleRef lm = cg_translate(comp, module, lctx);
-  if (!lm) {
-    LLVMContextDispose(lctx);
+  return true;
+}
+
+bool cg_emit_host_object(Compilation *comp, LLVMModuleRef lm, StrBuf *out) {
+  LLVMTargetMachineRef tm = cg_target_machine(comp, true);
+  if (!tm) return false;
+  /* nothing unwinds through a kernel: no unwind tables to register */
+  LLVMContextRef lctx = LLVMGetModuleContext(lm);
+  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) {
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lctx, nounwind, 0));
+      LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("uwtable", 7));
+    }
+  char *msg = NULL;
+  LLVMMemoryBufferRef buf;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, LLVMObjectFile, &msg, &buf)) {
+    diag_plain_error(comp->d, "the host object could not be made: %s", msg ? msg : "");
+    if (msg) LLVMDisposeMessage(msg);
     return false;
   }
-  /* the host's triple and data layout, then O2 for it */
-  LLVMTargetMachineRef tm = cg_target_machine(comp, NULL);
-  bool good = tm && cg_optimize(comp, lm, tm, "default<O2>");
-  if (good) {
-    char *text = LLVMPrintModuleToString(lm);
-    sb_printf(out, "%s", text);
-    LLVMDisposeMessage(text);
-  }
-  LLVMDisposeModule(lm);
-  LLVMContextDispose(lctx);
-  return good;
+  sb_append(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+  LLVMDisposeMemoryBuffer(buf);
+  return true;
 }

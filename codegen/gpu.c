@@ -240,9 +240,8 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   op_erase(call);
 }
 
-bool cg_expand_for_gpu(Compilation *comp, MlirOperation module, const char *arch) {
-  const CgTarget *t = cg_target_find(arch);
-  int sm = t ? t->sm : 80;
+bool cg_expand_for_gpu(Compilation *comp, MlirOperation module) {
+  int sm = comp->target->sm;
   Calls c = {.a = comp->a};
   walk_ops(module, collect, &c, false);
   for (int i = 0; i < c.v.n; i++) expand_call(comp, (MlirOperation){c.v.v[i]}, sm);
@@ -259,7 +258,8 @@ bool cg_expand_for_gpu(Compilation *comp, MlirOperation module, const char *arch
 /* When the kernel calls libdevice (__nv_*), links the toolkit's
  * libdevice.10.bc and makes everything but the kernels internal, so that O3
  * keeps only what is used; NVPTX's NVVMReflect resolves __nvvm_reflect. */
-static bool link_libdevice(Compilation *comp, LLVMContextRef lctx, LLVMModuleRef lm) {
+bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm) {
+  LLVMContextRef lctx = LLVMGetModuleContext(lm);
   bool uses = false;
   for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
     size_t n;
@@ -315,20 +315,11 @@ static void register_once(void) {
 
 static pthread_once_t registered = PTHREAD_ONCE_INIT;
 
-/* Shared memory per block with the opt-in, from the CUDA programming
- * guide's table of compute capabilities: 163 KiB on 8.0, 99 KiB on 8.6 and
- * 8.9, 227 KiB on 9.0. */
-const CgTarget cg_targets[] = {
-    {"sm_80", 80, 163 * 1024}, {"sm_86", 86, 99 * 1024}, {"sm_89", 89, 99 * 1024}, {"sm_90", 90, 227 * 1024}, {"sm_90a", 90, 227 * 1024},
-};
-#define NTARGETS (int)(sizeof cg_targets / sizeof *cg_targets)
-const int cg_ntargets = NTARGETS;
-
-static const char *target_names[NTARGETS + 1];
+static const char *target_names[64];
 static pthread_once_t named = PTHREAD_ONCE_INIT;
 
 static void name_targets(void) {
-  for (int i = 0; i < NTARGETS; i++) target_names[i] = cg_targets[i].name;
+  for (int i = 0; i < ntargets && i < 63; i++) target_names[i] = targets[i].name;
 }
 
 const char *const *tilec_targets(void) {
@@ -336,38 +327,33 @@ const char *const *tilec_targets(void) {
   return target_names;
 }
 
-const CgTarget *cg_target_find(const char *name) {
-  for (int i = 0; name && i < NTARGETS; i++)
-    if (!strcmp(cg_targets[i].name, name)) return &cg_targets[i];
-  return NULL;
-}
-
 struct CgCache {
-  LLVMTargetMachineRef tm[NTARGETS + 1]; /* the GPU targets, then the host */
+  LLVMTargetMachineRef tm[64]; /* by the targets' order in ir/target.c; the host's last */
 };
+#define HOST_MACHINE 63
 
 CgCache *cg_cache_create(void) { return calloc(1, sizeof(CgCache)); }
 
 void cg_cache_destroy(CgCache *c) {
   if (!c) return;
-  for (int i = 0; i <= NTARGETS; i++)
+  for (int i = 0; i < 64; i++)
     if (c->tm[i]) LLVMDisposeTargetMachine(c->tm[i]);
   free(c);
 }
 
-static LLVMTargetMachineRef make_machine(Compilation *comp, const char *arch) {
+static LLVMTargetMachineRef make_machine(Compilation *comp, const Target *gpu) {
   pthread_once(&registered, register_once);
+  const char *arch = gpu ? gpu->name : NULL;
   char *triple = arch ? NULL : LLVMGetDefaultTargetTriple(), *msg = NULL;
   LLVMTargetRef target;
   LLVMTargetMachineRef tm = NULL;
   if (LLVMGetTargetFromTriple(arch ? "nvptx64-nvidia-cuda" : triple, &target, &msg)) {
     diag_plain_error(comp->d, "no %s target in this LLVM: %s", arch ? "NVPTX" : "host", msg ? msg : "");
   } else if (arch) {
-    /* sm_90a needs PTX 8.0; the others are content with it. The Default
-     * level gives the same PTX as Aggressive for every example and tutorial
-     * kernel (it runs EarlyCSE where Aggressive runs GVN twice), 0.1 ms
-     * sooner. */
-    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, "+ptx80", LLVMCodeGenLevelDefault,
+    /* The Default level gives the same PTX as Aggressive for every example
+     * and tutorial kernel (it runs EarlyCSE where Aggressive runs GVN
+     * twice), 0.1 ms sooner. */
+    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, gpu->ptx_features, LLVMCodeGenLevelDefault,
                                  LLVMRelocDefault, LLVMCodeModelDefault);
   } else {
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
@@ -381,35 +367,10 @@ static LLVMTargetMachineRef make_machine(Compilation *comp, const char *arch) {
   return tm;
 }
 
-LLVMTargetMachineRef cg_target_machine(Compilation *comp, const char *arch) {
-  const CgTarget *t = cg_target_find(arch);
-  int i = t ? (int)(t - cg_targets) : NTARGETS;
-  if (!t && arch) {
-    diag_plain_error(comp->d, "unknown target '%s'", arch);
-    return NULL;
-  }
-  if (!comp->cg->tm[i]) comp->cg->tm[i] = make_machine(comp, arch);
+LLVMTargetMachineRef cg_target_machine(Compilation *comp, bool host) {
+  int i = host ? HOST_MACHINE : (int)(comp->target - targets);
+  if (!comp->cg->tm[i]) comp->cg->tm[i] = make_machine(comp, host ? NULL : comp->target);
   return comp->cg->tm[i];
-}
-
-bool cg_optimize(Compilation *comp, LLVMModuleRef lm, LLVMTargetMachineRef tm, const char *pipeline) {
-  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-  char *dls = LLVMCopyStringRepOfTargetData(dl);
-  LLVMSetDataLayout(lm, dls);
-  LLVMDisposeMessage(dls);
-  LLVMDisposeTargetData(dl);
-  char *triple = LLVMGetTargetMachineTriple(tm);
-  LLVMSetTarget(lm, triple);
-  LLVMDisposeMessage(triple);
-  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(lm, pipeline, tm, po);
-  LLVMDisposePassBuilderOptions(po);
-  stage_time(comp->clock, "LLVM %s", pipeline);
-  if (!e) return true;
-  char *em = LLVMGetErrorMessage(e);
-  diag_plain_error(comp->d, "LLVM optimization failed: %s", em);
-  LLVMDisposeErrorMessage(em);
-  return false;
 }
 
 /* The dialects MLIR still has to convert to LLVM's, by what their ops'
@@ -447,7 +408,9 @@ static MlirWalkResult loop_annotation_cb(MlirOperation op, void *user) {
 
 /* Whether a loop asks to be unrolled (tl.range's loop_unroll_factor). */
 static MlirWalkResult unroll_cb(MlirOperation op, void *user) {
+  /* on the loop before to-llvm-dialect, on its back edge after */
   MlirAttribute a = mlirOperationGetAttributeByName(op, str("llvm.loop_annotation"));
+  if (mlirAttributeIsNull(a)) a = mlirOperationGetAttributeByName(op, str("loop_annotation"));
   if (mlirAttributeIsNull(a)) return MlirWalkResultAdvance;
   StrBuf t = {0};
   ir_attr_text(&t, a);
@@ -456,7 +419,13 @@ static MlirWalkResult unroll_cb(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-LLVMModuleRef cg_translate(Compilation *comp, MlirOperation module, LLVMContextRef lctx) {
+bool cg_asks_unroll(MlirOperation module) {
+  bool unroll = false;
+  mlirOperationWalk(module, unroll_cb, &unroll, MlirWalkPreOrder);
+  return unroll;
+}
+
+bool cg_to_llvm_dialect(Compilation *comp, MlirOperation module) {
   pthread_once(&registered, register_once);
   int has = 0;
   mlirOperationWalk(module, dialects_cb, &has, MlirWalkPreOrder);
@@ -472,17 +441,20 @@ LLVMModuleRef cg_translate(Compilation *comp, MlirOperation module, LLVMContextR
     ok = !mlirPassManagerIsNull(pm) && mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, module));
   }
   sb_free(&pipeline);
-  stage_time(comp->clock, "to the LLVM dialect");
   if (!ok) {
     diag_plain_error(comp->d, "lowering to the LLVM dialect failed%s%s", err.len ? ": " : "", err.s ? err.s : "");
     sb_free(&err);
-    return NULL;
+    return false;
   }
   sb_free(&err);
   mlirOperationWalk(module, loop_annotation_cb, NULL, MlirWalkPreOrder);
+  return true;
+}
+
+LLVMModuleRef cg_translate(Compilation *comp, MlirOperation module, LLVMContextRef lctx) {
+  pthread_once(&registered, register_once);
   LLVMModuleRef lm = mlirTranslateModuleToLLVMIR(module, lctx);
   if (!lm) diag_plain_error(comp->d, "translation to LLVM IR failed");
-  stage_time(comp->clock, "to LLVM IR");
   return lm;
 }
 
@@ -518,41 +490,38 @@ static const char *const gpu_pipeline = GPU_PIPELINE("");
 static const char *const gpu_pipeline_unroll =
     GPU_PIPELINE("loop-unroll<O3;no-partial;no-runtime;no-upperbound;no-profile-peeling>,simplifycfg,");
 
-bool cg_emit(Compilation *comp, MlirOperation module, const char *arch, bool emit_llvm, StrBuf *out) {
-  bool unroll = false;
-  mlirOperationWalk(module, unroll_cb, &unroll, MlirWalkPreOrder);
-  LLVMContextRef lctx = LLVMContextCreate();
-  LLVMModuleRef lm = cg_translate(comp, module, lctx);
-  if (!lm) {
-    LLVMContextDispose(lctx);
-    return false;
-  }
+bool cg_optimize(Compilation *comp, LLVMModuleRef lm, bool host, bool unroll) {
+  LLVMTargetMachineRef tm = cg_target_machine(comp, host);
+  if (!tm) return false;
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+  char *dls = LLVMCopyStringRepOfTargetData(dl);
+  LLVMSetDataLayout(lm, dls);
+  LLVMDisposeMessage(dls);
+  LLVMDisposeTargetData(dl);
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  LLVMSetTarget(lm, triple);
+  LLVMDisposeMessage(triple);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(lm, host ? "default<O2>" : unroll ? gpu_pipeline_unroll : gpu_pipeline, tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (!e) return true;
+  char *em = LLVMGetErrorMessage(e);
+  diag_plain_error(comp->d, "LLVM optimization failed: %s", em);
+  LLVMDisposeErrorMessage(em);
+  return false;
+}
+
+bool cg_emit_ptx(Compilation *comp, LLVMModuleRef lm, StrBuf *out) {
+  LLVMTargetMachineRef tm = cg_target_machine(comp, false);
+  if (!tm) return false;
   char *msg = NULL;
-  if (!link_libdevice(comp, lctx, lm)) {
-    LLVMDisposeModule(lm);
-    LLVMContextDispose(lctx);
+  LLVMMemoryBufferRef buf;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, LLVMAssemblyFile, &msg, &buf)) {
+    diag_plain_error(comp->d, "PTX emission failed: %s", msg ? msg : "");
+    if (msg) LLVMDisposeMessage(msg);
     return false;
   }
-  stage_time(comp->clock, "libdevice");
-  LLVMTargetMachineRef tm = cg_target_machine(comp, arch);
-  bool good = tm && cg_optimize(comp, lm, tm, unroll ? gpu_pipeline_unroll : gpu_pipeline);
-  if (good && emit_llvm) {
-    char *text = LLVMPrintModuleToString(lm);
-    sb_printf(out, "%s", text);
-    LLVMDisposeMessage(text);
-  } else if (good) {
-    LLVMMemoryBufferRef buf;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, LLVMAssemblyFile, &msg, &buf)) {
-      diag_plain_error(comp->d, "PTX emission failed: %s", msg ? msg : "");
-      good = false;
-    } else {
-      sb_printf(out, "%.*s", (int)LLVMGetBufferSize(buf), LLVMGetBufferStart(buf));
-      LLVMDisposeMemoryBuffer(buf);
-    }
-    stage_time(comp->clock, "NVPTX");
-  }
-  if (msg) LLVMDisposeMessage(msg);
-  LLVMDisposeModule(lm);
-  LLVMContextDispose(lctx);
-  return good;
+  sb_append(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+  LLVMDisposeMemoryBuffer(buf);
+  return true;
 }

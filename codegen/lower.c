@@ -1083,11 +1083,17 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   lw_fail(L, op, "is not supported yet by the GPU code generator");
 }
 
-MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *arch) {
+MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
   Lower lw = {.comp = comp, .ctx = ir_mlir(comp->ic)};
   Lower *L = &lw;
-  L->aa = axis_analyze(comp, tile_module);
   MlirOperation fn = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(tile_module, 0)));
+  /* the shuffles' lane masks, the reductions' and the layouts' arithmetic
+   * are those of a 32-thread warp, every NVIDIA GPU's */
+  if (comp->threads_per_warp != 32) {
+    diag_plain_error(comp->d, "the GPU code generator supports 32 threads per warp, not %d", comp->threads_per_warp);
+    return (MlirModule){NULL};
+  }
+  L->aa = comp->axis ? comp->axis : axis_analyze(comp, tile_module);
   MlirAttribute name = mlirOperationGetAttributeByName(fn, str("sym_name"));
   MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0));
   int np = (int)mlirBlockGetNumArguments(entry);
@@ -1102,11 +1108,12 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *ar
     else ir_type_text(&sb, t);
   }
   sb_printf(&sb, ") attributes {nvvm.kernel, nvvm.maxntid = array<i32: %d>} {\n    llvm.return\n  }\n}\n",
-            32 * comp->num_warps);
+            comp->threads_per_warp * comp->num_warps);
   L->out = mlirModuleCreateParse(L->ctx, mlirStringRefCreate(sb.s, sb.len));
   sb_free(&sb);
   if (mlirModuleIsNull(L->out)) internal_error(__FILE__, __LINE__, "kernel skeleton does not parse");
   MlirOperation kfn = mlirBlockGetFirstOperation(mlirModuleGetBody(L->out));
+  mlirOperationSetLocation(kfn, mlirOperationGetLocation(fn)); /* for errors about the whole kernel */
   L->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(kfn, 0));
   L->term = mlirBlockGetFirstOperation(L->block);
   for (int i = 0; i < np; i++) {
@@ -1120,8 +1127,8 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *ar
   L->memo = arena_alloc(comp->a, sizeof(BinMemo) * MEMO_SLOTS);
   memset(L->memo, 0, sizeof(BinMemo) * MEMO_SLOTS);
   L->tid = tid;
-  L->lane = lw_bin(L, "arith.remui", tid, lw_const_i32(L, 32));
-  L->warp = lw_bin(L, "arith.divui", tid, lw_const_i32(L, 32));
+  L->lane = lw_bin(L, "arith.remui", tid, lw_const_i32(L, comp->threads_per_warp));
+  L->warp = lw_bin(L, "arith.divui", tid, lw_const_i32(L, comp->threads_per_warp));
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->failed;
        op = mlirOperationGetNextInBlock(op))
     lw_lower_op(L, op);
@@ -1129,29 +1136,5 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module, const char *ar
     mlirModuleDestroy(L->out);
     return (MlirModule){NULL};
   }
-  /* shared memory: placed by liveness, then fenced where accesses race */
-  SharedPlan plan;
-  if (!cg_allocate_shared(comp, mlirModuleGetOperation(L->out), &plan) ||
-      !cg_insert_barriers(comp, mlirModuleGetOperation(L->out), &plan)) {
-    mlirModuleDestroy(L->out);
-    return (MlirModule){NULL};
-  }
-  /* the kernel's shared memory is dynamic: the launch gives it, up to what
-   * the target allows a block */
-  const CgTarget *target = cg_target_find(arch);
-  if (target && plan.total > target->max_shared) {
-    char msg[200];
-    snprintf(msg, sizeof msg, "kernel '%.*s' needs %lld bytes of shared memory per block; %s allows %lld",
-             (int)nm.length, nm.data, (long long)plan.total, target->name, (long long)target->max_shared);
-    mlirEmitError(mlirOperationGetLocation(fn), msg);
-    mlirModuleDestroy(L->out);
-    return (MlirModule){NULL};
-  }
-  /* what the runtime needs to know, on the kernel */
-  MlirOperation kf = mlirBlockGetFirstOperation(mlirModuleGetBody(L->out));
-  while (!mlirOperationIsNull(kf) && mlirAttributeIsNull(mlirOperationGetAttributeByName(kf, str("nvvm.kernel"))))
-    kf = mlirOperationGetNextInBlock(kf);
-  if (!mlirOperationIsNull(kf))
-    mlirOperationSetAttributeByName(kf, str("tilec.shared_bytes"), mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), plan.total));
   return L->out;
 }

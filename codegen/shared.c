@@ -16,7 +16,11 @@
  * and the next one's writes). The addresses become offsets into one buffer,
  * @tilec_smem: the block's dynamic shared memory (an external array of no
  * size, `.extern .shared` in PTX), whose size, the kernel's shared bytes,
- * the launch gives. Being dynamic, it may pass 48 KiB.
+ * the launch gives. Being dynamic, it may pass 48 KiB, up to what the
+ * target allows a block. The placement stays on the kernel as attributes
+ * (tilec.smem_offsets and tilec.smem_sizes, by buffer; tilec.shared_bytes,
+ * which the metadata reports), so that insert-barriers reads it from the IR
+ * and either pass runs alone on IR text (`tilec opt`).
  *
  * insert-barriers walks the program with the set of buffers written and
  * read since the last barrier. An access that would race with one of them
@@ -31,11 +35,13 @@
  */
 #include "codegen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
 #include <mlir-c/Dialect/LLVM.h>
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -97,6 +103,17 @@ static void number_ops(Live *lv, MlirBlock b) {
     number_op(lv, op);
 }
 
+/* n of @tilec_smem_<n>; -1 for another name (or past 65535 buffers) */
+static int buffer_id(MlirStringRef s) {
+  if (!has_prefix(s, "tilec_smem_") || s.length == 11 || s.length > 16) return -1;
+  int id = 0;
+  for (size_t i = 11; i < s.length; i++) {
+    if (s.data[i] < '0' || s.data[i] > '9') return -1;
+    id = id * 10 + (s.data[i] - '0');
+  }
+  return id <= 65535 ? id : -1;
+}
+
 static int64_t align16(int64_t x) { return (x + 15) & ~(int64_t)15; }
 
 /* Buffers share memory only when side by side they would need more. */
@@ -114,7 +131,48 @@ static void collect_refs(MlirOperation op, void *user) {
     vec_push(r->comp->a, &r->v, op.ptr);
 }
 
-bool cg_allocate_shared(Compilation *comp, MlirOperation module, SharedPlan *plan) {
+/* Where each buffer lies in the kernel's one buffer. */
+typedef struct SharedPlan {
+  int n;           /* buffers */
+  int64_t *offset; /* where buffer i lies */
+  int64_t *size;
+  int64_t total;   /* the kernel's shared bytes */
+} SharedPlan;
+
+static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *plan);
+
+/* The kernel's name, for messages. */
+static MlirStringRef kernel_name(MlirOperation k) {
+  return mlirStringAttrGetValue(mlirOperationGetAttributeByName(k, str("sym_name")));
+}
+
+bool cg_allocate_shared(Compilation *comp, MlirOperation module) {
+  MlirOperation k = kernel_of(module);
+  if (mlirOperationIsNull(k)) {
+    diag_plain_error(comp->d, "allocate-shared: the module has no kernel (a function with nvvm.kernel)");
+    return false;
+  }
+  SharedPlan plan;
+  if (!place_buffers(comp, module, &plan)) return false;
+  MlirContext ctx = ir_mlir(comp->ic);
+  mlirOperationSetAttributeByName(k, str("tilec.smem_offsets"), mlirDenseI64ArrayGet(ctx, plan.n, plan.offset));
+  mlirOperationSetAttributeByName(k, str("tilec.smem_sizes"), mlirDenseI64ArrayGet(ctx, plan.n, plan.size));
+  mlirOperationSetAttributeByName(k, str("tilec.shared_bytes"), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), plan.total));
+  /* the kernel's shared memory is dynamic: the launch gives it, up to what
+   * the target allows a block */
+  const Target *t = comp->target;
+  if (plan.total > t->max_shared) {
+    MlirStringRef nm = kernel_name(k);
+    char msg[200];
+    snprintf(msg, sizeof msg, "kernel '%.*s' needs %lld bytes of shared memory per block; %s allows %lld", (int)nm.length,
+             nm.data, (long long)plan.total, t->name, (long long)t->max_shared);
+    mlirEmitError(mlirOperationGetLocation(k), msg);
+    return false;
+  }
+  return true;
+}
+
+static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *plan) {
   memset(plan, 0, sizeof *plan);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
   MlirContext ctx = ir_mlir(comp->ic);
@@ -126,8 +184,15 @@ bool cg_allocate_shared(Compilation *comp, MlirOperation module, SharedPlan *pla
   }
   int n = 0;
   for (int i = 0; i < globals.n; i++) {
-    MlirStringRef s = mlirStringAttrGetValue(mlirOperationGetAttributeByName((MlirOperation){globals.v[i]}, str("sym_name")));
-    int id = atoi(s.data + 11);
+    MlirOperation g = {globals.v[i]};
+    MlirStringRef s = mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name")));
+    MlirAttribute bytes = mlirOperationGetAttributeByName(g, str("tilec.bytes"));
+    int id = buffer_id(s);
+    if (id < 0 || mlirAttributeIsNull(bytes) || !mlirAttributeIsAInteger(bytes) || mlirIntegerAttrGetValueInt(bytes) < 0) {
+      diag_plain_error(comp->d, "allocate-shared: '%.*s' is not a shared buffer of the lowering (@tilec_smem_<n>, tilec.bytes)",
+                       (int)s.length, s.data);
+      return false;
+    }
     if (id + 1 > n) n = id + 1;
   }
   plan->n = n;
@@ -137,7 +202,7 @@ bool cg_allocate_shared(Compilation *comp, MlirOperation module, SharedPlan *pla
   if (!n) return true; /* no shared memory, and no @tilec_smem */
   for (int i = 0; i < globals.n; i++) {
     MlirOperation g = {globals.v[i]};
-    int id = atoi(mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name"))).data + 11);
+    int id = buffer_id(mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name"))));
     plan->size[id] = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(g, str("tilec.bytes")));
   }
   if (!n) return true;
@@ -218,7 +283,11 @@ bool cg_allocate_shared(Compilation *comp, MlirOperation module, SharedPlan *pla
   for (int i = 0; i < refs.v.n; i++) {
     MlirOperation a = {refs.v.v[i]};
     MlirLocation loc = mlirOperationGetLocation(a);
-    int id = atoi(mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name"))).data + 11);
+    int id = buffer_id(mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name"))));
+    if (id < 0 || id >= n) {
+      diag_plain_error(comp->d, "allocate-shared: a reference to a shared buffer that does not exist");
+      return false;
+    }
     MlirNamedAttribute ga = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("global_name")), mlirFlatSymbolRefAttrGet(ctx, str("tilec_smem")));
     MlirValue base = mlirOperationGetResult(create_before(a, "llvm.mlir.addressof", loc, 1, &p3, 0, NULL, 1, &ga), 0);
     if (plan->offset[id]) {
@@ -323,16 +392,25 @@ static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert) {
   return s;
 }
 
-bool cg_insert_barriers(Compilation *comp, MlirOperation module, const SharedPlan *plan) {
-  (void)comp;
-  if (!plan->n) return true;
+bool cg_insert_barriers(Compilation *comp, MlirOperation module) {
+  MlirOperation k = kernel_of(module);
+  MlirAttribute offs = mlirOperationIsNull(k) ? (MlirAttribute){NULL} : mlirOperationGetAttributeByName(k, str("tilec.smem_offsets"));
+  MlirAttribute sizes = mlirOperationIsNull(k) ? (MlirAttribute){NULL} : mlirOperationGetAttributeByName(k, str("tilec.smem_sizes"));
+  if (mlirAttributeIsNull(offs) || mlirAttributeIsNull(sizes) || !mlirAttributeIsADenseI64Array(offs) ||
+      !mlirAttributeIsADenseI64Array(sizes) || mlirDenseArrayGetNumElements(offs) != mlirDenseArrayGetNumElements(sizes)) {
+    diag_plain_error(comp->d, "insert-barriers: the kernel has no placement of its shared memory (run allocate-shared first)");
+    return false;
+  }
+  int n = (int)mlirDenseArrayGetNumElements(offs);
+  if (!n) return true;
   Fence f = {{0}};
-  for (int i = 0; i < plan->n; i++)
-    for (int j = 0; j < plan->n; j++) {
-      bool overlap = plan->offset[i] < plan->offset[j] + plan->size[j] && plan->offset[j] < plan->offset[i] + plan->size[i];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      int64_t oi = mlirDenseI64ArrayGetElement(offs, i), si = mlirDenseI64ArrayGetElement(sizes, i);
+      int64_t oj = mlirDenseI64ArrayGetElement(offs, j), sj = mlirDenseI64ArrayGetElement(sizes, j);
+      bool overlap = oi < oj + sj && oj < oi + si;
       if (overlap || i >= 63 || j >= 63) f.overlap[bit_of(i)] |= 1ull << bit_of(j);
     }
-  MlirOperation k = kernel_of(module);
-  if (!mlirOperationIsNull(k)) walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
+  walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
   return true;
 }

@@ -59,10 +59,11 @@ static void usage_compile(FILE *f) {
           "                        module-level constexpr global NAME\n"
           "  -I, --include-dir DIR also find imported modules in DIR (after the file's own folder and\n"
           "                        package; then $TILEC_PATH)\n"
-          "  --emit=KIND           what to write: ast (the typed, specialized AST), tile (tile IR\n"
+          "  --emit=KIND|STAGE     what to write: ast (the typed, specialized AST), tile (tile IR\n"
           "                        with source locations), tile-gpu (tile IR with layouts),\n"
-          "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx, cubin\n"
-          "  --dump-after=PASS     also print the IR after PASS to standard error\n"
+          "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx, cubin, or\n"
+          "                        cpu (the CPU emulator's object); or the IR after any STAGE\n"
+          "  --dump-after=STAGE    also print the IR after STAGE to standard error\n"
           "  --time                also print the wall time of each stage to standard error\n"
           "  --verify-each         verify the IR after every pass (by default: after the first and last)\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
@@ -72,7 +73,20 @@ static void usage_compile(FILE *f) {
           "  --arch ARCH           the GPU target: sm_80 (default), sm_86, sm_89, sm_90, sm_90a\n"
           "  -o, --output OUT      write to OUT instead of standard output (and, for\n"
           "                        llvm-mlir, llvm, ptx, cubin, the kernel's metadata to OUT.json)\n"
-          "  -h, --help            show this help\n");
+          "  -h, --help            show this help\n"
+          "\n"
+          "stages, in order:");
+  const char *const *st = tilec_stages();
+  for (int i = 0, col = 80; st[i]; i++) {
+    int w = (int)strlen(st[i]) + 1;
+    if (col + w > 78) {
+      fprintf(f, "\n ");
+      col = 1;
+    }
+    fprintf(f, " %s", st[i]);
+    col += w;
+  }
+  fprintf(f, "\n");
 }
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -163,22 +177,26 @@ static int cmd_compile(int argc, char **argv) {
     rc = usage_error("%s", "compile needs a signature (-s \"*fp32:16, i32, 1024\")");
     goto done;
   }
-  if (!strcmp(emit, "ast")) {
-    opt.emit = TILEC_EMIT_AST;
-  } else if (!strcmp(emit, "tile")) {
-    opt.emit = TILEC_EMIT_TILE;
-  } else if (!strcmp(emit, "tile-gpu")) {
-    opt.emit = TILEC_EMIT_TILE_GPU;
-  } else if (!strcmp(emit, "llvm-mlir")) {
-    opt.emit = TILEC_EMIT_LLVM_MLIR;
-  } else if (!strcmp(emit, "llvm")) {
-    opt.emit = TILEC_EMIT_LLVM;
-  } else if (!strcmp(emit, "ptx")) {
-    opt.emit = TILEC_EMIT_PTX;
-  } else if (!strcmp(emit, "cubin")) {
-    opt.emit = TILEC_EMIT_CUBIN;
-  } else {
-    rc = usage_error("unknown --emit kind '%s' (expected ast, tile, tile-gpu, llvm-mlir, llvm, ptx or cubin)", emit);
+  static const char *const kinds[] = {
+      [TILEC_EMIT_AST] = "ast", [TILEC_EMIT_TILE] = "tile", [TILEC_EMIT_TILE_GPU] = "tile-gpu",
+      [TILEC_EMIT_LLVM_MLIR] = "llvm-mlir", [TILEC_EMIT_LLVM] = "llvm", [TILEC_EMIT_PTX] = "ptx",
+      [TILEC_EMIT_CUBIN] = "cubin", [TILEC_EMIT_CPU] = "cpu",
+  };
+  opt.emit = TILEC_EMIT_PTX;
+  opt.stop_after = emit; /* a stage's name, unless it is a kind's */
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    if (!strcmp(emit, kinds[k])) {
+      opt.emit = (tilec_emit)k;
+      opt.stop_after = NULL;
+    }
+  bool known = !opt.stop_after;
+  for (const char *const *st = tilec_stages(); *st && !known; st++) known = !strcmp(*st, emit);
+  if (!known) {
+    fprintf(stderr, "%s: error: unknown --emit kind '%s': expected ast, tile, tile-gpu, llvm-mlir, llvm, ptx, cubin,\n"
+                    "cpu, or the name of a stage to stop after:", prog, emit);
+    for (const char *const *st = tilec_stages(); *st; st++) fprintf(stderr, " %s", *st);
+    fprintf(stderr, "\n(see '%s compile --help')\n", prog);
+    rc = 2;
     goto done;
   }
   opt.defines = defines;
@@ -223,15 +241,19 @@ done:
 
 static void usage_opt(FILE *f) {
   fprintf(f,
-          "usage: tilec opt FILE.mlir --pass=NAME[,NAME...] [-w N] [--split-input-file] [-o OUT]\n"
+          "usage: tilec opt FILE.mlir --pass=NAME[,NAME...] [-w N] [--arch ARCH] [--split-input-file] [-o OUT]\n"
           "\n"
-          "Runs tile IR passes on IR text (as printed by --emit=tile) and prints the result.\n"
+          "Runs passes on IR text (as printed by --emit=STAGE) and prints the result: tile\n"
+          "IR passes on tile IR (--emit=tile), allocate-shared, insert-barriers and the\n"
+          "later passes on the LLVM dialect (--emit=lower).\n"
           "\n"
           "passes: canonicalize, cse, dce, licm, axis-info, convert-to-gpu, coalesce,\n"
-          "        remove-layout-conversions\n"
+          "        remove-layout-conversions, allocate-shared, insert-barriers,\n"
+          "        expand-for-gpu, retarget-host, to-llvm-dialect\n"
           "options:\n"
           "  --pass=NAMES          the passes, in order\n"
           "  -w, --num-warps N     warps per program for layout passes (default 4)\n"
+          "  --arch ARCH           the GPU target (default sm_80)\n"
           "  --split-input-file    run on each '// -----' separated piece on its own\n"
           "  -o, --output OUT      write to OUT instead of standard output\n");
 }
@@ -253,7 +275,7 @@ static int write_output(const tilec_result *r, const char *out_path) {
 }
 
 static int cmd_opt(int argc, char **argv) {
-  const char *file = NULL, *out_path = NULL, *passes = NULL;
+  const char *file = NULL, *out_path = NULL, *passes = NULL, *arch = NULL;
   int warps = 0;
   bool split = false;
   for (int i = 0; i < argc; i++) {
@@ -269,6 +291,7 @@ static int cmd_opt(int argc, char **argv) {
     }
     if ((v = cli_opt_value(argc, argv, &i, NULL, "--pass", &bad))) passes = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-o", "--output", &bad))) out_path = v;
+    else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &bad))) arch = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
       if (!cli_small_int(v, 1, 32, &warps) || (warps & (warps - 1)))
         return usage_error("--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
@@ -303,7 +326,7 @@ static int cmd_opt(int argc, char **argv) {
     memcpy(text + line - 1, p, plen);
     text[line - 1 + plen] = 0;
     tilec_result *r = NULL;
-    tilec_status st = tilec_opt(file, text, (size_t)line - 1 + plen, passes, warps, &r);
+    tilec_status st = tilec_opt(file, text, (size_t)line - 1 + plen, passes, warps, arch, &r);
     free(text);
     fputs(tilec_result_diagnostics(r), stderr);
     if (piece) fputs("// -----\n", out);

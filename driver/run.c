@@ -5,7 +5,7 @@
  *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host LLVM IR + metadata JSON
  *     --meta_parse--> parameters and constexprs
  *     --ARGs--> buffers (.npy, empty:, rand: or zeros:DTYPE:SHAPE) and typed scalar slots
- *     --run_grid_eval (runtime/grid.c)--> grid --emu_load, emu_launch--> --save--> .npy files
+ *     --run_grid_eval (runtime/grid.c)--> grid --emu_load_object, emu_launch--> --save--> .npy files
  *
  * Everything the user gives is checked before anything runs, and every
  * mismatch is a message naming the parameter, the value and what was
@@ -634,11 +634,11 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
     }
     argv[i] = &a->slot;
   }
-  size_t irlen;
-  const char *ir = tilec_result_output(r, &irlen);
+  size_t olen;
+  const char *obj = tilec_result_output(r, &olen);
   char *msg = NULL;
   int rc = 0;
-  EmuKernel *k = emu_load(ir, irlen, m->name, &msg);
+  EmuKernel *k = emu_load_object(obj, olen, m->name, &msg);
   if (!k) {
     rc = cli_error("%s", msg ? msg : "the emulator cannot load the kernel");
     goto done;

@@ -728,6 +728,10 @@ static char *take_error(LLVMErrorRef e, const char *what) {
   return s;
 }
 
+/* The symbols a kernel's object defines for the emulator (codegen/emu.c). */
+static const char *const table_names[] = {"tilec_emu_entry", "tilec_emu_shared_bytes", "tilec_emu_sites", "tilec_emu_fibers"};
+enum { TABLE_FIBERS = 3, NTABLES = 4 };
+
 /* ---- the JIT: one per process, a library per kernel ------------------------------------------- */
 
 static struct {
@@ -810,8 +814,8 @@ typedef struct Found {
   pthread_cond_t cond;
   bool done;
   LLVMErrorRef error;
-  LLVMOrcSymbolStringPoolEntryRef names[3];
-  uint64_t addr[3];
+  LLVMOrcSymbolStringPoolEntryRef names[NTABLES];
+  uint64_t addr[NTABLES];
 } Found;
 
 static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs res, size_t n, void *ctx) {
@@ -819,31 +823,30 @@ static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs res, size_t n, voi
   pthread_mutex_lock(&f->lock);
   f->error = err;
   for (size_t i = 0; !err && i < n; i++)
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < NTABLES; j++)
       if (res[i].Name == f->names[j]) f->addr[j] = res[i].Sym.Address;
   f->done = true;
   pthread_cond_signal(&f->cond);
   pthread_mutex_unlock(&f->lock);
 }
 
-/* Finds the entry, the shared-memory size and the site table in the
- * kernel's library (compiling or linking it on the way). */
-static LLVMErrorRef find_symbols(EmuKernel *k, uint64_t addr[3]) {
-  static const char *const names[3] = {"tilec_emu_entry", "tilec_emu_shared_bytes", "tilec_emu_sites"};
+/* Finds the entry and the tables (table_names) in the kernel's library
+ * (compiling or linking it on the way); tilec_emu_fibers may be missing. */
+static LLVMErrorRef find_symbols(EmuKernel *k, uint64_t addr[NTABLES]) {
   Found f = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
-  LLVMOrcCLookupSetElement set[3];
-  for (int j = 0; j < 3; j++) {
-    f.names[j] = LLVMOrcLLJITMangleAndIntern(G.jit, names[j]);
+  LLVMOrcCLookupSetElement set[NTABLES];
+  for (int j = 0; j < NTABLES; j++) {
+    f.names[j] = LLVMOrcLLJITMangleAndIntern(G.jit, table_names[j]);
     LLVMOrcRetainSymbolStringPoolEntry(f.names[j]); /* one for the lookup to take */
     set[j].Name = f.names[j];
-    set[j].LookupFlags = LLVMOrcSymbolLookupFlagsRequiredSymbol;
+    set[j].LookupFlags = j == TABLE_FIBERS ? LLVMOrcSymbolLookupFlagsWeaklyReferencedSymbol : LLVMOrcSymbolLookupFlagsRequiredSymbol;
   }
   LLVMOrcCJITDylibSearchOrderElement order = {k->jd, LLVMOrcJITDylibLookupFlagsMatchExportedSymbolsOnly};
-  LLVMOrcExecutionSessionLookup(G.es, LLVMOrcLookupKindStatic, &order, 1, set, 3, on_found, &f);
+  LLVMOrcExecutionSessionLookup(G.es, LLVMOrcLookupKindStatic, &order, 1, set, NTABLES, on_found, &f);
   pthread_mutex_lock(&f.lock);
   while (!f.done) pthread_cond_wait(&f.cond, &f.lock);
   pthread_mutex_unlock(&f.lock);
-  for (int j = 0; j < 3; j++) {
+  for (int j = 0; j < NTABLES; j++) {
     addr[j] = f.addr[j];
     LLVMOrcReleaseSymbolStringPoolEntry(f.names[j]);
   }
@@ -870,11 +873,17 @@ static EmuKernel *new_kernel(const char *kernel, char **err) {
   return k;
 }
 
-/* Reads the entry, the shared-memory size and the site table at their
- * addresses; false when out of memory. */
-static bool take_tables(EmuKernel *k, const uint64_t addr[3]) {
+/* Reads the entry, the shared-memory size, the site table and, where the
+ * object has it, whether the kernel needs fibers, at their addresses;
+ * false when out of memory. */
+static bool take_tables(EmuKernel *k, const uint64_t addr[NTABLES]) {
   k->entry = (void (*)(void **))(uintptr_t)addr[0];
   memcpy(&k->shared_bytes, (const void *)(uintptr_t)addr[1], sizeof k->shared_bytes);
+  if (addr[TABLE_FIBERS]) {
+    int32_t fibers;
+    memcpy(&fibers, (const void *)(uintptr_t)addr[TABLE_FIBERS], sizeof fibers);
+    k->fibers = fibers != 0;
+  }
   /* the site table: strings, ended by an empty one */
   for (const char *p = (const char *)(uintptr_t)addr[2]; *p; p += strlen(p) + 1) {
     const char **grown = realloc(k->sites, (size_t)(k->nsites + 1) * sizeof *grown);
@@ -887,7 +896,7 @@ static bool take_tables(EmuKernel *k, const uint64_t addr[3]) {
 
 /* Links what was added to the kernel's library and reads its tables. */
 static EmuKernel *finish(EmuKernel *k, char **err) {
-  uint64_t addr[3] = {0, 0, 0};
+  uint64_t addr[NTABLES] = {0};
   LLVMErrorRef e = find_symbols(k, addr);
   if (e) {
     *err = take_error(e, "cannot compile the kernel");
@@ -908,13 +917,12 @@ static void *resolve_name(const char *name) {
 
 /* Object code the loader takes (elfload.h): no JIT, no lock. NULL when it
  * does not, and the JIT links it instead. */
-static EmuKernel *load_image(const void *object, size_t len, const char *kernel, bool fibers) {
+static EmuKernel *load_image(const void *object, size_t len, const char *kernel) {
   char why[160];
   ElfImage *im = elf_load(object, len, resolve_name, why, sizeof why);
-  uint64_t addr[3] = {0, 0, 0};
-  static const char *const names[3] = {"tilec_emu_entry", "tilec_emu_shared_bytes", "tilec_emu_sites"};
-  for (int j = 0; im && j < 3; j++)
-    if (!(addr[j] = (uint64_t)(uintptr_t)elf_symbol(im, names[j]))) {
+  uint64_t addr[NTABLES] = {0};
+  for (int j = 0; im && j < NTABLES; j++)
+    if (!(addr[j] = (uint64_t)(uintptr_t)elf_symbol(im, table_names[j])) && j != TABLE_FIBERS) {
       elf_unload(im);
       im = NULL;
     }
@@ -925,7 +933,7 @@ static EmuKernel *load_image(const void *object, size_t len, const char *kernel,
   }
   k->image = im;
   k->name = strdup(kernel);
-  k->fibers = fibers;
+  k->fibers = true; /* unless the object says otherwise */
   if (!k->name || !take_tables(k, addr)) {
     emu_unload(k);
     return NULL;
@@ -996,9 +1004,9 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
   return k;
 }
 
-EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err) {
+EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, char **err) {
   *err = NULL;
-  EmuKernel *direct = load_image(object, len, kernel, fibers);
+  EmuKernel *direct = load_image(object, len, kernel);
   if (direct) return direct;
   pthread_mutex_lock(&G.lock);
   EmuKernel *k = new_kernel(kernel, err);
@@ -1006,7 +1014,7 @@ EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, b
     pthread_mutex_unlock(&G.lock);
     return NULL;
   }
-  k->fibers = fibers;
+  k->fibers = true; /* unless the object says otherwise */
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, len, "kernel.o");
   LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(G.jit, k->jd, buf);
   if (e) {

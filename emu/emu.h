@@ -1,10 +1,12 @@
 /*
- * emu.h — the CPU emulator: runs a kernel on the CPU, from the LLVM IR that
- * tilec_compile gives with TILEC_EMIT_CPU (the same IR that goes to NVPTX,
- * retargeted to the host: DESIGN.md §5).
+ * emu.h — the CPU emulator: runs a kernel on the CPU, from the object code
+ * that tilec_compile gives with TILEC_EMIT_CPU (the same kernel that goes to
+ * NVPTX, retargeted to the host: DESIGN.md §5).
  *
- * emu_load JIT-compiles the module with LLVM's ORC (one JIT per process,
- * each kernel in a library of its own) and binds every GPU
+ * emu_load_object loads it straight into memory, or links it with LLVM's
+ * ORC (one JIT per process, each kernel in a library of its own); emu_load
+ * JIT-compiles a module of LLVM IR text (tests write such kernels by
+ * hand). Either binds every GPU
  * operation it calls (thread and block ids, barriers, shuffles, predicated
  * global accesses, atomics, vprintf, __assertfail, libdevice math) to a C
  * implementation; a call the emulator does not know is a load error naming
@@ -59,7 +61,8 @@ typedef struct EmuLaunch {
   bool no_racecheck;      /* skip the race check of global memory (its time and shadow memory) */
 } EmuLaunch;
 
-/* JIT-compiles the module `ir` (LLVM IR text) and finds `kernel` in it.
+/* JIT-compiles the module `ir` (LLVM IR text, as the retarget-host stage
+ * leaves it after llvm-passes) and finds `kernel` in it.
  * NULL on failure, with a malloc'd message in *err; *err is NULL when
  * memory ran out. */
 EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err);
@@ -85,11 +88,13 @@ void emu_unload(EmuKernel *k);
 const void *emu_object(const EmuKernel *k, size_t *len);
 bool emu_uses_fibers(const EmuKernel *k);
 
-/* Loads a kernel from object code emu_object gave (fibers: what
- * emu_uses_fibers said): straight into memory (emu/elfload.h) when
- * the loader takes the object, else through the JIT. NULL with a malloc'd
+/* Loads a kernel from object code: what tilec_compile gives with
+ * TILEC_EMIT_CPU, or what emu_object gave. Straight into memory
+ * (emu/elfload.h) when the loader takes the object, else through the JIT.
+ * The object says whether the kernel's threads must run as fibers
+ * (tilec_emu_fibers); without that symbol they do. NULL with a malloc'd
  * message on failure, as emu_load. */
-EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, bool fibers, char **err);
+EmuKernel *emu_load_object(const void *object, size_t len, const char *kernel, char **err);
 /* Whether the kernel was loaded straight into memory, without the JIT. */
 bool emu_loaded_directly(const EmuKernel *k);
 

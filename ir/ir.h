@@ -15,8 +15,10 @@
 
 #include "support/support.h"
 #include "support/dtype.h"
+#include "ir/target.h"
 
 struct CgCache;
+struct AxisAnalysis;
 
 /* Properties of tile ops. */
 enum {
@@ -102,12 +104,19 @@ uint64_t ir_hash(IrContext *ic, MlirOperation op);
 
 typedef struct Compilation {
   IrContext *ic;
-  Arena *a;
+  Arena *a;               /* what the compilation allocates, freed with it */
   Diags *d;
+  const Source *src;      /* the kernel's file (NULL for IR text) */
+  const Target *target;   /* resolved once, from the options' arch */
   int num_warps;
-  int threads_per_warp; /* 32 */
-  struct CgCache *cg;   /* the code generator's state kept with the context (codegen.h) */
-  StageClock *clock;    /* the time of each stage, when asked */
+  int threads_per_warp;   /* the target's */
+  struct CgCache *cg;     /* the code generator's state kept with the context (codegen.h) */
+  StageClock *clock;      /* the time of each stage, when asked */
+  struct AxisAnalysis *axis; /* the axis-analysis stage's result, for the lowering */
+  /* the dump request: the IR after each stage named dump_after goes to dump */
+  const char *dump_after;
+  StrBuf *dump;
+  bool verify_each;       /* verify the IR after every stage, not only at the ends */
 } Compilation;
 
 /* ---- ops, for passes and codegen (util.c) -------------------------------------------- */

@@ -586,18 +586,17 @@ static bool deps_current(const char *record) {
 /* Writes a cache entry: the dependencies record, the metadata, a flag byte
  * (none when flag < 0) and the data, each part NUL-terminated. */
 static void put_entry(tilec_kernel *k, const char *dir, const char hex[65], const tilec_result *r, const char *meta,
-                      int flag, const void *data, size_t len) {
+                      const void *data, size_t len) {
   const char *rec = tilec_result_dependencies(r);
-  size_t rl = strlen(rec) + 1, ml = strlen(meta) + 1, fl = flag >= 0;
-  char *payload = malloc(rl + ml + fl + len + 1);
+  size_t rl = strlen(rec) + 1, ml = strlen(meta) + 1;
+  char *payload = malloc(rl + ml + len + 1);
   if (!payload) return;
   memcpy(payload, rec, rl);
   memcpy(payload + rl, meta, ml);
-  if (fl) payload[rl + ml] = (char)flag;
-  memcpy(payload + rl + ml + fl, data, len);
-  payload[rl + ml + fl + len] = 0;
+  memcpy(payload + rl + ml, data, len);
+  payload[rl + ml + len] = 0;
   char w8[512] = "";
-  cache_put(dir, hex, payload, rl + ml + fl + len + 1, w8, sizeof w8);
+  cache_put(dir, hex, payload, rl + ml + len + 1, w8, sizeof w8);
   warn(k, w8);
   free(payload);
 }
@@ -661,7 +660,6 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
   void *blob = NULL;
   size_t blen = 0, len = 0;
   const char *meta_json = NULL, *text = NULL;
-  bool cached = false;
   tilec_status st = TILEC_OK;
   for (int e = 0; e < nemits && !meta_json; e++) {
     o.emit = emits[e];
@@ -674,7 +672,6 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
         const char *nul = mj ? memchr(mj, 0, rest) : NULL;
         if (nul && rest >= (size_t)(nul - mj) + 2 && ((const char *)blob)[blen - 1] == 0 && deps_current(blob)) {
           meta_json = mj, text = nul + 1, len = blen - (size_t)(text - (const char *)blob) - 1;
-          cached = true;
           break;
         }
         free(blob), blob = NULL;
@@ -689,7 +686,7 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     if (st != TILEC_OK) continue; /* the next kind, if any */
     meta_json = tilec_result_metadata(r);
     text = tilec_result_output(r, &len);
-    if (dir && k->dev->cuda) put_entry(k, dir, hex, r, meta_json, -1, text, len);
+    if (dir) put_entry(k, dir, hex, r, meta_json, text, len);
   }
   free(sig);
   KernelMeta m = {0};
@@ -717,20 +714,14 @@ static tilec_status compile_spec(tilec_kernel *k, uint64_t key, int config, Spec
     st = from_rt(tilec_cuda_module_load(k->dev->cuda, text, len + 1, k->name, out->num_warps, out->shared_bytes,
                                         &out->cuda, why));
   } else {
-    /* the cache holds a byte saying whether the kernel needs fibers, then
-     * the object code; a miss compiles the host IR and keeps its object */
+    /* the host object, from the compiler or the cache */
     char *e = NULL;
-    out->emu = cached && len >= 1 ? emu_load_object(text + 1, len - 1, k->name, text[0] == 1, &e)
-                                  : emu_load(text, len, k->name, &e);
+    out->emu = emu_load_object(text, len, k->name, &e);
     if (!out->emu) {
       /* the emulator says nothing only when it ran out of memory */
       st = e ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_NO_MEMORY;
       tell(why, "%s", e ? e : "the emulator cannot load the kernel: out of memory");
       free(e);
-    } else if (dir && !cached) {
-      size_t olen;
-      const void *obj = emu_object(out->emu, &olen);
-      if (obj) put_entry(k, dir, hex, r, meta_json, emu_uses_fibers(out->emu) ? 1 : 0, obj, olen);
     }
   }
   if (st != TILEC_OK) {

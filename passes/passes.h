@@ -1,8 +1,9 @@
 /*
  * passes.h — passes on tile IR, one per file, and what they share.
  *
- * A pass is a function of the module; the pipeline (driver/pipeline.c) calls
- * them in order and can dump the IR after any of them. Each file's first
+ * A pass is a function of the module; the pipeline's table of stages
+ * (driver/pipeline.c) names them, calls them in order and can dump the IR
+ * after any of them. Each file's first
  * comment says what the pass requires and what it guarantees.
  */
 #ifndef TILEC_PASSES_H
@@ -10,18 +11,6 @@
 
 #include "ir/axis_info.h"
 #include "ir/layout.h"
-
-typedef bool (*PassFn)(Compilation *comp, MlirOperation module);
-
-typedef struct Pass {
-  const char *name;
-  PassFn run;
-  const char *summary;
-} Pass;
-
-/* Every pass, in pipeline order; NULL-terminated. */
-extern const Pass pass_list[];
-const Pass *pass_find(const char *name);
 
 bool pass_canonicalize(Compilation *comp, MlirOperation module);
 bool pass_cse(Compilation *comp, MlirOperation module);

@@ -37,16 +37,19 @@ typedef enum tilec_status {
                                   assertion, a deadlock... (the report in the message) */
 } tilec_status;
 
-/* What tilec_compile produces. */
+/* What tilec_compile produces: the output of the stage where each form
+ * ends (the stages are listed in driver/pipeline.c and by `tilec compile
+ * --help`). */
 typedef enum tilec_emit {
   TILEC_EMIT_AST = 0,  /* the typed, specialized AST as text */
   TILEC_EMIT_TILE = 1, /* tile IR (MLIR) as built from the AST, with source locations */
   TILEC_EMIT_TILE_GPU = 2, /* tile IR after the layout passes: every tensor has a layout */
-  TILEC_EMIT_LLVM_MLIR = 3, /* the kernel in MLIR's LLVM and NVVM dialects */
-  TILEC_EMIT_LLVM = 4,      /* LLVM IR for NVPTX, after O3 */
+  TILEC_EMIT_LLVM_MLIR = 3, /* the kernel in MLIR's LLVM and NVVM dialects, as the GPU and the CPU share it */
+  TILEC_EMIT_LLVM = 4,      /* LLVM IR for NVPTX, after LLVM's passes */
   TILEC_EMIT_PTX = 5,       /* PTX assembly */
   TILEC_EMIT_CUBIN = 6,     /* a cubin (binary), through the toolkit's nvJitLink */
-  TILEC_EMIT_CPU = 7,       /* LLVM IR for the CPU emulator: the same kernel, retargeted to the host */
+  TILEC_EMIT_CPU = 7,       /* an object file for the host (ELF, binary): the same kernel, retargeted
+                               for the CPU emulator, which loads it */
 } tilec_emit;
 
 /* A compiler context: MLIR's context with tilec's dialects loaded and the
@@ -68,7 +71,7 @@ typedef struct tilec_compile_options {
   int num_stages;           /* 0: from the autotune config, else 3 */
   tilec_emit emit;
   const char *arch;         /* "sm_80", "sm_90", "sm_90a"; NULL: sm_80 */
-  const char *dump_after;   /* a pass name: its output IR goes to the result's dump text */
+  const char *dump_after;   /* a stage's name: the IR it leaves goes to the result's dump text */
   tilec_context *context;   /* NULL: a context for this call only */
   int time_stages;          /* nonzero: the wall time of each stage goes to the result's times */
   int verify_each;          /* nonzero: verify the IR after every pass (else after irgen and the last) */
@@ -77,6 +80,11 @@ typedef struct tilec_compile_options {
    * and package come first, then these, then $TILEC_PATH, colon-separated) */
   const char *const *include_dirs;
   int num_include_dirs;
+  /* A stage's name: the compilation stops after it, and the output is the
+   * IR it leaves (in place of emit's stage). The stages of the CPU
+   * emulator's tail (retarget-host, host-object) and emit TILEC_EMIT_CPU
+   * choose that tail. NULL: emit says. */
+  const char *stop_after;
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
@@ -88,10 +96,13 @@ typedef struct tilec_result tilec_result;
 TILEC_API tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                                      const tilec_compile_options *options, tilec_result **out);
 
-/* Runs passes (comma-separated names, as `tilec opt --pass=`) on tile IR
- * text; the output is the resulting IR. num_warps: 0 for 4. */
+/* Runs passes (comma-separated names, as `tilec opt --pass=`) on IR text:
+ * tile IR, or the LLVM dialect the lowering leaves (`--emit=lower`) for
+ * allocate-shared, insert-barriers and the stages after them that are passes
+ * on an MLIR module. The output is the resulting IR. num_warps: 0 for 4;
+ * arch: NULL for sm_80. */
 TILEC_API tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
-                                 tilec_result **out);
+                                 const char *arch, tilec_result **out);
 
 /* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
 TILEC_API const char *tilec_result_output(const tilec_result *r, size_t *length);
@@ -121,6 +132,10 @@ TILEC_API const char *tilec_version(void);
  * may generate different code have different identities; the JIT's disk
  * cache keeps their entries apart by it. */
 TILEC_API const char *tilec_build_id(void);
+
+/* The compiler's stages, in the order they run (both tails: the GPU's,
+ * then the CPU emulator's), each named once; NULL-terminated. */
+TILEC_API const char *const *tilec_stages(void);
 
 /* The GPU targets, NULL-terminated: "sm_80", "sm_86", "sm_89", "sm_90",
  * "sm_90a". */

@@ -85,7 +85,7 @@ static inline int emu_run_file(const char *dir, const char *file, const char *ke
     size_t n;
     const char *ir = tilec_result_output(r, &n);
     char *err = NULL;
-    EmuKernel *k = emu_load(ir, n, kernel, &err);
+    EmuKernel *k = emu_load_object(ir, n, kernel, &err);
     if (k) {
       EmuLaunch l = {.grid = {grid, 1, 1}, .num_warps = warps, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
       char *report = NULL;

@@ -188,7 +188,7 @@ static EmuKernel *compile_source(const char *name, const char *src, size_t len, 
     size_t n;
     const char *ir = tilec_result_output(r, &n);
     char *err = NULL;
-    k = emu_load(ir, n, kernel, &err);
+    k = emu_load_object(ir, n, kernel, &err);
     if (!k) fprintf(stderr, "%s\n", err);
     free(err);
   } else {

@@ -162,25 +162,14 @@ static Kernel *load(const char *file, const char *kernel, const char *sig, int w
     failures++;
   } else {
     size_t n;
-    const char *ir = tilec_result_output(r, &n);
+    const char *obj = tilec_result_output(r, &n);
     char *err = NULL;
-    EmuKernel *jitted = emu_load(ir, n, kernel, &err);
-    if (!jitted) {
-      fprintf(stderr, "%s: %s\n", kernel, err);
+    /* the compiler's object code, straight into memory, without the JIT */
+    k = emu_load_object(obj, n, kernel, &err);
+    if (!k || !emu_loaded_directly(k)) {
+      fprintf(stderr, "%s: its object code does not load directly: %s\n", kernel, err ? err : "");
       free(err);
       failures++;
-    } else {
-      /* the kernel that runs is its object code loaded again, as from the
-       * cache: straight into memory, without the JIT */
-      size_t olen;
-      const void *obj = emu_object(jitted, &olen);
-      k = obj ? emu_load_object(obj, olen, kernel, emu_uses_fibers(jitted), &err) : NULL;
-      if (!k || !emu_loaded_directly(k)) {
-        fprintf(stderr, "%s: its object code does not load directly: %s\n", kernel, err ? err : "");
-        free(err);
-        failures++;
-      }
-      emu_unload(jitted);
     }
   }
   tilec_result_destroy(r);

@@ -4,7 +4,7 @@
 # CHECK-NEXT: #loc27 = loc("layer_norm.py":142:31)
 # CHECK-NEXT: #loc31 = loc("layer_norm.py":143:31)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @layer_norm_bwd_dwdb_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg4: i32 loc("layer_norm.py":122:5), %arg5: i32 loc("layer_norm.py":122:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @layer_norm_bwd_dwdb_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("layer_norm.py":122:5), %arg4: i32 loc("layer_norm.py":122:5), %arg5: i32 loc("layer_norm.py":122:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %c128_i32 = arith.constant 128 : i32 loc(#loc2)
 # CHECK-NEXT:     %1 = arith.muli %0, %c128_i32 : i32 loc(#loc2)

@@ -3,7 +3,7 @@
 # CHECK: #loc = loc("reduce_combine.py":59:5)
 # CHECK-NEXT: #loc12 = loc("reduce_combine.py":65:12)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @linear_recurrence_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("reduce_combine.py":59:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("reduce_combine.py":59:5), %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("reduce_combine.py":59:5), %arg3: i32 loc("reduce_combine.py":59:5), %arg4: i32 loc("reduce_combine.py":59:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @linear_recurrence_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("reduce_combine.py":59:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("reduce_combine.py":59:5), %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("reduce_combine.py":59:5), %arg3: i32 loc("reduce_combine.py":59:5), %arg4: i32 loc("reduce_combine.py":59:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %1 = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32> loc(#loc2)
 # CHECK-NEXT:     %2 = "tile.splat"(%arg3) : (i32) -> tensor<1024xi32> loc(#loc3)

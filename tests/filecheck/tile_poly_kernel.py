@@ -2,7 +2,7 @@
 # RUN: cd %examples && %tilec compile static_range.py -k poly_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, 4, 1024" --emit=tile | FileCheck %s
 # CHECK: #loc = loc("static_range.py":13:5)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @poly_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":13:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":13:5), %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":13:5), %arg3: i32 loc("static_range.py":13:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @poly_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":13:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":13:5), %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":13:5), %arg3: i32 loc("static_range.py":13:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %c1024_i32 = arith.constant 1024 : i32 loc(#loc2)
 # CHECK-NEXT:     %1 = arith.muli %0, %c1024_i32 : i32 loc(#loc2)

@@ -3,7 +3,7 @@
 # CHECK: #loc = loc("block_ptr.py":15:5)
 # CHECK-NEXT: #loc9 = loc("block_ptr.py":28:16)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @row_sum_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("block_ptr.py":15:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("block_ptr.py":15:5), %arg2: i32 loc("block_ptr.py":15:5), %arg3: i32 loc("block_ptr.py":15:5), %arg4: i32 loc("block_ptr.py":15:5), %arg5: i32 loc("block_ptr.py":15:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @row_sum_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("block_ptr.py":15:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("block_ptr.py":15:5), %arg2: i32 loc("block_ptr.py":15:5), %arg3: i32 loc("block_ptr.py":15:5), %arg4: i32 loc("block_ptr.py":15:5), %arg5: i32 loc("block_ptr.py":15:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %1 = arith.extsi %arg2 : i32 to i64 loc(#loc2)
 # CHECK-NEXT:     %2 = arith.extsi %arg3 : i32 to i64 loc(#loc2)

@@ -2,7 +2,7 @@
 # RUN: cd %examples && %tilec compile block_ptr.py -k scale_copy_kernel -s "*fp32:16, *fp16:16, i32, i32, i32, i32, i32, i32, fp32, 32, 64" --emit=tile | FileCheck %s
 # CHECK: #loc = loc("block_ptr.py":36:5)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @scale_copy_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("block_ptr.py":36:5), %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("block_ptr.py":36:5), %arg2: i32 loc("block_ptr.py":36:5), %arg3: i32 loc("block_ptr.py":36:5), %arg4: i32 loc("block_ptr.py":36:5), %arg5: i32 loc("block_ptr.py":36:5), %arg6: i32 loc("block_ptr.py":36:5), %arg7: i32 loc("block_ptr.py":36:5), %arg8: f32 loc("block_ptr.py":36:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @scale_copy_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("block_ptr.py":36:5), %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32} loc("block_ptr.py":36:5), %arg2: i32 loc("block_ptr.py":36:5), %arg3: i32 loc("block_ptr.py":36:5), %arg4: i32 loc("block_ptr.py":36:5), %arg5: i32 loc("block_ptr.py":36:5), %arg6: i32 loc("block_ptr.py":36:5), %arg7: i32 loc("block_ptr.py":36:5), %arg8: f32 loc("block_ptr.py":36:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %1 = "tile.program_id"() {axis = 1 : i32} : () -> i32 loc(#loc2)
 # CHECK-NEXT:     %2 = arith.extsi %arg2 : i32 to i64 loc(#loc3)

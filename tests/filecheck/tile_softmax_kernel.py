@@ -4,7 +4,7 @@
 # CHECK-NEXT: #loc10 = loc("softmax.py":19:19)
 # CHECK-NEXT: #loc13 = loc("softmax.py":21:23)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @softmax_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("softmax.py":11:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("softmax.py":11:5), %arg2: i32 loc("softmax.py":11:5), %arg3: i32 loc("softmax.py":11:5), %arg4: i32 loc("softmax.py":11:5), %arg5: i32 loc("softmax.py":11:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @softmax_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("softmax.py":11:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("softmax.py":11:5), %arg2: i32 loc("softmax.py":11:5), %arg3: i32 loc("softmax.py":11:5), %arg4: i32 loc("softmax.py":11:5), %arg5: i32 loc("softmax.py":11:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %1 = "tile.num_programs"() {axis = 0 : i32} : () -> i32 loc(#loc2)
 # CHECK-NEXT:     %2 = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32> loc(#loc3)

@@ -2,7 +2,7 @@
 # RUN: cd %examples && %tilec compile static_range.py -k window_sum_kernel -s "*fp32:16, *fp32:16, i32, 8, 512" --emit=tile | FileCheck %s
 # CHECK: #loc = loc("static_range.py":27:5)
 # CHECK-NEXT: module {
-# CHECK-NEXT:   func.func @window_sum_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":27:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":27:5), %arg2: i32 loc("static_range.py":27:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32, tile.target = "sm_80"} {
+# CHECK-NEXT:   func.func @window_sum_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":27:5), %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32} loc("static_range.py":27:5), %arg2: i32 loc("static_range.py":27:5)) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
 # CHECK-NEXT:     %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32 loc(#loc1)
 # CHECK-NEXT:     %c512_i32 = arith.constant 512 : i32 loc(#loc2)
 # CHECK-NEXT:     %1 = arith.muli %0, %c512_i32 : i32 loc(#loc2)

@@ -40,12 +40,8 @@ int unit_main(void) {
   tilec_compile_options o = {.signature = "*fp32:16, *fp32:16, i32, 256", .emit = TILEC_EMIT_CPU};
   tilec_result *r = NULL;
   CHECK(tilec_compile("k.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
-  size_t n = 0, len = 0;
-  const char *ir = tilec_result_output(r, &n);
-  char *err = NULL;
-  EmuKernel *k = ir ? emu_load(ir, n, "k", &err) : NULL;
-  CHECK(k != NULL);
-  const unsigned char *obj = k ? emu_object(k, &len) : NULL;
+  size_t len = 0;
+  const unsigned char *obj = (const unsigned char *)tilec_result_output(r, &len);
   CHECK(obj && len > 64);
   if (!obj) return 0;
 
@@ -55,7 +51,8 @@ int unit_main(void) {
   CHECK(im != NULL);
   CHECK_STR(why, "");
   CHECK(resolved > 0);
-  CHECK(elf_symbol(im, "tilec_emu_entry") && elf_symbol(im, "tilec_emu_shared_bytes") && elf_symbol(im, "tilec_emu_sites"));
+  CHECK(elf_symbol(im, "tilec_emu_entry") && elf_symbol(im, "tilec_emu_shared_bytes") && elf_symbol(im, "tilec_emu_sites") &&
+        elf_symbol(im, "tilec_emu_fibers"));
   CHECK(elf_symbol(im, "no_such_symbol") == NULL);
   int64_t shared;
   memcpy(&shared, elf_symbol(im, "tilec_emu_shared_bytes"), sizeof shared);
@@ -103,8 +100,6 @@ int unit_main(void) {
     elf_unload(elf_load(bad, len, resolve, why, sizeof why));
   }
   free(bad);
-  emu_unload(k);
   tilec_result_destroy(r);
-  free(err);
   return 0;
 }

@@ -152,7 +152,7 @@ static void compiler(void) {
   atomic_store(&countdown, 0);
   CHECK(tilec_compile("k.py", src, sizeof src - 1, &co, &r) == TILEC_ERROR_NO_MEMORY && !r);
   atomic_store(&countdown, 0);
-  CHECK(tilec_opt("k.mlir", "", 0, "cse", 0, &r) == TILEC_ERROR_NO_MEMORY && !r);
+  CHECK(tilec_opt("k.mlir", "", 0, "cse", 0, NULL, &r) == TILEC_ERROR_NO_MEMORY && !r);
   atomic_store(&countdown, -1);
   long before = atomic_load(&calls);
   CHECK(tilec_compile("k.py", src, sizeof src - 1, &co, &r) == TILEC_OK);
