@@ -1,6 +1,8 @@
 /*
- * gpu.c — the GPU end: tilec.* calls to PTX, MLIR's LLVM dialect to LLVM IR,
- * O3, and NVPTX's assembly printer.
+ * gpu.c — the GPU's tail and what both tails share: expand-for-gpu
+ * (tilec.* calls to PTX), to-llvm-dialect and to-llvm-ir (MLIR's LLVM
+ * dialect to LLVM IR), libdevice, llvm-passes (LLVM's pass list for a
+ * kernel) and nvptx (NVPTX's assembly printer); and the target machines.
  *
  * cg_expand_for_gpu replaces each predicated access function with inline
  * PTX (`@p ld.global.b32`, `@p st.global.b32`): only the GPU path sees it.
@@ -256,8 +258,8 @@ bool cg_expand_for_gpu(Compilation *comp, MlirOperation module) {
 }
 
 /* When the kernel calls libdevice (__nv_*), links the toolkit's
- * libdevice.10.bc and makes everything but the kernels internal, so that O3
- * keeps only what is used; NVPTX's NVVMReflect resolves __nvvm_reflect. */
+ * libdevice.10.bc and makes everything but the kernels internal, so that
+ * LLVM's passes keep only what is used; NVPTX's NVVMReflect resolves __nvvm_reflect. */
 bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm) {
   LLVMContextRef lctx = LLVMGetModuleContext(lm);
   bool uses = false;

@@ -322,7 +322,7 @@ bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
 }
 
 /* Math the approximate instructions do not cover (erf, f64, ...): the
- * libdevice function, which cg_emit links in. f16/bf16 go through f32. */
+ * libdevice function, which the libdevice stage links in. f16/bf16 go through f32. */
 bool lw_libdevice_math(Lower *L, MlirOperation op, MlirValue r, int n) {
   static const struct {
     const char *op, *fn;

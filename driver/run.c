@@ -2,7 +2,7 @@
  * run.c — `tilec run`: compile a kernel for the CPU, launch it once on
  * arrays from .npy files, and save the buffers it wrote.
  *
- *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host LLVM IR + metadata JSON
+ *   FILE.py --tilec_compile(TILEC_EMIT_CPU)--> host object + metadata JSON
  *     --meta_parse--> parameters and constexprs
  *     --ARGs--> buffers (.npy, empty:, rand: or zeros:DTYPE:SHAPE) and typed scalar slots
  *     --run_grid_eval (runtime/grid.c)--> grid --emu_load_object, emu_launch--> --save--> .npy files

@@ -556,6 +556,6 @@ const Builtin builtins_core[] = {
     {"pointer_type", "element_ty", pointer_type, 0},
     {"py.dtype", "dtype,value", dtype_call, 0},
     {"range", "*args", py_range, 0},
-    {"static_range", "*args", py_range, 0}, /* known to Triton, not yet to tilec */
+    {"static_range", "*args", py_range, 0}, /* unrolled by sema when its bounds are constexprs */
 };
 const size_t builtins_core_count = sizeof builtins_core / sizeof *builtins_core;
