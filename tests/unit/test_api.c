@@ -75,7 +75,12 @@ int unit_main(void) {
   tilec_result_destroy(r);
   o.emit = TILEC_EMIT_CPU;
   CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
-  char *fresh_cpu = strdup(tilec_result_output(r, NULL));
+  /* the host object: binary, NULs in it */
+  size_t cpu_len = 0;
+  const char *cpu = tilec_result_output(r, &cpu_len);
+  CHECK(cpu_len > 64 && !memcmp(cpu, "\x7f" "ELF", 4));
+  char *fresh_cpu = malloc(cpu_len);
+  memcpy(fresh_cpu, cpu, cpu_len);
   tilec_result_destroy(r);
   o.arch = NULL;
   o.emit = TILEC_EMIT_PTX;
@@ -93,7 +98,9 @@ int unit_main(void) {
     tilec_result_destroy(r);
     o.emit = TILEC_EMIT_CPU;
     CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
-    CHECK_STR(tilec_result_output(r, NULL), fresh_cpu);
+    size_t again_len = 0;
+    const char *again = tilec_result_output(r, &again_len);
+    CHECK(again_len == cpu_len && !memcmp(again, fresh_cpu, again_len));
     tilec_result_destroy(r);
     o.arch = NULL;
     o.emit = TILEC_EMIT_PTX;
@@ -108,6 +115,44 @@ int unit_main(void) {
     o.signature = "*fp32:16, *fp32:16, i32, 256";
   }
   tilec_context_destroy(ctx);
+  o.context = NULL;
+
+  /* stop after any stage: its IR is the output */
+  o.stop_after = "lower";
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+  CHECK_CONTAINS(tilec_result_output(r, NULL), "llvm.func @add(");
+  CHECK(strstr(tilec_result_output(r, NULL), "nvvm.barrier0") == NULL);
+  CHECK(tilec_result_metadata(r) == NULL); /* the metadata stage comes later */
+  tilec_result_destroy(r);
+  o.stop_after = "retarget-host"; /* the CPU emulator's tail, whatever emit says */
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+  CHECK_CONTAINS(tilec_result_output(r, NULL), "@tilec_emu_entry");
+  CHECK(tilec_result_metadata(r) != NULL);
+  tilec_result_destroy(r);
+  o.stop_after = "vectorize";
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "no stage named 'vectorize' to stop after; the stages are frontend, irgen,");
+  tilec_result_destroy(r);
+  o.stop_after = "axis-info"; /* a pass for tilec_opt only */
+  CHECK(tilec_compile("add.py", src, sizeof src - 1, &o, &r) == TILEC_ERROR_USAGE);
+  tilec_result_destroy(r);
+  o.stop_after = NULL;
+  const char *const *stages = tilec_stages();
+  int nstages = 0;
+  while (stages[nstages]) nstages++;
+  CHECK(nstages > 20 && !strcmp(stages[0], "frontend") && !strcmp(stages[nstages - 1], "host-object"));
+
+  /* passes on IR text: allocate-shared needs a kernel; an unknown pass or
+   * target is a usage error before any work */
+  CHECK(tilec_opt("k.mlir", "module {}", 9, "allocate-shared", 0, NULL, &r) == TILEC_ERROR_COMPILE);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "allocate-shared: the module has no kernel");
+  tilec_result_destroy(r);
+  CHECK(tilec_opt("k.mlir", "module {}", 9, "lower", 0, NULL, &r) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "stage 'lower' is not a pass on IR text; the passes are canonicalize,");
+  tilec_result_destroy(r);
+  CHECK(tilec_opt("k.mlir", "module {}", 9, "cse", 0, "sm_70", &r) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "unknown target 'sm_70'");
+  tilec_result_destroy(r);
   tilec_context_destroy(NULL);
   CHECK(tilec_context_create(NULL) == TILEC_ERROR_USAGE);
   free(fresh);
