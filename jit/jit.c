@@ -17,6 +17,7 @@
 
 #include "runtime/cache.h"
 #include "emu/emu.h"
+#include "support/dtype.h"
 #include "runtime/grid.h"
 #include "jit.h"
 #include "runtime/meta.h"
@@ -293,11 +294,10 @@ struct tilec_kernel {
   char **entries; /* the signature's entries */
   int nentries;
   int runtime_entry[MAX_PARAMS]; /* runtime parameter i is entries[runtime_entry[i]] */
+  /* each runtime parameter's type, from the first compilation's metadata:
+   * how it specializes, and a scalar's dtype (how it reads as an integer) */
   ParamKind kind[MAX_PARAMS];
-  /* how a scalar argument reads as an integer, from its type once: its
-   * bytes, and whether it sign-extends, is a bit (i1), may pass INT64_MAX (u64) */
-  unsigned char bytes[MAX_PARAMS];
-  bool sign[MAX_PARAMS], bit[MAX_PARAMS], u64[MAX_PARAMS];
+  DType dtype[MAX_PARAMS];
   int nparams;
   tilec_context *ctx; /* made when something must be compiled */
   char *warnings;     /* what the cache had to say */
@@ -320,27 +320,26 @@ struct tilec_kernel {
   _Atomic int ntuned;
 };
 
+/* Whether a signature entry is a runtime parameter: a pointer, or a type
+ * in any of its spellings ("i32", "int32"); the rest are constexprs. */
 static bool is_type_entry(const char *e) {
-  static const char *const types[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-                                      "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", NULL};
-  if (*e == '*') return true;
-  for (int i = 0; types[i]; i++)
-    if (!strcmp(e, types[i])) return true;
-  return false;
+  DType t;
+  return *e == '*' || dtype_parse(e, &t);
 }
 
 /* Pointers and 32- and 64-bit integers specialize (as in Triton); the
  * other scalars are passed as they are. */
-static ParamKind kind_of(const char *e) {
-  if (*e == '*') return P_PTR;
-  if (!strcmp(e, "i64") || !strcmp(e, "u64")) return P_INT64;
-  if (!strcmp(e, "i32") || !strcmp(e, "u32")) return P_INT;
-  if (!strncmp(e, "fp", 2) || !strcmp(e, "bf16")) return P_FLOAT;
-  return P_OTHER;
+static ParamKind kind_of(DType t, bool is_ptr) {
+  if (is_ptr) return P_PTR;
+  if (dtype_is_float(t)) return P_FLOAT;
+  if (dtype_bits(t) == 64) return P_INT64;
+  return dtype_bits(t) == 32 ? P_INT : P_OTHER;
 }
 
-/* Splits the signature into trimmed entries; TILEC_ERROR_USAGE when a
- * runtime entry already has a hint (the JIT adds them). */
+/* Splits the signature into trimmed entries, and finds the runtime
+ * parameters among them (their types come from the metadata: take_params);
+ * TILEC_ERROR_USAGE when a runtime entry already has a hint (the JIT adds
+ * them). */
 static tilec_status split_signature(tilec_kernel *k, const char *sig, char **why) {
   const char *p = sig;
   while (*p) {
@@ -379,13 +378,7 @@ static tilec_status split_signature(tilec_kernel *k, const char *sig, char **why
         tell(why, "more than %d runtime parameters", MAX_PARAMS);
         return TILEC_ERROR_UNSUPPORTED;
       }
-      int i = k->nparams++;
-      k->runtime_entry[i] = k->nentries - 1;
-      k->kind[i] = kind_of(entry);
-      k->bytes[i] = strstr(entry, "64") ? 8 : strstr(entry, "32") ? 4 : strstr(entry, "16") ? 2 : 1;
-      k->bit[i] = !strcmp(entry, "i1");
-      k->sign[i] = entry[0] == 'i' && !k->bit[i];
-      k->u64[i] = !strcmp(entry, "u64");
+      k->runtime_entry[k->nparams++] = k->nentries - 1;
     }
     p = *e ? e + 1 : e;
   }
@@ -396,12 +389,13 @@ static tilec_status split_signature(tilec_kernel *k, const char *sig, char **why
  * a u64 past INT64_MAX), a float's bits; false for a pointer. */
 static bool arg_value(const tilec_kernel *k, void **args, int i, int64_t *v) {
   if (k->kind[i] == P_PTR) return false;
-  size_t bytes = k->bytes[i];
+  DType t = k->dtype[i];
+  size_t bytes = (size_t)dtype_bytes(t);
   uint64_t u = 0;
   memcpy(&u, args[i], bytes); /* little-endian: the low bytes */
-  if (k->sign[i] && bytes < 8 && (u >> (8 * bytes - 1)) & 1) u |= ~(uint64_t)0 << (8 * bytes);
-  if (k->bit[i]) u &= 1;
-  if (k->u64[i] && u > INT64_MAX) return false;
+  if (dtype_is_signed(t) && bytes < 8 && (u >> (8 * bytes - 1)) & 1) u |= ~(uint64_t)0 << (8 * bytes);
+  if (t == DT_I1) u &= 1;
+  if (t == DT_U64 && u > INT64_MAX) return false;
   *v = (int64_t)u;
   return true;
 }
@@ -773,6 +767,29 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   free(k);
 }
 
+/* The runtime parameters' types, from the first compilation's metadata, as
+ * the compiler read them from the signature: every spelling of a type is
+ * one dtype there. The metadata lists the runtime parameters only; a
+ * signature that gives a tl.constexpr parameter a type (a dtype) has one
+ * entry more that reads as a type, and which it is the metadata cannot
+ * tell. */
+static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why) {
+  if (m->nparams != k->nparams) {
+    tell(why, "%s has %d runtime parameters, but %d entries of its signature are types; the JIT cannot pass a "
+         "dtype to a tl.constexpr parameter yet: set it with a define", k->name, m->nparams, k->nparams);
+    return TILEC_ERROR_UNSUPPORTED;
+  }
+  for (int i = 0; i < m->nparams; i++) {
+    bool is_ptr;
+    if (!dtype_parse_param(m->params[i].type, &k->dtype[i], &is_ptr)) {
+      tell(why, "%s: the JIT cannot pass parameter '%s' of type %s", k->name, m->params[i].name, m->params[i].type);
+      return TILEC_ERROR_UNSUPPORTED;
+    }
+    k->kind[i] = kind_of(k->dtype[i], is_ptr);
+  }
+  return TILEC_OK;
+}
+
 /* From the first compilation's metadata: the autotune key's parameters,
  * and the grid expression, parsed over the parameters and constexprs. */
 static tilec_status read_kernel(tilec_kernel *k, const KernelMeta *m, char **why) {
@@ -873,8 +890,9 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   if (st == TILEC_OK) st = compile_spec(k, 0, options->config > 0 ? options->config : 0, &k->specs[0], &m, message);
   if (st == TILEC_OK) {
     k->nspecs = 1;
-    st = read_kernel(k, &m, message);
+    st = take_params(k, &m, message);
   }
+  if (st == TILEC_OK) st = read_kernel(k, &m, message);
   meta_free(&m);
   if (st != TILEC_OK) {
     tilec_kernel_destroy(k);
@@ -1198,18 +1216,19 @@ tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void 
   va_list ap;
   va_start(ap, report);
   for (int i = 0; i < k->nparams; i++) {
-    const char *t = k->entries[k->runtime_entry[i]];
+    DType t = k->dtype[i];
     switch (k->kind[i]) {
     case P_PTR: vals[i].p = va_arg(ap, tilec_devptr); break;
     case P_INT: vals[i].i = (int32_t)va_arg(ap, int); break;
     case P_INT64: vals[i].l = va_arg(ap, long long); break;
     case P_OTHER: vals[i].i = (int32_t)va_arg(ap, int); break; /* i1, i8, i16, u8, u16: the low bytes */
-    default:
-      if (!strcmp(t, "fp64")) vals[i].d = va_arg(ap, double);
-      else if (!strcmp(t, "fp32")) vals[i].f = (float)va_arg(ap, double);
+    case P_FLOAT:
+      /* C promotes a float argument to double; narrower floats have no C type to be promoted from */
+      if (t == DT_F64) vals[i].d = va_arg(ap, double);
+      else if (t == DT_F32) vals[i].f = (float)va_arg(ap, double);
       else {
         va_end(ap);
-        tell(report, "tilec_kernel_launchv cannot pass a %s argument; use tilec_kernel_launch", t);
+        tell(report, "tilec_kernel_launchv cannot pass a %s argument; use tilec_kernel_launch", dtype_short(t));
         return TILEC_ERROR_USAGE;
       }
     }
