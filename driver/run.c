@@ -32,6 +32,7 @@
 #include "emu/emu.h"
 #include "runtime/grid.h"
 #include "npy.h"
+#include "support/dtype.h"
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
@@ -72,35 +73,27 @@ uint16_t run_bf16_bits(double v) { return f64_to_small(v, 8, 7); }
 
 /* ==== arguments ==================================================================== */
 
+/* How an argument of a dtype (support/dtype.h) is read, made and printed:
+ * an 8-bit float has no scalar form here, and its values no C type. */
 typedef enum { T_BOOL, T_SINT, T_UINT, T_FLOAT, T_FP8 } TypeKind;
 
-/* An element type as the signature spells it, and how .npy stores it. */
-typedef struct RunType {
-  const char *name;
-  TypeKind kind;
-  int bits;
-  const char *npy;     /* the dtype of its arrays, also for empty:... buffers */
-  const char *npy_alt; /* another accepted on input */
-} RunType;
+static TypeKind kind_of(DType t) {
+  if (t == DT_I1) return T_BOOL;
+  if (dtype_is_float(t)) return dtype_bits(t) == 8 ? T_FP8 : T_FLOAT;
+  return dtype_is_signed(t) ? T_SINT : T_UINT;
+}
 
-static const RunType run_types[] = {
-    {"i1", T_BOOL, 8, "|b1", "|u1"},   {"i8", T_SINT, 8, "|i1", NULL},    {"i16", T_SINT, 16, "<i2", NULL},
-    {"i32", T_SINT, 32, "<i4", NULL},  {"i64", T_SINT, 64, "<i8", NULL},  {"u8", T_UINT, 8, "|u1", NULL},
-    {"u16", T_UINT, 16, "<u2", NULL},  {"u32", T_UINT, 32, "<u4", NULL},  {"u64", T_UINT, 64, "<u8", NULL},
-    {"fp16", T_FLOAT, 16, "<f2", NULL}, {"bf16", T_FLOAT, 16, "<u2", NULL}, {"fp32", T_FLOAT, 32, "<f4", NULL},
-    {"fp64", T_FLOAT, 64, "<f8", NULL}, {"fp8e4nv", T_FP8, 8, "|u1", NULL}, {"fp8e5", T_FP8, 8, "|u1", NULL},
-};
-
-static const RunType *find_type(const char *name) {
-  for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
-    if (!strcmp(run_types[i].name, name)) return &run_types[i];
-  return NULL;
+/* The bits of the float of dtype t nearest to v (a 16- or 8-bit float). */
+static uint16_t small_bits(DType t, double v) {
+  int ebits, mbits;
+  dtype_float_format(t, &ebits, &mbits);
+  return f64_to_small(v, ebits, mbits);
 }
 
 /* One runtime argument: where its value lives, as the launch passes it. */
 typedef struct Arg {
   const KernelParam *param;
-  const RunType *type; /* the pointee of a pointer, else the scalar's type */
+  DType type; /* the pointee of a pointer, else the scalar's type */
   bool is_ptr;
   union {
     uint8_t u8;
@@ -137,45 +130,45 @@ static bool parse_integer(const char *s, bool *neg, uint64_t *mag) {
 /* A scalar argument into its typed slot. */
 static int scalar_arg(Arg *a, const char *text) {
   const KernelParam *p = a->param;
-  const RunType *t = a->type;
-  if (t->kind == T_BOOL) {
+  DType t = a->type;
+  TypeKind kind = kind_of(t);
+  int bits = dtype_bits(t);
+  if (kind == T_BOOL) {
     if (!strcmp(text, "True") || !strcmp(text, "1")) a->slot.u8 = 1;
     else if (!strcmp(text, "False") || !strcmp(text, "0")) a->slot.u8 = 0;
     else return cli_error("%s: '%s' is not True or False (the parameter is i1)", p->name, text);
     return 0;
   }
-  if (t->kind == T_SINT || t->kind == T_UINT) {
+  const char *name = dtype_short(t);
+  if (kind == T_SINT || kind == T_UINT) {
     bool neg;
     uint64_t mag;
     if (!parse_integer(text, &neg, &mag))
-      return cli_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, t->name);
-    uint64_t hi = t->kind == T_UINT ? (t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1)
-                                    : (UINT64_C(1) << (t->bits - 1)) - 1;
-    uint64_t neg_most = t->kind == T_UINT ? 0 : UINT64_C(1) << (t->bits - 1);
+      return cli_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, name);
+    uint64_t hi = kind == T_UINT ? (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1) : (UINT64_C(1) << (bits - 1)) - 1;
+    uint64_t neg_most = kind == T_UINT ? 0 : UINT64_C(1) << (bits - 1);
     if ((neg && mag > neg_most) || (!neg && mag > hi)) {
-      if (t->kind == T_UINT)
-        return cli_error("%s: %s is out of range for %s (0 to %" PRIu64 ")", p->name, text, t->name, hi);
-      return cli_error("%s: %s is out of range for %s (-%" PRIu64 " to %" PRIu64 ")", p->name, text, t->name,
-                       neg_most, hi);
+      if (kind == T_UINT)
+        return cli_error("%s: %s is out of range for %s (0 to %" PRIu64 ")", p->name, text, name, hi);
+      return cli_error("%s: %s is out of range for %s (-%" PRIu64 " to %" PRIu64 ")", p->name, text, name, neg_most, hi);
     }
-    uint64_t bits = neg ? 0 - mag : mag;
-    switch (t->bits) {
-    case 8: a->slot.u8 = (uint8_t)bits; break;
-    case 16: a->slot.u16 = (uint16_t)bits; break;
-    case 32: a->slot.u32 = (uint32_t)bits; break;
-    default: a->slot.u64 = bits; break;
+    uint64_t value = neg ? 0 - mag : mag;
+    switch (bits) {
+    case 8: a->slot.u8 = (uint8_t)value; break;
+    case 16: a->slot.u16 = (uint16_t)value; break;
+    case 32: a->slot.u32 = (uint32_t)value; break;
+    default: a->slot.u64 = value; break;
     }
     return 0;
   }
-  if (t->kind == T_FP8) return cli_error("%s: scalar %s arguments are not supported", p->name, t->name);
+  if (kind == T_FP8) return cli_error("%s: scalar %s arguments are not supported", p->name, name);
   char *end;
   double d = strtod(text, &end);
   if (!*text || *end || isspace((unsigned char)*text))
-    return cli_error("%s: '%s' is not a number (the parameter is %s)", p->name, text, t->name);
-  if (!strcmp(t->name, "fp64")) a->slot.f64 = d;
-  else if (!strcmp(t->name, "fp32")) a->slot.f32 = (float)d;
-  else if (!strcmp(t->name, "fp16")) a->slot.u16 = run_f16_bits(d);
-  else a->slot.u16 = run_bf16_bits(d);
+    return cli_error("%s: '%s' is not a number (the parameter is %s)", p->name, text, name);
+  if (bits == 64) a->slot.f64 = d;
+  else if (bits == 32) a->slot.f32 = (float)d;
+  else a->slot.u16 = small_bits(t, d);
   return 0;
 }
 
@@ -191,20 +184,20 @@ static void fill_random(Arg *a, uint32_t seed) {
     double u = (double)(r >> 11) / 9007199254740992.0 * 2 - 1;
     unsigned char *at = (unsigned char *)b->data + i * b->itemsize;
     uint64_t bits = 0;
-    switch (a->type->kind) {
+    switch (kind_of(a->type)) {
     case T_BOOL: bits = r >> 63; break;
     case T_SINT: bits = (uint64_t)(int64_t)(r % 200) - 100; break;
     case T_UINT: bits = r % 200; break;
-    case T_FP8: bits = f64_to_small(u, !strcmp(a->type->name, "fp8e5") ? 5 : 4, !strcmp(a->type->name, "fp8e5") ? 2 : 3); break;
+    case T_FP8: bits = small_bits(a->type, u); break;
     case T_FLOAT:
-      if (a->type->bits == 64) memcpy(&bits, &u, 8);
-      else if (a->type->bits == 32) {
+      if (dtype_bits(a->type) == 64) memcpy(&bits, &u, 8);
+      else if (dtype_bits(a->type) == 32) {
         float f = (float)u;
         uint32_t w;
         memcpy(&w, &f, 4);
         bits = w;
       } else {
-        bits = !strcmp(a->type->name, "bf16") ? run_bf16_bits(u) : run_f16_bits(u);
+        bits = small_bits(a->type, u);
       }
       break;
     }
@@ -218,22 +211,17 @@ static int new_buffer_arg(Arg *a, const char *text, int index) {
   const KernelParam *p = a->param;
   bool rand = !strncmp(text, "rand:", 5), zeros = !strncmp(text, "zeros:", 6);
   const char *kind = rand ? "rand" : zeros ? "zeros" : "empty";
-  const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':');
-  if (!colon)
-    return cli_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, a->type->name, text);
+  const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':'), *name = dtype_short(a->type);
+  if (!colon) return cli_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, name, text);
   size_t dl = (size_t)(colon - dt);
-  if (dl != strlen(a->type->name) || memcmp(dt, a->type->name, dl)) {
-    bool known = false;
-    for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
-      known |= strlen(run_types[i].name) == dl && !memcmp(run_types[i].name, dt, dl);
-    if (!known)
-      return cli_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so %s:%s:SHAPE", p->name, (int)dl,
-                       dt, text, p->type, kind, a->type->name);
-    return cli_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
-  }
+  DType given;
+  if (!dtype_parse_n(dt, dl, &given))
+    return cli_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so %s:%s:SHAPE", p->name, (int)dl, dt, text,
+                     p->type, kind, name);
+  if (given != a->type) return cli_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
   NpyArray *b = &a->buf;
-  memcpy(b->dtype, a->type->npy, 4);
-  b->itemsize = (size_t)a->type->bits / 8;
+  memcpy(b->dtype, dtype_npy(a->type), 4);
+  b->itemsize = (size_t)dtype_bytes(a->type);
   b->count = 1;
   const char *s = colon + 1;
   for (;;) {
@@ -265,14 +253,14 @@ static int new_buffer_arg(Arg *a, const char *text, int index) {
 
 /* A pointer argument: an .npy file of the pointee's dtype, or empty:, rand:, zeros:... */
 static int buffer_arg(Arg *a, const char *text, int index) {
-  const RunType *t = a->type;
+  const char *npy = dtype_npy(a->type), *alt = dtype_npy_alt(a->type);
   if (!strncmp(text, "empty:", 6) || !strncmp(text, "rand:", 5) || !strncmp(text, "zeros:", 6))
     return new_buffer_arg(a, text, index);
   char err[512];
   if (!npy_read_file(text, &a->buf, err, sizeof err)) return cli_error("%s: %s", a->param->name, err);
-  if (strcmp(a->buf.dtype, t->npy) && (!t->npy_alt || strcmp(a->buf.dtype, t->npy_alt))) {
+  if (strcmp(a->buf.dtype, npy) && (!alt || strcmp(a->buf.dtype, alt))) {
     char want[16];
-    snprintf(want, sizeof want, t->npy_alt ? "%s or %s" : "%s", t->npy, t->npy_alt ? t->npy_alt : "");
+    snprintf(want, sizeof want, alt ? "%s or %s" : "%s", npy, alt ? alt : "");
     return cli_error("%s: '%s' has dtype %s, but the parameter is %s, which needs %s", a->param->name, text,
                      a->buf.dtype, a->param->type, want);
   }
@@ -282,9 +270,8 @@ static int buffer_arg(Arg *a, const char *text, int index) {
 /* Types the parameter: "*fp32" is a pointer to fp32; false when run cannot pass it. */
 static int type_arg(Arg *a, const KernelParam *p) {
   a->param = p;
-  a->is_ptr = p->type[0] == '*';
-  a->type = find_type(p->type + a->is_ptr);
-  if (!a->type) return cli_error("%s: tilec run cannot pass an argument of type %s yet", p->name, p->type);
+  if (!dtype_parse_param(p->type, &a->type, &a->is_ptr))
+    return cli_error("%s: tilec run cannot pass an argument of type %s yet", p->name, p->type);
   return 0;
 }
 
@@ -522,8 +509,8 @@ static int resolve_buffer(const KernelMeta *m, const Arg *args, const char *flag
  * integer scalar, else why it cannot be used. */
 static const char *grid_value(const Arg *a, int64_t *v) {
   if (a->is_ptr) return "a pointer parameter";
-  int bits = a->type->bits;
-  switch (a->type->kind) {
+  int bits = dtype_bits(a->type);
+  switch (kind_of(a->type)) {
   case T_BOOL: *v = a->slot.u8; return NULL;
   case T_SINT:
     *v = bits == 8 ? (int8_t)a->slot.u8 : bits == 16 ? (int16_t)a->slot.u16 : bits == 32 ? (int32_t)a->slot.u32
@@ -700,21 +687,23 @@ static void print_buffer(const Arg *a, const char *spec) {
   for (size_t i = 0; i < n; i++) {
     uint64_t bits = 0;
     memcpy(&bits, (const unsigned char *)b->data + i * b->itemsize, b->itemsize);
-    const RunType *t = a->type;
-    if (t->kind == T_SINT) printf(" %lld", (long long)(t->bits == 64 ? (int64_t)bits : (int64_t)(bits << (64 - t->bits)) >> (64 - t->bits)));
-    else if (t->kind == T_UINT || t->kind == T_BOOL) printf(" %llu", (unsigned long long)bits);
-    else if (t->kind == T_FP8) printf(" %g", small_to_f64((uint32_t)bits, !strcmp(t->name, "fp8e5") ? 5 : 4, !strcmp(t->name, "fp8e5") ? 2 : 3));
-    else if (t->bits == 64) {
+    TypeKind kind = kind_of(a->type);
+    int tbits = dtype_bits(a->type), ebits, mbits;
+    dtype_float_format(a->type, &ebits, &mbits);
+    if (kind == T_SINT) printf(" %lld", (long long)(tbits == 64 ? (int64_t)bits : (int64_t)(bits << (64 - tbits)) >> (64 - tbits)));
+    else if (kind == T_UINT || kind == T_BOOL) printf(" %llu", (unsigned long long)bits);
+    else if (kind == T_FP8) printf(" %g", small_to_f64((uint32_t)bits, ebits, mbits));
+    else if (tbits == 64) {
       double d;
       memcpy(&d, &bits, 8);
       printf(" %.9g", d);
-    } else if (t->bits == 32) {
+    } else if (tbits == 32) {
       float f;
       uint32_t w = (uint32_t)bits;
       memcpy(&f, &w, 4);
       printf(" %.7g", (double)f);
     } else {
-      printf(" %.5g", !strcmp(t->name, "bf16") ? small_to_f64((uint32_t)bits, 8, 7) : small_to_f64((uint32_t)bits, 5, 10));
+      printf(" %.5g", small_to_f64((uint32_t)bits, ebits, mbits));
     }
   }
   printf("\n");
