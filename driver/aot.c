@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "support/dtype.h"
 #include "tilec/tilec.h"
 
 #define AOT_MAX_ARCHS 8
@@ -351,22 +352,23 @@ static int check_params(const Aot *o) {
 
 /* ==== C names and types ================================================================ */
 
+/* A parameter's C type (its metadata type, "*fp32", as support/dtype.h
+ * gives it); NULL when it has none. */
 static const char *c_type(const char *t) {
-  static const struct {
-    const char *tilec, *c;
-  } types[] = {
-      {"i1", "bool"},         {"i8", "int8_t"},       {"i16", "int16_t"},      {"i32", "int32_t"},
-      {"i64", "int64_t"},     {"u8", "uint8_t"},      {"u16", "uint16_t"},     {"u32", "uint32_t"},
-      {"u64", "uint64_t"},    {"fp16", "uint16_t"},   {"bf16", "uint16_t"},    {"fp32", "float"},
-      {"fp64", "double"},     {"fp8e4nv", "uint8_t"}, {"fp8e5", "uint8_t"},
-  };
-  if (t[0] == '*') return "CUdeviceptr";
-  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-    if (!strcmp(types[i].tilec, t)) return types[i].c;
-  return NULL;
+  DType d;
+  bool ptr;
+  if (!dtype_parse_param(t, &d, &ptr)) return NULL;
+  return ptr ? "CUdeviceptr" : dtype_c_type(d);
 }
 
-static bool is_integer_type(const char *t) { return t[0] == 'i' || t[0] == 'u'; }
+/* Whether a parameter is an integer scalar; *u64 whether it is a u64. */
+static bool is_integer_type(const char *t, bool *u64) {
+  DType d;
+  bool ptr;
+  bool yes = dtype_parse_param(t, &d, &ptr) && !ptr && dtype_is_int(d);
+  if (u64) *u64 = yes && d == DT_U64;
+  return yes;
+}
 
 /* A parameter's name in C: Python's identifiers are C's but for C's
  * keywords and the generated code's own names, which get a '_'. */
@@ -410,7 +412,7 @@ static void emit_hint_checks(Out *h, const Aot *o, int s) {
   for (int i = 0; i < m->nparams; i++) {
     const KernelParam *p = &m->params[i];
     bool ptr = p->type[0] == '*';
-    if (p->divisibility <= 0 || (!ptr && !is_integer_type(p->type)) || (ptr && p->divisibility == 1)) continue;
+    if (p->divisibility <= 0 || (!ptr && !is_integer_type(p->type, NULL)) || (ptr && p->divisibility == 1)) continue;
     if (p->divisibility == 1) out(h, "%s%s == 1", n++ ? " && " : "", o->cnames[i]);
     else out(h, "%s%s %% %d == 0", n++ ? " && " : "", o->cnames[i], p->divisibility);
   }
@@ -822,10 +824,11 @@ static int translate_grids(Aot *o) {
     int n = 0;
     for (int i = 0; i < m0->nparams; i++, n++) {
       const char *t = m0->params[i].type;
+      bool u64;
       names[n] = (AotName){.name = m0->params[i].name, .cname = o->cnames[i]};
       if (t[0] == '*') names[n].unusable = "a pointer parameter";
-      else if (!is_integer_type(t)) names[n].unusable = "a floating-point parameter";
-      else if (!strcmp(t, "u64")) names[n].unusable = "a u64, beyond the range of grid arithmetic";
+      else if (!is_integer_type(t, &u64)) names[n].unusable = "a floating-point parameter";
+      else if (u64) names[n].unusable = "a u64, beyond the range of grid arithmetic";
     }
     for (int i = 0; i < m->nconsts; i++, n++) names[n] = (AotName){.name = m->consts[i].name, .value = m->consts[i].value};
     char err[512];
