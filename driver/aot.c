@@ -5,13 +5,11 @@
  *
  *   FILE.py --tilec_compile(PTX, then cubin) per signature and arch-->
  *     images + metadata --meta_parse--> parameters, constexprs, warps
- *     --aot_grid_to_c--> the grid as C --emit_header, emit_source--> PREFIX.h, PREFIX.c
+ *     --aot_grid_to_c--> the grid as C --aot_emit_header, aot_emit_source--> PREFIX.h, PREFIX.c
  *
- * The generated code is written for the reader who debugs a launch at two in
- * the morning: plain C11, one table of images, one function per signature,
- * a dispatcher that reads as the list of hint checks it is. It returns every
- * error as a CUresult, never exits or prints, and keeps no state but the
- * module and function handles and the load log.
+ * This file is the command: its options, the compilations, the checks
+ * that the signatures fit one dispatcher, the grid's translation, the
+ * files written. What the generated code says is aot_emit.c's.
  *
  * A cubin needs the toolkit's nvJitLink at generation time; without it the
  * output embeds PTX only, which the driver compiles at load, and a one-line
@@ -22,89 +20,13 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
 #include "tilec/tilec.h"
 
-#define AOT_MAX_ARCHS 8
-#define AOT_DIM_CHARS 4096
-
 static const char *prog = "tilec";
-
-/* ==== output text ================================================================== */
-
-typedef struct Out {
-  char *s;
-  size_t n, cap;
-  bool oom;
-} Out;
-
-static void out(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(Out *o, const char *fmt, ...) {
-  if (o->oom) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (w < 0) {
-    o->oom = true;
-    return;
-  }
-  if (o->n + (size_t)w + 1 > o->cap) {
-    size_t cap = o->cap ? o->cap : 4096;
-    while (cap < o->n + (size_t)w + 1) cap *= 2;
-    char *s = realloc(o->s, cap);
-    if (!s) {
-      o->oom = true;
-      return;
-    }
-    o->s = s;
-    o->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(o->s + o->n, (size_t)w + 1, fmt, ap);
-  va_end(ap);
-  o->n += (size_t)w;
-}
-
-/* ==== what is generated from =========================================================== */
-
-/* One signature compiled for one arch. */
-typedef struct AotImage {
-  char *ptx;
-  size_t ptx_len;
-  char *cubin; /* NULL when no cubin could be built */
-  size_t cubin_len;
-  KernelMeta meta;
-} AotImage;
-
-typedef struct AotSig {
-  const char *text;
-  AotImage images[AOT_MAX_ARCHS];
-  char *dims[3]; /* the grid as C, when -g is given */
-} AotSig;
-
-typedef struct Aot {
-  const char *file, *grid, *out_path, *arch_list;
-  const char **sig_texts;
-  int nsigs;
-  const char **includes;
-  bool ptx_only;
-  tilec_compile_options copt;
-  const char *archs[AOT_MAX_ARCHS];
-  char arch_buf[256];
-  int narchs;
-  char ident[128]; /* the C prefix */
-  AotSig *sigs;
-  char **cnames; /* the parameters' names in C */
-  unsigned uses; /* the grid helpers the translated grids call */
-} Aot;
-
 
 /* ==== the command line ============================================================== */
 
@@ -167,9 +89,6 @@ static void usage_aot(FILE *f) {
 }
 
 #define AOT_USAGE "tilec aot FILE.py [-k NAME] -s SIGNATURE [-s SIGNATURE]... [-g GRID] [options] -o PREFIX"
-
-
-
 
 /* "sm_80,sm_90a" into o->archs; 0 or the exit code of a usage error. */
 static int parse_archs(Aot *o) {
@@ -262,7 +181,6 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
 
 /* ==== compiling ==================================================================== */
 
-
 static char *copy_bytes(const char *s, size_t n) {
   char *c = malloc(n + 1);
   if (c) {
@@ -349,452 +267,6 @@ static int check_params(const Aot *o) {
   return 0;
 }
 
-/* ==== C names and types ================================================================ */
-
-static const char *c_type(const char *t) {
-  static const struct {
-    const char *tilec, *c;
-  } types[] = {
-      {"i1", "bool"},         {"i8", "int8_t"},       {"i16", "int16_t"},      {"i32", "int32_t"},
-      {"i64", "int64_t"},     {"u8", "uint8_t"},      {"u16", "uint16_t"},     {"u32", "uint32_t"},
-      {"u64", "uint64_t"},    {"fp16", "uint16_t"},   {"bf16", "uint16_t"},    {"fp32", "float"},
-      {"fp64", "double"},     {"fp8e4nv", "uint8_t"}, {"fp8e5", "uint8_t"},
-  };
-  if (t[0] == '*') return "CUdeviceptr";
-  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-    if (!strcmp(types[i].tilec, t)) return types[i].c;
-  return NULL;
-}
-
-static bool is_integer_type(const char *t) { return t[0] == 'i' || t[0] == 'u'; }
-
-/* A parameter's name in C: Python's identifiers are C's but for C's
- * keywords and the generated code's own names, which get a '_'. */
-static char *c_name(const char *name) {
-  static const char *const taken[] = {
-      "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short",
-      "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "stream", "gx", "gy", "gz", "bad", "args", "true", "false"};
-  size_t n = strlen(name);
-  char *c = malloc(n + 2);
-  if (!c) return NULL;
-  for (size_t i = 0; i <= n; i++) c[i] = isalnum((unsigned char)name[i]) || name[i] == '_' || !name[i] ? name[i] : '_';
-  for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
-    if (!strcmp(c, taken[i])) {
-      c[n] = '_';
-      c[n + 1] = 0;
-      break;
-    }
-  return c;
-}
-
-/* ==== the generated code ================================================================ */
-
-static void emit_params(Out *h, const Aot *o, bool lead_comma) {
-  const KernelMeta *m = &o->sigs[0].images[0].meta;
-  for (int i = 0; i < m->nparams; i++)
-    out(h, "%s%s %s", i || lead_comma ? ", " : "", c_type(m->params[i].type), o->cnames[i]);
-  if (!m->nparams && !lead_comma) out(h, "void");
-}
-
-static void emit_args(Out *h, const Aot *o, bool lead_comma) {
-  const KernelMeta *m = &o->sigs[0].images[0].meta;
-  for (int i = 0; i < m->nparams; i++) out(h, "%s%s", i || lead_comma ? ", " : "", o->cnames[i]);
-}
-
-/* The hint checks of signature s, "" when it fits any arguments. */
-static void emit_hint_checks(Out *h, const Aot *o, int s) {
-  const KernelMeta *m = &o->sigs[s].images[0].meta;
-  int n = 0;
-  for (int i = 0; i < m->nparams; i++) {
-    const KernelParam *p = &m->params[i];
-    bool ptr = p->type[0] == '*';
-    if (p->divisibility <= 0 || (!ptr && !is_integer_type(p->type)) || (ptr && p->divisibility == 1)) continue;
-    if (p->divisibility == 1) out(h, "%s%s == 1", n++ ? " && " : "", o->cnames[i]);
-    else out(h, "%s%s %% %d == 0", n++ ? " && " : "", o->cnames[i], p->divisibility);
-  }
-}
-
-static void emit_header(Out *h, const Aot *o, const char *guard) {
-  const char *P = o->ident;
-  const KernelMeta *m = &o->sigs[0].images[0].meta;
-  out(h, "/*\n * %s.h — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n *\n", P,
-      m->name, o->file, tilec_version());
-  out(h, " * Signatures, in the order %s() tries them:\n", P);
-  for (int s = 0; s < o->nsigs; s++) out(h, " *   %s_%d: \"%s\"\n", P, s, o->sig_texts[s]);
-  out(h, " * Targets: ");
-  for (int a = 0; a < o->narchs; a++)
-    out(h, "%s%s (%s)", a ? ", " : "", o->archs[a], o->sigs[0].images[a].cubin ? "cubin and PTX" : "PTX");
-  if (o->grid) out(h, ".\n * Grid: %s.\n", o->grid);
-  else out(h, ".\n");
-  out(h,
-      " *\n"
-      " * %s_load(ctx) loads the kernels into ctx (NULL: the calling thread's current\n"
-      " * context), picking for its device the cubin built for it, else the PTX, which the\n"
-      " * driver compiles; %s_load_log() returns what the driver said. Launch with that\n"
-      " * context current. Every function returns a CUresult: CUDA_ERROR_NOT_INITIALIZED\n"
-      " * before %s_load(),\n"
-      " * CUDA_ERROR_INVALID_VALUE from %s() when no signature fits the arguments%s.\n"
-      " *\n"
-      " * Threads: %s_load() and %s_unload() are not thread-safe: call them from one\n"
-      " * thread, with no launch in flight. Launches are thread-safe: they only read the\n"
-      " * handles %s_load() wrote.\n"
-      " *\n"
-      " *   if (%s_load(NULL) != CUDA_SUCCESS) fprintf(stderr, \"%%s\", %s_load_log());\n"
-      " *   CUresult r = %s(stream, ...);\n"
-      " *   %s_unload();\n"
-      " */\n",
-      P, P, P, P, o->grid ? " or the grid is out of range" : "", P, P, P, P, P, P, P);
-  out(h, "#ifndef %s\n#define %s\n\n#include <cuda.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n", guard, guard);
-  out(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-  out(h, "CUresult %s_load(CUcontext ctx);\nvoid %s_unload(void);\nconst char *%s_load_log(void);\n\n", P, P, P);
-  for (int s = 0; s < o->nsigs; s++) {
-    const KernelMeta *ms = &o->sigs[s].images[0].meta;
-    out(h, "/* \"%s\": %d warps, %d threads per program */\n", o->sig_texts[s], ms->num_warps, 32 * ms->num_warps);
-    out(h, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
-    emit_params(h, o, true);
-    out(h, ");\n");
-  }
-  out(h, "\n/* Launches the first signature that fits the arguments%s. */\nCUresult %s(CUstream stream", 
-      o->grid ? ", on the grid computed from them" : "", P);
-  if (!o->grid) out(h, ", unsigned gx, unsigned gy, unsigned gz");
-  emit_params(h, o, true);
-  out(h, ");\n\n");
-
-  out(h, "/* The signature %s() launches for these arguments, or -1 when none fits. */\nstatic inline int %s_pick(", P,
-      P);
-  emit_params(h, o, false);
-  out(h, ") {\n");
-  for (int i = 0; i < m->nparams; i++) out(h, "  (void)%s;\n", o->cnames[i]);
-  bool always = false;
-  for (int s = 0; s < o->nsigs && !always; s++) {
-    Out c = {0};
-    emit_hint_checks(&c, o, s);
-    if (c.oom) h->oom = true;
-    if (c.n) out(h, "  if (%s) return %d;\n", c.s, s);
-    else {
-      out(h, "  return %d;\n", s);
-      always = true;
-      if (s + 1 < o->nsigs)
-        fprintf(stderr, "%s: warning: signature %d (\"%s\") fits any arguments: %s() never launches the ones after it\n",
-                prog, s, o->sig_texts[s], P);
-    }
-    free(c.s);
-  }
-  if (!always) out(h, "  return -1;\n");
-  out(h, "}\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
-}
-
-static void emit_bytes(Out *c, const char *P, int s, const char *arch, const char *kind, const char *bytes,
-                       size_t n, bool nul) {
-  out(c, "static _Alignas(16) const unsigned char %s_s%d_%s_%s[%zu] = {", P, s, arch, kind, n + nul);
-  for (size_t i = 0; i < n + nul; i++)
-    out(c, "%s0x%02x,", i % 16 ? " " : "\n  ", i < n ? (unsigned char)bytes[i] : 0);
-  out(c, "\n};\n");
-}
-
-/* Writes a template of generated code: @P@ is the prefix, @ARCHS@ the
- * targets; everything else is literal, '%' included. */
-static void tpl(Out *c, const Aot *o, const char *t) {
-  for (const char *p = t; *p;) {
-    const char *at = strchr(p, '@');
-    if (!at) {
-      out(c, "%s", p);
-      return;
-    }
-    out(c, "%.*s", (int)(at - p), p);
-    if (!strncmp(at, "@P@", 3)) {
-      out(c, "%s", o->ident);
-      p = at + 3;
-    } else if (!strncmp(at, "@ARCHS@", 7)) {
-      out(c, "%s", o->arch_list);
-      p = at + 7;
-    } else {
-      out(c, "@");
-      p = at + 1;
-    }
-  }
-}
-
-/* The grid helpers, each only when a grid calls it (an unused static
- * function is a warning). Python's integers, in int64: what would
- * overflow, divide by zero or not divide exactly sets *bad. */
-static void emit_grid_helpers(Out *c, const Aot *o) {
-  unsigned uses = o->uses;
-  if (uses & AOT_USES_DIV) uses |= AOT_USES_MOD | AOT_USES_FLOORDIV;
-  if (uses & AOT_USES_CDIV) uses |= AOT_USES_ADD | AOT_USES_SUB | AOT_USES_FLOORDIV;
-  if (uses & AOT_USES_ADD)
-    tpl(c, o, "static int64_t @P@_add(int64_t a, int64_t b, int *bad) {\n"
-              "  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return *bad = 1, 0;\n"
-              "  return a + b;\n}\n\n");
-  if (uses & AOT_USES_SUB)
-    tpl(c, o, "static int64_t @P@_sub(int64_t a, int64_t b, int *bad) {\n"
-              "  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return *bad = 1, 0;\n"
-              "  return a - b;\n}\n\n");
-  if (uses & AOT_USES_MUL)
-    tpl(c, o, "static int64_t @P@_mul(int64_t a, int64_t b, int *bad) {\n"
-              "  if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)\n"
-              "            : (b > 0 ? a < INT64_MIN / b : a != 0 && b < INT64_MAX / a))\n"
-              "    return *bad = 1, 0;\n"
-              "  return a * b;\n}\n\n");
-  if (uses & AOT_USES_FLOORDIV)
-    tpl(c, o, "/* a // b: the quotient rounded toward -infinity */\n"
-              "static int64_t @P@_floordiv(int64_t a, int64_t b, int *bad) {\n"
-              "  if (b == 0 || (a == INT64_MIN && b == -1)) return *bad = 1, 0;\n"
-              "  return a / b - (a % b != 0 && (a < 0) != (b < 0));\n}\n\n");
-  if (uses & AOT_USES_MOD)
-    tpl(c, o, "/* a % b: the remainder takes the divisor's sign */\n"
-              "static int64_t @P@_mod(int64_t a, int64_t b, int *bad) {\n"
-              "  if (b == 0) return *bad = 1, 0;\n"
-              "  if (b == -1) return 0;\n"
-              "  int64_t r = a % b;\n"
-              "  return r != 0 && (r < 0) != (b < 0) ? r + b : r;\n}\n\n");
-  if (uses & AOT_USES_DIV)
-    tpl(c, o, "/* a / b, which a grid allows only when it divides exactly */\n"
-              "static int64_t @P@_div(int64_t a, int64_t b, int *bad) {\n"
-              "  if (b == 0 || @P@_mod(a, b, bad) != 0) return *bad = 1, 0;\n"
-              "  return @P@_floordiv(a, b, bad);\n}\n\n");
-  if (uses & AOT_USES_CDIV)
-    tpl(c, o, "/* Triton's cdiv: (a + b - 1) // b */\n"
-              "static int64_t @P@_cdiv(int64_t a, int64_t b, int *bad) {\n"
-              "  return @P@_floordiv(@P@_sub(@P@_add(a, b, bad), 1, bad), b, bad);\n}\n\n");
-  if (uses & AOT_USES_NEG)
-    tpl(c, o, "static int64_t @P@_neg(int64_t a, int *bad) {\n"
-              "  if (a == INT64_MIN) return *bad = 1, 0;\n"
-              "  return -a;\n}\n\n");
-  if (uses & AOT_USES_MIN) tpl(c, o, "static int64_t @P@_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n");
-  if (uses & AOT_USES_MAX) tpl(c, o, "static int64_t @P@_max(int64_t a, int64_t b) { return a > b ? a : b; }\n\n");
-}
-
-static void emit_load(Out *c, const Aot *o) {
-  tpl(c, o,
-      "static void @P@_log_add(const char *text) {\n"
-      "  size_t n = strlen(@P@_log), m = strlen(text);\n"
-      "  if (m > sizeof @P@_log - 1 - n) m = sizeof @P@_log - 1 - n;\n"
-      "  memcpy(@P@_log + n, text, m);\n"
-      "  @P@_log[n + m] = 0;\n"
-      "}\n\n"
-      "/* Logs that `what` failed with r, as the driver names and describes it. The\n"
-      " * toolkit's link-only stub answers CUDA_ERROR_STUB_LIBRARY (34) to every call,\n"
-      " * cuGetErrorName's included, so that one is known here. */\n"
-      "static void @P@_log_error(const char *what, CUresult r) {\n"
-      "  const char *name = NULL, *text = NULL;\n"
-      "  char line[512];\n"
-      "  if (cuGetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;\n"
-      "  if (cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;\n"
-      "  if (!name && (int)r == 34)\n"
-      "    name = \"CUDA_ERROR_STUB_LIBRARY\", text = \"libcuda.so.1 is the CUDA toolkit's link-only stub, not a driver\";\n"
-      "  snprintf(line, sizeof line, \"@P@_load: %s: %s (CUresult %d)%s%s\\n\", what, name ? name : \"unknown error\", (int)r,\n"
-      "           text ? \": \" : \"\", text ? text : \"\");\n"
-      "  @P@_log_add(line);\n"
-      "}\n\n"
-      "/* The image of signature s for a device of compute capability major.minor:\n"
-      " * a cubin built for it (the same major and a minor no higher, or exactly it\n"
-      " * for an arch-specific target such as sm_90a), else PTX the driver can compile\n"
-      " * for it; the newest target wins. -1 when there is none. */\n"
-      "static int @P@_choose(int s, int major, int minor, int *cubin) {\n"
-      "  for (int pass = 0; pass < 2; pass++) {\n"
-      "    int best = -1;\n"
-      "    for (int a = 0; a < @P@_NARCH; a++) {\n"
-      "      const struct @P@_image *im = &@P@_images[s][a];\n"
-      "      int fits = pass == 0 ? im->cubin && major == im->major && (im->exact ? minor == im->minor : minor >= im->minor)\n"
-      "                 : im->exact ? major == im->major && minor == im->minor\n"
-      "                             : major > im->major || (major == im->major && minor >= im->minor);\n"
-      "      const struct @P@_image *b = best < 0 ? NULL : &@P@_images[s][best];\n"
-      "      if (fits && (!b || im->major > b->major || (im->major == b->major && im->minor > b->minor))) best = a;\n"
-      "    }\n"
-      "    if (best >= 0) {\n"
-      "      *cubin = pass == 0;\n"
-      "      return best;\n"
-      "    }\n"
-      "  }\n"
-      "  return -1;\n"
-      "}\n\n");
-  tpl(c, o,
-      "/* Unloads the modules; their context is current. */\n"
-      "static void @P@_release(void) {\n"
-      "  for (int s = 0; s < @P@_NSIG; s++) {\n"
-      "    if (@P@_modules[s]) cuModuleUnload(@P@_modules[s]);\n"
-      "    @P@_modules[s] = NULL;\n"
-      "    @P@_functions[s] = NULL;\n"
-      "  }\n"
-      "}\n\n"
-      "void @P@_unload(void) {\n"
-      "  if (!@P@_context) return;\n"
-      "  int pushed = cuCtxPushCurrent(@P@_context) == CUDA_SUCCESS;\n"
-      "  @P@_release();\n"
-      "  if (pushed) cuCtxPopCurrent(NULL);\n"
-      "  @P@_context = NULL;\n"
-      "}\n\n"
-      "const char *@P@_load_log(void) { return @P@_log; }\n\n"
-      "/* Loads into the current context. */\n"
-      "static CUresult @P@_load_here(void) {\n"
-      "  CUdevice dev;\n"
-      "  int major = 0, minor = 0, optin = 0;\n"
-      "  char line[256];\n"
-      "  CUresult r = cuCtxGetDevice(&dev);\n"
-      "  if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
-      "  if (r == CUDA_SUCCESS) r = cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
-      "  if (r == CUDA_SUCCESS)\n"
-      "    r = cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);\n"
-      "  if (r != CUDA_SUCCESS) {\n"
-      "    @P@_log_error(\"the current context's device cannot be read\", r);\n"
-      "    return r;\n"
-      "  }\n"
-      "  for (int s = 0; s < @P@_NSIG; s++) {\n"
-      "    int cubin = 0, a = @P@_choose(s, major, minor, &cubin);\n"
-      "    if (a < 0) {\n"
-      "      snprintf(line, sizeof line, \"@P@_load: nothing to load on a device of compute capability %d.%d; \"\n"
-      "               \"built for @ARCHS@\\n\", major, minor);\n"
-      "      @P@_log_add(line);\n"
-      "      @P@_release();\n"
-      "      return CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
-      "    }\n"
-      "    const struct @P@_image *im = &@P@_images[s][a];\n");
-  tpl(c, o,
-      "    /* the kernels' shared memory is dynamic: each launch gives it */\n"
-      "    if (im->shared_bytes > optin) {\n"
-      "      snprintf(line, sizeof line, \"@P@_load: @P@_%d needs %d bytes of shared memory per block; \"\n"
-      "               \"the device has %d\\n\", s, im->shared_bytes, optin);\n"
-      "      @P@_log_add(line);\n"
-      "      @P@_release();\n"
-      "      return CUDA_ERROR_NOT_SUPPORTED;\n"
-      "    }\n"
-      "    snprintf(line, sizeof line, \"@P@_%d: the %s for %s, on compute capability %d.%d\\n\", s,\n"
-      "             cubin ? \"cubin\" : \"PTX\", im->arch, major, minor);\n"
-      "    @P@_log_add(line);\n"
-      "    char info[2048] = \"\", error[2048] = \"\";\n"
-      "    CUjit_option opt[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,\n"
-      "                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};\n"
-      "    void *val[4] = {info, (void *)(uintptr_t)sizeof info, error, (void *)(uintptr_t)sizeof error};\n"
-      "    r = cuModuleLoadDataEx(&@P@_modules[s], cubin ? im->cubin : im->ptx, 4, opt, val);\n"
-      "    info[sizeof info - 1] = error[sizeof error - 1] = 0;\n"
-      "    @P@_log_add(info);\n"
-      "    if (info[0] && info[strlen(info) - 1] != '\\n') @P@_log_add(\"\\n\");\n"
-      "    @P@_log_add(error);\n"
-      "    if (error[0] && error[strlen(error) - 1] != '\\n') @P@_log_add(\"\\n\");\n"
-      "    if (r == CUDA_SUCCESS) r = cuModuleGetFunction(&@P@_functions[s], @P@_modules[s], im->entry);\n"
-      "    /* past 48 KB a block must opt in */\n"
-      "    if (r == CUDA_SUCCESS && im->shared_bytes > 48 * 1024)\n"
-      "      r = cuFuncSetAttribute(@P@_functions[s], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, im->shared_bytes);\n"
-      "    if (r == CUDA_SUCCESS) @P@_shared[s] = (unsigned)im->shared_bytes;\n"
-      "    if (r != CUDA_SUCCESS) {\n"
-      "      snprintf(line, sizeof line, \"@P@_%d does not load\", s);\n"
-      "      @P@_log_error(line, r);\n"
-      "      @P@_release();\n"
-      "      return r;\n"
-      "    }\n"
-      "  }\n"
-      "  return CUDA_SUCCESS;\n"
-      "}\n\n"
-      "CUresult @P@_load(CUcontext ctx) {\n"
-      "  @P@_unload();\n"
-      "  @P@_log[0] = 0;\n"
-      "  CUresult r = ctx ? cuCtxPushCurrent(ctx) : CUDA_SUCCESS;\n"
-      "  if (r != CUDA_SUCCESS) {\n"
-      "    @P@_log_error(\"the context cannot be made current\", r);\n"
-      "    return r;\n"
-      "  }\n"
-      "  CUcontext here = NULL;\n"
-      "  r = cuCtxGetCurrent(&here);\n"
-      "  if (r != CUDA_SUCCESS) {\n"
-      "    @P@_log_error(\"cuCtxGetCurrent\", r);\n"
-      "  } else if (!here) {\n"
-      "    @P@_log_add(\"@P@_load: no context is current on this thread: pass one, or make one current\\n\");\n"
-      "    r = CUDA_ERROR_INVALID_CONTEXT;\n"
-      "  } else {\n"
-      "    r = @P@_load_here();\n"
-      "  }\n"
-      "  if (r == CUDA_SUCCESS) @P@_context = here;\n"
-      "  if (ctx) cuCtxPopCurrent(NULL);\n"
-      "  return r;\n"
-      "}\n\n");
-}
-
-static void emit_source(Out *c, const Aot *o) {
-  const char *P = o->ident;
-  out(c, "/*\n * %s.c — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n"
-         " * The API and its contracts are in %s.h.\n */\n",
-      P, o->sigs[0].images[0].meta.name, o->file, tilec_version(), P);
-  out(c, "#include \"%s.h\"\n\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n\n", P);
-  out(c, "enum { %s_NSIG = %d, %s_NARCH = %d };\n\n", P, o->nsigs, P, o->narchs);
-  for (int s = 0; s < o->nsigs; s++)
-    for (int a = 0; a < o->narchs; a++) {
-      const AotImage *im = &o->sigs[s].images[a];
-      out(c, "/* %s_%d for %s: .entry %s */\n", P, s, o->archs[a], im->meta.name);
-      if (im->cubin) emit_bytes(c, P, s, o->archs[a], "cubin", im->cubin, im->cubin_len, false);
-      emit_bytes(c, P, s, o->archs[a], "ptx", im->ptx, im->ptx_len, true);
-      out(c, "\n");
-    }
-  out(c, "struct %s_image {\n"
-         "  const char *arch, *entry;\n"
-         "  int major, minor, exact; /* exact: an arch-specific target, for that compute capability only */\n"
-         "  const unsigned char *cubin, *ptx; /* cubin: NULL when none was built */\n"
-         "  int shared_bytes;\n"
-         "};\n\n",
-      P);
-  out(c, "static const struct %s_image %s_images[%s_NSIG][%s_NARCH] = {\n", P, P, P, P);
-  for (int s = 0; s < o->nsigs; s++) {
-    out(c, "  {\n");
-    for (int a = 0; a < o->narchs; a++) {
-      const AotImage *im = &o->sigs[s].images[a];
-      const char *ar = o->archs[a];
-      int major = (ar[3] - '0'), minor = ar[4] - '0';
-      char cubin[160];
-      if (im->cubin) snprintf(cubin, sizeof cubin, "%s_s%d_%s_cubin", P, s, ar);
-      else snprintf(cubin, sizeof cubin, "NULL");
-      out(c, "    {\"%s\", \"%s\", %d, %d, %d, %s, %s_s%d_%s_ptx, %" PRId64 "},\n", ar, im->meta.name, major, minor,
-          ar[5] == 'a', cubin, P, s, ar, im->meta.shared_bytes);
-    }
-    out(c, "  },\n");
-  }
-  out(c, "};\n\nstatic CUmodule %s_modules[%s_NSIG];\nstatic CUfunction %s_functions[%s_NSIG];\n", P, P, P, P);
-  out(c, "static unsigned %s_shared[%s_NSIG]; /* the loaded image's shared bytes, given at each launch */\n", P, P);
-  out(c, "static CUcontext %s_context; /* where they are loaded */\n", P);
-  out(c, "static char %s_log[8192];\n\n", P);
-  emit_load(c, o);
-
-  const KernelMeta *m = &o->sigs[0].images[0].meta;
-  for (int s = 0; s < o->nsigs; s++) {
-    out(c, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
-    emit_params(c, o, true);
-    out(c, ") {\n  if (!%s_functions[%d]) return CUDA_ERROR_NOT_INITIALIZED;\n", P, s);
-    if (m->nparams) {
-      out(c, "  void *args[%d] = {", m->nparams);
-      for (int i = 0; i < m->nparams; i++) out(c, "%s&%s", i ? ", " : "", o->cnames[i]);
-      out(c, "};\n");
-    }
-    out(c, "  return cuLaunchKernel(%s_functions[%d], gx, gy, gz, %d, 1, 1, %s_shared[%d], stream, %s, NULL);\n}\n\n", P,
-        s, 32 * o->sigs[s].images[0].meta.num_warps, P, s, m->nparams ? "args" : "NULL");
-  }
-
-  if (o->grid) emit_grid_helpers(c, o);
-  out(c, "CUresult %s(CUstream stream", P);
-  if (!o->grid) out(c, ", unsigned gx, unsigned gy, unsigned gz");
-  emit_params(c, o, true);
-  out(c, ") {\n  switch (%s_pick(", P);
-  emit_args(c, o, false);
-  out(c, ")) {\n");
-  for (int s = 0; s < o->nsigs; s++) {
-    out(c, "  case %d: {\n", s);
-    if (o->grid) {
-      char *const *d = o->sigs[s].dims;
-      out(c, "    int bad = 0;\n"
-             "    const int64_t gx = %s;\n    const int64_t gy = %s;\n    const int64_t gz = %s;\n"
-             "    if (bad || gx < 1 || gx > INT32_MAX || gy < 1 || gy > 65535 || gz < 1 || gz > 65535)\n"
-             "      return CUDA_ERROR_INVALID_VALUE;\n"
-             "    return %s_%d(stream, (unsigned)gx, (unsigned)gy, (unsigned)gz",
-          d[0], d[1], d[2], P, s);
-    } else {
-      out(c, "    return %s_%d(stream, gx, gy, gz", P, s);
-    }
-    emit_args(c, o, true);
-    out(c, ");\n  }\n");
-  }
-  out(c, "  default:\n    return CUDA_ERROR_INVALID_VALUE;\n  }\n}\n");
-}
-
 /* ==== the command ==================================================================== */
 
 /* Prints a grid error: the message, the expression, a caret under pos. */
@@ -822,10 +294,11 @@ static int translate_grids(Aot *o) {
     int n = 0;
     for (int i = 0; i < m0->nparams; i++, n++) {
       const char *t = m0->params[i].type;
+      bool u64;
       names[n] = (AotName){.name = m0->params[i].name, .cname = o->cnames[i]};
       if (t[0] == '*') names[n].unusable = "a pointer parameter";
-      else if (!is_integer_type(t)) names[n].unusable = "a floating-point parameter";
-      else if (!strcmp(t, "u64")) names[n].unusable = "a u64, beyond the range of grid arithmetic";
+      else if (!aot_is_integer(t, &u64)) names[n].unusable = "a floating-point parameter";
+      else if (u64) names[n].unusable = "a u64, beyond the range of grid arithmetic";
     }
     for (int i = 0; i < m->nconsts; i++, n++) names[n] = (AotName){.name = m->consts[i].name, .value = m->consts[i].value};
     char err[512];
@@ -838,7 +311,7 @@ static int translate_grids(Aot *o) {
 }
 
 /* Writes a whole file; the exit code. */
-static int write_file(const char *path, const Out *text) {
+static int write_file(const char *path, const AotOut *text) {
   FILE *f = fopen(path, "wb");
   if (!f) return cli_error("cannot write '%s': %s", path, strerror(errno));
   bool ok = fwrite(text->s, 1, text->n, f) == text->n;
@@ -849,15 +322,15 @@ static int write_file(const char *path, const Out *text) {
 static int generate(Aot *o) {
   const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int i = 0; i < m->nparams; i++)
-    if (!c_type(m->params[i].type))
+    if (!aot_c_type(m->params[i].type))
       return cli_error("%s: tilec aot cannot pass a parameter of type %s yet", m->params[i].name, m->params[i].type);
   int rc = 0;
-  Out h = {0}, c = {0};
+  AotOut h = {0}, c = {0};
   char guard[160];
   snprintf(guard, sizeof guard, "%s_H", o->ident);
   for (char *g = guard; *g; g++) *g = (char)toupper((unsigned char)*g);
-  emit_header(&h, o, guard);
-  emit_source(&c, o);
+  aot_emit_header(&h, o, guard);
+  aot_emit_source(&c, o);
   size_t n = strlen(o->out_path);
   char *path = malloc(n + 3);
   if (h.oom || c.oom || !path) rc = cli_error("out of memory");
@@ -891,7 +364,7 @@ static int run_aot(Aot *o, const char *src, size_t len) {
   const KernelMeta *m = &o->sigs[0].images[0].meta;
   if (!rc && !(o->cnames = calloc((size_t)m->nparams + 1, sizeof *o->cnames))) rc = cli_error("out of memory");
   for (int i = 0; !rc && i < m->nparams; i++)
-    if (!(o->cnames[i] = c_name(m->params[i].name))) rc = cli_error("out of memory");
+    if (!(o->cnames[i] = aot_c_name(m->params[i].name))) rc = cli_error("out of memory");
   for (int s = 0; !rc && o->grid && s < o->nsigs; s++)
     for (int d = 0; d < 3; d++)
       if (!(o->sigs[s].dims[d] = malloc(AOT_DIM_CHARS))) rc = cli_error("out of memory");

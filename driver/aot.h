@@ -3,8 +3,9 @@
  * targets into a C source and header that embed the images and launch them
  * through the CUDA driver API, with nothing else to link but libcuda.
  *
- * The command is cmd_aot. The grid translator is declared here so that it
- * can be tested on its own: it turns a grid expression (the language of
+ * The command is cmd_aot (aot.c), and what it writes is aot_emit.c's; the
+ * types they share are below. The grid translator (aot_grid.c) is declared
+ * here so that it can be tested on its own: it turns a grid expression (the language of
  * `tilec run -g`, see runtime/grid.h) into C arithmetic at generation time, where
  * `tilec run` evaluates the same expression at launch.
  */
@@ -14,6 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "runtime/meta.h"
+#include "tilec/tilec.h"
 
 /* A name a grid expression may use: a runtime parameter, which the C code
  * reads from the variable `cname`, or a constexpr with its value. `unusable`,
@@ -39,6 +43,60 @@ enum {
  * used. On failure err holds the message and *errpos the offset in grid. */
 bool aot_grid_to_c(const char *grid, const AotName *names, int nnames, const char *prefix, char *dims[3],
                    size_t dimlen, unsigned *uses, char *err, size_t errlen, size_t *errpos);
+
+/* ---- what aot.c gathers and aot_emit.c writes out ----------------------------------------- */
+
+#define AOT_MAX_ARCHS 8
+#define AOT_DIM_CHARS 4096
+
+/* Text being generated; oom when memory ran out on the way. */
+typedef struct AotOut {
+  char *s;
+  size_t n, cap;
+  bool oom;
+} AotOut;
+
+/* One signature compiled for one arch. */
+typedef struct AotImage {
+  char *ptx;
+  size_t ptx_len;
+  char *cubin; /* NULL when no cubin could be built */
+  size_t cubin_len;
+  KernelMeta meta;
+} AotImage;
+
+typedef struct AotSig {
+  const char *text;
+  AotImage images[AOT_MAX_ARCHS];
+  char *dims[3]; /* the grid as C, when -g is given */
+} AotSig;
+
+typedef struct Aot {
+  const char *file, *grid, *out_path, *arch_list;
+  const char **sig_texts;
+  int nsigs;
+  const char **includes;
+  bool ptx_only;
+  tilec_compile_options copt;
+  const char *archs[AOT_MAX_ARCHS];
+  char arch_buf[256];
+  int narchs;
+  char ident[128]; /* the C prefix */
+  AotSig *sigs;
+  char **cnames; /* the parameters' names in C */
+  unsigned uses; /* the grid helpers the translated grids call */
+} Aot;
+
+/* A parameter's C type in the launchers, from its type in the metadata
+ * ("*fp32": CUdeviceptr); NULL when it has none. */
+const char *aot_c_type(const char *type);
+/* Whether a parameter is an integer scalar; *u64 (u64 may be NULL) whether it is a u64. */
+bool aot_is_integer(const char *type, bool *u64);
+/* A parameter's name in C, malloc'd; NULL when out of memory. */
+char *aot_c_name(const char *name);
+/* PREFIX.h and PREFIX.c of o, appended to h and c. */
+void aot_emit_header(AotOut *h, const Aot *o, const char *guard);
+void aot_emit_source(AotOut *c, const Aot *o);
 
 /* `tilec aot ARGS...` (argv without "tilec aot"); the exit code. */
 int cmd_aot(int argc, char **argv);

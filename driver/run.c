@@ -15,6 +15,8 @@
  * are visible in the output; on the emulator, an empty: buffer's map of
  * written bytes (EmuBuffer.init) makes such a read an error.
  *
+ * This file is the command: its options, the device, the checks, the
+ * launch, --save and --print; each argument's parsing is run_args.c's.
  * The metadata reader (runtime/meta.c) and grid expressions
  * (runtime/grid.c) are shared with the JIT and `tilec aot`.
  */
@@ -22,271 +24,16 @@
 #include "run.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emu/emu.h"
 #include "runtime/grid.h"
-#include "npy.h"
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
-
 static const char *prog = "tilec";
-
-/* ==== 16-bit floats ================================================================ */
-
-/* Rounds a double to a float of `ebits` exponent and `mbits` mantissa bits,
- * ties to even, straight from the double's bits (no double rounding through
- * fp32). */
-static uint16_t f64_to_small(double v, int ebits, int mbits) {
-  uint64_t b;
-  memcpy(&b, &v, sizeof b);
-  uint16_t sign = (uint16_t)((b >> 63) << (ebits + mbits));
-  int e = (int)((b >> 52) & 0x7ff);
-  uint64_t m = b & ((UINT64_C(1) << 52) - 1);
-  int emax = (1 << ebits) - 1, bias = (1 << (ebits - 1)) - 1;
-  if (e == 0x7ff) return (uint16_t)(sign | emax << mbits | (m ? 1u << (mbits - 1) : 0));
-  if (e == 0) return sign; /* zero, or a double subnormal: far below the smallest fp16/bf16 */
-  int te = e - 1023 + bias;   /* the target's biased exponent */
-  uint64_t full = m | UINT64_C(1) << 52;
-  int shift = 52 - mbits + (te >= 1 ? 0 : 1 - te);
-  if (shift > 53) return sign; /* under half the smallest subnormal */
-  uint64_t q = full >> shift, rem = full & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
-  if (rem > half || (rem == half && (q & 1))) q++;
-  if (te < 1) return (uint16_t)(sign | q); /* a subnormal; q == 1 << mbits is the smallest normal */
-  if (q >> (mbits + 1)) {
-    q >>= 1;
-    te++;
-  }
-  if (te >= emax) return (uint16_t)(sign | emax << mbits);
-  return (uint16_t)(sign | (uint64_t)te << mbits | (q & ((UINT64_C(1) << mbits) - 1)));
-}
-
-uint16_t run_f16_bits(double v) { return f64_to_small(v, 5, 10); }
-uint16_t run_bf16_bits(double v) { return f64_to_small(v, 8, 7); }
-
-/* ==== arguments ==================================================================== */
-
-typedef enum { T_BOOL, T_SINT, T_UINT, T_FLOAT, T_FP8 } TypeKind;
-
-/* An element type as the signature spells it, and how .npy stores it. */
-typedef struct RunType {
-  const char *name;
-  TypeKind kind;
-  int bits;
-  const char *npy;     /* the dtype of its arrays, also for empty:... buffers */
-  const char *npy_alt; /* another accepted on input */
-} RunType;
-
-static const RunType run_types[] = {
-    {"i1", T_BOOL, 8, "|b1", "|u1"},   {"i8", T_SINT, 8, "|i1", NULL},    {"i16", T_SINT, 16, "<i2", NULL},
-    {"i32", T_SINT, 32, "<i4", NULL},  {"i64", T_SINT, 64, "<i8", NULL},  {"u8", T_UINT, 8, "|u1", NULL},
-    {"u16", T_UINT, 16, "<u2", NULL},  {"u32", T_UINT, 32, "<u4", NULL},  {"u64", T_UINT, 64, "<u8", NULL},
-    {"fp16", T_FLOAT, 16, "<f2", NULL}, {"bf16", T_FLOAT, 16, "<u2", NULL}, {"fp32", T_FLOAT, 32, "<f4", NULL},
-    {"fp64", T_FLOAT, 64, "<f8", NULL}, {"fp8e4nv", T_FP8, 8, "|u1", NULL}, {"fp8e5", T_FP8, 8, "|u1", NULL},
-};
-
-static const RunType *find_type(const char *name) {
-  for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
-    if (!strcmp(run_types[i].name, name)) return &run_types[i];
-  return NULL;
-}
-
-/* One runtime argument: where its value lives, as the launch passes it. */
-typedef struct Arg {
-  const KernelParam *param;
-  const RunType *type; /* the pointee of a pointer, else the scalar's type */
-  bool is_ptr;
-  union {
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    uint64_t u64;
-    float f32;
-    double f64;
-    void *ptr;
-  } slot;
-  NpyArray buf; /* a pointer's buffer, with the dtype and shape --save writes */
-  unsigned char *init; /* an empty: buffer's bytes the kernel wrote, a bit each (EmuBuffer.init) */
-} Arg;
-
-
-/* "0x1F", "-12", "+7": *neg and the magnitude; false if not an integer. */
-static bool parse_integer(const char *s, bool *neg, uint64_t *mag) {
-  *neg = *s == '-';
-  if (*s == '-' || *s == '+') s++;
-  int base = 10;
-  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s += 2;
-  }
-  if (!isxdigit((unsigned char)*s) || (base == 10 && !isdigit((unsigned char)*s))) return false;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, base);
-  if (*end || errno) return false;
-  *mag = v;
-  return true;
-}
-
-/* A scalar argument into its typed slot. */
-static int scalar_arg(Arg *a, const char *text) {
-  const KernelParam *p = a->param;
-  const RunType *t = a->type;
-  if (t->kind == T_BOOL) {
-    if (!strcmp(text, "True") || !strcmp(text, "1")) a->slot.u8 = 1;
-    else if (!strcmp(text, "False") || !strcmp(text, "0")) a->slot.u8 = 0;
-    else return cli_error("%s: '%s' is not True or False (the parameter is i1)", p->name, text);
-    return 0;
-  }
-  if (t->kind == T_SINT || t->kind == T_UINT) {
-    bool neg;
-    uint64_t mag;
-    if (!parse_integer(text, &neg, &mag))
-      return cli_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, t->name);
-    uint64_t hi = t->kind == T_UINT ? (t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1)
-                                    : (UINT64_C(1) << (t->bits - 1)) - 1;
-    uint64_t neg_most = t->kind == T_UINT ? 0 : UINT64_C(1) << (t->bits - 1);
-    if ((neg && mag > neg_most) || (!neg && mag > hi)) {
-      if (t->kind == T_UINT)
-        return cli_error("%s: %s is out of range for %s (0 to %" PRIu64 ")", p->name, text, t->name, hi);
-      return cli_error("%s: %s is out of range for %s (-%" PRIu64 " to %" PRIu64 ")", p->name, text, t->name,
-                       neg_most, hi);
-    }
-    uint64_t bits = neg ? 0 - mag : mag;
-    switch (t->bits) {
-    case 8: a->slot.u8 = (uint8_t)bits; break;
-    case 16: a->slot.u16 = (uint16_t)bits; break;
-    case 32: a->slot.u32 = (uint32_t)bits; break;
-    default: a->slot.u64 = bits; break;
-    }
-    return 0;
-  }
-  if (t->kind == T_FP8) return cli_error("%s: scalar %s arguments are not supported", p->name, t->name);
-  char *end;
-  double d = strtod(text, &end);
-  if (!*text || *end || isspace((unsigned char)*text))
-    return cli_error("%s: '%s' is not a number (the parameter is %s)", p->name, text, t->name);
-  if (!strcmp(t->name, "fp64")) a->slot.f64 = d;
-  else if (!strcmp(t->name, "fp32")) a->slot.f32 = (float)d;
-  else if (!strcmp(t->name, "fp16")) a->slot.u16 = run_f16_bits(d);
-  else a->slot.u16 = run_bf16_bits(d);
-  return 0;
-}
-
-/* Fills a new buffer with uniform random values from a fixed seed (per
- * argument, so that a run can be repeated): floats in [-1, 1), signed
- * integers in [-100, 100), unsigned ones in [0, 200), booleans 0 or 1. */
-static void fill_random(Arg *a, uint32_t seed) {
-  NpyArray *b = &a->buf;
-  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
-  for (size_t i = 0; i < b->count; i++) {
-    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-    uint64_t r = x * 0x2545F4914F6CDD1Dull;
-    double u = (double)(r >> 11) / 9007199254740992.0 * 2 - 1;
-    unsigned char *at = (unsigned char *)b->data + i * b->itemsize;
-    uint64_t bits = 0;
-    switch (a->type->kind) {
-    case T_BOOL: bits = r >> 63; break;
-    case T_SINT: bits = (uint64_t)(int64_t)(r % 200) - 100; break;
-    case T_UINT: bits = r % 200; break;
-    case T_FP8: bits = f64_to_small(u, !strcmp(a->type->name, "fp8e5") ? 5 : 4, !strcmp(a->type->name, "fp8e5") ? 2 : 3); break;
-    case T_FLOAT:
-      if (a->type->bits == 64) memcpy(&bits, &u, 8);
-      else if (a->type->bits == 32) {
-        float f = (float)u;
-        uint32_t w;
-        memcpy(&w, &f, 4);
-        bits = w;
-      } else {
-        bits = !strcmp(a->type->name, "bf16") ? run_bf16_bits(u) : run_f16_bits(u);
-      }
-      break;
-    }
-    memcpy(at, &bits, b->itemsize); /* little-endian: the low bytes */
-  }
-}
-
-/* "empty:DTYPE:SHAPE" (poisoned), "rand:DTYPE:SHAPE" (random) or
- * "zeros:DTYPE:SHAPE": a new buffer of the pointee's dtype. */
-static int new_buffer_arg(Arg *a, const char *text, int index) {
-  const KernelParam *p = a->param;
-  bool rand = !strncmp(text, "rand:", 5), zeros = !strncmp(text, "zeros:", 6);
-  const char *kind = rand ? "rand" : zeros ? "zeros" : "empty";
-  const char *dt = text + strlen(kind) + 1, *colon = strchr(dt, ':');
-  if (!colon)
-    return cli_error("%s: expected %s:DTYPE:SHAPE (%s:%s:1024), got '%s'", p->name, kind, kind, a->type->name, text);
-  size_t dl = (size_t)(colon - dt);
-  if (dl != strlen(a->type->name) || memcmp(dt, a->type->name, dl)) {
-    bool known = false;
-    for (size_t i = 0; i < sizeof run_types / sizeof *run_types; i++)
-      known |= strlen(run_types[i].name) == dl && !memcmp(run_types[i].name, dt, dl);
-    if (!known)
-      return cli_error("%s: unknown dtype '%.*s' in '%s'; the parameter is %s, so %s:%s:SHAPE", p->name, (int)dl,
-                       dt, text, p->type, kind, a->type->name);
-    return cli_error("%s: '%s' is %.*s, but the parameter is %s", p->name, text, (int)dl, dt, p->type);
-  }
-  NpyArray *b = &a->buf;
-  memcpy(b->dtype, a->type->npy, 4);
-  b->itemsize = (size_t)a->type->bits / 8;
-  b->count = 1;
-  const char *s = colon + 1;
-  for (;;) {
-    if (b->ndim == NPY_MAX_DIMS) return cli_error("%s: '%s' has more than %d dimensions", p->name, text, NPY_MAX_DIMS);
-    if (!isdigit((unsigned char)*s))
-      return cli_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
-    char *end;
-    errno = 0;
-    unsigned long long d = strtoull(s, &end, 10);
-    if (errno || d > SIZE_MAX || (d && b->count > SIZE_MAX / d))
-      return cli_error("%s: the shape of '%s' is too large", p->name, text);
-    b->shape[b->ndim++] = d;
-    b->count *= (size_t)d;
-    s = end;
-    if (!*s) break;
-    if (*s != 'x') return cli_error("%s: bad shape in '%s': expected dimensions like 128x64", p->name, text);
-    s++;
-  }
-  if (b->count > SIZE_MAX / b->itemsize) return cli_error("%s: the shape of '%s' is too large", p->name, text);
-  b->nbytes = b->count * b->itemsize;
-  b->data = malloc(b->nbytes ? b->nbytes : 1);
-  if (!b->data) return cli_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes, text);
-  memset(b->data, zeros ? 0 : 0xCD, b->nbytes);
-  if (rand) fill_random(a, (uint32_t)index);
-  else if (!zeros && !(a->init = calloc(b->nbytes / 8 + 1, 1)))
-    return cli_error("%s: cannot allocate %zu bytes for '%s'", p->name, b->nbytes / 8 + 1, text);
-  return 0;
-}
-
-/* A pointer argument: an .npy file of the pointee's dtype, or empty:, rand:, zeros:... */
-static int buffer_arg(Arg *a, const char *text, int index) {
-  const RunType *t = a->type;
-  if (!strncmp(text, "empty:", 6) || !strncmp(text, "rand:", 5) || !strncmp(text, "zeros:", 6))
-    return new_buffer_arg(a, text, index);
-  char err[512];
-  if (!npy_read_file(text, &a->buf, err, sizeof err)) return cli_error("%s: %s", a->param->name, err);
-  if (strcmp(a->buf.dtype, t->npy) && (!t->npy_alt || strcmp(a->buf.dtype, t->npy_alt))) {
-    char want[16];
-    snprintf(want, sizeof want, t->npy_alt ? "%s or %s" : "%s", t->npy, t->npy_alt ? t->npy_alt : "");
-    return cli_error("%s: '%s' has dtype %s, but the parameter is %s, which needs %s", a->param->name, text,
-                     a->buf.dtype, a->param->type, want);
-  }
-  return 0;
-}
-
-/* Types the parameter: "*fp32" is a pointer to fp32; false when run cannot pass it. */
-static int type_arg(Arg *a, const KernelParam *p) {
-  a->param = p;
-  a->is_ptr = p->type[0] == '*';
-  a->type = find_type(p->type + a->is_ptr);
-  if (!a->type) return cli_error("%s: tilec run cannot pass an argument of type %s yet", p->name, p->type);
-  return 0;
-}
 
 /* ==== the command ================================================================== */
 
@@ -356,19 +103,15 @@ static void usage_run(FILE *f) {
 
 #define RUN_USAGE "tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [options] ARG... [--save I=PATH.npy]..."
 
-
-
 /* A negative number is an argument, not an option. */
 static bool looks_negative_number(const char *a) {
   return a[0] == '-' && (isdigit((unsigned char)a[1]) || a[1] == '.' || !strcmp(a, "-inf") || !strcmp(a, "-nan"));
 }
 
-
 static bool parse_seed(const char *s, uint64_t *out) {
   bool neg;
-  return parse_integer(s, &neg, out) && !neg && *s != '+';
+  return run_parse_integer(s, &neg, out) && !neg && *s != '+';
 }
-
 
 /* Prints a grid error: the message, the expression, a caret under pos. */
 static int grid_error(const char *grid, const char *msg, size_t pos) {
@@ -518,27 +261,6 @@ static int resolve_buffer(const KernelMeta *m, const Arg *args, const char *flag
   return 0;
 }
 
-/* What a grid expression sees of an argument: NULL and its value for an
- * integer scalar, else why it cannot be used. */
-static const char *grid_value(const Arg *a, int64_t *v) {
-  if (a->is_ptr) return "a pointer parameter";
-  int bits = a->type->bits;
-  switch (a->type->kind) {
-  case T_BOOL: *v = a->slot.u8; return NULL;
-  case T_SINT:
-    *v = bits == 8 ? (int8_t)a->slot.u8 : bits == 16 ? (int16_t)a->slot.u16 : bits == 32 ? (int32_t)a->slot.u32
-                                                                                      : (int64_t)a->slot.u64;
-    return NULL;
-  case T_UINT:
-    if (bits == 64 && a->slot.u64 > INT64_MAX) return "a u64 beyond the range of grid arithmetic";
-    *v = bits == 8 ? a->slot.u8 : bits == 16 ? a->slot.u16 : bits == 32 ? a->slot.u32 : (int64_t)a->slot.u64;
-    return NULL;
-  case T_FLOAT:
-  case T_FP8: break;
-  }
-  return "a floating-point parameter";
-}
-
 bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err, size_t errlen,
                    size_t *errpos) {
   GridName *gn = calloc((size_t)nnames + 1, sizeof *gn);
@@ -683,43 +405,6 @@ static int count_error(const KernelMeta *m, int got) {
   return 1;
 }
 
-static double small_to_f64(uint32_t bits, int ebits, int mbits) {
-  int bias = (1 << (ebits - 1)) - 1, e = (int)(bits >> mbits) & ((1 << ebits) - 1);
-  double m = (double)(bits & ((1u << mbits) - 1)), sign = bits >> (ebits + mbits) & 1 ? -1 : 1;
-  if (e == 0) return sign * ldexp(m, 1 - bias - mbits);
-  return sign * ldexp(m + (double)(1u << mbits), e - bias - mbits);
-}
-
-/* --print I[:N]: the first N (8) elements of buffer I after the launch. */
-static void print_buffer(const Arg *a, const char *spec) {
-  const char *colon = strchr(spec, ':');
-  size_t n = colon ? (size_t)strtoull(colon + 1, NULL, 10) : 8;
-  const NpyArray *b = &a->buf;
-  if (n > b->count) n = b->count;
-  printf("%s[0:%zu] =", a->param->name, n);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t bits = 0;
-    memcpy(&bits, (const unsigned char *)b->data + i * b->itemsize, b->itemsize);
-    const RunType *t = a->type;
-    if (t->kind == T_SINT) printf(" %lld", (long long)(t->bits == 64 ? (int64_t)bits : (int64_t)(bits << (64 - t->bits)) >> (64 - t->bits)));
-    else if (t->kind == T_UINT || t->kind == T_BOOL) printf(" %llu", (unsigned long long)bits);
-    else if (t->kind == T_FP8) printf(" %g", small_to_f64((uint32_t)bits, !strcmp(t->name, "fp8e5") ? 5 : 4, !strcmp(t->name, "fp8e5") ? 2 : 3));
-    else if (t->bits == 64) {
-      double d;
-      memcpy(&d, &bits, 8);
-      printf(" %.9g", d);
-    } else if (t->bits == 32) {
-      float f;
-      uint32_t w = (uint32_t)bits;
-      memcpy(&f, &w, 4);
-      printf(" %.7g", (double)f);
-    } else {
-      printf(" %.5g", !strcmp(t->name, "bf16") ? small_to_f64((uint32_t)bits, 8, 7) : small_to_f64((uint32_t)bits, 5, 10));
-    }
-  }
-  printf("\n");
-}
-
 /* Compiles, checks the arguments and the grid, launches; the exit code. */
 static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   tilec_compile_options copt = o->compile;
@@ -752,11 +437,11 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   /* the arguments: one per runtime parameter, each of its type; then the
    * buffers --save names */
   if (!rc && o->nargs != m.nparams) rc = count_error(&m, o->nargs);
-  for (int i = 0; i < m.nparams && !rc; i++) rc = type_arg(&args[i], &m.params[i]);
+  for (int i = 0; i < m.nparams && !rc; i++) rc = run_type_arg(&args[i], &m.params[i]);
   for (int i = 0; i < o->nsaves && !rc; i++) rc = resolve_buffer(&m, args, "--save", o->saves[i], '=', &saves[i]);
   for (int i = 0; i < o->nprints && !rc; i++) rc = resolve_buffer(&m, args, "--print", o->prints[i], ':', &prints[i]);
   for (int i = 0; i < m.nparams && !rc; i++)
-    rc = args[i].is_ptr ? buffer_arg(&args[i], o->args[i], i) : scalar_arg(&args[i], o->args[i]);
+    rc = args[i].is_ptr ? run_buffer_arg(&args[i], o->args[i], i) : run_scalar_arg(&args[i], o->args[i]);
 
   /* the grid, over the integer arguments and the constexprs */
   unsigned grid[3];
@@ -764,7 +449,7 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
     int n = 0;
     for (int i = 0; i < m.nparams; i++, n++) {
       names[n].name = m.params[i].name;
-      names[n].unusable = grid_value(&args[i], &names[n].value);
+      names[n].unusable = run_grid_value(&args[i], &names[n].value);
     }
     for (int i = 0; i < m.nconsts; i++, n++) names[n] = (RunName){.name = m.consts[i].name, .value = m.consts[i].value};
     size_t pos;
@@ -773,7 +458,7 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
 
   if (!rc) {
     rc = o->cuda ? launch_cuda(o, r, &m, args, saves, grid) : launch(o, r, &m, args, saves, grid);
-    for (int i = 0; i < o->nprints; i++) print_buffer(&args[prints[i]], o->prints[i]);
+    for (int i = 0; i < o->nprints; i++) run_print_buffer(&args[prints[i]], o->prints[i]);
   }
   for (int i = 0; args && i < m.nparams; i++) {
     npy_free(&args[i].buf);

@@ -2,10 +2,11 @@
  * run.h — `tilec run`: compile one kernel, launch it once on the CPU
  * emulator with arrays from .npy files, save what it wrote.
  *
- * The command itself is cmd_run. The pieces below it are here so that unit
- * tests reach them without running a kernel: the evaluator of grid
- * expressions over named values, and the float conversions for 16-bit
- * scalar arguments. The metadata reader is runtime/meta.h's.
+ * The command itself is cmd_run (run.c). The pieces below it are here so
+ * that unit tests reach them without running a kernel: the evaluator of
+ * grid expressions over named values, and the float conversions for 16-bit
+ * scalar arguments; and so that run.c reaches the arguments run_args.c
+ * parses. The metadata reader is runtime/meta.h's.
  */
 #ifndef TILEC_DRIVER_RUN_H
 #define TILEC_DRIVER_RUN_H
@@ -14,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npy.h"
 #include "runtime/meta.h"
+#include "support/dtype.h"
 
 /* A name a grid expression may use. `unusable`, when set, says why it
  * cannot be used ("a pointer parameter"), for a better message than
@@ -36,6 +39,41 @@ bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned 
  * infinity; NaN stays a quiet NaN of the same sign). */
 uint16_t run_f16_bits(double v);
 uint16_t run_bf16_bits(double v);
+
+/* ---- the arguments (run_args.c) ---------------------------------------------------------- */
+
+/* One runtime argument: where its value lives, as the launch passes it. */
+typedef struct Arg {
+  const KernelParam *param;
+  DType type; /* the pointee of a pointer, else the scalar's type */
+  bool is_ptr;
+  union {
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f32;
+    double f64;
+    void *ptr;
+  } slot;
+  NpyArray buf; /* a pointer's buffer, with the dtype and shape --save writes */
+  unsigned char *init; /* an empty: buffer's bytes the kernel wrote, a bit each (EmuBuffer.init) */
+} Arg;
+
+/* Types the argument of parameter p ("*fp32": a pointer to fp32); 0, or 1
+ * (with a message) when tilec run cannot pass it. */
+int run_type_arg(Arg *a, const KernelParam *p);
+/* The argument's value from its text, a scalar or a buffer (index seeds
+ * rand:); 0, or 1 with a message naming the parameter. */
+int run_scalar_arg(Arg *a, const char *text);
+int run_buffer_arg(Arg *a, const char *text, int index);
+/* What a grid expression sees of an argument: NULL and its value for an
+ * integer scalar, else why it cannot be used. */
+const char *run_grid_value(const Arg *a, int64_t *v);
+/* --print I[:N]: the first N (8) elements of the argument's buffer. */
+void run_print_buffer(const Arg *a, const char *spec);
+/* "0x1F", "-12", "+7": *neg and the magnitude; false if not an integer. */
+bool run_parse_integer(const char *s, bool *neg, uint64_t *mag);
 
 /* `tilec run ARGS...` (argv without "tilec run"); the exit code. */
 int cmd_run(int argc, char **argv);

@@ -1,22 +1,52 @@
 /*
- * jit.h — what the JIT's disk cache keys hold besides a compilation's own
- * inputs (jit/jit.c), open to the tests that hold the keys to it.
+ * jit.h — the JIT's insides (tilec.h's devices and kernels), shared by its
+ * files and open to the tests:
  *
- * An entry must reach only a process that would have compiled the same
- * bytes: one running the same build of the compiler (its sources, tile
- * dialect and toolchain: tilec_build_id), on the same LLVM (a library
- * upgraded in place keeps its soname, and its code generation may differ),
- * and, for the CPU device, whose object code is compiled for the host CPU,
- * on a host of the same triple, CPU and features (code that uses AVX-512
- * must not reach a machine without it); for CUDA, with the same toolkit
- * (libdevice and nvJitLink).
+ *   device.c     devices and their memory; the helpers every file uses
+ *   kernel.c     a kernel's creation: its signature's entries, its
+ *                parameters' types (from the first compilation's metadata),
+ *                what the first compilation fixes (autotune keys, the grid)
+ *   specialize.c specializations: the signature a launch's hints spell,
+ *                compiled or found in the disk cache, and the table of them
+ *   autotune.c   tuning a launch's config, as Triton's autotuner does
+ *   launch.c     launches: the hints of the arguments, the grid, the varargs
+ *
+ * A kernel keeps its specializations in a small table keyed by the hints
+ * its arguments give (two bits per runtime parameter): a pointer aligned to
+ * 16 bytes, or null (C's None: the parameter becomes the constexpr None, as
+ * Triton's JIT specializes a None argument, and the launch passes the
+ * others only); an integer divisible by 16, or equal to 1. The key of a launch
+ * is computed from the arguments without allocating; a key not in the
+ * table is compiled, under the kernel's lock, with the signature its hints
+ * spell ("*fp32:16", "i32:1").
+ *
+ * The disk cache's keys hold, besides a compilation's own inputs, an
+ * identity: an entry must reach only a process that would have compiled
+ * the same bytes: one running the same build of the compiler (its
+ * sources, tile dialect and toolchain: tilec_build_id), on the same LLVM (a
+ * library upgraded in place keeps its soname, and its code generation may
+ * differ), and, for the CPU device, whose object code is compiled for the
+ * host CPU, on a host of the same triple, CPU and features (code that uses
+ * AVX-512 must not reach a machine without it); for CUDA, with the same
+ * toolkit (libdevice and nvJitLink).
  */
-#ifndef TILEC_RUNTIME_JIT_H
-#define TILEC_RUNTIME_JIT_H
+#ifndef TILEC_JIT_H
+#define TILEC_JIT_H
 
+#include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
+#include "emu/emu.h"
+#include "runtime/grid.h"
+#include "runtime/meta.h"
+#include "support/dtype.h"
+
+#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the identity in the disk cache's keys (specialize.c) --------------------------------- */
 
 typedef struct JitIdentity {
   const char *build;   /* tilec_build_id() */
@@ -39,5 +69,121 @@ void jit_cache_key(const JitIdentity *id, const char *filename, const char *sour
  * that a test can put two builds on one cache. Not while d has kernels.
  * false when out of memory. */
 bool jit_device_set_identity(tilec_device *d, const JitIdentity *id);
+
+/* ---- devices (device.c) ------------------------------------------------------------------- */
+
+#define MAX_PARAMS 64
+#define MAX_SPECIALIZATIONS 64
+
+typedef struct Alloc {
+  void *data;
+  size_t bytes;
+  unsigned char *init; /* a bit per byte written, by a copy or a launch (EmuBuffer.init) */
+} Alloc;
+
+struct tilec_device {
+  tilec_device_kind kind;
+  tilec_cuda *cuda;
+  pthread_mutex_t lock;
+  Alloc *allocs; /* the CPU's device memory, for the emulator's checks */
+  int nallocs, cap;
+  JitIdentity *identity; /* whose cache entries its kernels use; NULL: the process's own */
+};
+
+char *jit_dup_text(const char *s); /* NULL when out of memory */
+/* The message of a failed call (common.h) in *out (out may be NULL); NULL when out of memory. */
+void jit_tell(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+tilec_status jit_no_memory(char **message, const char *what); /* says so; TILEC_ERROR_NO_MEMORY */
+tilec_status jit_from_rt(tilec_rt_status st);                   /* what a runtime.h failure is to the caller */
+/* The CPU allocation holding [address, address + bytes), or -1; under d->lock. */
+int jit_find_alloc(tilec_device *d, tilec_devptr address, size_t bytes);
+
+/* ---- kernels (kernel.c) ------------------------------------------------------------------- */
+
+typedef enum { P_PTR, P_INT, P_INT64, P_FLOAT, P_OTHER } ParamKind;
+
+#define MAX_GRID_NAMES 128 /* the parameters and constexprs a grid expression may name */
+#define MAX_KEYS 16        /* the parameters of an autotune key */
+#define MAX_TUNED 64       /* the keys a kernel remembers the tuned config of */
+#define TUNE_RUNS 5        /* timed launches per config, after one to warm up */
+
+typedef struct Spec {
+  uint64_t key; /* the hints */
+  int config;   /* the autotune config */
+  int num_warps;
+  size_t shared_bytes;
+  int64_t *consts; /* the values of the constexprs a grid may name, in their order */
+  EmuKernel *emu;
+  tilec_cuda_module *cuda;
+} Spec;
+
+/* The config tuning chose for the values of the key's parameters. */
+typedef struct Tuned {
+  int64_t key[MAX_KEYS];
+  int config;
+} Tuned;
+
+struct tilec_kernel {
+  tilec_device *dev;
+  char *filename, *source, *name;
+  size_t length;
+  tilec_jit_options opt;
+  char **defines;
+  char **includes;
+  char **entries; /* the signature's entries */
+  int nentries;
+  int runtime_entry[MAX_PARAMS]; /* runtime parameter i is entries[runtime_entry[i]] */
+  /* each runtime parameter's type, from the first compilation's metadata:
+   * how it specializes, and a scalar's dtype (how it reads as an integer) */
+  ParamKind kind[MAX_PARAMS];
+  DType dtype[MAX_PARAMS];
+  int nparams;
+  tilec_context *ctx; /* made when something must be compiled */
+  char *warnings;     /* what the cache had to say */
+  pthread_mutex_t lock;
+  Spec specs[MAX_SPECIALIZATIONS];
+  _Atomic int nspecs;
+  /* grid expressions: the tree, over the parameters and then these constexprs */
+  Grid *grid;
+  char **const_names;
+  int nconsts;
+  /* autotuning: the configs (0 without @triton.autotune), the parameters of
+   * the key, and what tuning found, published like the specializations */
+  int nconfigs;
+  int key_param[MAX_KEYS];
+  int nkeys;
+  int reset_param[MAX_KEYS], restore_param[MAX_KEYS]; /* reset_to_zero's, restore_value's */
+  int nreset, nrestore;
+  pthread_mutex_t tune_lock;
+  Tuned tuned[MAX_TUNED];
+  _Atomic int ntuned;
+};
+
+/* Runtime parameter i's value as an integer: an integer's value (false for
+ * a u64 past INT64_MAX), a float's bits; false for a pointer. */
+bool jit_arg_value(const tilec_kernel *k, void **args, int i, int64_t *v);
+
+/* ---- specializations (specialize.c) ------------------------------------------------------- */
+
+/* Compiles (or finds in the disk cache) the specialization of `key` for an
+ * autotune config, and loads it. With `meta`, its metadata goes there
+ * (meta_free it). */
+tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *out, KernelMeta *meta, char **why);
+/* The specialization of hints and a config, compiled the first time; NULL
+ * (with *st and *report) when it cannot be. Takes the kernel's lock only to
+ * compile. */
+Spec *jit_spec_for(tilec_kernel *k, uint64_t key, int config, char **report, tilec_status *st);
+
+/* ---- autotuning (autotune.c) and launches (launch.c) -------------------------------------- */
+
+/* The config for a launch with these arguments: the one asked for, or
+ * with TILEC_CONFIG_TUNE the one tuning found for their key (tuning it
+ * now, under the tuning lock, the first time the key is seen). */
+tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs,
+                            void *stream, int *config, char **report);
+/* Launches a specialization: on the grid given, else on the kernel's grid
+ * expression's. The null pointers its key made None are not its parameters. */
+tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **all, int nall, void *stream,
+                          char **report);
 
 #endif

@@ -1,57 +1,63 @@
 /*
- * dtype.c — Triton's dtypes: names, sizes, and every spelling a signature
- * or a `tl.` attribute may use.
+ * dtype.c — Triton's dtypes: the one table (dtype.h's DTYPES) as an array
+ * indexed by DType, and the parsers of every spelling a signature, a `tl.`
+ * attribute or the kernel's metadata may use.
  */
 #include "dtype.h"
 
-#include <stddef.h>
 #include <string.h>
 
 static const struct {
-  const char *name, *short_name;
-  int bits;
-} dtypes[] = {
-#define X(k, s, b) {s, NULL, b},
+  const char *name, *short_name, *aliases;
+  char cls;
+  int bits, bytes, ebits, mbits;
+  const char *c_type, *npy, *npy_alt;
+} dtypes[DT_COUNT] = {
+#define X(k, name, short_name, aliases, cls, bits, bytes, ebits, mbits, ctype, npy, npy_alt) \
+  [DT_##k] = {name, short_name, aliases, cls, bits, bytes, ebits, mbits, ctype, npy, npy_alt},
     DTYPES(X)
 #undef X
 };
 
-static const char *const short_names[DT_COUNT] = {
-    [DT_I1] = "i1",      [DT_I8] = "i8",       [DT_I16] = "i16",  [DT_I32] = "i32",
-    [DT_I64] = "i64",    [DT_U8] = "u8",       [DT_U16] = "u16",  [DT_U32] = "u32",
-    [DT_U64] = "u64",    [DT_F8E4M3] = "fp8e4nv", [DT_F8E5M2] = "fp8e5", [DT_F16] = "fp16",
-    [DT_BF16] = "bf16",  [DT_F32] = "fp32",    [DT_F64] = "fp64",
-};
-
 const char *dtype_name(DType t) { return dtypes[t].name; }
-const char *dtype_short(DType t) { return short_names[t]; }
+const char *dtype_short(DType t) { return dtypes[t].short_name; }
 int dtype_bits(DType t) { return dtypes[t].bits; }
-bool dtype_is_int(DType t) { return t <= DT_U64; }
-bool dtype_is_signed(DType t) { return t >= DT_I8 && t <= DT_I64; }
-bool dtype_is_float(DType t) { return t >= DT_F8E4M3; }
+int dtype_bytes(DType t) { return dtypes[t].bytes; }
+bool dtype_is_int(DType t) { return dtypes[t].cls != 'f'; }
+bool dtype_is_signed(DType t) { return dtypes[t].cls == 's'; }
+bool dtype_is_float(DType t) { return dtypes[t].cls == 'f'; }
+const char *dtype_c_type(DType t) { return dtypes[t].c_type; }
+const char *dtype_npy(DType t) { return dtypes[t].npy; }
+const char *dtype_npy_alt(DType t) { return *dtypes[t].npy_alt ? dtypes[t].npy_alt : NULL; }
 
-/* Every spelling a signature or `tl.` attribute may use. */
-static const struct {
-  const char *s;
-  DType t;
-} spellings[] = {
-    {"i1", DT_I1},        {"int1", DT_I1},         {"i8", DT_I8},         {"int8", DT_I8},
-    {"i16", DT_I16},      {"int16", DT_I16},       {"i32", DT_I32},       {"int32", DT_I32},
-    {"i64", DT_I64},      {"int64", DT_I64},       {"u1", DT_I1},         {"u8", DT_U8},
-    {"uint8", DT_U8},     {"u16", DT_U16},         {"uint16", DT_U16},    {"u32", DT_U32},
-    {"uint32", DT_U32},   {"u64", DT_U64},         {"uint64", DT_U64},    {"fp8e4nv", DT_F8E4M3},
-    {"float8e4nv", DT_F8E4M3}, {"float8_e4m3fn", DT_F8E4M3}, {"fp8e4m3", DT_F8E4M3},
-    {"fp8e5", DT_F8E5M2}, {"float8e5", DT_F8E5M2}, {"float8_e5m2", DT_F8E5M2},
-    {"fp8e5m2", DT_F8E5M2}, {"fp16", DT_F16},      {"float16", DT_F16},   {"half", DT_F16},
-    {"bf16", DT_BF16},    {"bfloat16", DT_BF16},   {"fp32", DT_F32},      {"float32", DT_F32},
-    {"float", DT_F32},    {"fp64", DT_F64},        {"float64", DT_F64},   {"double", DT_F64},
-};
+bool dtype_float_format(DType t, int *ebits, int *mbits) {
+  *ebits = dtypes[t].ebits;
+  *mbits = dtypes[t].mbits;
+  return dtype_is_float(t);
+}
 
-bool dtype_parse(const char *s, DType *out) {
-  for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++)
-    if (!strcmp(spellings[i].s, s)) {
-      *out = spellings[i].t;
+/* Whether the n bytes at s are one of the words of `list` (space-separated). */
+static bool among(const char *list, const char *s, size_t n) {
+  for (const char *w = list; *w;) {
+    size_t len = strcspn(w, " ");
+    if (len == n && !memcmp(w, s, n)) return true;
+    w += len + (w[len] == ' ');
+  }
+  return false;
+}
+
+bool dtype_parse_n(const char *s, size_t n, DType *out) {
+  for (int t = 0; t < DT_COUNT; t++)
+    if (among(dtypes[t].name, s, n) || among(dtypes[t].short_name, s, n) || among(dtypes[t].aliases, s, n)) {
+      *out = (DType)t;
       return true;
     }
   return false;
+}
+
+bool dtype_parse(const char *s, DType *out) { return dtype_parse_n(s, strlen(s), out); }
+
+bool dtype_parse_param(const char *s, DType *out, bool *is_ptr) {
+  *is_ptr = *s == '*';
+  return dtype_parse(s + *is_ptr, out);
 }

@@ -1,6 +1,7 @@
 /* test_jit.c — the JIT C API on the CPU device: specializations, misuse,
  * what the emulator's checks say through a launch, grid expressions and
- * autotune configs, the CUDA device failing cleanly without a driver. */
+ * autotune configs, signatures in every spelling of their types, the CUDA
+ * device failing cleanly without a driver. */
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +16,10 @@
 #include "jit/jit.h"
 #include "tilec/tilec.h"
 #include "unit.h"
+
+#ifndef EXAMPLES_DIR
+#define EXAMPLES_DIR "examples"
+#endif
 
 static const char src[] = "import triton\n"
                           "import triton.language as tl\n"
@@ -592,6 +597,169 @@ static int cached_import(tilec_device *cpu) {
   return bad;
 }
 
+/* ---- signatures in every spelling ------------------------------------------------------- */
+
+/* A whole file, NUL-terminated; NULL when it cannot be read. */
+static char *read_text(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *text = malloc(1 << 16);
+  *len = text ? fread(text, 1, (1 << 16) - 1, f) : 0;
+  fclose(f);
+  if (text) text[*len] = 0;
+  return text;
+}
+
+/* The bits of an fp16 or a bf16 that holds f exactly (a normal number or 0). */
+static uint16_t f16_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  if (!(b << 1)) return (uint16_t)(b >> 16);
+  return (uint16_t)((b >> 16 & 0x8000) | (((b >> 23 & 0xff) - 127 + 15) << 10) | (b >> 13 & 0x3ff));
+}
+static uint16_t bf16_bits(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return (uint16_t)(b >> 16);
+}
+
+/* out = a x + y over mixed types: scalars and pointees of every width. */
+static const char axpy_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "@triton.jit\n"
+                               "def axpy(x, y, out, n, a, B: tl.constexpr):\n"
+                               "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                               "    m = o < n\n"
+                               "    v = a * tl.load(x + o, mask=m).to(tl.float32) + tl.load(y + o, mask=m).to(tl.float32)\n"
+                               "    tl.store(out + o, v, mask=m)\n";
+
+static const char cast_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "@triton.jit\n"
+                               "def cast(x, y, n, DT: tl.constexpr, B: tl.constexpr):\n"
+                               "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                               "    tl.store(y + o, tl.load(x + o, mask=o < n).to(DT), mask=o < n)\n";
+
+/* A signature's types may be spelled as Triton names them (int32,
+ * float32, bfloat16) or by their aliases (float, half), as tilec compile
+ * takes them: each is a runtime parameter of its type, specialized on its
+ * hints, passed by tilec_kernel_launch and tilec_kernel_launchv. Checked
+ * against the values computed here. */
+static void aliased_signatures(tilec_device *cpu) {
+  enum { N = 3000 };
+  static float hx[N], hy[N], out[N];
+  size_t len = 0;
+  char *add = read_text(EXAMPLES_DIR "/vector_add.py", &len);
+  CHECK(add != NULL);
+  if (!add) return;
+  unsigned long long x, y, z;
+  CHECK(tilec_device_alloc(cpu, N * 4, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, N * 4, &y, NULL) == TILEC_OK &&
+        tilec_device_alloc(cpu, N * 4, &z, NULL) == TILEC_OK);
+  for (int i = 0; i < N; i++) hx[i] = (float)(i % 101) * 0.75f - 30, hy[i] = (float)(i % 17) - 8;
+  CHECK(tilec_device_copy_to(cpu, x, hx, sizeof hx, NULL) == TILEC_OK && tilec_device_copy_to(cpu, y, hy, sizeof hy, NULL) == TILEC_OK);
+
+  /* examples/vector_add.py's add_kernel, on the grid of its options, then on one given */
+  tilec_jit_options o = {.kernel = "add_kernel", .signature = "*float32, *float32, *float32, int32, 1024",
+                         .grid = "cdiv(n_elements, BLOCK_SIZE)", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL, *report = NULL;
+  CHECK(tilec_kernel_create(cpu, "vector_add.py", add, len, &o, &k, &diag) == TILEC_OK && k);
+  free(diag);
+  int n = N - 7;
+  void *args[5] = {&x, &y, &z, &n};
+  bool launched = k && tilec_kernel_launch(k, NULL, args, 4, NULL, &report) == TILEC_OK;
+  CHECK(launched);
+  if (report) fprintf(stderr, "%s\n", report);
+  free(report);
+  report = NULL;
+  int wrong = 0;
+  CHECK(tilec_device_copy_from(cpu, out, z, sizeof out, NULL) == TILEC_OK);
+  for (int i = 0; launched && i < n; i++) wrong += out[i] != hx[i] + hy[i];
+  CHECK(wrong == 0);
+  unsigned grid[3] = {1, 1, 1};
+  if (launched) { /* without the four parameters, the varargs would be read past the last */
+    CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x + 4, y + 4, z, 1000) == TILEC_OK);
+    CHECK(tilec_device_copy_from(cpu, out, z, sizeof out, NULL) == TILEC_OK);
+    for (int i = 0; i < 1000; i++) wrong += out[i] != hx[i + 1] + hy[i + 1];
+    CHECK(wrong == 0);
+    CHECK(tilec_kernel_specializations(k) == 3); /* the plain one, aligned pointers, x and y unaligned */
+  }
+  tilec_kernel_destroy(k);
+  free(add);
+
+  /* a 64-bit integer and a float scalar through the varargs, in other spellings */
+  o = (tilec_jit_options){.signature = "*float, *fp32, int64, float, 256", .no_disk_cache = 1};
+  k = NULL;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &o, &k, &diag) == TILEC_OK && k);
+  free(diag);
+  long long n64 = 992;
+  float s = -1.5f;
+  void *sargs[4] = {&x, &z, &n64, &s};
+  grid[0] = 4;
+  launched = k && tilec_kernel_launch(k, grid, sargs, 4, NULL, &report) == TILEC_OK;
+  CHECK(launched);
+  free(report);
+  report = NULL;
+  if (launched) {
+    CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, z, 1000LL, 2.5) == TILEC_OK);
+    CHECK(tilec_device_copy_from(cpu, out, z, sizeof out, NULL) == TILEC_OK);
+    for (int i = 0; i < 1000; i++) wrong += out[i] != 2.5f * hx[i];
+    CHECK(wrong == 0);
+  }
+  tilec_kernel_destroy(k);
+
+  /* pointers to bf16, fp16 and fp32, an unsigned count and a half scalar */
+  static uint16_t bx[N], by[N];
+  for (int i = 0; i < N; i++) bx[i] = bf16_bits((float)(i % 64) * 0.25f - 8), by[i] = f16_bits((float)(i % 7) * 0.5f);
+  CHECK(tilec_device_copy_to(cpu, x, bx, sizeof bx, NULL) == TILEC_OK && tilec_device_copy_to(cpu, y, by, sizeof by, NULL) == TILEC_OK);
+  o = (tilec_jit_options){.signature = "*bfloat16, *half, *float32, uint32, float16, 128", .grid = "cdiv(n, B)",
+                          .no_disk_cache = 1};
+  k = NULL;
+  CHECK(tilec_kernel_create(cpu, "axpy.py", axpy_src, sizeof axpy_src - 1, &o, &k, &diag) == TILEC_OK && k);
+  free(diag);
+  uint32_t un = 2500;
+  uint16_t a = f16_bits(1.5f);
+  void *aargs[5] = {&x, &y, &z, &un, &a};
+  launched = k && tilec_kernel_launch(k, NULL, aargs, 5, NULL, &report) == TILEC_OK;
+  CHECK(launched);
+  if (report) fprintf(stderr, "%s\n", report);
+  free(report);
+  report = NULL;
+  CHECK(tilec_device_copy_from(cpu, out, z, sizeof out, NULL) == TILEC_OK);
+  for (int i = 0; launched && i < (int)un; i++) wrong += out[i] != 1.5f * ((float)(i % 64) * 0.25f - 8) + (float)(i % 7) * 0.5f;
+  CHECK(wrong == 0);
+  /* varargs cannot carry a half: the message names its type as the table does */
+  if (launched) {
+    CHECK(tilec_kernel_launchv(k, NULL, NULL, &report, x, y, z, 16, 0) == TILEC_ERROR_USAGE);
+    CHECK_STR(report, "tilec_kernel_launchv cannot pass a fp16 argument; use tilec_kernel_launch");
+    free(report);
+  }
+  tilec_kernel_destroy(k);
+
+  /* a dtype for a tl.constexpr reads as a type in the signature, where the
+   * JIT cannot tell it from a runtime parameter: it says so, and a define
+   * passes it */
+  o = (tilec_jit_options){.signature = "*fp32, *fp16, i32, float16, 64", .no_disk_cache = 1};
+  CHECK(tilec_kernel_create(cpu, "cast.py", cast_src, sizeof cast_src - 1, &o, &k, &diag) == TILEC_ERROR_UNSUPPORTED && !k);
+  CHECK_STR(diag, "cast has 3 runtime parameters, but 4 entries of its signature are types; the JIT cannot pass a "
+                  "dtype to a tl.constexpr parameter yet: set it with a define");
+  free(diag);
+  const char *dt[1] = {"DT=float16"};
+  o = (tilec_jit_options){.signature = "*fp32, *fp16, i32, 64", .defines = dt, .num_defines = 1, .grid = "cdiv(n, B)",
+                          .no_disk_cache = 1};
+  CHECK(tilec_kernel_create(cpu, "cast.py", cast_src, sizeof cast_src - 1, &o, &k, &diag) == TILEC_OK && k);
+  free(diag);
+  un = 100;
+  void *cargs[3] = {&z, &y, &un};
+  CHECK(k && tilec_kernel_launch(k, NULL, cargs, 3, NULL, NULL) == TILEC_OK);
+  CHECK(tilec_device_copy_from(cpu, by, y, 200, NULL) == TILEC_OK);
+  for (int i = 0; i < 100; i++) wrong += by[i] != f16_bits(1.5f * ((float)(i % 64) * 0.25f - 8) + (float)(i % 7) * 0.5f);
+  CHECK(wrong == 0);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK &&
+        tilec_device_free(cpu, z, NULL) == TILEC_OK);
+}
+
 int unit_main(void) {
   /* devices */
   tilec_device *cpu = NULL, *none = NULL;
@@ -694,6 +862,7 @@ int unit_main(void) {
   none_args(cpu);
   autotune(cpu);
   CHECK(cached_import(cpu) == 0);
+  aliased_signatures(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }

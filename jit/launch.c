@@ -1,0 +1,161 @@
+/*
+ * launch.c — launching a kernel (tilec.h): the hints of the arguments pick
+ * (or compile) the specialization, the config is the one asked for or the
+ * one tuning finds, the grid is given or computed from the kernel's grid
+ * expression, and the launch goes to the CUDA driver or the emulator, on
+ * the CPU device's allocations. tilec_kernel_launchv reads the arguments
+ * from the call, each as C passes its parameter's dtype.
+ */
+#include "jit.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The hints of the arguments: two bits per runtime parameter. */
+static uint64_t hints_of(const tilec_kernel *k, void **args) {
+  uint64_t key = 0;
+  for (int i = 0; i < k->nparams && i < 32; i++) {
+    uint64_t h = 0;
+    if (k->kind[i] == P_PTR) {
+      tilec_devptr a;
+      memcpy(&a, args[i], sizeof a);
+      h = !a ? 2 : a % 16 == 0;
+    } else if (k->kind[i] == P_INT) {
+      int32_t v;
+      memcpy(&v, args[i], sizeof v);
+      h = v == 1 ? 2 : v % 16 == 0;
+    } else if (k->kind[i] == P_INT64) {
+      int64_t v;
+      memcpy(&v, args[i], sizeof v);
+      h = v == 1 ? 2 : v % 16 == 0;
+    }
+    key |= h << (2 * i);
+  }
+  return key;
+}
+
+/* The grid of a launch from the kernel's grid expression, with the
+ * arguments and the specialization's constexprs. Allocates nothing. */
+static tilec_status eval_grid(const tilec_kernel *k, const Spec *s, void **args, unsigned dims[3], char **report) {
+  int64_t values[MAX_GRID_NAMES];
+  for (int i = 0; i < k->nparams; i++) {
+    values[i] = 0; /* a pointer or a float, which the grid cannot name */
+    if (k->kind[i] == P_PTR || k->kind[i] == P_FLOAT || jit_arg_value(k, args, i, &values[i])) continue;
+    jit_tell(report, "grid '%s': argument %d (a u64) is past the range of grid arithmetic", k->opt.grid, i);
+    return TILEC_ERROR_USAGE;
+  }
+  for (int i = 0; i < k->nconsts; i++) values[k->nparams + i] = s->consts[i];
+  GridError e;
+  if (!grid_eval(k->grid, values, dims, &e)) {
+    jit_tell(report, "grid '%s': %s (at byte %zu)", k->opt.grid, e.msg, e.pos);
+    return TILEC_ERROR_USAGE;
+  }
+  return TILEC_OK;
+}
+
+tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **all, int nall, void *stream,
+                          char **report) {
+  unsigned dims[3];
+  if (!grid) {
+    tilec_status st = eval_grid(k, s, all, dims, report);
+    if (st != TILEC_OK) return st;
+    grid = dims;
+  }
+  void *kept[MAX_PARAMS], **args = kept;
+  int nargs = 0;
+  for (int i = 0; i < nall; i++)
+    if (i >= 32 || k->kind[i] != P_PTR || (s->key >> (2 * i) & 3) != 2) kept[nargs++] = all[i];
+  if (s->cuda) return jit_from_rt(tilec_cuda_launch(s->cuda, grid, args, stream, report));
+  /* the CPU: the device's allocations are the memory the kernel may touch */
+  tilec_device *d = k->dev;
+  pthread_mutex_lock(&d->lock);
+  EmuBuffer *bufs = malloc((size_t)(d->nallocs + 1) * sizeof *bufs);
+  for (int i = 0; bufs && i < d->nallocs; i++)
+    bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, "an allocation", d->allocs[i].init};
+  int nbufs = d->nallocs;
+  pthread_mutex_unlock(&d->lock);
+  if (!bufs) return jit_no_memory(report, k->name);
+  EmuLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .num_warps = s->num_warps, .args = args, .nargs = nargs,
+                 .buffers = bufs, .nbuffers = nbufs};
+  char *rep = NULL;
+  EmuFailure why;
+  bool ok = emu_launch(s->emu, &l, &rep, &why);
+  free(bufs);
+  if (!ok) {
+    if (report) *report = rep;
+    else free(rep);
+    return why == EMU_FAILED_NO_MEMORY ? TILEC_ERROR_NO_MEMORY : why == EMU_FAILED_LAUNCH ? TILEC_ERROR_USAGE
+                                                                                          : TILEC_ERROR_CHECK;
+  }
+  free(rep);
+  return TILEC_OK;
+}
+
+tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
+                                 char **report) {
+  if (report) *report = NULL;
+  if (!k || (!args && nargs)) {
+    jit_tell(report, "tilec_kernel_launch: %s is NULL", k ? "args" : "the kernel");
+    return TILEC_ERROR_USAGE;
+  }
+  if (nargs != k->nparams) {
+    jit_tell(report, "%s takes %d runtime arguments, got %d", k->name ? k->name : "the kernel", k->nparams, nargs);
+    return TILEC_ERROR_USAGE;
+  }
+  if (!grid && !k->grid) {
+    jit_tell(report, "%s: no grid, and no grid expression in its options", k->name);
+    return TILEC_ERROR_USAGE;
+  }
+  if (grid && (!grid[0] || !grid[1] || !grid[2])) {
+    jit_tell(report, "every grid dimension must be at least 1, got (%u, %u, %u)", grid[0], grid[1], grid[2]);
+    return TILEC_ERROR_USAGE;
+  }
+  uint64_t hints = hints_of(k, args);
+  int config;
+  tilec_status st = jit_config_for(k, hints, grid, args, nargs, stream, &config, report);
+  if (st != TILEC_OK) return st;
+  Spec *s = jit_spec_for(k, hints, config, report, &st);
+  if (!s) return st;
+  return jit_run_spec(k, s, grid, args, nargs, stream, report);
+}
+
+tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **report, ...) {
+  if (report) *report = NULL;
+  if (!k) {
+    jit_tell(report, "tilec_kernel_launchv: the kernel is NULL");
+    return TILEC_ERROR_USAGE;
+  }
+  union {
+    tilec_devptr p;
+    int32_t i;
+    int64_t l;
+    float f;
+    double d;
+    uint16_t h;
+  } vals[MAX_PARAMS];
+  void *args[MAX_PARAMS];
+  va_list ap;
+  va_start(ap, report);
+  for (int i = 0; i < k->nparams; i++) {
+    DType t = k->dtype[i];
+    switch (k->kind[i]) {
+    case P_PTR: vals[i].p = va_arg(ap, tilec_devptr); break;
+    case P_INT: vals[i].i = (int32_t)va_arg(ap, int); break;
+    case P_INT64: vals[i].l = va_arg(ap, long long); break;
+    case P_OTHER: vals[i].i = (int32_t)va_arg(ap, int); break; /* i1, i8, i16, u8, u16: the low bytes */
+    case P_FLOAT:
+      /* C promotes a float argument to double; narrower floats have no C type to be promoted from */
+      if (t == DT_F64) vals[i].d = va_arg(ap, double);
+      else if (t == DT_F32) vals[i].f = (float)va_arg(ap, double);
+      else {
+        va_end(ap);
+        jit_tell(report, "tilec_kernel_launchv cannot pass a %s argument; use tilec_kernel_launch", dtype_short(t));
+        return TILEC_ERROR_USAGE;
+      }
+    }
+    args[i] = &vals[i];
+  }
+  va_end(ap);
+  return tilec_kernel_launch(k, grid, args, k->nparams, stream, report);
+}
