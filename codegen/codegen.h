@@ -59,6 +59,11 @@ bool cg_allocate_shared(Compilation *comp, MlirOperation llvm_module);
  * per-thread (tilec.divergent) condition. Requires allocate-shared. */
 bool cg_insert_barriers(Compilation *comp, MlirOperation llvm_module);
 
+/* Whether every tilec.* call of the module has a shape the lowering gives
+ * it (calls.c); an error at the first that does not, naming pass. The
+ * tails check this before they read the calls. */
+bool cg_check_calls(Compilation *comp, MlirOperation llvm_module, const char *pass);
+
 /* expand-for-gpu: the tilec.* calls become predicated PTX for the target. */
 bool cg_expand_for_gpu(Compilation *comp, MlirOperation llvm_module);
 

@@ -383,6 +383,7 @@ static bool add_entry(Emu *e) {
 }
 
 bool cg_retarget_host(Compilation *comp, MlirOperation module) {
+  if (!cg_check_calls(comp, module, "retarget-host")) return false;
   Emu e = {.comp = comp, .ctx = ir_mlir(comp->ic), .module = module};
   walk_ops(module, collect, &e, false);
   for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});

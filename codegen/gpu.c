@@ -243,6 +243,7 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
 }
 
 bool cg_expand_for_gpu(Compilation *comp, MlirOperation module) {
+  if (!cg_check_calls(comp, module, "expand-for-gpu")) return false;
   int sm = comp->target->sm;
   Calls c = {.a = comp->a};
   walk_ops(module, collect, &c, false);

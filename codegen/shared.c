@@ -46,9 +46,13 @@
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
 
+/* The buffer an access is tagged with; -1 for none (or a tag that is not
+ * a buffer's number, in IR text). */
 static int smem_tag(MlirOperation op) {
   MlirAttribute a = mlirOperationGetAttributeByName(op, str("tilec.smem"));
-  return mlirAttributeIsNull(a) ? -1 : (int)mlirIntegerAttrGetValueInt(a);
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return -1;
+  int64_t v = mlirIntegerAttrGetValueInt(a);
+  return v >= 0 && v <= 65535 ? (int)v : -1;
 }
 
 static bool has_prefix(MlirStringRef s, const char *p) {
@@ -188,7 +192,8 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
     MlirStringRef s = mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name")));
     MlirAttribute bytes = mlirOperationGetAttributeByName(g, str("tilec.bytes"));
     int id = buffer_id(s);
-    if (id < 0 || mlirAttributeIsNull(bytes) || !mlirAttributeIsAInteger(bytes) || mlirIntegerAttrGetValueInt(bytes) < 0) {
+    if (id < 0 || mlirAttributeIsNull(bytes) || !mlirAttributeIsAInteger(bytes) || mlirIntegerAttrGetValueInt(bytes) < 0 ||
+        mlirIntegerAttrGetValueInt(bytes) > ((int64_t)1 << 40)) {
       diag_plain_error(comp->d, "allocate-shared: '%.*s' is not a shared buffer of the lowering (@tilec_smem_<n>, tilec.bytes)",
                        (int)s.length, s.data);
       return false;

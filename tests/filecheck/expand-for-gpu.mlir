@@ -1,0 +1,62 @@
+// Two cases are errors, so tilec exits 1: ERR checks what it says.
+// RUN: { %tilec opt %s --pass=expand-for-gpu --split-input-file 2>/dev/null || true; } | FileCheck %s
+// RUN: { %tilec opt %s --pass=expand-for-gpu --split-input-file --arch=sm_90a 2>/dev/null || true; } | FileCheck %s --check-prefix=SM90
+// RUN: { %tilec opt %s --pass=expand-for-gpu --split-input-file 2>&1 >/dev/null || true; } | FileCheck %s --check-prefix=ERR
+
+// Predicated accesses become PTX under a predicate: a load keeps `other`
+// where the predicate is false, and has no side effects (equal loads may
+// merge); a store has. The declarations go with the calls.
+// CHECK-LABEL: llvm.func @access
+// CHECK-NOT: llvm.call @tilec.
+// CHECK: llvm.inline_asm "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, $3; @p ld.global.b32 $0, [$1]; }", "=r,l,r,r"
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, $1, 0; @p st.global.v4.b32 [$0], {$2, $3, $4, $5}; }", "l,r,r,r,r,r"
+// CHECK-NOT: @tilec.
+module {
+  llvm.func @tilec.ld.b32(!llvm.ptr<1>, i1, i32) -> i32
+  llvm.func @tilec.st.v4.b32(!llvm.ptr<1>, i1, i32, i32, i32, i32)
+  llvm.func @access(%p: !llvm.ptr<1>, %c: i1, %v: i32) attributes {nvvm.kernel} {
+    %x = llvm.call @tilec.ld.b32(%p, %c, %v) : (!llvm.ptr<1>, i1, i32) -> i32
+    llvm.call @tilec.st.v4.b32(%p, %c, %x, %x, %x, %x) : (!llvm.ptr<1>, i1, i32, i32, i32, i32) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// Programmatic dependent launch is griddepcontrol on sm_90 and later, and
+// nothing before.
+// CHECK-LABEL: llvm.func @gdc
+// CHECK-NOT: griddepcontrol
+// CHECK: llvm.return
+// SM90-LABEL: llvm.func @gdc
+// SM90: llvm.inline_asm has_side_effects "griddepcontrol.wait;"
+module {
+  llvm.func @tilec.gdc.wait()
+  llvm.func @gdc() attributes {nvvm.kernel} {
+    llvm.call @tilec.gdc.wait() : () -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// Calls of another shape than the lowering's are errors where they are.
+// ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.ld.b32' has other operands or results than the lowering gives it
+module {
+  llvm.func @tilec.ld.b32(!llvm.ptr<1>) -> i32
+  llvm.func @short(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    %x = llvm.call @tilec.ld.b32(%p) : (!llvm.ptr<1>) -> i32
+    llvm.return
+  }
+}
+
+// -----
+
+// ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.ld.b33' is not a call the lowering makes
+module {
+  llvm.func @tilec.ld.b33(!llvm.ptr<1>, i1, i32) -> i32
+  llvm.func @odd(%p: !llvm.ptr<1>, %c: i1, %v: i32) attributes {nvvm.kernel} {
+    %x = llvm.call @tilec.ld.b33(%p, %c, %v) : (!llvm.ptr<1>, i1, i32) -> i32
+    llvm.return
+  }
+}

@@ -1,0 +1,52 @@
+// One case is an error, so tilec exits 1: ERR checks what it says.
+// RUN: { %tilec opt %s --pass=retarget-host --split-input-file 2>/dev/null || true; } | FileCheck %s
+// RUN: { %tilec opt %s --pass=retarget-host --split-input-file 2>&1 >/dev/null || true; } | FileCheck %s --check-prefix=ERR
+
+// GPU operations become calls the emulator binds; a global access gets
+// one more argument, its site (an index into tilec_emu_sites, which holds
+// its source position); the kernel loses nvvm.kernel and gets the entry
+// that takes its arguments as cuLaunchKernel does. A barrier means fibers.
+// CHECK-LABEL: module
+// CHECK-DAG: llvm.func @tilec.emu.tid.x() -> i32
+// CHECK-DAG: llvm.func @tilec.emu.barrier()
+// CHECK-DAG: llvm.func @tilec.emu.ld.b32(!llvm.ptr<1>, i1, i32, i32) -> i32
+// CHECK: llvm.func @k(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i1) attributes {tilec.shared_bytes = 0 : i64} {
+// CHECK: llvm.call @tilec.emu.tid.x()
+// CHECK: llvm.call @tilec.emu.barrier()
+// CHECK: llvm.call @tilec.emu.ld.b32(%{{.*}}, %{{.*}}, %{{.*}}, %[[SITE:.*]]) : (!llvm.ptr<1>, i1, i32, i32) -> i32
+// CHECK-DAG: llvm.mlir.global external constant @tilec_emu_shared_bytes(0 : i64)
+// CHECK-DAG: llvm.mlir.global external constant @tilec_emu_fibers(1 : i32)
+// CHECK-DAG: llvm.mlir.global external constant @tilec_emu_sites("{{[^:]*}}:[[# @LINE + 8]]:10\00\00")
+// CHECK: llvm.func @tilec_emu_entry(%{{.*}}: !llvm.ptr)
+// CHECK: llvm.call @k(
+module {
+  llvm.func @tilec.ld.b32(!llvm.ptr<1>, i1, i32) -> i32
+  llvm.func @k(%p: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel, tilec.shared_bytes = 0 : i64} {
+    %t = nvvm.read.ptx.sreg.tid.x : i32
+    nvvm.barrier0
+    %x = llvm.call @tilec.ld.b32(%p, %c, %t) : (!llvm.ptr<1>, i1, i32) -> i32
+    llvm.return
+  }
+}
+
+// -----
+
+// Without barriers or shuffles the threads of a block run one after another.
+// CHECK-LABEL: module
+// CHECK: llvm.mlir.global external constant @tilec_emu_fibers(0 : i32)
+module {
+  llvm.func @plain(%p: !llvm.ptr<1>) attributes {nvvm.kernel, tilec.shared_bytes = 0 : i64} {
+    llvm.return
+  }
+}
+
+// -----
+
+// ERR: retarget-host.mlir:[[# @LINE + 4]]:5: error: retarget-host: 'tilec.st.b32' takes a pointer and an i1 predicate first
+module {
+  llvm.func @tilec.st.b32(i32, i1, i32)
+  llvm.func @bad(%v: i32, %c: i1) attributes {nvvm.kernel} {
+    llvm.call @tilec.st.b32(%v, %c, %v) : (i32, i1, i32) -> ()
+    llvm.return
+  }
+}
