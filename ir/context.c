@@ -241,16 +241,9 @@ MlirAttribute ir_parse_attr(IrContext *ic, const char *text) {
   return e->attr;
 }
 
-static const char *const mlir_scalar[DT_COUNT] = {
-    [DT_I1] = "i1",     [DT_I8] = "i8",     [DT_I16] = "i16",          [DT_I32] = "i32",
-    [DT_I64] = "i64",   [DT_U8] = "i8",     [DT_U16] = "i16",          [DT_U32] = "i32",
-    [DT_U64] = "i64",   [DT_F8E4M3] = "f8E4M3FN", [DT_F8E5M2] = "f8E5M2", [DT_F16] = "f16",
-    [DT_BF16] = "bf16", [DT_F32] = "f32",   [DT_F64] = "f64",
-};
+const char *ir_scalar_name(DType dt) { return dtype_ir(dt); }
 
-const char *ir_scalar_name(DType dt) { return mlir_scalar[dt]; }
-
-MlirType ir_scalar_type(IrContext *ic, DType dt) { return ir_parse_type(ic, mlir_scalar[dt]); }
+MlirType ir_scalar_type(IrContext *ic, DType dt) { return ir_parse_type(ic, dtype_ir(dt)); }
 
 /* ---- printing ---------------------------------------------------------------- */
 

@@ -8,19 +8,20 @@
 #include <string.h>
 
 static const struct {
-  const char *name, *short_name, *aliases;
+  const char *name, *short_name, *ir, *aliases;
   char cls;
   int bits, bytes, ebits, mbits;
   const char *c_type, *npy, *npy_alt;
 } dtypes[DT_COUNT] = {
-#define X(k, name, short_name, aliases, cls, bits, bytes, ebits, mbits, ctype, npy, npy_alt) \
-  [DT_##k] = {name, short_name, aliases, cls, bits, bytes, ebits, mbits, ctype, npy, npy_alt},
+#define X(k, name, short_name, ir, aliases, cls, bits, bytes, ebits, mbits, ctype, npy, npy_alt) \
+  [DT_##k] = {name, short_name, ir, aliases, cls, bits, bytes, ebits, mbits, ctype, npy, npy_alt},
     DTYPES(X)
 #undef X
 };
 
 const char *dtype_name(DType t) { return dtypes[t].name; }
 const char *dtype_short(DType t) { return dtypes[t].short_name; }
+const char *dtype_ir(DType t) { return dtypes[t].ir; }
 int dtype_bits(DType t) { return dtypes[t].bits; }
 int dtype_bytes(DType t) { return dtypes[t].bytes; }
 bool dtype_is_int(DType t) { return dtypes[t].cls != 'f'; }
