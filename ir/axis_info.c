@@ -9,7 +9,13 @@
  *
  * Requires: nothing. The `axis-info` pass (passes/axis_info.c) only
  * annotates ops with the result, for tests.
- * Loop-carried values are taken pessimistically (all 1).
+ *
+ * Through control flow it is a fixed point, as Triton's analysis is: a
+ * value a loop carries holds its initial value or what the body yields,
+ * so its facts are the join (per dimension, the gcd of each) of both,
+ * and the body is analyzed again until they stop changing. So a pointer
+ * advanced by `ptrs += BLOCK_K * stride` keeps its contiguity and the
+ * divisibility the step preserves, and a K loop's loads stay vectors.
  */
 #include "axis_info.h"
 #include "layout.h"
@@ -24,21 +30,49 @@
 
 struct AxisAnalysis {
   Compilation *comp;
-  PtrVec keys;  /* MlirValue ptrs */
-  PtrVec infos; /* AxisInfo* */
+  /* value -> its info: open addressing, from the arena; a value analyzed
+   * again (a loop's body, until its fixed point) has its entry replaced */
+  const void **keys;
+  AxisInfo **infos;
+  size_t cap, n;
 };
 
+static size_t slot_of(const AxisAnalysis *aa, const void *key) {
+  size_t h = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull;
+  size_t i = h & (aa->cap - 1);
+  while (aa->keys[i] && aa->keys[i] != key) i = (i + 1) & (aa->cap - 1);
+  return i;
+}
+
 const AxisInfo *axis_info_of(AxisAnalysis *aa, MlirValue v) {
-  for (int i = aa->keys.n - 1; i >= 0; i--)
-    if (aa->keys.v[i] == v.ptr) return aa->infos.v[i];
-  return NULL;
+  if (!aa->cap) return NULL;
+  size_t i = slot_of(aa, v.ptr);
+  return aa->keys[i] ? aa->infos[i] : NULL;
 }
 
 static void set_info(AxisAnalysis *aa, MlirValue v, const AxisInfo *ai) {
-  AxisInfo *c = arena_alloc(aa->comp->a, sizeof *c);
-  *c = *ai;
-  vec_push(aa->comp->a, &aa->keys, (void *)v.ptr);
-  vec_push(aa->comp->a, &aa->infos, c);
+  if (2 * (aa->n + 1) > aa->cap) {
+    const void **keys = aa->keys;
+    AxisInfo **infos = aa->infos;
+    size_t cap = aa->cap;
+    aa->cap = cap ? 2 * cap : 256;
+    aa->keys = arena_alloc(aa->comp->a, aa->cap * sizeof *aa->keys);
+    aa->infos = arena_alloc(aa->comp->a, aa->cap * sizeof *aa->infos);
+    memset(aa->keys, 0, aa->cap * sizeof *aa->keys);
+    for (size_t i = 0; i < cap; i++)
+      if (keys[i]) {
+        size_t j = slot_of(aa, keys[i]);
+        aa->keys[j] = keys[i];
+        aa->infos[j] = infos[i];
+      }
+  }
+  size_t i = slot_of(aa, v.ptr);
+  if (!aa->keys[i]) {
+    aa->keys[i] = v.ptr;
+    aa->infos[i] = arena_alloc(aa->comp->a, sizeof(AxisInfo));
+    aa->n++;
+  }
+  *aa->infos[i] = *ai;
 }
 
 static int64_t gcd(int64_t a, int64_t b) {
@@ -89,14 +123,6 @@ static void visit(MlirOperation op, void *user) {
       }
       set_info(aa, a, &ai);
     }
-    return;
-  }
-  if (op_is(op, "scf.for")) {
-    MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-    AxisInfo lb = get(aa, mlirOperationGetOperand(op, 0)), st = get(aa, mlirOperationGetOperand(op, 2));
-    AxisInfo iv = unknown(mlirValueGetType(mlirBlockGetArgument(b, 0)));
-    iv.divisibility[0] = gcd(lb.divisibility[0], st.divisibility[0]);
-    set_info(aa, mlirBlockGetArgument(b, 0), &iv);
     return;
   }
   if (nres != 1) return;
@@ -228,9 +254,163 @@ static void visit(MlirOperation op, void *user) {
   set_info(aa, r, &out);
 }
 
+/* ---- control flow: loops to a fixed point --------------------------------------------------- */
+
+/* What holds of both a and b, values of type t: per dimension, the runs
+ * and divisors they share. Where a side's runs shrink, their new first
+ * elements lie inside its old runs, so its divisor can only be trusted as
+ * far as it divides the new run's length (in bytes, for pointers). */
+static AxisInfo join(AxisAnalysis *aa, MlirType t, AxisInfo a, const AxisInfo *b) {
+  int64_t unit = pointee_bytes(aa->comp, t); /* 1 for integers */
+  for (int d = 0; d < (a.rank ? a.rank : 1); d++) {
+    int64_t c = gcd(a.contiguity[d], b->contiguity[d]);
+    int64_t da = c < a.contiguity[d] ? gcd(a.divisibility[d], c * unit) : a.divisibility[d];
+    int64_t db = c < b->contiguity[d] ? gcd(b->divisibility[d], c * unit) : b->divisibility[d];
+    a.contiguity[d] = c;
+    a.divisibility[d] = gcd(da, db);
+    a.constancy[d] = gcd(a.constancy[d], b->constancy[d]);
+  }
+  return a;
+}
+
+static bool same(const AxisInfo *a, const AxisInfo *b) {
+  for (int d = 0; d < (a->rank ? a->rank : 1); d++)
+    if (a->contiguity[d] != b->contiguity[d] || a->divisibility[d] != b->divisibility[d] || a->constancy[d] != b->constancy[d])
+      return false;
+  return true;
+}
+
+static MlirBlock first_block(MlirOperation op, int r) { return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); }
+
+static MlirOperation terminator(MlirBlock b) { return mlirBlockGetTerminator(b); }
+
+static void analyze_block(AxisAnalysis *aa, MlirBlock b);
+
+/* Sets the block's arguments from `ins` (count n, from first on), joined
+ * with what they held when `join_old`; whether any changed. */
+static bool set_args(AxisAnalysis *aa, MlirBlock b, int first, const AxisInfo *ins, int n, bool join_old) {
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    MlirValue a = mlirBlockGetArgument(b, first + i);
+    const AxisInfo *old = axis_info_of(aa, a);
+    AxisInfo v = join_old && old ? join(aa, mlirValueGetType(a), *old, &ins[i]) : ins[i];
+    if (!old || !same(old, &v)) changed = true;
+    set_info(aa, a, &v);
+  }
+  return changed;
+}
+
+/* The infos of op's operands from `first`, `n` of them, into out. */
+static void operand_infos(AxisAnalysis *aa, MlirOperation op, int first, int n, AxisInfo *out) {
+  for (int i = 0; i < n; i++) out[i] = get(aa, mlirOperationGetOperand(op, first + i));
+}
+
+/* Rounds of a loop body before its arguments are taken as unknown: each
+ * round only lowers a value's facts (gcds), so it ends, and in practice
+ * within two or three. */
+#define MAX_ROUNDS 16
+
+/* scf.for: the induction variable is lb + k * step; each iter_arg holds
+ * its initial value or what the body yields, so its facts are the join of
+ * both, found by analyzing the body until they do not change. */
+static void analyze_for(AxisAnalysis *aa, MlirOperation op) {
+  MlirBlock body = first_block(op, 0);
+  AxisInfo lb = get(aa, mlirOperationGetOperand(op, 0)), st = get(aa, mlirOperationGetOperand(op, 2));
+  AxisInfo iv = unknown(mlirValueGetType(mlirBlockGetArgument(body, 0)));
+  iv.divisibility[0] = gcd(lb.divisibility[0], st.divisibility[0]);
+  set_info(aa, mlirBlockGetArgument(body, 0), &iv);
+  int n = (int)mlirOperationGetNumOperands(op) - 3;
+  AxisInfo *carried = arena_alloc(aa->comp->a, sizeof(AxisInfo) * (size_t)(n > 0 ? n : 1));
+  operand_infos(aa, op, 3, n, carried);
+  set_args(aa, body, 1, carried, n, false);
+  for (int round = 0;; round++) {
+    analyze_block(aa, body);
+    operand_infos(aa, terminator(body), 0, n, carried);
+    if (!set_args(aa, body, 1, carried, n, true)) break;
+    if (round == MAX_ROUNDS) {
+      for (int i = 0; i < n; i++) carried[i] = unknown(mlirValueGetType(mlirBlockGetArgument(body, 1 + i)));
+      set_args(aa, body, 1, carried, n, false);
+      analyze_block(aa, body);
+      break;
+    }
+  }
+  /* the results: the arguments' facts, which cover the initial values and
+   * every yield */
+  for (int i = 0; i < n; i++) set_info(aa, mlirOperationGetResult(op, i), axis_info_of(aa, mlirBlockGetArgument(body, 1 + i)));
+}
+
+/* scf.while: the before region's arguments hold the initial values or what
+ * the after region yields; the after region's and the results, what the
+ * condition forwards. */
+static void analyze_while(AxisAnalysis *aa, MlirOperation op) {
+  MlirBlock before = first_block(op, 0), after = first_block(op, 1);
+  int n = (int)mlirOperationGetNumOperands(op), m = (int)mlirOperationGetNumResults(op);
+  AxisInfo *carried = arena_alloc(aa->comp->a, sizeof(AxisInfo) * (size_t)(n > 0 ? n : 1));
+  AxisInfo *fwd = arena_alloc(aa->comp->a, sizeof(AxisInfo) * (size_t)(m > 0 ? m : 1));
+  operand_infos(aa, op, 0, n, carried);
+  set_args(aa, before, 0, carried, n, false);
+  for (int round = 0;; round++) {
+    analyze_block(aa, before);
+    operand_infos(aa, terminator(before), 1, m, fwd); /* scf.condition(cond, forwarded...) */
+    set_args(aa, after, 0, fwd, m, false);
+    analyze_block(aa, after);
+    operand_infos(aa, terminator(after), 0, n, carried);
+    if (!set_args(aa, before, 0, carried, n, true)) break;
+    if (round == MAX_ROUNDS) {
+      for (int i = 0; i < n; i++) carried[i] = unknown(mlirValueGetType(mlirBlockGetArgument(before, i)));
+      set_args(aa, before, 0, carried, n, false);
+      analyze_block(aa, before);
+      operand_infos(aa, terminator(before), 1, m, fwd);
+      set_args(aa, after, 0, fwd, m, false);
+      analyze_block(aa, after);
+      break;
+    }
+  }
+  for (int i = 0; i < m; i++) set_info(aa, mlirOperationGetResult(op, i), &fwd[i]);
+}
+
+/* scf.if: each result holds what one branch or the other yields. */
+static void analyze_if(AxisAnalysis *aa, MlirOperation op) {
+  MlirBlock then = first_block(op, 0), els = first_block(op, 1);
+  analyze_block(aa, then);
+  if (!mlirBlockIsNull(els)) analyze_block(aa, els);
+  int m = (int)mlirOperationGetNumResults(op);
+  for (int i = 0; i < m && !mlirBlockIsNull(els); i++) {
+    AxisInfo a = get(aa, mlirOperationGetOperand(terminator(then), i)), b = get(aa, mlirOperationGetOperand(terminator(els), i));
+    AxisInfo r = join(aa, mlirValueGetType(mlirOperationGetResult(op, i)), a, &b);
+    set_info(aa, mlirOperationGetResult(op, i), &r);
+  }
+}
+
+static void analyze_op(AxisAnalysis *aa, MlirOperation op) {
+  if (op_is(op, "scf.for")) {
+    analyze_for(aa, op);
+    return;
+  }
+  if (op_is(op, "scf.while")) {
+    analyze_while(aa, op);
+    return;
+  }
+  if (op_is(op, "scf.if")) {
+    analyze_if(aa, op);
+    return;
+  }
+  visit(op, aa);
+  /* functions, and regions whose values nothing outside reads (a
+   * reduction's combiner): in order */
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = first_block(op, (int)r); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b)) analyze_block(aa, b);
+}
+
+static void analyze_block(AxisAnalysis *aa, MlirBlock b) {
+  for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    analyze_op(aa, op);
+}
+
 AxisAnalysis *axis_analyze(Compilation *comp, MlirOperation module) {
   AxisAnalysis *aa = arena_alloc(comp->a, sizeof *aa);
+  memset(aa, 0, sizeof *aa);
   aa->comp = comp;
-  walk_ops(module, visit, aa, false);
+  analyze_op(aa, module);
   return aa;
 }

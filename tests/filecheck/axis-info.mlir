@@ -62,3 +62,118 @@ func.func @hints(%x: tensor<64xi32>) -> tensor<64xi32> {
   %b = "tile.multiple_of"(%a) {values = array<i32: 32>} : (tensor<64xi32>) -> tensor<64xi32>
   return %b : tensor<64xi32>
 }
+
+// -----
+
+// A K loop's pointers: the facts of a loop-carried value are those of its
+// initial value joined with what the body yields, to a fixed point, so
+// `ptrs += 32 * stride` (a multiple of 16 elements) keeps the runs of 128
+// and the 16-byte alignment, in the loop and after it.
+// CHECK-LABEL: func.func @k_loop
+// CHECK: scf.for
+// CHECK: "tile.addptr"(%{{.*}}, %{{.*}}) {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 128>, tile.divisibility = array<i64: 16>}
+// CHECK: scf.yield
+// CHECK: "tile.addptr"(%{{.*}}#1, %{{.*}}) {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 128>, tile.divisibility = array<i64: 16>}
+func.func @k_loop(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32) -> tensor<128x!tile.ptr<f32>> {
+  %r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %pp = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<128x!tile.ptr<f32>>
+  %q = "tile.addptr"(%pp, %r) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %step = arith.muli %c32, %stride : i32
+  %steps = "tile.splat"(%step) : (i32) -> tensor<128xi32>
+  %cst = arith.constant 0.0 : f32
+  %res:2 = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %cst, %ptrs = %q) -> (f32, tensor<128x!tile.ptr<f32>>) : i32 {
+    %next = "tile.addptr"(%ptrs, %steps) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+    scf.yield %acc, %next : f32, tensor<128x!tile.ptr<f32>>
+  }
+  %zero = arith.constant dense<0> : tensor<128xi32>
+  %after = "tile.addptr"(%res#1, %zero) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+  return %after : tensor<128x!tile.ptr<f32>>
+}
+
+// -----
+
+// A step of unknown divisibility: the runs survive, the alignment falls to
+// the element's 4 bytes (the join of 16 and what the step leaves).
+// CHECK-LABEL: func.func @unaligned_step
+// CHECK: scf.for
+// CHECK: "tile.addptr"(%{{.*}}, %{{.*}}) {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 128>, tile.divisibility = array<i64: 4>}
+func.func @unaligned_step(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32, %n: i32) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %pp = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<128x!tile.ptr<f32>>
+  %q = "tile.addptr"(%pp, %r) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %steps = "tile.splat"(%stride) : (i32) -> tensor<128xi32>
+  %res = scf.for %i = %c0 to %n step %c1 iter_args(%ptrs = %q) -> (tensor<128x!tile.ptr<f32>>) : i32 {
+    %next = "tile.addptr"(%ptrs, %steps) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+    scf.yield %next : tensor<128x!tile.ptr<f32>>
+  }
+  return
+}
+
+// -----
+
+// A body that yields something with no runs: the carried value has none
+// either, though its initial value had them.
+// CHECK-LABEL: func.func @broken_runs
+// CHECK: scf.for
+// CHECK: arith.addi %{{.*}}, %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 1>, tile.divisibility = array<i64: 1>}
+func.func @broken_runs(%n: i32) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %two = arith.constant dense<2> : tensor<128xi32>
+  %zero = arith.constant dense<0> : tensor<128xi32>
+  %res = scf.for %i = %c0 to %n step %c1 iter_args(%x = %r) -> (tensor<128xi32>) : i32 {
+    %y = arith.addi %x, %zero : tensor<128xi32>
+    %z = arith.muli %y, %two : tensor<128xi32>
+    scf.yield %z : tensor<128xi32>
+  }
+  return
+}
+
+// -----
+
+// An if's result holds what either branch yields: runs of 64 and of 128
+// make runs of 64, a multiple of 128 or of 64 a multiple of 64.
+// CHECK-LABEL: func.func @branches
+// CHECK: scf.if
+// CHECK: arith.addi %{{.*}}, %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 64>, tile.divisibility = array<i64: 64>}
+func.func @branches(%c: i1) {
+  %a = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %b = "tile.make_range"() {start = 64 : i32, end = 192 : i32} : () -> tensor<128xi32>
+  %s = arith.constant dense<64> : tensor<128xi32>
+  %b2 = arith.remsi %b, %s : tensor<128xi32>
+  %r = scf.if %c -> (tensor<128xi32>) {
+    scf.yield %a : tensor<128xi32>
+  } else {
+    scf.yield %b2 : tensor<128xi32>
+  }
+  %zero = arith.constant dense<0> : tensor<128xi32>
+  %u = arith.addi %r, %zero : tensor<128xi32>
+  return
+}
+
+// -----
+
+// A while loop: the before region's argument joins the initial value and
+// what the after region yields.
+// CHECK-LABEL: func.func @while_loop
+// CHECK: scf.while
+// CHECK: "tile.addptr"(%{{.*}}, %{{.*}}) {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 128>, tile.divisibility = array<i64: 16>}
+func.func @while_loop(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %go: i1) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %pp = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<128x!tile.ptr<f32>>
+  %q = "tile.addptr"(%pp, %r) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+  %steps = arith.constant dense<128> : tensor<128xi32>
+  %res = scf.while (%ptrs = %q) : (tensor<128x!tile.ptr<f32>>) -> tensor<128x!tile.ptr<f32>> {
+    scf.condition(%go) %ptrs : tensor<128x!tile.ptr<f32>>
+  } do {
+  ^bb0(%ptrs2: tensor<128x!tile.ptr<f32>>):
+    %next = "tile.addptr"(%ptrs2, %steps) : (tensor<128x!tile.ptr<f32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32>>
+    scf.yield %next : tensor<128x!tile.ptr<f32>>
+  }
+  return
+}
