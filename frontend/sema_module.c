@@ -3,7 +3,7 @@
  * running any of it.
  *
  * A kernel's name that is not local resolves in the module of the function
- * that reads it: through the Bindings parse.c recorded (imports, defs,
+ * that reads it: through the Bindings parse_module.c recorded (imports, defs,
  * assignments), into Triton's namespaces, into other modules of the user's
  * project (found from the kernel file's package, -I folders and $TILEC_PATH,
  * parsed when first needed), into `@jit` functions whose decorators — or
