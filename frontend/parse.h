@@ -1,10 +1,11 @@
 /*
- * parse.h — what the two pieces of the parser share (parse.c, the grammar
- * of a function; parse_module.c, the module level): the parser's state, its
- * token helpers, and the rules one piece calls in the other. Internal to
- * the frontend; the helpers are static inline so that the grammar functions
- * keep their short calls (`at`, `expect`, `next`) and no name leaves an
- * object file, and the shared rules take the parse_ prefix.
+ * parse.h — what the pieces of the parser share (parse.c, the expressions;
+ * parse_stmt.c, the statements of a function body; parse_module.c, the
+ * module level): the parser's state, its token helpers, and the rules one
+ * piece calls in another. Internal to the frontend; the helpers are static
+ * inline so that the grammar functions keep their short calls (`at`,
+ * `expect`, `next`) and no name leaves an object file, and the shared rules
+ * take the parse_ prefix.
  */
 #ifndef TILEC_FRONTEND_PARSE_H
 #define TILEC_FRONTEND_PARSE_H

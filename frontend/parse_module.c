@@ -8,7 +8,7 @@
  * statement is skipped by its token structure — a logical line, plus the
  * indented block after it — so host code never needs to be understood, only
  * tokenized. That is why the module level is apart from the kernel grammar
- * (parse.c): there, text outside the grammar is an error;
+ * (parse.c, parse_stmt.c): there, text outside the grammar is an error;
  * here it is host code, skipped.
  *
  * The module level is read the way Python binds names, without running
