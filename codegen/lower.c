@@ -840,10 +840,214 @@ static bool too_many_per_thread(Lower *L, MlirType rt, int n) {
   return true;
 }
 
+static void lower_program_id(Lower *L, MlirOperation op, TileOp t, MlirValue r) {
+  static const char *const ids[2][3] = {{"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"},
+                                        {"nvvm.read.ptx.sreg.nctaid.x", "nvvm.read.ptx.sreg.nctaid.y", "nvvm.read.ptx.sreg.nctaid.z"}};
+  int axis = (int)op_int_attr(op, "axis", 0);
+  Vals *x = lw_new_vals(L, 1);
+  x->v[0] = lw_emit1(L, ids[t == TOP_num_programs][axis], lw_i32(L), 0, NULL, 0, NULL);
+  lw_put(L, r, x);
+}
+
+static void lower_make_range(Lower *L, MlirOperation op, MlirValue r, MlirType rt) {
+  Elems e;
+  lw_elems_of(L, rt, &e);
+  Vals *x = lw_new_vals(L, e.n);
+  int64_t start = op_int_attr(op, "start", 0);
+  int dim = e.sliced == 0 ? 1 : 0; /* the range's dimension in the (parent) layout */
+  for (int k = 0; k < e.n; k++) x->v[k] = lw_bin(L, "arith.addi", lw_index_of(L, &e, k, dim), lw_const_i32(L, start));
+  lw_put(L, r, x);
+}
+
+static void lower_splat(Lower *L, MlirOperation op, MlirValue r, int n) {
+  Vals *s = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
+  for (int k = 0; k < n; k++) x->v[k] = s->v[0];
+  lw_put(L, r, x);
+}
+
+/* broadcast and expand_dims: same layout family, so an element reads the
+ * source element with the same counters (a size-1 source dimension has a
+ * single one) */
+static void lower_broadcast(Lower *L, MlirOperation op, MlirValue r, MlirType rt) {
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  Elems es, ed;
+  bool ok = lw_elems_of(L, mlirValueGetType(src), &es) && lw_elems_of(L, rt, &ed) && es.rank == ed.rank &&
+            layout_equal(&es.l, &ed.l);
+  /* a dim held whole in one and spread in the other is a conversion, unless the source's is 1 */
+  for (int d = 0; ok && d < es.rank; d++) ok = !((es.whole ^ ed.whole) >> d & 1) || es.shape[d] == 1;
+  if (!ok) {
+    lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *s = lw_get(L, src), *x = lw_new_vals(L, ed.n);
+  for (int k = 0; k < ed.n; k++) {
+    int c[MAX_RANK];
+    lw_counters(&ed, k, c);
+    for (int d = 0; d < es.rank; d++) c[d] %= es.per[d];
+    x->v[k] = s->v[lw_element_of(&es, c)];
+  }
+  lw_put(L, r, x);
+}
+
+static void lower_addptr(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  Vals *p = lw_get(L, mlirOperationGetOperand(op, 0)), *o = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
+  MlirType elem = lw_scalar_of(L, pointee(L->comp, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt));
+  MlirNamedAttribute attrs[2] = {
+      lw_named(L, "elem_type", mlirTypeAttrGet(elem)),
+      lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+  };
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[2] = {p->v[k], o->v[k]};
+    x->v[k] = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, attrs);
+  }
+  lw_put(L, r, x);
+}
+
+static void lower_convert_layout(Lower *L, MlirOperation op, MlirValue r, MlirType rt) {
+  Layout a, b;
+  if (layout_of_type(L->comp, mlirValueGetType(mlirOperationGetOperand(op, 0)), &a) && layout_of_type(L->comp, rt, &b) &&
+      layout_equal(&a, &b)) {
+    lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
+    return;
+  }
+  lower_convert(L, op);
+}
+
+/* base, shape (i64), strides (i64), offsets (i32): kept as they are */
+static void lower_make_block_ptr(Lower *L, MlirOperation op, MlirValue r) {
+  int nv = (int)mlirOperationGetNumOperands(op);
+  Vals *x = lw_new_vals(L, nv);
+  for (int i = 0; i < nv; i++) x->v[i] = lw_get(L, mlirOperationGetOperand(op, i))->v[0];
+  lw_put(L, r, x);
+}
+
+static void lower_advance(Lower *L, MlirOperation op, MlirValue r) {
+  Vals *b = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, b->n);
+  int rank = (b->n - 1) / 3;
+  for (int i = 0; i < b->n; i++) x->v[i] = b->v[i];
+  for (int d = 0; d < rank; d++)
+    x->v[1 + 2 * rank + d] = lw_bin(L, "arith.addi", b->v[1 + 2 * rank + d], lw_get(L, mlirOperationGetOperand(op, 1 + d))->v[0]);
+  lw_put(L, r, x);
+}
+
+static void lower_extern_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("symbol")));
+  char name[96];
+  snprintf(name, sizeof name, "%.*s", (int)sym.length, sym.data);
+  Vals *ins[4];
+  for (intptr_t i = 0; i < nops && i < 4; i++) ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
+  Vals *x = lw_new_vals(L, n);
+  MlirType st = lw_scalar_of(L, rt);
+  for (int k = 0; k < n; k++) {
+    MlirValue args[4];
+    for (intptr_t i = 0; i < nops && i < 4; i++) args[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
+    x->v[k] = lw_call(L, name, st, (int)nops, args);
+  }
+  lw_put(L, r, x);
+}
+
+/* griddepcontrol: expanded for sm_90 and later by the GPU end, dropped before; the emulator's grids run in order */
+static void lower_gdc(Lower *L, MlirOperation op) {
+  MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
+  lw_call(L, k.length && k.data[0] == 'w' ? "tilec.gdc.wait" : "tilec.gdc.launch_dependents", (MlirType){NULL}, 0, NULL);
+}
+
+/* ptr_to_int, int_to_ptr and bitcast, per element: an address to an
+ * integer (ptrtoint), back (inttoptr, which zero-extends a narrower
+ * integer), or a pointer to a pointer (the same address) */
+static void lower_ptr_cast(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
+  MlirType st = lw_scalar_of(L, rt);
+  for (int k = 0; k < n; k++) {
+    MlirValue v = a->v[a->n == 1 ? 0 : k];
+    bool from_ptr = mlirTypeIsALLVMPointerType(mlirValueGetType(v)), to_ptr = mlirTypeIsALLVMPointerType(st);
+    x->v[k] = from_ptr && to_ptr ? v : lw_emit1(L, to_ptr ? "llvm.inttoptr" : "llvm.ptrtoint", st, 1, &v, 0, NULL);
+  }
+  lw_put(L, r, x);
+}
+
+static void lower_constant(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  MlirAttribute v = mlirOperationGetAttributeByName(op, str("value"));
+  if (mlirAttributeIsADenseElements(v)) {
+    if (!mlirDenseElementsAttrIsSplat(v)) {
+      lw_fail(L, op, "of a non-splat tensor is not supported yet by the GPU code generator");
+      return;
+    }
+    v = mlirDenseElementsAttrGetSplatValue(v);
+  }
+  MlirType st = lw_scalar_of(L, rt);
+  int fmt = lw_f8_format(mlirAttributeGetType(v));
+  if (fmt >= 0) v = mlirIntegerAttrGet(st, lw_f8_bits(mlirFloatAttrGetValueDouble(v), fmt, false));
+  MlirNamedAttribute a = lw_named(L, "value", v);
+  Vals *x = lw_new_vals(L, n);
+  MlirValue c = lw_emit1(L, "arith.constant", st, 0, NULL, 1, &a);
+  for (int k = 0; k < n; k++) x->v[k] = c;
+  lw_put(L, r, x);
+}
+
+/* arith and math: the same op on each element's scalars */
+static void lower_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
+  if (nm.length > 5 && !memcmp(nm.data, "math.", 5) && !op_is(op, "math.sqrt") && !op_is(op, "math.fma") &&
+      !op_is(op, "math.absf") && !op_is(op, "math.absi") && !op_is(op, "math.floor") && !op_is(op, "math.ceil")) {
+    lw_fail(L, op, "is not supported yet by the GPU code generator for this type (libdevice is not linked yet)");
+    return;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)nm.length, nm.data);
+  intptr_t na = mlirOperationGetNumAttributes(op);
+  MlirNamedAttribute attrs[16];
+  for (intptr_t i = 0; i < na && i < 16; i++) attrs[i] = mlirOperationGetAttribute(op, i);
+  Vals *ins[8];
+  for (intptr_t i = 0; i < nops && i < 8; i++) {
+    ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
+    if (!ins[i]) {
+      lw_fail(L, op, "uses a value the GPU code generator has not lowered");
+      return;
+    }
+  }
+  MlirType st = lw_scalar_of(L, rt);
+  Vals *x = lw_new_vals(L, n);
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[8];
+    for (intptr_t i = 0; i < nops && i < 8; i++) ops[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
+    x->v[k] = lw_emit1(L, name, st, (int)nops, ops, (int)na, attrs);
+  }
+  lw_put(L, r, x);
+}
+
+/* The ops of the other dialects: func.return, scf, constants, then arith
+ * and math, through the fp8, fast-math and libdevice lowerings that claim
+ * theirs before the generic one per element. */
+static void lower_non_tile(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  if (op_is(op, "func.return")) return;
+  if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
+    lw_lower_scf(L, op);
+    return;
+  }
+  if (op_is(op, "arith.constant")) {
+    lower_constant(L, op, r, rt, n);
+    return;
+  }
+  if (lw_lower_f8(L, op, r, n)) return;
+  if (lw_fast_math(L, op, r, n)) return;
+  if (lw_libdevice_math(L, op, r, n)) return;
+  if (op_is_pure(op) && mlirOperationGetNumResults(op) == 1 && mlirOperationGetNumRegions(op) == 0) {
+    lower_elementwise(L, op, r, rt, n);
+    return;
+  }
+  lw_fail(L, op, "is not supported yet by the GPU code generator");
+}
+
+/* One op of the kernel, by its tile op: the switch has no default, so a
+ * tile op added to TILE_OPS without a case here is a warning (an error in
+ * strict builds). Ops of other dialects are TOP_NONE. */
 void lw_lower_op(Lower *L, MlirOperation op) {
   L->loc = mlirOperationGetLocation(op);
   TileOp t = tile_op_of(op);
-  intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
+  intptr_t nres = mlirOperationGetNumResults(op);
   MlirValue r = nres ? mlirOperationGetResult(op, 0) : (MlirValue){NULL};
   MlirType rt = nres ? mlirValueGetType(r) : (MlirType){NULL};
   int n = nres ? lw_count_of(L, rt) : 0;
@@ -852,233 +1056,36 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     return;
   }
   if (n > LW_MAX_THREAD_ELEMS && too_many_per_thread(L, rt, n)) return;
-  if (op_is(op, "func.return")) return;
-  if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
-    lw_lower_scf(L, op);
-    return;
-  }
-  if (t == TOP_reduce) {
-    lw_lower_reduce(L, op);
-    return;
-  }
-  if (t == TOP_scan) {
-    lw_lower_scan(L, op);
-    return;
-  }
-  if (t == TOP_make_block_ptr) {
-    /* base, shape (i64), strides (i64), offsets (i32): kept as they are */
-    int nv = (int)nops;
-    Vals *x = lw_new_vals(L, nv);
-    for (int i = 0; i < nv; i++) x->v[i] = lw_get(L, mlirOperationGetOperand(op, i))->v[0];
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_advance) {
-    Vals *b = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, b->n);
-    int rank = (b->n - 1) / 3;
-    for (int i = 0; i < b->n; i++) x->v[i] = b->v[i];
-    for (int d = 0; d < rank; d++)
-      x->v[1 + 2 * rank + d] = lw_bin(L, "arith.addi", b->v[1 + 2 * rank + d], lw_get(L, mlirOperationGetOperand(op, 1 + d))->v[0]);
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_random) {
-    lw_lower_random(L, op);
-    return;
-  }
-  if (t == TOP_assert) {
-    lw_lower_assert(L, op);
-    return;
-  }
-  if (t == TOP_print) {
-    lw_lower_print(L, op);
-    return;
-  }
-  if (t == TOP_barrier) {
-    lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
-    return;
-  }
-  if (t == TOP_gdc) {
-    /* griddepcontrol: expanded for sm_90 and later by the GPU end, dropped before; the emulator's grids run in order */
-    MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
-    lw_call(L, k.length && k.data[0] == 'w' ? "tilec.gdc.wait" : "tilec.gdc.launch_dependents", (MlirType){NULL}, 0, NULL);
-    return;
-  }
-  if (t == TOP_assume) return; /* a hint: nothing to run */
-  if (t == TOP_atomic_rmw || t == TOP_atomic_cas) {
-    lw_lower_atomic(L, op, t == TOP_atomic_cas);
-    return;
-  }
-  if (t == TOP_program_id || t == TOP_num_programs) {
-    static const char *const ids[2][3] = {{"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"},
-                                          {"nvvm.read.ptx.sreg.nctaid.x", "nvvm.read.ptx.sreg.nctaid.y", "nvvm.read.ptx.sreg.nctaid.z"}};
-    int axis = (int)op_int_attr(op, "axis", 0);
-    Vals *x = lw_new_vals(L, 1);
-    x->v[0] = lw_emit1(L, ids[t == TOP_num_programs][axis], lw_i32(L), 0, NULL, 0, NULL);
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_make_range) {
-    Elems e;
-    lw_elems_of(L, rt, &e);
-    Vals *x = lw_new_vals(L, e.n);
-    int64_t start = op_int_attr(op, "start", 0);
-    int dim = e.sliced == 0 ? 1 : 0; /* the range's dimension in the (parent) layout */
-    for (int k = 0; k < e.n; k++) x->v[k] = lw_bin(L, "arith.addi", lw_index_of(L, &e, k, dim), lw_const_i32(L, start));
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_splat) {
-    Vals *s = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
-    for (int k = 0; k < n; k++) x->v[k] = s->v[0];
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_broadcast || t == TOP_expand_dims) {
-    /* same layout family: an element reads the source element with the
-     * same counters (a size-1 source dimension has a single one) */
-    MlirValue src = mlirOperationGetOperand(op, 0);
-    Elems es, ed;
-    bool ok = lw_elems_of(L, mlirValueGetType(src), &es) && lw_elems_of(L, rt, &ed) && es.rank == ed.rank &&
-              layout_equal(&es.l, &ed.l);
-    /* a dim held whole in one and spread in the other is a conversion, unless the source's is 1 */
-    for (int d = 0; ok && d < es.rank; d++) ok = !((es.whole ^ ed.whole) >> d & 1) || es.shape[d] == 1;
-    if (!ok) {
-      lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
-      return;
-    }
-    Vals *s = lw_get(L, src), *x = lw_new_vals(L, ed.n);
-    for (int k = 0; k < ed.n; k++) {
-      int c[MAX_RANK];
-      lw_counters(&ed, k, c);
-      for (int d = 0; d < es.rank; d++) c[d] %= es.per[d];
-      x->v[k] = s->v[lw_element_of(&es, c)];
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_dot) {
-    lw_lower_dot(L, op);
-    return;
-  }
-  if (t == TOP_trans || t == TOP_join || t == TOP_split || t == TOP_reshape || t == TOP_cat) {
-    lw_lower_shape(L, op, t);
-    return;
-  }
-  if (t == TOP_convert_layout) {
-    Layout a, b;
-    if (layout_of_type(L->comp, mlirValueGetType(mlirOperationGetOperand(op, 0)), &a) && layout_of_type(L->comp, rt, &b) &&
-        layout_equal(&a, &b)) {
-      lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
-      return;
-    }
-    lower_convert(L, op);
-    return;
-  }
-  if (t == TOP_addptr) {
-    Vals *p = lw_get(L, mlirOperationGetOperand(op, 0)), *o = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
-    MlirType elem = lw_scalar_of(L, pointee(L->comp, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt));
-    MlirNamedAttribute attrs[2] = {
-        lw_named(L, "elem_type", mlirTypeAttrGet(elem)),
-        lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
-    };
-    for (int k = 0; k < n; k++) {
-      MlirValue ops[2] = {p->v[k], o->v[k]};
-      x->v[k] = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, attrs);
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_load || t == TOP_store) {
-    lower_load_store(L, op, t == TOP_load);
-    return;
-  }
-  if (t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast) {
-    /* per element: an address to an integer (ptrtoint), back (inttoptr,
-     * which zero-extends a narrower integer), or a pointer to a pointer (the
-     * same address) */
-    Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
-    MlirType st = lw_scalar_of(L, rt);
-    for (int k = 0; k < n; k++) {
-      MlirValue v = a->v[a->n == 1 ? 0 : k];
-      bool from_ptr = mlirTypeIsALLVMPointerType(mlirValueGetType(v)), to_ptr = mlirTypeIsALLVMPointerType(st);
-      x->v[k] = from_ptr && to_ptr ? v : lw_emit1(L, to_ptr ? "llvm.inttoptr" : "llvm.ptrtoint", st, 1, &v, 0, NULL);
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy) {
+  switch (t) {
+  case TOP_NONE: lower_non_tile(L, op, r, rt, n); return;
+  case TOP_program_id: case TOP_num_programs: lower_program_id(L, op, t, r); return;
+  case TOP_make_range: lower_make_range(L, op, r, rt); return;
+  case TOP_splat: lower_splat(L, op, r, n); return;
+  case TOP_broadcast: case TOP_expand_dims: lower_broadcast(L, op, r, rt); return;
+  case TOP_reshape: case TOP_trans: case TOP_join: case TOP_split: case TOP_cat: lw_lower_shape(L, op, t); return;
+  case TOP_addptr: lower_addptr(L, op, r, rt, n); return;
+  case TOP_load: case TOP_store: lower_load_store(L, op, t == TOP_load); return;
+  case TOP_atomic_rmw: case TOP_atomic_cas: lw_lower_atomic(L, op, t == TOP_atomic_cas); return;
+  case TOP_dot: lw_lower_dot(L, op); return;
+  case TOP_reduce: lw_lower_reduce(L, op); return;
+  case TOP_scan: lw_lower_scan(L, op); return;
+  case TOP_convert_layout: lower_convert_layout(L, op, r, rt); return;
+  case TOP_make_block_ptr: lower_make_block_ptr(L, op, r); return;
+  case TOP_advance: lower_advance(L, op, r); return;
+  /* irgen makes block pointers of tensor descriptors for now: these come with TMA */
+  case TOP_make_tensor_descriptor: case TOP_descriptor_load: case TOP_descriptor_store: break;
+  case TOP_extern_elementwise: lower_extern_elementwise(L, op, r, rt, n); return;
+  case TOP_random: lw_lower_random(L, op); return;
+  case TOP_print: lw_lower_print(L, op); return;
+  case TOP_assert: lw_lower_assert(L, op); return;
+  case TOP_barrier: lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL); return;
+  case TOP_gdc: lower_gdc(L, op); return;
+  case TOP_assume: return; /* a hint: nothing to run */
+  case TOP_multiple_of: case TOP_max_contiguous: case TOP_max_constancy:
     lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
     return;
-  }
-  if (t == TOP_NONE && (op_is(op, "arith.constant"))) {
-    MlirAttribute v = mlirOperationGetAttributeByName(op, str("value"));
-    if (mlirAttributeIsADenseElements(v)) {
-      if (!mlirDenseElementsAttrIsSplat(v)) {
-        lw_fail(L, op, "of a non-splat tensor is not supported yet by the GPU code generator");
-        return;
-      }
-      v = mlirDenseElementsAttrGetSplatValue(v);
-    }
-    MlirType st = lw_scalar_of(L, rt);
-    int fmt = lw_f8_format(mlirAttributeGetType(v));
-    if (fmt >= 0) v = mlirIntegerAttrGet(st, lw_f8_bits(mlirFloatAttrGetValueDouble(v), fmt, false));
-    MlirNamedAttribute a = lw_named(L, "value", v);
-    Vals *x = lw_new_vals(L, n);
-    MlirValue c = lw_emit1(L, "arith.constant", st, 0, NULL, 1, &a);
-    for (int k = 0; k < n; k++) x->v[k] = c;
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_NONE && lw_lower_f8(L, op, r, n)) return;
-  if (t == TOP_NONE && lw_fast_math(L, op, r, n)) return;
-  if (t == TOP_NONE && lw_libdevice_math(L, op, r, n)) return;
-  if (t == TOP_extern_elementwise) {
-    MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("symbol")));
-    char name[96];
-    snprintf(name, sizeof name, "%.*s", (int)sym.length, sym.data);
-    Vals *ins[4];
-    for (intptr_t i = 0; i < nops && i < 4; i++) ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
-    Vals *x = lw_new_vals(L, n);
-    MlirType st = lw_scalar_of(L, rt);
-    for (int k = 0; k < n; k++) {
-      MlirValue args[4];
-      for (intptr_t i = 0; i < nops && i < 4; i++) args[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
-      x->v[k] = lw_call(L, name, st, (int)nops, args);
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_NONE && op_is_pure(op) && nres == 1 && mlirOperationGetNumRegions(op) == 0) {
-    /* arith: the same op on each element's scalars */
-    MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
-    if (nm.length > 5 && !memcmp(nm.data, "math.", 5) && !op_is(op, "math.sqrt") && !op_is(op, "math.fma") &&
-        !op_is(op, "math.absf") && !op_is(op, "math.absi") && !op_is(op, "math.floor") && !op_is(op, "math.ceil")) {
-      lw_fail(L, op, "is not supported yet by the GPU code generator for this type (libdevice is not linked yet)");
-      return;
-    }
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)nm.length, nm.data);
-    intptr_t na = mlirOperationGetNumAttributes(op);
-    MlirNamedAttribute attrs[16];
-    for (intptr_t i = 0; i < na && i < 16; i++) attrs[i] = mlirOperationGetAttribute(op, i);
-    Vals *ins[8];
-    for (intptr_t i = 0; i < nops && i < 8; i++) {
-      ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
-      if (!ins[i]) {
-        lw_fail(L, op, "uses a value the GPU code generator has not lowered");
-        return;
-      }
-    }
-    MlirType st = lw_scalar_of(L, rt);
-    Vals *x = lw_new_vals(L, n);
-    for (int k = 0; k < n; k++) {
-      MlirValue ops[8];
-      for (intptr_t i = 0; i < nops && i < 8; i++) ops[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
-      x->v[k] = lw_emit1(L, name, st, (int)nops, ops, (int)na, attrs);
-    }
-    lw_put(L, r, x);
-    return;
+  case TOP_ptr_to_int: case TOP_int_to_ptr: case TOP_bitcast: lower_ptr_cast(L, op, r, rt, n); return;
+  case TOP_COUNT: unreachable(); /* a count, not an op */
   }
   lw_fail(L, op, "is not supported yet by the GPU code generator");
 }
