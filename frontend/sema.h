@@ -82,9 +82,12 @@ CValue *sema_define_value(Sema *S, const char *txt);
 /* A dotted name as a message shows it: a long one cut in the middle. */
 const char *sema_shown_name(Sema *S, const char *name);
 
-/* sema_module.c: the module level */
+/* sema_import.c: the modules of the user's project */
 void sema_module_init(Sema *S, Module *main, const SpecOptions *opt);
 void sema_module_deps(Sema *S, Kernel *k);
+/* Finds, reads and parses module `dotted` once; NULL when no search folder has it */
+const Module *sema_load_module(Sema *S, const char *dotted);
+/* sema_module.c: the module level */
 const Module *sema_cur_mod(Sema *S);
 bool sema_path_is(const char *path, const char *what);
 Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool quiet); /* NULL: not bound */
