@@ -63,6 +63,7 @@ const Type *sema_const_default_type(Sema *S, Node *at, CValue *c);
 void sema_count_work(Sema *S, Node *at);
 void sema_count_work_n(Sema *S, Node *at, long n);
 bool sema_cv_equal(const CValue *a, const CValue *b);
+Val *sema_const_binary(Sema *S, Node *at, Op op, CValue *a, CValue *b); /* a op b, both constexprs */
 CValue *sema_cv_new(Sema *S, CKind k);
 Env sema_env_copy(Sema *S, const Env *e);
 Val *sema_env_get(Env *e, const char *name);
