@@ -9,16 +9,18 @@
  * expand_dims re-index. arith ops are emitted per element as scalar arith
  * ops and lowered by MLIR's arith-to-llvm afterwards.
  *
- * Predicated memory accesses are calls to `tilec.ld.<b>` / `tilec.st.<b>`
- * (b = 8, 16, 32, 64 bits); cg_expand_for_gpu turns them into PTX.
- *
- * Supported so far: program ids, ranges, splats, broadcasts, expand_dims,
- * pointer arithmetic, loads and stores (masked), scalar and elementwise
- * arith, layout conversions (through shared memory). Anything else is
- * reported at its source position.
+ * This file holds what every piece uses (the map from tile values to what
+ * a thread holds, the helpers that emit ops, types) and the dispatch over
+ * the ops, lw_lower_op, with the lowerings of the small ones; then
+ * cg_lower, which lowers a kernel. The other pieces are lower_*.c: which
+ * elements a thread holds (lower_elems.c), global memory (lower_memory.c),
+ * shared memory and layout conversions (lower_shared.c), shape ops and fp8
+ * (lower_data.c), control flow and math (lower_control.c), reductions and
+ * scans (lower_reduce.c), and random numbers, asserts, prints, atomics and
+ * tl.dot (lower_extra.c). An op with no lowering yet is reported at its
+ * source position.
  */
 #include "lower.h"
-
 
 void lw_fail(Lower *L, MlirOperation op, const char *msg) {
   char buf[300];
@@ -199,6 +201,34 @@ MlirValue lw_bin(Lower *L, const char *name, MlirValue a, MlirValue b) {
   return lw_emit1(L, name, mlirValueGetType(a), 2, ops, 0, NULL);
 }
 
+/* A per-thread if (lower.h): what a side effect only some threads make goes in. */
+IfScope lw_begin_if(Lower *L, MlirValue pred) {
+  IfScope s = {L->block, L->term, mlirRegionCreate(), pred};
+  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(s.then_r, tb);
+  L->block = tb;
+  L->term = (MlirOperation){NULL};
+  return s;
+}
+
+void lw_end_if(Lower *L, IfScope *s) {
+  lw_emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  MlirRegion else_r = mlirRegionCreate();
+  MlirBlock eb = mlirBlockCreate(0, NULL, NULL);
+  mlirRegionAppendOwnedBlock(else_r, eb);
+  L->block = eb;
+  lw_emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
+  L->block = s->block;
+  L->term = s->term;
+  MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
+  mlirOperationStateAddOperands(&st, 1, &s->pred);
+  MlirRegion regions[2] = {s->then_r, else_r};
+  mlirOperationStateAddOwnedRegions(&st, 2, regions);
+  MlirNamedAttribute div = lw_named(L, "tilec.divergent", mlirUnitAttrGet(L->ctx));
+  mlirOperationStateAddAttributes(&st, 1, &div);
+  lw_insert_op(L, mlirOperationCreate(&st));
+}
+
 /* ---- types ---------------------------------------------------------------------- */
 
 static bool is_tile_ptr(Compilation *comp, MlirType t) { return !mlirTypeIsNull(ir_pointee(comp->ic, t)); }
@@ -222,146 +252,16 @@ int lw_bits_of(MlirType t) {
   return 8;
 }
 
-/* ---- layouts: which elements a thread holds, and where --------------------------------- */
-
-bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
-  memset(e, 0, sizeof *e);
-  e->sliced = -1;
-  Layout l;
-  if (!layout_of_type(L->comp, t, &l)) return false;
-  int r = (int)mlirShapedTypeGetRank(t);
-  int64_t shape[MAX_RANK];
-  for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
-  if (l.kind == L_SLICE) {
-    if (l.parent->kind != L_BLOCKED) return false;
-    e->sliced = l.dim;
-    e->l = *l.parent;
-    /* the parent's shape, with 1 in the removed dimension */
-    for (int i = 0, k = 0; i < l.parent->rank; i++) e->shape[i] = i == l.dim ? 1 : shape[k++];
-    e->rank = l.parent->rank;
-  } else if (l.kind == L_BLOCKED) {
-    e->l = l;
-    e->rank = r;
-    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
-  } else if (l.kind == L_DOT_OP && l.parent->kind == L_BLOCKED && l.parent->rank == r && r >= 2) {
-    /* an operand of a dot computed with FMAs: the rows of A (or the columns
-     * of B) the parent gives the thread, with all of K */
-    e->l = *l.parent;
-    e->rank = r;
-    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
-    e->whole = 1u << (l.dim == 0 ? r - 1 : r - 2);
-  } else {
-    return false;
-  }
-  e->n = 1;
-  for (int d = 0; d < e->rank; d++) {
-    int64_t tile = (int64_t)e->l.spt[d] * e->l.tpw[d] * e->l.wpc[d];
-    int64_t reps = e->shape[d] > tile ? e->shape[d] / tile : 1;
-    e->per[d] = d == e->sliced ? 1 : e->whole >> d & 1 ? (int)e->shape[d] : (int)(e->l.spt[d] * reps);
-    e->n *= e->per[d];
-  }
-  return true;
-}
-
-/* The per-dim counters of element k: the fastest dimension varies fastest. */
-void lw_counters(const Elems *e, int k, int *c) {
-  for (int i = 0; i < e->rank; i++) {
-    int d = e->l.order[i];
-    c[d] = k % e->per[d];
-    k /= e->per[d];
-  }
-}
-
-int lw_element_of(const Elems *e, const int *c) {
-  int k = 0;
-  for (int i = e->rank - 1; i >= 0; i--) {
-    int d = e->l.order[i];
-    k = k * e->per[d] + c[d];
-  }
-  return k;
-}
-
-/* The index along dim d of element k: rep * footprint + (warp * tpw + lane) * spt + j. */
-static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps);
-
-/* The thread's place along dim in a blocked layout: warp * tpw + lane, each
- * its coordinate along dim from the layout's order. */
-static MlirValue thread_coord(Lower *L, const Layout *l, int dim) {
-  int lane_div = 1, warp_div = 1;
-  for (int i = 0; i < l->rank && l->order[i] != dim; i++) {
-    lane_div *= l->tpw[l->order[i]];
-    warp_div *= l->wpc[l->order[i]];
-  }
-  MlirValue lane = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, lane_div)), lw_const_i32(L, l->tpw[dim]));
-  MlirValue warp = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, l->wpc[dim]));
-  return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp, lw_const_i32(L, l->tpw[dim])), lane);
-}
-
-MlirValue lw_index_of(Lower *L, const Elems *e, int k, int dim) {
-  bool wraps;
-  MlirValue idx = index_raw(L, e, k, dim, &wraps);
-  /* a layout wider than the tensor wraps around: those threads replicate */
-  if (wraps) idx = lw_bin(L, "arith.remui", idx, lw_const_i32(L, e->shape[dim]));
-  return idx;
-}
-
-/* Whether this thread is the first holder of element k (false for the
- * replicas of a layout wider than the tensor): what side effects need. */
-MlirValue lw_owns(Lower *L, const Elems *e, int k) {
-  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
-  MlirNamedAttribute t = lw_named(L, "value", mlirIntegerAttrGet(i1, 1));
-  MlirValue all = lw_emit1(L, "arith.constant", i1, 0, NULL, 1, &t);
-  for (int d = 0; d < e->rank; d++) {
-    if (d == e->sliced) continue;
-    if (e->whole >> d & 1) {
-      /* every thread along d holds it: the first one owns it */
-      MlirValue ops[2] = {thread_coord(L, &e->l, d), lw_const_i32(L, 0)};
-      MlirNamedAttribute pred = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0)); /* eq */
-      all = lw_bin(L, "arith.andi", all, lw_emit1(L, "arith.cmpi", i1, 2, ops, 1, &pred));
-      continue;
-    }
-    bool wraps;
-    MlirValue raw = index_raw(L, e, k, d, &wraps);
-    if (!wraps) continue;
-    MlirValue ops[2] = {raw, lw_const_i32(L, e->shape[d])};
-    MlirNamedAttribute pred = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 6)); /* ult */
-    all = lw_bin(L, "arith.andi", all, lw_emit1(L, "arith.cmpi", i1, 2, ops, 1, &pred));
-  }
-  return all;
-}
-
-/* Whether this thread makes the side effects of element k: the first
- * holder of a tensor's element (e), thread 0 for a scalar (e NULL), which
- * every thread holds. Without it the copies race, and a read-modify-write
- * of a replicated element applies once per holder. */
-MlirValue lw_holder(Lower *L, const Elems *e, int k) {
-  if (e) return lw_owns(L, e, k);
-  MlirValue ops[2] = {L->tid, lw_const_i32(L, 0)};
-  MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
-  return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &eq);
-}
-
-static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps) {
-  int c[MAX_RANK];
-  lw_counters(e, k, c);
-  const Layout *l = &e->l;
-  *wraps = false;
-  if (dim == e->sliced) return lw_const_i32(L, 0);
-  if (e->whole >> dim & 1) return lw_const_i32(L, c[dim]);
-  int spt = l->spt[dim];
-  int64_t footprint = (int64_t)spt * l->tpw[dim] * l->wpc[dim];
-  int rep = c[dim] / spt, j = c[dim] % spt;
-  MlirValue thread = thread_coord(L, l, dim);
-  MlirValue idx = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", thread, lw_const_i32(L, spt)),
-                      lw_const_i32(L, (int64_t)rep * footprint + j));
-  *wraps = footprint > e->shape[dim];
-  return idx;
+int64_t lw_numel_of(MlirType t) {
+  int64_t n = 1;
+  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); i++) n *= mlirShapedTypeGetDimSize(t, i);
+  return n;
 }
 
 /* ---- ops ----------------------------------------------------------------------------- */
 
 /* The rank of the block a block pointer type points to; 0 for others. */
-static int block_ptr_rank(Lower *L, MlirType t) {
+int lw_block_ptr_rank(Lower *L, MlirType t) {
   if (mlirTypeIsARankedTensor(t) || !is_tile_ptr(L->comp, t)) return 0;
   MlirType b = pointee(L->comp, t);
   return mlirTypeIsARankedTensor(b) ? (int)mlirShapedTypeGetRank(b) : 0;
@@ -370,7 +270,7 @@ static int block_ptr_rank(Lower *L, MlirType t) {
 /* How many values a thread holds for a value of type t: the elements its
  * layout gives it; a block pointer is its base, shape, strides, offsets. */
 int lw_count_of(Lower *L, MlirType t) {
-  int br = block_ptr_rank(L, t);
+  int br = lw_block_ptr_rank(L, t);
   if (br) return 1 + 3 * br;
   if (!mlirTypeIsARankedTensor(t)) return 1;
   Elems e;
@@ -430,392 +330,6 @@ MlirValue lw_from_bits(Lower *L, MlirValue v, MlirType t) {
   return lw_emit1(L, "arith.bitcast", t, 1, &v, 0, NULL);
 }
 
-/* How many consecutive elements one access can move: the layout's run
- * along its fastest dimension (coalesce made it as wide as alignment and
- * contiguity allow), at most 128 bits, when the mask is constant over it. */
-static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
-  Elems e;
-  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) || !lw_plain(&e))
-    return 1;
-  int fast = e.l.order[0];
-  int vec = e.l.spt[fast];
-  while (vec * bits > 128) vec /= 2;
-  /* a run must not wrap around the tensor: one holder owns it all */
-  while (vec > 1 && e.shape[fast] % vec) vec /= 2;
-  if (vec > 4) vec = 4;
-  if (vec < 2 || bits < 16) return 1;
-  if (!mlirValueIsNull(mask)) {
-    const AxisInfo *ai = axis_info_of(L->aa, mask);
-    if (!ai || ai->constancy[fast] % vec) return 1;
-  }
-  return vec;
-}
-
-/* Loads and stores through a block pointer: each element's position is the
- * pointer's offsets plus its index; boundary_check dimensions mask it
- * against the shape (padding 0, or NaN for padding="nan"). */
-static void lower_block_access(Lower *L, MlirOperation op, bool is_load) {
-  MlirValue bp = mlirOperationGetOperand(op, 0);
-  int r = block_ptr_rank(L, mlirValueGetType(bp));
-  Vals *b = lw_get(L, bp);
-  MlirType tt = is_load ? mlirValueGetType(mlirOperationGetResult(op, 0)) : mlirValueGetType(mlirOperationGetOperand(op, 1));
-  Elems e;
-  if (!lw_elems_of(L, tt, &e) || e.sliced >= 0) {
-    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
-    return;
-  }
-  bool check[MAX_RANK] = {0};
-  MlirAttribute bc = mlirOperationGetAttributeByName(op, str("boundary_check"));
-  for (intptr_t i = 0; !mlirAttributeIsNull(bc) && i < mlirDenseArrayGetNumElements(bc); i++) {
-    int d = mlirDenseI32ArrayGetElement(bc, i);
-    if (d >= 0 && d < r) check[d] = true;
-  }
-  MlirAttribute pad = mlirOperationGetAttributeByName(op, str("padding"));
-  bool nan = !mlirAttributeIsNull(pad) && mlirStringAttrGetValue(pad).length == 3;
-  MlirType et = lw_scalar_of(L, tt), i64 = mlirIntegerTypeGet(L->ctx, 64), i1 = mlirIntegerTypeGet(L->ctx, 1);
-  int bits = lw_bits_of(et) == 1 ? 8 : lw_bits_of(et); /* booleans are bytes in memory */
-  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
-  Vals *v = is_load ? NULL : lw_get(L, mlirOperationGetOperand(op, 1));
-  Vals *out = is_load ? lw_new_vals(L, e.n) : NULL;
-  MlirNamedAttribute gep[2] = {
-      lw_named(L, "elem_type", mlirTypeAttrGet(et)),
-      lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
-  };
-  MlirNamedAttribute tv = lw_named(L, "value", mlirIntegerAttrGet(i1, 1));
-  char name[32];
-  for (int k = 0; k < e.n; k++) {
-    MlirValue lin = lw_emit1(L, "arith.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, 0))});
-    MlirValue pred = lw_emit1(L, "arith.constant", i1, 0, NULL, 1, &tv);
-    for (int d = 0; d < r; d++) {
-      MlirValue pos = lw_bin(L, "arith.addi", b->v[1 + 2 * r + d], lw_index_of(L, &e, k, d));
-      MlirValue pos64 = lw_emit1(L, "arith.extsi", i64, 1, &pos, 0, NULL);
-      lin = lw_bin(L, "arith.addi", lin, lw_bin(L, "arith.muli", pos64, b->v[1 + r + d]));
-      if (check[d]) {
-        MlirValue lt[2] = {pos64, b->v[1 + d]}, ge[2] = {pos64, lw_emit1(L, "arith.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, 0))})};
-        MlirNamedAttribute slt = lw_named(L, "predicate", mlirIntegerAttrGet(i64, 2)), sge = lw_named(L, "predicate", mlirIntegerAttrGet(i64, 5));
-        pred = lw_bin(L, "arith.andi", pred, lw_emit1(L, "arith.cmpi", i1, 2, lt, 1, &slt));
-        pred = lw_bin(L, "arith.andi", pred, lw_emit1(L, "arith.cmpi", i1, 2, ge, 1, &sge));
-      }
-    }
-    MlirValue ops[2] = {b->v[0], lin};
-    MlirValue addr = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, gep);
-    if (is_load) {
-      MlirAttribute dflt = nan && mlirTypeIsAFloat(et) ? mlirFloatAttrDoubleGet(L->ctx, et, __builtin_nan(""))
-                                                       : mlirTypeIsAInteger(et) ? mlirIntegerAttrGet(et, 0) : mlirFloatAttrDoubleGet(L->ctx, et, 0.0);
-      MlirValue other = lw_emit1(L, "arith.constant", et, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", dflt)});
-      snprintf(name, sizeof name, "tilec.ld.b%d", bits);
-      MlirValue args[3] = {addr, pred, lw_as_bits(L, other)};
-      out->v[k] = lw_from_bits(L, lw_call(L, name, it, 3, args), et);
-    } else {
-      snprintf(name, sizeof name, "tilec.st.b%d", bits);
-      MlirValue args[3] = {addr, lw_bin(L, "arith.andi", pred, lw_owns(L, &e, k)), lw_as_bits(L, v->v[k])};
-      lw_call(L, name, (MlirType){NULL}, 3, args);
-    }
-  }
-  if (is_load) lw_put(L, mlirOperationGetResult(op, 0), out);
-}
-
-static void lower_load_store(Lower *L, MlirOperation op, bool is_load) {
-  MlirValue ptr = mlirOperationGetOperand(op, 0);
-  MlirType pt = mlirValueGetType(ptr);
-  if (block_ptr_rank(L, pt)) {
-    lower_block_access(L, op, is_load);
-    return;
-  }
-  Vals *p = lw_get(L, ptr);
-  MlirValue mask = {NULL}, other = {NULL}, value = {NULL};
-  intptr_t nops = mlirOperationGetNumOperands(op);
-  if (is_load) {
-    MlirAttribute seg = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
-    int has_mask = mlirDenseI32ArrayGetElement(seg, 1), has_other = mlirDenseI32ArrayGetElement(seg, 2);
-    if (has_mask) mask = mlirOperationGetOperand(op, 1);
-    if (has_other) other = mlirOperationGetOperand(op, 1 + has_mask);
-  } else {
-    value = mlirOperationGetOperand(op, 1);
-    if (nops > 2) mask = mlirOperationGetOperand(op, 2);
-  }
-  Vals *m = mlirValueIsNull(mask) ? NULL : lw_get(L, mask);
-  Vals *o = mlirValueIsNull(other) ? NULL : lw_get(L, other);
-  Vals *v = mlirValueIsNull(value) ? NULL : lw_get(L, value);
-  MlirType et = is_load ? lw_scalar_of(L, mlirValueGetType(mlirOperationGetResult(op, 0))) : lw_scalar_of(L, mlirValueGetType(value));
-  int bits = lw_bits_of(et) == 1 ? 8 : lw_bits_of(et); /* booleans are bytes in memory */
-  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
-  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
-  Vals *res = is_load ? lw_new_vals(L, p->n) : NULL;
-  Elems e;
-  bool tensor = mlirTypeIsARankedTensor(pt);
-  if (!is_load && tensor && !lw_elems_of(L, pt, &e)) {
-    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
-    return;
-  }
-  char name[32];
-  int vec = vector_width(L, ptr, mask, bits);
-  for (int k = 0; vec > 1 && k < p->n; k += vec) {
-    /* vec consecutive elements, one predicate: one 64- or 128-bit access */
-    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
-                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
-    MlirValue args[2 + 4];
-    args[0] = p->v[k];
-    args[1] = pred;
-    if (is_load) {
-      for (int j = 0; j < vec; j++)
-        args[2 + j] = o ? lw_as_bits(L, o->v[k + j]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
-                                                                                  (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
-      MlirType fields[4] = {it, it, it, it};
-      MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, vec, fields, false);
-      snprintf(name, sizeof name, "tilec.ld.v%d.b%d", vec, bits);
-      MlirValue agg = lw_call(L, name, st, 2 + vec, args);
-      for (int j = 0; j < vec; j++) {
-        MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){j}));
-        res->v[k + j] = lw_from_bits(L, lw_emit1(L, "llvm.extractvalue", it, 1, &agg, 1, &pos), et);
-      }
-    } else {
-      args[1] = lw_bin(L, "arith.andi", pred, lw_holder(L, &e, k)); /* the run's elements share their holder */
-      for (int j = 0; j < vec; j++) args[2 + j] = lw_as_bits(L, v->v[k + j]);
-      snprintf(name, sizeof name, "tilec.st.v%d.b%d", vec, bits);
-      lw_call(L, name, (MlirType){NULL}, 2 + vec, args);
-    }
-  }
-  for (int k = 0; vec == 1 && k < p->n; k++) {
-    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
-                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
-    if (is_load) {
-      MlirValue dflt = o ? lw_as_bits(L, o->v[k]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
-                                                                             (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
-      snprintf(name, sizeof name, "tilec.ld.b%d", bits);
-      MlirValue args[3] = {p->v[k], pred, dflt};
-      res->v[k] = lw_from_bits(L, lw_call(L, name, it, 3, args), et);
-    } else {
-      snprintf(name, sizeof name, "tilec.st.b%d", bits);
-      MlirValue args[3] = {p->v[k], lw_bin(L, "arith.andi", pred, lw_holder(L, tensor ? &e : NULL, k)), lw_as_bits(L, v->v[k])};
-      lw_call(L, name, (MlirType){NULL}, 3, args);
-    }
-  }
-  if (is_load) lw_put(L, mlirOperationGetResult(op, 0), res);
-}
-
-
-/* Shared memory: every use gets a buffer of its own, a global
- * @tilec_smem_<n>, and tags its loads and stores with n (tilec.smem).
- * allocate-shared then places the buffers in one by liveness, and
- * insert-barriers puts a barrier where an access would race (shared.c). */
-MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n) {
-  int64_t bytes = n * ((lw_bits_of(t) + 7) / 8);
-  if (mlirTypeIsALLVMPointerType(t)) bytes = n * 8;
-  char name[32];
-  snprintf(name, sizeof name, "tilec_smem_%d", L->nbuffers++);
-  MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(L->ctx, 8), (unsigned)bytes);
-  MlirNamedAttribute gattrs[6] = {
-      lw_named(L, "sym_name", mlirStringAttrGet(L->ctx, str(name))),
-      lw_named(L, "global_type", mlirTypeAttrGet(arr)),
-      lw_named(L, "linkage", ir_parse_attr(L->comp->ic, "#llvm.linkage<internal>")),
-      lw_named(L, "addr_space", mlirIntegerAttrGet(lw_i32(L), 3)),
-      lw_named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
-      lw_named(L, "tilec.bytes", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), bytes)),
-  };
-  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddAttributes(&gs, 6, gattrs);
-  MlirRegion init = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
-  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
-  MlirNamedAttribute ga = lw_named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
-  return lw_emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
-}
-
-/* Tags a shared-memory access with the buffer its base pointer names. */
-static void tag_smem(Lower *L, MlirOperation access, MlirValue base) {
-  MlirOperation a = mlirOpResultGetOwner(base);
-  MlirStringRef g = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name")));
-  int id = 0;
-  for (size_t i = 11; i < g.length && g.data[i] >= '0' && g.data[i] <= '9'; i++) id = id * 10 + (g.data[i] - '0');
-  mlirOperationSetAttributeByName(access, str("tilec.smem"), mlirIntegerAttrGet(lw_i32(L), id));
-}
-
-static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
-  MlirNamedAttribute gep[2] = {
-      lw_named(L, "elem_type", mlirTypeAttrGet(t)),
-      lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
-  };
-  MlirValue ops[2] = {base, idx};
-  return lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 3), 2, ops, 2, gep);
-}
-
-void lw_store_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue v) {
-  MlirValue sv[2] = {v, shared_at(L, base, t, idx)};
-  tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
-}
-
-MlirValue lw_load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
-  MlirValue at = shared_at(L, base, t, idx);
-  MlirOperation ld = lw_emit(L, "llvm.load", 1, &t, 1, &at, 0, NULL);
-  tag_smem(L, ld, base);
-  return mlirOperationGetResult(ld, 0);
-}
-
-
-/* A store to shared memory by the threads where pred holds. */
-void lw_store_shared_if(Lower *L, MlirValue base, MlirType t, MlirValue pred, MlirValue v) {
-  lw_store_shared_at_if(L, base, t, lw_const_i32(L, 0), pred, v);
-}
-
-IfScope lw_begin_if(Lower *L, MlirValue pred) {
-  IfScope s = {L->block, L->term, mlirRegionCreate(), pred};
-  MlirBlock tb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(s.then_r, tb);
-  L->block = tb;
-  L->term = (MlirOperation){NULL};
-  return s;
-}
-
-void lw_end_if(Lower *L, IfScope *s) {
-  lw_emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  MlirRegion else_r = mlirRegionCreate();
-  MlirBlock eb = mlirBlockCreate(0, NULL, NULL);
-  mlirRegionAppendOwnedBlock(else_r, eb);
-  L->block = eb;
-  lw_emit(L, "scf.yield", 0, NULL, 0, NULL, 0, NULL);
-  L->block = s->block;
-  L->term = s->term;
-  MlirOperationState st = mlirOperationStateGet(str("scf.if"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddOperands(&st, 1, &s->pred);
-  MlirRegion regions[2] = {s->then_r, else_r};
-  mlirOperationStateAddOwnedRegions(&st, 2, regions);
-  MlirNamedAttribute div = lw_named(L, "tilec.divergent", mlirUnitAttrGet(L->ctx));
-  mlirOperationStateAddAttributes(&st, 1, &div);
-  lw_insert_op(L, mlirOperationCreate(&st));
-}
-
-void lw_store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v) {
-  MlirValue at = shared_at(L, base, t, idx);
-  IfScope s = lw_begin_if(L, pred);
-  MlirValue sv[2] = {v, at};
-  tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
-  lw_end_if(L, &s);
-}
-
-/* Shared memory holds pointers as i64 and booleans as i8. */
-MlirType lw_smem_type(Lower *L, MlirType et) {
-  if (mlirTypeIsALLVMPointerType(et)) return mlirIntegerTypeGet(L->ctx, 64);
-  if (mlirTypeIsAInteger(et) && mlirIntegerTypeGetWidth(et) == 1) return mlirIntegerTypeGet(L->ctx, 8);
-  return et;
-}
-
-/* A conversion lays its elements out row-major with the rows padded by one
- * 4-byte word when a row is a multiple of 128 bytes (the 32 banks): the
- * columns a transposing conversion walks then fall on different banks,
- * and each element's place stays the thread's base plus a constant. */
-static int64_t smem_pad(Lower *L, MlirType t) {
-  int r = (int)mlirShapedTypeGetRank(t);
-  MlirType et = lw_smem_type(L, lw_scalar_of(L, t));
-  int bytes = mlirTypeIsALLVMPointerType(et) ? 8 : (lw_bits_of(et) + 7) / 8;
-  int64_t row = mlirShapedTypeGetDimSize(t, r - 1) * bytes;
-  return r >= 2 && row % 128 == 0 ? (bytes < 4 ? 4 / bytes : 1) : 0;
-}
-
-/* The padded row-major place of element k of a tensor of type t in layout e. */
-static MlirValue padded_index(Lower *L, const Elems *e, MlirType t, int k, int64_t pad) {
-  int r = (int)mlirShapedTypeGetRank(t);
-  MlirValue lin = lw_const_i32(L, 0);
-  for (int td = 0, d = 0; td < r; td++, d++) {
-    if (d == e->sliced) d++;
-    int64_t size = mlirShapedTypeGetDimSize(t, td) + (td == r - 1 ? pad : 0);
-    lin = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lin, lw_const_i32(L, size)), lw_index_of(L, e, k, d));
-  }
-  return lin;
-}
-
-/* The row-major offset of element k of a tensor of type t in layout e. */
-MlirValue lw_linear_index(Lower *L, const Elems *e, MlirType t, int k) { return padded_index(L, e, t, k, 0); }
-
-void lw_smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirValue v) {
-  MlirType mt = lw_smem_type(L, et);
-  if (mlirTypeIsALLVMPointerType(et)) v = lw_emit1(L, "llvm.ptrtoint", mt, 1, &v, 0, NULL);
-  else if (!mlirTypeEqual(mt, et)) v = lw_emit1(L, "arith.extui", mt, 1, &v, 0, NULL);
-  lw_store_shared(L, base, mt, idx, v);
-}
-
-MlirValue lw_smem_get(Lower *L, MlirValue base, MlirType et, MlirValue idx) {
-  MlirType mt = lw_smem_type(L, et);
-  MlirValue v = lw_load_shared(L, base, mt, idx);
-  if (mlirTypeIsALLVMPointerType(et)) return lw_emit1(L, "llvm.inttoptr", et, 1, &v, 0, NULL);
-  if (!mlirTypeEqual(mt, et)) return lw_emit1(L, "arith.trunci", et, 1, &v, 0, NULL);
-  return v;
-}
-
-int64_t lw_numel_of(MlirType t) {
-  int64_t n = 1;
-  for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); i++) n *= mlirShapedTypeGetDimSize(t, i);
-  return n;
-}
-
-/* Writes value `in` (of type st, its elements in layout es) to a new
- * shared buffer, row-major with rows padded against bank conflicts, from
- * where a value of type rt in layout ed reads its elements. */
-static Lazy *to_shared(Lower *L, MlirType st, const Elems *es, Vals *in, MlirType rt, const Elems *ed) {
-  Lazy *z = arena_alloc(L->comp->a, sizeof *z);
-  *z = (Lazy){.et = lw_scalar_of(L, rt), .type = rt, .e = *ed, .pad = smem_pad(L, rt)};
-  int64_t row = mlirShapedTypeGetDimSize(rt, mlirShapedTypeGetRank(rt) - 1);
-  z->base = lw_shared_buffer(L, lw_smem_type(L, z->et), lw_numel_of(rt) / row * (row + z->pad));
-  for (int k = 0; k < es->n; k++) lw_smem_put(L, z->base, z->et, padded_index(L, es, st, k, z->pad), lw_val(L, in, k));
-  return z;
-}
-
-/* Whether every use of v is a tile.dot in v's block. */
-static bool only_dots_use(MlirValue v) {
-  MlirBlock b = mlirOperationGetBlock(mlirOpResultGetOwner(v));
-  bool any = false;
-  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation o = mlirOpOperandGetOwner(u);
-    if (tile_op_of(o) != TOP_dot || !mlirBlockEqual(mlirOperationGetBlock(o), b)) return false;
-    any = true;
-  }
-  return any;
-}
-
-/* A layout conversion through shared memory: every thread writes the
- * elements it holds at their row-major places, and after a barrier reads
- * those the new layout gives it. A barrier before the writes keeps a loop's
- * next conversion from overwriting what slower threads still read. */
-static void lower_convert(Lower *L, MlirOperation op) {
-  MlirValue src = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
-  MlirType st = mlirValueGetType(src), rt = mlirValueGetType(r);
-  Elems es, ed;
-  if (!lw_elems_of(L, st, &es) || !lw_elems_of(L, rt, &ed)) {
-    lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
-    return;
-  }
-  Vals *out = lw_new_vals(L, ed.n);
-  Lazy *z = to_shared(L, st, &es, lw_get(L, src), rt, &ed);
-  if (ed.whole && only_dots_use(r)) out->lazy = z; /* a dot operand: each element is read at the step of K that needs it */
-  else
-    for (int k = 0; k < ed.n; k++) out->v[k] = lw_smem_get(L, z->base, z->et, lw_lazy_index(L, z, k));
-  lw_put(L, r, out);
-}
-
-Lazy *lw_lazy_of(Lower *L, MlirType t, Vals *x) {
-  if (x->lazy) return x->lazy;
-  Elems e;
-  if (!lw_elems_of(L, t, &e)) return NULL;
-  return to_shared(L, t, &e, x, t, &e);
-}
-
-MlirValue lw_lazy_index(Lower *L, const Lazy *z, int k) { return padded_index(L, &z->e, z->type, k, z->pad); }
-
-int64_t lw_lazy_stride(const Lazy *z, int d) {
-  int r = (int)mlirShapedTypeGetRank(z->type);
-  int64_t s = 1;
-  for (int td = r - 1; td > d; td--) s *= mlirShapedTypeGetDimSize(z->type, td) + (td == r - 1 ? z->pad : 0);
-  return s;
-}
-
-MlirValue lw_val(Lower *L, Vals *x, int k) {
-  if (!x->v[k].ptr && x->lazy) {
-    const Lazy *z = x->lazy;
-    x->v[k] = lw_smem_get(L, z->base, z->et, padded_index(L, &z->e, z->type, k, z->pad));
-  }
-  return x->v[k];
-}
-
 /* A result of n > LW_MAX_THREAD_ELEMS elements per thread is an error,
  * reported at the first op with a source position: constants the
  * canonicalizer merged have none, and one constant's elements are one
@@ -840,10 +354,204 @@ static bool too_many_per_thread(Lower *L, MlirType rt, int n) {
   return true;
 }
 
+static void lower_program_id(Lower *L, MlirOperation op, TileOp t, MlirValue r) {
+  static const char *const ids[2][3] = {{"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"},
+                                        {"nvvm.read.ptx.sreg.nctaid.x", "nvvm.read.ptx.sreg.nctaid.y", "nvvm.read.ptx.sreg.nctaid.z"}};
+  int axis = (int)op_int_attr(op, "axis", 0);
+  Vals *x = lw_new_vals(L, 1);
+  x->v[0] = lw_emit1(L, ids[t == TOP_num_programs][axis], lw_i32(L), 0, NULL, 0, NULL);
+  lw_put(L, r, x);
+}
+
+static void lower_make_range(Lower *L, MlirOperation op, MlirValue r, MlirType rt) {
+  Elems e;
+  lw_elems_of(L, rt, &e);
+  Vals *x = lw_new_vals(L, e.n);
+  int64_t start = op_int_attr(op, "start", 0);
+  int dim = e.sliced == 0 ? 1 : 0; /* the range's dimension in the (parent) layout */
+  for (int k = 0; k < e.n; k++) x->v[k] = lw_bin(L, "arith.addi", lw_index_of(L, &e, k, dim), lw_const_i32(L, start));
+  lw_put(L, r, x);
+}
+
+static void lower_splat(Lower *L, MlirOperation op, MlirValue r, int n) {
+  Vals *s = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
+  for (int k = 0; k < n; k++) x->v[k] = s->v[0];
+  lw_put(L, r, x);
+}
+
+/* broadcast and expand_dims: same layout family, so an element reads the
+ * source element with the same counters (a size-1 source dimension has a
+ * single one) */
+static void lower_broadcast(Lower *L, MlirOperation op, MlirValue r, MlirType rt) {
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  Elems es, ed;
+  bool ok = lw_elems_of(L, mlirValueGetType(src), &es) && lw_elems_of(L, rt, &ed) && es.rank == ed.rank &&
+            layout_equal(&es.l, &ed.l);
+  /* a dim held whole in one and spread in the other is a conversion, unless the source's is 1 */
+  for (int d = 0; ok && d < es.rank; d++) ok = !((es.whole ^ ed.whole) >> d & 1) || es.shape[d] == 1;
+  if (!ok) {
+    lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
+    return;
+  }
+  Vals *s = lw_get(L, src), *x = lw_new_vals(L, ed.n);
+  for (int k = 0; k < ed.n; k++) {
+    int c[MAX_RANK];
+    lw_counters(&ed, k, c);
+    for (int d = 0; d < es.rank; d++) c[d] %= es.per[d];
+    x->v[k] = s->v[lw_element_of(&es, c)];
+  }
+  lw_put(L, r, x);
+}
+
+static void lower_addptr(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  Vals *p = lw_get(L, mlirOperationGetOperand(op, 0)), *o = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
+  MlirType elem = lw_scalar_of(L, pointee(L->comp, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt));
+  MlirNamedAttribute attrs[2] = {
+      lw_named(L, "elem_type", mlirTypeAttrGet(elem)),
+      lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+  };
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[2] = {p->v[k], o->v[k]};
+    x->v[k] = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, attrs);
+  }
+  lw_put(L, r, x);
+}
+
+/* base, shape (i64), strides (i64), offsets (i32): kept as they are */
+static void lower_make_block_ptr(Lower *L, MlirOperation op, MlirValue r) {
+  int nv = (int)mlirOperationGetNumOperands(op);
+  Vals *x = lw_new_vals(L, nv);
+  for (int i = 0; i < nv; i++) x->v[i] = lw_get(L, mlirOperationGetOperand(op, i))->v[0];
+  lw_put(L, r, x);
+}
+
+static void lower_advance(Lower *L, MlirOperation op, MlirValue r) {
+  Vals *b = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, b->n);
+  int rank = (b->n - 1) / 3;
+  for (int i = 0; i < b->n; i++) x->v[i] = b->v[i];
+  for (int d = 0; d < rank; d++)
+    x->v[1 + 2 * rank + d] = lw_bin(L, "arith.addi", b->v[1 + 2 * rank + d], lw_get(L, mlirOperationGetOperand(op, 1 + d))->v[0]);
+  lw_put(L, r, x);
+}
+
+static void lower_extern_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("symbol")));
+  char name[96];
+  snprintf(name, sizeof name, "%.*s", (int)sym.length, sym.data);
+  Vals *ins[4];
+  for (intptr_t i = 0; i < nops && i < 4; i++) ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
+  Vals *x = lw_new_vals(L, n);
+  MlirType st = lw_scalar_of(L, rt);
+  for (int k = 0; k < n; k++) {
+    MlirValue args[4];
+    for (intptr_t i = 0; i < nops && i < 4; i++) args[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
+    x->v[k] = lw_call(L, name, st, (int)nops, args);
+  }
+  lw_put(L, r, x);
+}
+
+/* griddepcontrol: expanded for sm_90 and later by the GPU end, dropped before; the emulator's grids run in order */
+static void lower_gdc(Lower *L, MlirOperation op) {
+  MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
+  lw_call(L, k.length && k.data[0] == 'w' ? "tilec.gdc.wait" : "tilec.gdc.launch_dependents", (MlirType){NULL}, 0, NULL);
+}
+
+/* ptr_to_int, int_to_ptr and bitcast, per element: an address to an
+ * integer (ptrtoint), back (inttoptr, which zero-extends a narrower
+ * integer), or a pointer to a pointer (the same address) */
+static void lower_ptr_cast(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
+  MlirType st = lw_scalar_of(L, rt);
+  for (int k = 0; k < n; k++) {
+    MlirValue v = a->v[a->n == 1 ? 0 : k];
+    bool from_ptr = mlirTypeIsALLVMPointerType(mlirValueGetType(v)), to_ptr = mlirTypeIsALLVMPointerType(st);
+    x->v[k] = from_ptr && to_ptr ? v : lw_emit1(L, to_ptr ? "llvm.inttoptr" : "llvm.ptrtoint", st, 1, &v, 0, NULL);
+  }
+  lw_put(L, r, x);
+}
+
+static void lower_constant(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  MlirAttribute v = mlirOperationGetAttributeByName(op, str("value"));
+  if (mlirAttributeIsADenseElements(v)) {
+    if (!mlirDenseElementsAttrIsSplat(v)) {
+      lw_fail(L, op, "of a non-splat tensor is not supported yet by the GPU code generator");
+      return;
+    }
+    v = mlirDenseElementsAttrGetSplatValue(v);
+  }
+  MlirType st = lw_scalar_of(L, rt);
+  int fmt = lw_f8_format(mlirAttributeGetType(v));
+  if (fmt >= 0) v = mlirIntegerAttrGet(st, lw_f8_bits(mlirFloatAttrGetValueDouble(v), fmt, false));
+  MlirNamedAttribute a = lw_named(L, "value", v);
+  Vals *x = lw_new_vals(L, n);
+  MlirValue c = lw_emit1(L, "arith.constant", st, 0, NULL, 1, &a);
+  for (int k = 0; k < n; k++) x->v[k] = c;
+  lw_put(L, r, x);
+}
+
+/* arith and math: the same op on each element's scalars */
+static void lower_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
+  if (nm.length > 5 && !memcmp(nm.data, "math.", 5) && !op_is(op, "math.sqrt") && !op_is(op, "math.fma") &&
+      !op_is(op, "math.absf") && !op_is(op, "math.absi") && !op_is(op, "math.floor") && !op_is(op, "math.ceil")) {
+    lw_fail(L, op, "is not supported yet by the GPU code generator for this type (neither a fast instruction nor libdevice has it)");
+    return;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)nm.length, nm.data);
+  intptr_t na = mlirOperationGetNumAttributes(op);
+  MlirNamedAttribute attrs[16];
+  for (intptr_t i = 0; i < na && i < 16; i++) attrs[i] = mlirOperationGetAttribute(op, i);
+  Vals *ins[8];
+  for (intptr_t i = 0; i < nops && i < 8; i++) {
+    ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
+    if (!ins[i]) {
+      lw_fail(L, op, "uses a value the GPU code generator has not lowered");
+      return;
+    }
+  }
+  MlirType st = lw_scalar_of(L, rt);
+  Vals *x = lw_new_vals(L, n);
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[8];
+    for (intptr_t i = 0; i < nops && i < 8; i++) ops[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
+    x->v[k] = lw_emit1(L, name, st, (int)nops, ops, (int)na, attrs);
+  }
+  lw_put(L, r, x);
+}
+
+/* The ops of the other dialects: func.return, scf, constants, then arith
+ * and math, through the fp8, fast-math and libdevice lowerings that claim
+ * theirs before the generic one per element. */
+static void lower_non_tile(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  if (op_is(op, "func.return")) return;
+  if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
+    lw_lower_scf(L, op);
+    return;
+  }
+  if (op_is(op, "arith.constant")) {
+    lower_constant(L, op, r, rt, n);
+    return;
+  }
+  if (lw_lower_f8(L, op, r, n)) return;
+  if (lw_fast_math(L, op, r, n)) return;
+  if (lw_libdevice_math(L, op, r, n)) return;
+  if (op_is_pure(op) && mlirOperationGetNumResults(op) == 1 && mlirOperationGetNumRegions(op) == 0) {
+    lower_elementwise(L, op, r, rt, n);
+    return;
+  }
+  lw_fail(L, op, "is not supported yet by the GPU code generator");
+}
+
+/* One op of the kernel, by its tile op: the switch has no default, so a
+ * tile op added to TILE_OPS without a case here is a warning (an error in
+ * strict builds). Ops of other dialects are TOP_NONE. */
 void lw_lower_op(Lower *L, MlirOperation op) {
   L->loc = mlirOperationGetLocation(op);
   TileOp t = tile_op_of(op);
-  intptr_t nres = mlirOperationGetNumResults(op), nops = mlirOperationGetNumOperands(op);
+  intptr_t nres = mlirOperationGetNumResults(op);
   MlirValue r = nres ? mlirOperationGetResult(op, 0) : (MlirValue){NULL};
   MlirType rt = nres ? mlirValueGetType(r) : (MlirType){NULL};
   int n = nres ? lw_count_of(L, rt) : 0;
@@ -852,233 +560,36 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     return;
   }
   if (n > LW_MAX_THREAD_ELEMS && too_many_per_thread(L, rt, n)) return;
-  if (op_is(op, "func.return")) return;
-  if (op_is(op, "scf.for") || op_is(op, "scf.if") || op_is(op, "scf.while")) {
-    lw_lower_scf(L, op);
-    return;
-  }
-  if (t == TOP_reduce) {
-    lw_lower_reduce(L, op);
-    return;
-  }
-  if (t == TOP_scan) {
-    lw_lower_scan(L, op);
-    return;
-  }
-  if (t == TOP_make_block_ptr) {
-    /* base, shape (i64), strides (i64), offsets (i32): kept as they are */
-    int nv = (int)nops;
-    Vals *x = lw_new_vals(L, nv);
-    for (int i = 0; i < nv; i++) x->v[i] = lw_get(L, mlirOperationGetOperand(op, i))->v[0];
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_advance) {
-    Vals *b = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, b->n);
-    int rank = (b->n - 1) / 3;
-    for (int i = 0; i < b->n; i++) x->v[i] = b->v[i];
-    for (int d = 0; d < rank; d++)
-      x->v[1 + 2 * rank + d] = lw_bin(L, "arith.addi", b->v[1 + 2 * rank + d], lw_get(L, mlirOperationGetOperand(op, 1 + d))->v[0]);
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_random) {
-    lw_lower_random(L, op);
-    return;
-  }
-  if (t == TOP_assert) {
-    lw_lower_assert(L, op);
-    return;
-  }
-  if (t == TOP_print) {
-    lw_lower_print(L, op);
-    return;
-  }
-  if (t == TOP_barrier) {
-    lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
-    return;
-  }
-  if (t == TOP_gdc) {
-    /* griddepcontrol: expanded for sm_90 and later by the GPU end, dropped before; the emulator's grids run in order */
-    MlirStringRef k = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
-    lw_call(L, k.length && k.data[0] == 'w' ? "tilec.gdc.wait" : "tilec.gdc.launch_dependents", (MlirType){NULL}, 0, NULL);
-    return;
-  }
-  if (t == TOP_assume) return; /* a hint: nothing to run */
-  if (t == TOP_atomic_rmw || t == TOP_atomic_cas) {
-    lw_lower_atomic(L, op, t == TOP_atomic_cas);
-    return;
-  }
-  if (t == TOP_program_id || t == TOP_num_programs) {
-    static const char *const ids[2][3] = {{"nvvm.read.ptx.sreg.ctaid.x", "nvvm.read.ptx.sreg.ctaid.y", "nvvm.read.ptx.sreg.ctaid.z"},
-                                          {"nvvm.read.ptx.sreg.nctaid.x", "nvvm.read.ptx.sreg.nctaid.y", "nvvm.read.ptx.sreg.nctaid.z"}};
-    int axis = (int)op_int_attr(op, "axis", 0);
-    Vals *x = lw_new_vals(L, 1);
-    x->v[0] = lw_emit1(L, ids[t == TOP_num_programs][axis], lw_i32(L), 0, NULL, 0, NULL);
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_make_range) {
-    Elems e;
-    lw_elems_of(L, rt, &e);
-    Vals *x = lw_new_vals(L, e.n);
-    int64_t start = op_int_attr(op, "start", 0);
-    int dim = e.sliced == 0 ? 1 : 0; /* the range's dimension in the (parent) layout */
-    for (int k = 0; k < e.n; k++) x->v[k] = lw_bin(L, "arith.addi", lw_index_of(L, &e, k, dim), lw_const_i32(L, start));
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_splat) {
-    Vals *s = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
-    for (int k = 0; k < n; k++) x->v[k] = s->v[0];
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_broadcast || t == TOP_expand_dims) {
-    /* same layout family: an element reads the source element with the
-     * same counters (a size-1 source dimension has a single one) */
-    MlirValue src = mlirOperationGetOperand(op, 0);
-    Elems es, ed;
-    bool ok = lw_elems_of(L, mlirValueGetType(src), &es) && lw_elems_of(L, rt, &ed) && es.rank == ed.rank &&
-              layout_equal(&es.l, &ed.l);
-    /* a dim held whole in one and spread in the other is a conversion, unless the source's is 1 */
-    for (int d = 0; ok && d < es.rank; d++) ok = !((es.whole ^ ed.whole) >> d & 1) || es.shape[d] == 1;
-    if (!ok) {
-      lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
-      return;
-    }
-    Vals *s = lw_get(L, src), *x = lw_new_vals(L, ed.n);
-    for (int k = 0; k < ed.n; k++) {
-      int c[MAX_RANK];
-      lw_counters(&ed, k, c);
-      for (int d = 0; d < es.rank; d++) c[d] %= es.per[d];
-      x->v[k] = s->v[lw_element_of(&es, c)];
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_dot) {
-    lw_lower_dot(L, op);
-    return;
-  }
-  if (t == TOP_trans || t == TOP_join || t == TOP_split || t == TOP_reshape || t == TOP_cat) {
-    lw_lower_shape(L, op, t);
-    return;
-  }
-  if (t == TOP_convert_layout) {
-    Layout a, b;
-    if (layout_of_type(L->comp, mlirValueGetType(mlirOperationGetOperand(op, 0)), &a) && layout_of_type(L->comp, rt, &b) &&
-        layout_equal(&a, &b)) {
-      lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
-      return;
-    }
-    lower_convert(L, op);
-    return;
-  }
-  if (t == TOP_addptr) {
-    Vals *p = lw_get(L, mlirOperationGetOperand(op, 0)), *o = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
-    MlirType elem = lw_scalar_of(L, pointee(L->comp, mlirTypeIsARankedTensor(rt) ? mlirShapedTypeGetElementType(rt) : rt));
-    MlirNamedAttribute attrs[2] = {
-        lw_named(L, "elem_type", mlirTypeAttrGet(elem)),
-        lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
-    };
-    for (int k = 0; k < n; k++) {
-      MlirValue ops[2] = {p->v[k], o->v[k]};
-      x->v[k] = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, attrs);
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_load || t == TOP_store) {
-    lower_load_store(L, op, t == TOP_load);
-    return;
-  }
-  if (t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast) {
-    /* per element: an address to an integer (ptrtoint), back (inttoptr,
-     * which zero-extends a narrower integer), or a pointer to a pointer (the
-     * same address) */
-    Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
-    MlirType st = lw_scalar_of(L, rt);
-    for (int k = 0; k < n; k++) {
-      MlirValue v = a->v[a->n == 1 ? 0 : k];
-      bool from_ptr = mlirTypeIsALLVMPointerType(mlirValueGetType(v)), to_ptr = mlirTypeIsALLVMPointerType(st);
-      x->v[k] = from_ptr && to_ptr ? v : lw_emit1(L, to_ptr ? "llvm.inttoptr" : "llvm.ptrtoint", st, 1, &v, 0, NULL);
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy) {
+  switch (t) {
+  case TOP_NONE: lower_non_tile(L, op, r, rt, n); return;
+  case TOP_program_id: case TOP_num_programs: lower_program_id(L, op, t, r); return;
+  case TOP_make_range: lower_make_range(L, op, r, rt); return;
+  case TOP_splat: lower_splat(L, op, r, n); return;
+  case TOP_broadcast: case TOP_expand_dims: lower_broadcast(L, op, r, rt); return;
+  case TOP_reshape: case TOP_trans: case TOP_join: case TOP_split: case TOP_cat: lw_lower_shape(L, op, t); return;
+  case TOP_addptr: lower_addptr(L, op, r, rt, n); return;
+  case TOP_load: case TOP_store: lw_lower_load_store(L, op, t == TOP_load); return;
+  case TOP_atomic_rmw: case TOP_atomic_cas: lw_lower_atomic(L, op, t == TOP_atomic_cas); return;
+  case TOP_dot: lw_lower_dot(L, op); return;
+  case TOP_reduce: lw_lower_reduce(L, op); return;
+  case TOP_scan: lw_lower_scan(L, op); return;
+  case TOP_convert_layout: lw_lower_convert(L, op); return;
+  case TOP_make_block_ptr: lower_make_block_ptr(L, op, r); return;
+  case TOP_advance: lower_advance(L, op, r); return;
+  /* irgen makes block pointers of tensor descriptors for now: these come with TMA */
+  case TOP_make_tensor_descriptor: case TOP_descriptor_load: case TOP_descriptor_store: break;
+  case TOP_extern_elementwise: lower_extern_elementwise(L, op, r, rt, n); return;
+  case TOP_random: lw_lower_random(L, op); return;
+  case TOP_print: lw_lower_print(L, op); return;
+  case TOP_assert: lw_lower_assert(L, op); return;
+  case TOP_barrier: lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL); return;
+  case TOP_gdc: lower_gdc(L, op); return;
+  case TOP_assume: return; /* a hint: nothing to run */
+  case TOP_multiple_of: case TOP_max_contiguous: case TOP_max_constancy:
     lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
     return;
-  }
-  if (t == TOP_NONE && (op_is(op, "arith.constant"))) {
-    MlirAttribute v = mlirOperationGetAttributeByName(op, str("value"));
-    if (mlirAttributeIsADenseElements(v)) {
-      if (!mlirDenseElementsAttrIsSplat(v)) {
-        lw_fail(L, op, "of a non-splat tensor is not supported yet by the GPU code generator");
-        return;
-      }
-      v = mlirDenseElementsAttrGetSplatValue(v);
-    }
-    MlirType st = lw_scalar_of(L, rt);
-    int fmt = lw_f8_format(mlirAttributeGetType(v));
-    if (fmt >= 0) v = mlirIntegerAttrGet(st, lw_f8_bits(mlirFloatAttrGetValueDouble(v), fmt, false));
-    MlirNamedAttribute a = lw_named(L, "value", v);
-    Vals *x = lw_new_vals(L, n);
-    MlirValue c = lw_emit1(L, "arith.constant", st, 0, NULL, 1, &a);
-    for (int k = 0; k < n; k++) x->v[k] = c;
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_NONE && lw_lower_f8(L, op, r, n)) return;
-  if (t == TOP_NONE && lw_fast_math(L, op, r, n)) return;
-  if (t == TOP_NONE && lw_libdevice_math(L, op, r, n)) return;
-  if (t == TOP_extern_elementwise) {
-    MlirStringRef sym = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("symbol")));
-    char name[96];
-    snprintf(name, sizeof name, "%.*s", (int)sym.length, sym.data);
-    Vals *ins[4];
-    for (intptr_t i = 0; i < nops && i < 4; i++) ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
-    Vals *x = lw_new_vals(L, n);
-    MlirType st = lw_scalar_of(L, rt);
-    for (int k = 0; k < n; k++) {
-      MlirValue args[4];
-      for (intptr_t i = 0; i < nops && i < 4; i++) args[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
-      x->v[k] = lw_call(L, name, st, (int)nops, args);
-    }
-    lw_put(L, r, x);
-    return;
-  }
-  if (t == TOP_NONE && op_is_pure(op) && nres == 1 && mlirOperationGetNumRegions(op) == 0) {
-    /* arith: the same op on each element's scalars */
-    MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(op));
-    if (nm.length > 5 && !memcmp(nm.data, "math.", 5) && !op_is(op, "math.sqrt") && !op_is(op, "math.fma") &&
-        !op_is(op, "math.absf") && !op_is(op, "math.absi") && !op_is(op, "math.floor") && !op_is(op, "math.ceil")) {
-      lw_fail(L, op, "is not supported yet by the GPU code generator for this type (libdevice is not linked yet)");
-      return;
-    }
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)nm.length, nm.data);
-    intptr_t na = mlirOperationGetNumAttributes(op);
-    MlirNamedAttribute attrs[16];
-    for (intptr_t i = 0; i < na && i < 16; i++) attrs[i] = mlirOperationGetAttribute(op, i);
-    Vals *ins[8];
-    for (intptr_t i = 0; i < nops && i < 8; i++) {
-      ins[i] = lw_get(L, mlirOperationGetOperand(op, i));
-      if (!ins[i]) {
-        lw_fail(L, op, "uses a value the GPU code generator has not lowered");
-        return;
-      }
-    }
-    MlirType st = lw_scalar_of(L, rt);
-    Vals *x = lw_new_vals(L, n);
-    for (int k = 0; k < n; k++) {
-      MlirValue ops[8];
-      for (intptr_t i = 0; i < nops && i < 8; i++) ops[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
-      x->v[k] = lw_emit1(L, name, st, (int)nops, ops, (int)na, attrs);
-    }
-    lw_put(L, r, x);
-    return;
+  case TOP_ptr_to_int: case TOP_int_to_ptr: case TOP_bitcast: lower_ptr_cast(L, op, r, rt, n); return;
+  case TOP_COUNT: unreachable(); /* a count, not an op */
   }
   lw_fail(L, op, "is not supported yet by the GPU code generator");
 }

@@ -1,7 +1,8 @@
 /*
- * lower_data.c — lowering what moves or reinterprets data: layout
- * conversions' shared-memory layout, the shape ops (trans, permute, join,
- * split, reshape, cat) and fp8 conversions.
+ * lower_data.c — lowering what moves or reinterprets data: the shape ops
+ * (trans, permute, join, split, reshape, cat), in registers or through
+ * shared memory, and fp8 conversions. Layout conversions are
+ * lower_shared.c's.
  */
 #include "lower.h"
 

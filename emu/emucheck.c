@@ -24,6 +24,12 @@
  *
  * Lock sets are interned (LockSet, numbered from 1; 0 is the empty set)
  * so that a shadow entry holds one 16-bit number per kind of access.
+ *
+ * One file, near 800 lines, on purpose: every part reads the structures
+ * above, and ck_access runs for each global access the emulated kernel
+ * makes, so the checks it calls stay static here, where the compiler
+ * inlines them; a split would put those structures in a header for no
+ * other reader.
  */
 #include "emucheck.h"
 

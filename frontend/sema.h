@@ -63,6 +63,7 @@ const Type *sema_const_default_type(Sema *S, Node *at, CValue *c);
 void sema_count_work(Sema *S, Node *at);
 void sema_count_work_n(Sema *S, Node *at, long n);
 bool sema_cv_equal(const CValue *a, const CValue *b);
+Val *sema_const_binary(Sema *S, Node *at, Op op, CValue *a, CValue *b); /* a op b, both constexprs */
 CValue *sema_cv_new(Sema *S, CKind k);
 Env sema_env_copy(Sema *S, const Env *e);
 Val *sema_env_get(Env *e, const char *name);
@@ -82,9 +83,12 @@ CValue *sema_define_value(Sema *S, const char *txt);
 /* A dotted name as a message shows it: a long one cut in the middle. */
 const char *sema_shown_name(Sema *S, const char *name);
 
-/* sema_module.c: the module level */
+/* sema_import.c: the modules of the user's project */
 void sema_module_init(Sema *S, Module *main, const SpecOptions *opt);
 void sema_module_deps(Sema *S, Kernel *k);
+/* Finds, reads and parses module `dotted` once; NULL when no search folder has it */
+const Module *sema_load_module(Sema *S, const char *dotted);
+/* sema_module.c: the module level */
 const Module *sema_cur_mod(Sema *S);
 bool sema_path_is(const char *path, const char *what);
 Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool quiet); /* NULL: not bound */

@@ -1,0 +1,144 @@
+/*
+ * lower_elems.c — which elements of a tensor a thread holds, and where they
+ * are: the layout arithmetic every lowering reads. A blocked layout's
+ * element k of a thread sits at a multi-index computed from the lane and
+ * warp ids; a slice is its parent with one dimension removed, and a dot
+ * operand computed with FMAs holds all of K in every thread. A layout wider
+ * than the tensor wraps around, so its elements have several holders, and
+ * side effects need the first (lw_owns, lw_holder).
+ */
+#include "lower.h"
+
+bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
+  memset(e, 0, sizeof *e);
+  e->sliced = -1;
+  Layout l;
+  if (!layout_of_type(L->comp, t, &l)) return false;
+  int r = (int)mlirShapedTypeGetRank(t);
+  int64_t shape[MAX_RANK];
+  for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
+  if (l.kind == L_SLICE) {
+    if (l.parent->kind != L_BLOCKED) return false;
+    e->sliced = l.dim;
+    e->l = *l.parent;
+    /* the parent's shape, with 1 in the removed dimension */
+    for (int i = 0, k = 0; i < l.parent->rank; i++) e->shape[i] = i == l.dim ? 1 : shape[k++];
+    e->rank = l.parent->rank;
+  } else if (l.kind == L_BLOCKED) {
+    e->l = l;
+    e->rank = r;
+    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
+  } else if (l.kind == L_DOT_OP && l.parent->kind == L_BLOCKED && l.parent->rank == r && r >= 2) {
+    /* an operand of a dot computed with FMAs: the rows of A (or the columns
+     * of B) the parent gives the thread, with all of K */
+    e->l = *l.parent;
+    e->rank = r;
+    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
+    e->whole = 1u << (l.dim == 0 ? r - 1 : r - 2);
+  } else {
+    return false;
+  }
+  e->n = 1;
+  for (int d = 0; d < e->rank; d++) {
+    int64_t tile = (int64_t)e->l.spt[d] * e->l.tpw[d] * e->l.wpc[d];
+    int64_t reps = e->shape[d] > tile ? e->shape[d] / tile : 1;
+    e->per[d] = d == e->sliced ? 1 : e->whole >> d & 1 ? (int)e->shape[d] : (int)(e->l.spt[d] * reps);
+    e->n *= e->per[d];
+  }
+  return true;
+}
+
+/* The per-dim counters of element k: the fastest dimension varies fastest. */
+void lw_counters(const Elems *e, int k, int *c) {
+  for (int i = 0; i < e->rank; i++) {
+    int d = e->l.order[i];
+    c[d] = k % e->per[d];
+    k /= e->per[d];
+  }
+}
+
+int lw_element_of(const Elems *e, const int *c) {
+  int k = 0;
+  for (int i = e->rank - 1; i >= 0; i--) {
+    int d = e->l.order[i];
+    k = k * e->per[d] + c[d];
+  }
+  return k;
+}
+
+/* The index along dim d of element k: rep * footprint + (warp * tpw + lane) * spt + j. */
+static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps);
+
+/* The thread's place along dim in a blocked layout: warp * tpw + lane, each
+ * its coordinate along dim from the layout's order. */
+static MlirValue thread_coord(Lower *L, const Layout *l, int dim) {
+  int lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank && l->order[i] != dim; i++) {
+    lane_div *= l->tpw[l->order[i]];
+    warp_div *= l->wpc[l->order[i]];
+  }
+  MlirValue lane = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, lane_div)), lw_const_i32(L, l->tpw[dim]));
+  MlirValue warp = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, l->wpc[dim]));
+  return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp, lw_const_i32(L, l->tpw[dim])), lane);
+}
+
+MlirValue lw_index_of(Lower *L, const Elems *e, int k, int dim) {
+  bool wraps;
+  MlirValue idx = index_raw(L, e, k, dim, &wraps);
+  /* a layout wider than the tensor wraps around: those threads replicate */
+  if (wraps) idx = lw_bin(L, "arith.remui", idx, lw_const_i32(L, e->shape[dim]));
+  return idx;
+}
+
+/* Whether this thread is the first holder of element k (false for the
+ * replicas of a layout wider than the tensor): what side effects need. */
+MlirValue lw_owns(Lower *L, const Elems *e, int k) {
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  MlirNamedAttribute t = lw_named(L, "value", mlirIntegerAttrGet(i1, 1));
+  MlirValue all = lw_emit1(L, "arith.constant", i1, 0, NULL, 1, &t);
+  for (int d = 0; d < e->rank; d++) {
+    if (d == e->sliced) continue;
+    if (e->whole >> d & 1) {
+      /* every thread along d holds it: the first one owns it */
+      MlirValue ops[2] = {thread_coord(L, &e->l, d), lw_const_i32(L, 0)};
+      MlirNamedAttribute pred = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0)); /* eq */
+      all = lw_bin(L, "arith.andi", all, lw_emit1(L, "arith.cmpi", i1, 2, ops, 1, &pred));
+      continue;
+    }
+    bool wraps;
+    MlirValue raw = index_raw(L, e, k, d, &wraps);
+    if (!wraps) continue;
+    MlirValue ops[2] = {raw, lw_const_i32(L, e->shape[d])};
+    MlirNamedAttribute pred = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 6)); /* ult */
+    all = lw_bin(L, "arith.andi", all, lw_emit1(L, "arith.cmpi", i1, 2, ops, 1, &pred));
+  }
+  return all;
+}
+
+/* Whether this thread makes the side effects of element k: the first
+ * holder of a tensor's element (e), thread 0 for a scalar (e NULL), which
+ * every thread holds. Without it the copies race, and a read-modify-write
+ * of a replicated element applies once per holder. */
+MlirValue lw_holder(Lower *L, const Elems *e, int k) {
+  if (e) return lw_owns(L, e, k);
+  MlirValue ops[2] = {L->tid, lw_const_i32(L, 0)};
+  MlirNamedAttribute eq = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 0));
+  return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &eq);
+}
+
+static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps) {
+  int c[MAX_RANK];
+  lw_counters(e, k, c);
+  const Layout *l = &e->l;
+  *wraps = false;
+  if (dim == e->sliced) return lw_const_i32(L, 0);
+  if (e->whole >> dim & 1) return lw_const_i32(L, c[dim]);
+  int spt = l->spt[dim];
+  int64_t footprint = (int64_t)spt * l->tpw[dim] * l->wpc[dim];
+  int rep = c[dim] / spt, j = c[dim] % spt;
+  MlirValue thread = thread_coord(L, l, dim);
+  MlirValue idx = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", thread, lw_const_i32(L, spt)),
+                      lw_const_i32(L, (int64_t)rep * footprint + j));
+  *wraps = footprint > e->shape[dim];
+  return idx;
+}

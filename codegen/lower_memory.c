@@ -1,0 +1,176 @@
+/*
+ * lower_memory.c — loads and stores of global memory: through tensors of
+ * pointers, masked, as wide as the layout and the mask allow, and through
+ * block pointers, masked by their boundary checks.
+ *
+ * Predicated memory accesses are calls to `tilec.ld.<b>` / `tilec.st.<b>`
+ * (b = 8, 16, 32, 64 bits; `tilec.ld.v<n>.b<b>` for n at once):
+ * cg_expand_for_gpu turns them into PTX, and codegen/emu.c into the
+ * emulator's checked accesses. A store is made by an element's first
+ * holder only.
+ */
+#include "lower.h"
+
+/* How many consecutive elements one access can move: the layout's run
+ * along its fastest dimension (coalesce made it as wide as alignment and
+ * contiguity allow), at most 128 bits, when the mask is constant over it. */
+static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
+  Elems e;
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) || !lw_plain(&e))
+    return 1;
+  int fast = e.l.order[0];
+  int vec = e.l.spt[fast];
+  while (vec * bits > 128) vec /= 2;
+  /* a run must not wrap around the tensor: one holder owns it all */
+  while (vec > 1 && e.shape[fast] % vec) vec /= 2;
+  if (vec > 4) vec = 4;
+  if (vec < 2 || bits < 16) return 1;
+  if (!mlirValueIsNull(mask)) {
+    const AxisInfo *ai = axis_info_of(L->aa, mask);
+    if (!ai || ai->constancy[fast] % vec) return 1;
+  }
+  return vec;
+}
+
+/* Loads and stores through a block pointer: each element's position is the
+ * pointer's offsets plus its index; boundary_check dimensions mask it
+ * against the shape (padding 0, or NaN for padding="nan"). */
+static void lower_block_access(Lower *L, MlirOperation op, bool is_load) {
+  MlirValue bp = mlirOperationGetOperand(op, 0);
+  int r = lw_block_ptr_rank(L, mlirValueGetType(bp));
+  Vals *b = lw_get(L, bp);
+  MlirType tt = is_load ? mlirValueGetType(mlirOperationGetResult(op, 0)) : mlirValueGetType(mlirOperationGetOperand(op, 1));
+  Elems e;
+  if (!lw_elems_of(L, tt, &e) || e.sliced >= 0) {
+    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  bool check[MAX_RANK] = {0};
+  MlirAttribute bc = mlirOperationGetAttributeByName(op, str("boundary_check"));
+  for (intptr_t i = 0; !mlirAttributeIsNull(bc) && i < mlirDenseArrayGetNumElements(bc); i++) {
+    int d = mlirDenseI32ArrayGetElement(bc, i);
+    if (d >= 0 && d < r) check[d] = true;
+  }
+  MlirAttribute pad = mlirOperationGetAttributeByName(op, str("padding"));
+  bool nan = !mlirAttributeIsNull(pad) && mlirStringAttrGetValue(pad).length == 3;
+  MlirType et = lw_scalar_of(L, tt), i64 = mlirIntegerTypeGet(L->ctx, 64), i1 = mlirIntegerTypeGet(L->ctx, 1);
+  int bits = lw_bits_of(et) == 1 ? 8 : lw_bits_of(et); /* booleans are bytes in memory */
+  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  Vals *v = is_load ? NULL : lw_get(L, mlirOperationGetOperand(op, 1));
+  Vals *out = is_load ? lw_new_vals(L, e.n) : NULL;
+  MlirNamedAttribute gep[2] = {
+      lw_named(L, "elem_type", mlirTypeAttrGet(et)),
+      lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
+  };
+  MlirNamedAttribute tv = lw_named(L, "value", mlirIntegerAttrGet(i1, 1));
+  char name[32];
+  for (int k = 0; k < e.n; k++) {
+    MlirValue lin = lw_emit1(L, "arith.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, 0))});
+    MlirValue pred = lw_emit1(L, "arith.constant", i1, 0, NULL, 1, &tv);
+    for (int d = 0; d < r; d++) {
+      MlirValue pos = lw_bin(L, "arith.addi", b->v[1 + 2 * r + d], lw_index_of(L, &e, k, d));
+      MlirValue pos64 = lw_emit1(L, "arith.extsi", i64, 1, &pos, 0, NULL);
+      lin = lw_bin(L, "arith.addi", lin, lw_bin(L, "arith.muli", pos64, b->v[1 + r + d]));
+      if (check[d]) {
+        MlirValue lt[2] = {pos64, b->v[1 + d]}, ge[2] = {pos64, lw_emit1(L, "arith.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, 0))})};
+        MlirNamedAttribute slt = lw_named(L, "predicate", mlirIntegerAttrGet(i64, 2)), sge = lw_named(L, "predicate", mlirIntegerAttrGet(i64, 5));
+        pred = lw_bin(L, "arith.andi", pred, lw_emit1(L, "arith.cmpi", i1, 2, lt, 1, &slt));
+        pred = lw_bin(L, "arith.andi", pred, lw_emit1(L, "arith.cmpi", i1, 2, ge, 1, &sge));
+      }
+    }
+    MlirValue ops[2] = {b->v[0], lin};
+    MlirValue addr = lw_emit1(L, "llvm.getelementptr", mlirLLVMPointerTypeGet(L->ctx, 1), 2, ops, 2, gep);
+    if (is_load) {
+      MlirAttribute dflt = nan && mlirTypeIsAFloat(et) ? mlirFloatAttrDoubleGet(L->ctx, et, __builtin_nan(""))
+                                                       : mlirTypeIsAInteger(et) ? mlirIntegerAttrGet(et, 0) : mlirFloatAttrDoubleGet(L->ctx, et, 0.0);
+      MlirValue other = lw_emit1(L, "arith.constant", et, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", dflt)});
+      snprintf(name, sizeof name, "tilec.ld.b%d", bits);
+      MlirValue args[3] = {addr, pred, lw_as_bits(L, other)};
+      out->v[k] = lw_from_bits(L, lw_call(L, name, it, 3, args), et);
+    } else {
+      snprintf(name, sizeof name, "tilec.st.b%d", bits);
+      MlirValue args[3] = {addr, lw_bin(L, "arith.andi", pred, lw_owns(L, &e, k)), lw_as_bits(L, v->v[k])};
+      lw_call(L, name, (MlirType){NULL}, 3, args);
+    }
+  }
+  if (is_load) lw_put(L, mlirOperationGetResult(op, 0), out);
+}
+
+void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
+  MlirValue ptr = mlirOperationGetOperand(op, 0);
+  MlirType pt = mlirValueGetType(ptr);
+  if (lw_block_ptr_rank(L, pt)) {
+    lower_block_access(L, op, is_load);
+    return;
+  }
+  Vals *p = lw_get(L, ptr);
+  MlirValue mask = {NULL}, other = {NULL}, value = {NULL};
+  intptr_t nops = mlirOperationGetNumOperands(op);
+  if (is_load) {
+    MlirAttribute seg = mlirOperationGetAttributeByName(op, str("operandSegmentSizes"));
+    int has_mask = mlirDenseI32ArrayGetElement(seg, 1), has_other = mlirDenseI32ArrayGetElement(seg, 2);
+    if (has_mask) mask = mlirOperationGetOperand(op, 1);
+    if (has_other) other = mlirOperationGetOperand(op, 1 + has_mask);
+  } else {
+    value = mlirOperationGetOperand(op, 1);
+    if (nops > 2) mask = mlirOperationGetOperand(op, 2);
+  }
+  Vals *m = mlirValueIsNull(mask) ? NULL : lw_get(L, mask);
+  Vals *o = mlirValueIsNull(other) ? NULL : lw_get(L, other);
+  Vals *v = mlirValueIsNull(value) ? NULL : lw_get(L, value);
+  MlirType et = is_load ? lw_scalar_of(L, mlirValueGetType(mlirOperationGetResult(op, 0))) : lw_scalar_of(L, mlirValueGetType(value));
+  int bits = lw_bits_of(et) == 1 ? 8 : lw_bits_of(et); /* booleans are bytes in memory */
+  MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  Vals *res = is_load ? lw_new_vals(L, p->n) : NULL;
+  Elems e;
+  bool tensor = mlirTypeIsARankedTensor(pt);
+  if (!is_load && tensor && !lw_elems_of(L, pt, &e)) {
+    lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  char name[32];
+  int vec = vector_width(L, ptr, mask, bits);
+  for (int k = 0; vec > 1 && k < p->n; k += vec) {
+    /* vec consecutive elements, one predicate: one 64- or 128-bit access */
+    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
+                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    MlirValue args[2 + 4];
+    args[0] = p->v[k];
+    args[1] = pred;
+    if (is_load) {
+      for (int j = 0; j < vec; j++)
+        args[2 + j] = o ? lw_as_bits(L, o->v[k + j]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
+                                                                                  (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
+      MlirType fields[4] = {it, it, it, it};
+      MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, vec, fields, false);
+      snprintf(name, sizeof name, "tilec.ld.v%d.b%d", vec, bits);
+      MlirValue agg = lw_call(L, name, st, 2 + vec, args);
+      for (int j = 0; j < vec; j++) {
+        MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){j}));
+        res->v[k + j] = lw_from_bits(L, lw_emit1(L, "llvm.extractvalue", it, 1, &agg, 1, &pos), et);
+      }
+    } else {
+      args[1] = lw_bin(L, "arith.andi", pred, lw_holder(L, &e, k)); /* the run's elements share their holder */
+      for (int j = 0; j < vec; j++) args[2 + j] = lw_as_bits(L, v->v[k + j]);
+      snprintf(name, sizeof name, "tilec.st.v%d.b%d", vec, bits);
+      lw_call(L, name, (MlirType){NULL}, 2 + vec, args);
+    }
+  }
+  for (int k = 0; vec == 1 && k < p->n; k++) {
+    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
+                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    if (is_load) {
+      MlirValue dflt = o ? lw_as_bits(L, o->v[k]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
+                                                                             (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
+      snprintf(name, sizeof name, "tilec.ld.b%d", bits);
+      MlirValue args[3] = {p->v[k], pred, dflt};
+      res->v[k] = lw_from_bits(L, lw_call(L, name, it, 3, args), et);
+    } else {
+      snprintf(name, sizeof name, "tilec.st.b%d", bits);
+      MlirValue args[3] = {p->v[k], lw_bin(L, "arith.andi", pred, lw_holder(L, tensor ? &e : NULL, k)), lw_as_bits(L, v->v[k])};
+      lw_call(L, name, (MlirType){NULL}, 3, args);
+    }
+  }
+  if (is_load) lw_put(L, mlirOperationGetResult(op, 0), res);
+}
