@@ -41,5 +41,12 @@ extern const Builtin builtins_memory[];
 extern const size_t builtins_memory_count;
 extern const Builtin builtins_tensor[];
 extern const size_t builtins_tensor_count;
+/* Shared by the tensor builtins and those made of other operations. */
+int64_t bi_numel(const Type *t);
+TNode *bi_reduce_node(Sema *S, Node *call, ReduceKind kind, TNode *in, int axis, bool keep, const Type *elem);
+int bi_norm_axis(Sema *S, Node *call, Val *axis, const Type *t, bool allow_none);
+TNode *bi_block_input(Sema *S, Node *call, Val *v);
+extern const Builtin builtins_compose[];
+extern const size_t builtins_compose_count;
 
 #endif

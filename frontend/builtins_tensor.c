@@ -6,7 +6,7 @@
 
 /* ---- reductions and scans ---------------------------------------------------- */
 
-static int norm_axis(Sema *S, Node *call, Val *axis, const Type *t, bool allow_none) {
+int bi_norm_axis(Sema *S, Node *call, Val *axis, const Type *t, bool allow_none) {
   if (val_is_none(axis)) {
     if (!allow_none) sema_error(S, call, "%s needs an axis", bi_cur(S));
     return -1;
@@ -34,12 +34,6 @@ static const Type *reduced_type(Sema *S, const Type *t, const Type *elem, int ax
 }
 
 /* The attributes of a tl.arange(0, n). */
-static void arange_attrs(TNode *t, int64_t n) {
-  t->attrs.has |= CA_RANGE;
-  t->attrs.start = 0;
-  t->attrs.end = n;
-}
-
 /* The attributes of a reduce or scan. */
 static void reduce_attrs(TNode *t, ReduceKind kind, int axis, bool keep) {
   t->attrs.has |= CA_REDUCE | CA_AXIS;
@@ -48,7 +42,7 @@ static void reduce_attrs(TNode *t, ReduceKind kind, int axis, bool keep) {
   t->attrs.keep_dims = keep;
 }
 
-static TNode *reduce_node(Sema *S, Node *call, ReduceKind kind, TNode *in, int axis, bool keep, const Type *elem) {
+TNode *bi_reduce_node(Sema *S, Node *call, ReduceKind kind, TNode *in, int axis, bool keep, const Type *elem) {
   TNode *t = emit_call(S, call, CALL_reduce, reduced_type(S, in->type, elem, axis, keep), &in, 1);
   reduce_attrs(t, kind, axis, keep);
   return t;
@@ -68,31 +62,31 @@ static TNode *reduce_input(Sema *S, Node *call, Val *v) {
 HANDLER(sum) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
-  int axis = norm_axis(S, call, A(1), e->type, true);
+  int axis = bi_norm_axis(S, call, A(1), e->type, true);
   const Type *el = ty_elem(e->type);
   if (!val_is_none(A(3))) el = const_dtype(S, call, A(3), "dtype");
   else if (dtype_is_int(el->dtype) && dtype_bits(el->dtype) < 32)
     el = ty_scalar(S->tc, dtype_is_signed(el->dtype) || el->dtype == DT_I1 ? DT_I32 : DT_U32);
   e = cast_to(S, call, e, el);
-  return val_rt(S, reduce_node(S, call, RK_sum, e, axis, keep_dims(S, call, A(2)), el));
+  return val_rt(S, bi_reduce_node(S, call, RK_sum, e, axis, keep_dims(S, call, A(2)), el));
 }
 
 HANDLER(xor_sum) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
   bi_need_int(S, call, e);
-  int axis = norm_axis(S, call, A(1), e->type, true);
-  return val_rt(S, reduce_node(S, call, RK_xor, e, axis, keep_dims(S, call, A(2)), ty_elem(e->type)));
+  int axis = bi_norm_axis(S, call, A(1), e->type, true);
+  return val_rt(S, bi_reduce_node(S, call, RK_xor, e, axis, keep_dims(S, call, A(2)), ty_elem(e->type)));
 }
 
 /* max/min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False) */
 static Val *maxmin(Sema *S, Node *call, Val **args, int nargs, bool is_max) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
-  int axis = norm_axis(S, call, A(1), e->type, true);
+  int axis = bi_norm_axis(S, call, A(1), e->type, true);
   bool keep = keep_dims(S, call, A(4));
   bool with_idx = !val_is_none(A(2)) && const_bool(S, call, A(2), "return_indices");
-  if (!with_idx) return val_rt(S, reduce_node(S, call, is_max ? RK_max : RK_min, e, axis, keep, ty_elem(e->type)));
+  if (!with_idx) return val_rt(S, bi_reduce_node(S, call, is_max ? RK_max : RK_min, e, axis, keep, ty_elem(e->type)));
   if (axis < 0 && e->type->rank > 1) sema_error(S, call, "%s with return_indices needs an axis for blocks of rank > 1", bi_cur(S));
   if (axis < 0) axis = 0;
   bool left = val_is_none(A(3)) || const_bool(S, call, A(3), "return_indices_tie_break_left");
@@ -114,10 +108,10 @@ HANDLER(min_) { return maxmin(S, call, args, nargs, false); }
 static Val *argmaxmin(Sema *S, Node *call, Val **args, int nargs, ReduceKind kind) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
-  int axis = norm_axis(S, call, A(1), e->type, false);
+  int axis = bi_norm_axis(S, call, A(1), e->type, false);
   bool keep = keep_dims(S, call, A(3));
   bool left = val_is_none(A(2)) || const_bool(S, call, A(2), "tie_break_left");
-  TNode *t = reduce_node(S, call, kind, e, axis, keep, bi_I32(S));
+  TNode *t = bi_reduce_node(S, call, kind, e, axis, keep, bi_I32(S));
   t->attrs.tie_break_left = left;
   return val_rt(S, t);
 }
@@ -212,7 +206,7 @@ HANDLER(reduce_) {
   (void)nargs;
   TNode *in[8];
   int n = unpack_inputs(S, call, A(0), in);
-  int axis = norm_axis(S, call, A(1), in[0]->type, true);
+  int axis = bi_norm_axis(S, call, A(1), in[0]->type, true);
   bool keep = keep_dims(S, call, A(3));
   const Type *elems[8];
   for (int i = 0; i < n; i++) elems[i] = ty_elem(in[i]->type);
@@ -231,7 +225,7 @@ HANDLER(associative_scan) {
   (void)nargs;
   TNode *in[8];
   int n = unpack_inputs(S, call, A(0), in);
-  int axis = norm_axis(S, call, A(1), in[0]->type, false);
+  int axis = bi_norm_axis(S, call, A(1), in[0]->type, false);
   const Type *elems[8];
   for (int i = 0; i < n; i++) elems[i] = ty_elem(in[i]->type);
   TNode *t = emit_call(S, call, CALL_scan, NULL, in, n);
@@ -249,7 +243,7 @@ HANDLER(associative_scan) {
 static Val *cumulative(Sema *S, Node *call, Val **args, int nargs, ReduceKind kind) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
-  int axis = val_is_none(A(1)) ? 0 : norm_axis(S, call, A(1), e->type, false);
+  int axis = val_is_none(A(1)) ? 0 : bi_norm_axis(S, call, A(1), e->type, false);
   const Type *el = ty_elem(e->type);
   if (nargs > 3 && !val_is_none(A(3))) el = const_dtype(S, call, A(3), "dtype");
   else if (dtype_is_int(el->dtype) && dtype_bits(el->dtype) < 32)
@@ -268,7 +262,7 @@ HANDLER(softmax) {
   (void)nargs;
   TNode *e = reduce_input(S, call, A(0));
   bi_need_float(S, call, e);
-  int axis = val_is_none(A(1)) ? 0 : norm_axis(S, call, A(1), e->type, false);
+  int axis = val_is_none(A(1)) ? 0 : bi_norm_axis(S, call, A(1), e->type, false);
   TNode *t = emit_call(S, call, CALL_softmax, e->type, &e, 1);
   t->attrs.has |= CA_AXIS;
   t->attrs.axis = axis;
@@ -285,7 +279,7 @@ HANDLER(sigmoid) {
 
 /* ---- shapes ------------------------------------------------------------------ */
 
-static TNode *block_input(Sema *S, Node *call, Val *v) {
+TNode *bi_block_input(Sema *S, Node *call, Val *v) {
   TNode *e = bi_rt(S, call, v);
   if (e->type->kind != TY_BLOCK) sema_error(S, call, "%s expects a block, got %s", bi_cur(S), ty_str(S->a, e->type));
   return e;
@@ -342,7 +336,7 @@ HANDLER(expand_dims) {
   return val_rt(S, e);
 }
 
-static int64_t numel(const Type *t) {
+int64_t bi_numel(const Type *t) {
   int64_t n = 1;
   for (int i = 0; t->kind == TY_BLOCK && i < t->rank; i++) n *= t->shape[i];
   return n;
@@ -355,7 +349,7 @@ HANDLER(reshape) {
   int64_t shape[MAX_RANK + 1];
   int r = vararg_ints(S, call, A(1), shape, "the shape");
   const Type *target = r ? check_block_shape(S, call, ty_elem(e->type), r, shape) : ty_elem(e->type);
-  if (numel(target) != numel(e->type))
+  if (bi_numel(target) != bi_numel(e->type))
     sema_error(S, call, "cannot reshape %s to %s: element counts differ", ty_str(S->a, e->type), ty_str(S->a, target));
   TNode *t = emit_call(S, call, CALL_reshape, target, &e, 1);
   t->attrs.can_reorder = !strcmp(S->builtin->name, "view") || (nargs > 2 && !val_is_none(A(2)) && const_bool(S, call, A(2), "can_reorder"));
@@ -365,7 +359,7 @@ HANDLER(reshape) {
 /* trans(input, *dims) / permute(input, *dims) */
 HANDLER(trans) {
   (void)nargs;
-  TNode *e = block_input(S, call, A(0));
+  TNode *e = bi_block_input(S, call, A(0));
   int r = e->type->rank;
   int64_t perm[MAX_RANK + 1];
   int n = A(1) && !(A(1)->kind == V_CONST && A(1)->c->kind == CV_TUPLE && A(1)->c->nelems == 0)
@@ -393,7 +387,7 @@ HANDLER(trans) {
 
 HANDLER(cat) {
   (void)nargs;
-  TNode *a = block_input(S, call, A(0)), *b = block_input(S, call, A(1));
+  TNode *a = bi_block_input(S, call, A(0)), *b = bi_block_input(S, call, A(1));
   if (a->type != b->type) sema_error(S, call, "tl.cat needs two blocks of one type, got %s and %s", ty_str(S->a, a->type), ty_str(S->a, b->type));
   if (!(A(2) && !val_is_none(A(2)) && const_bool(S, call, A(2), "can_reorder")))
     sema_error(S, call, "tl.cat is only supported with can_reorder=True (as in Triton)");
@@ -443,8 +437,8 @@ HANDLER(interleave) {
 /* ravel(x, can_reorder=False): x as one dimension. */
 HANDLER(ravel) {
   (void)nargs;
-  TNode *e = block_input(S, call, A(0));
-  int64_t n = numel(e->type);
+  TNode *e = bi_block_input(S, call, A(0));
+  int64_t n = bi_numel(e->type);
   TNode *t = emit_call(S, call, CALL_reshape, ty_block(S->tc, e->type->elem, 1, &n), &e, 1);
   if (!val_is_none(A(1)) && const_bool(S, call, A(1), "can_reorder")) t->attrs.can_reorder = true;
   return val_rt(S, t);
@@ -452,7 +446,7 @@ HANDLER(ravel) {
 
 HANDLER(split) {
   (void)nargs;
-  TNode *e = block_input(S, call, A(0));
+  TNode *e = bi_block_input(S, call, A(0));
   int r = e->type->rank;
   if (e->type->shape[r - 1] != 2) sema_error(S, call, "tl.split needs a last dimension of 2, got %s", ty_str(S->a, e->type));
   const Type *half = ty_block(S->tc, e->type->elem, r - 1, e->type->shape);
@@ -461,192 +455,6 @@ HANDLER(split) {
   t->res_types = arena_alloc(S->a, sizeof(Type *) * 2);
   t->res_types[0] = t->res_types[1] = half;
   return bi_multi_result(S, call, t, 2);
-}
-
-/* ---- sort and flip: networks of compare-and-swaps and exchanges --------------------
- * Built from the ops above, as Triton builds them in its standard library:
- * a round pairs the elements of the last dimension 2^k apart, by viewing
- * the block as [rows, 2, 2^k] and reading each element's partner as the
- * xor of the pair's bits (an xor_sum over the middle dimension) with its own. */
-
-static TNode *reshaped(Sema *S, Node *call, TNode *e, int r, const int64_t *shape) {
-  return emit_call(S, call, CALL_reshape, ty_block(S->tc, ty_elem(e->type), r, shape), &e, 1);
-}
-
-static TNode *bitcast_to(Sema *S, Node *call, TNode *e, const Type *el) {
-  if (ty_elem(e->type) == el) return e;
-  TNode *t = tnode(S, T_BITCAST, call, ty_with_elem(S->tc, e->type, el));
-  t->a = e;
-  return t;
-}
-
-/* e computed once, in a temporary (a name no kernel can spell): its uses
- * read the temporary, where a shared subtree would be emitted at each use. */
-static TNode *keep(Sema *S, Node *call, TNode *e) {
-  StrBuf sb = {.arena = S->a};
-  sb_printf(&sb, "$net%d", S->ntemps++);
-  return bi_rt(S, call, sema_read_val(S, call, sema_store_rt(S, call, sb.s, e)));
-}
-
-static TNode *bin(Sema *S, Node *call, Op op, TNode *a, TNode *b) { return binary_op(S, call, op, val_rt(S, a), val_rt(S, b))->e; }
-
-/* A block of x's shape viewed as [numel / 2^(k+1), 2, 2^k], with each
- * element's partner (2^k away along the last dimension) beside it, and the
- * position in the pair (0 first, 1 second). */
-typedef struct Pairs {
-  TNode *x, *partner, *second;
-  int64_t shape[3];
-} Pairs;
-
-static Pairs pairs_of(Sema *S, Node *call, TNode *x, int k) {
-  Pairs p;
-  int64_t n = numel(x->type);
-  p.shape[0] = n >> (k + 1), p.shape[1] = 2, p.shape[2] = (int64_t)1 << k;
-  const Type *it = ty_scalar(S->tc, dtype_bits(ty_elem(x->type)->dtype) == 64 ? DT_I64 : dtype_bits(ty_elem(x->type)->dtype) == 32 ? DT_I32
-                                    : dtype_bits(ty_elem(x->type)->dtype) == 16 ? DT_I16 : DT_I8);
-  if (ty_elem(x->type)->dtype == DT_I1) it = ty_scalar(S->tc, DT_I1);
-  p.x = keep(S, call, reshaped(S, call, x, 3, p.shape));
-  TNode *bits = keep(S, call, bitcast_to(S, call, p.x, it));
-  TNode *both = broadcast_to_shape(S, call, reduce_node(S, call, RK_xor, bits, 1, true, it), bits->type);
-  p.partner = keep(S, call, bitcast_to(S, call, bin(S, call, TK_CARET, bits, both), ty_elem(x->type)));
-  int64_t two = 2, col[3] = {1, 2, 1};
-  TNode *r = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &two), NULL, 0);
-  arange_attrs(r, 2);
-  p.second = broadcast_to_shape(S, call, reshaped(S, call, r, 3, col), p.x->type);
-  return p;
-}
-
-/* One compare-and-swap round, partners 2^k apart: the first of a pair keeps
- * the smaller, the second the larger, or the other way where desc (x's
- * shape, or NULL for all ascending) is 1. */
-static TNode *compare_swap(Sema *S, Node *call, TNode *x, TNode *desc, int k) {
-  Pairs p = pairs_of(S, call, x, k);
-  TNode *dir = p.second;
-  if (desc) dir = bin(S, call, TK_CARET, dir, reshaped(S, call, desc, 3, p.shape));
-  TNode *cond = bin(S, call, TK_NE, bin(S, call, TK_GT, p.x, p.partner), dir);
-  TNode *t = tnode(S, T_SELECT, call, p.x->type);
-  t->c = cond, t->a = p.partner, t->b = p.x;
-  return keep(S, call, reshaped(S, call, t, x->type->rank, x->type->shape));
-}
-
-static int log2_of(int64_t n) {
-  int k = 0;
-  while (((int64_t)1 << k) < n) k++;
-  return k;
-}
-
-static int last_dim(Sema *S, Node *call, TNode *e, Val *dim) {
-  int r = e->type->rank;
-  int d = val_is_none(dim) ? r - 1 : norm_axis(S, call, dim, e->type, false);
-  if (d != r - 1) sema_error(S, call, "%s supports only the last dimension (%d), got %d", bi_cur(S), r - 1, d);
-  return d;
-}
-
-/* sort(x, dim=None, descending=False): Triton's bitonic sort along the last
- * dimension. Stage s (1..log2 n) merges runs of 2^s, each run's direction
- * the bit s of the index (the last stage: descending), by s rounds with
- * partners 2^(s-1), ..., 1 apart. */
-HANDLER(sort) {
-  (void)nargs;
-  TNode *x = keep(S, call, block_input(S, call, A(0)));
-  int d = last_dim(S, call, x, A(1));
-  bool descending = !val_is_none(A(2)) && const_bool(S, call, A(2), "descending");
-  if (ty_is_ptr(x->type)) sema_error(S, call, "tl.sort cannot sort pointers");
-  int nd = log2_of(x->type->shape[d]);
-  int64_t n = x->type->shape[d];
-  TNode *idx = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
-  arange_attrs(idx, n);
-  idx = keep(S, call, idx);
-  for (int stage = 1; stage <= nd; stage++) {
-    TNode *desc;
-    if (stage < nd) {
-      TNode *bit = bin(S, call, TK_AMP, bin(S, call, TK_SHR, idx, to_rt(S, call, val_const(S, cv_int(S, stage)))), to_rt(S, call, val_const(S, cv_int(S, 1))));
-      desc = keep(S, call, broadcast_to_shape(S, call, bit, ty_with_elem(S->tc, x->type, bi_I32(S))));
-    } else {
-      desc = descending ? broadcast_to_shape(S, call, to_rt(S, call, val_const(S, cv_int(S, 1))), ty_with_elem(S->tc, x->type, bi_I32(S))) : NULL;
-    }
-    for (int k = stage - 1; k >= 0; k--) x = compare_swap(S, call, x, desc, k);
-  }
-  return val_rt(S, x);
-}
-
-/* flip(x, dim=None): the last dimension reversed, by exchanging the
- * partners of every distance (reversing n = 2^m indices flips all m bits). */
-HANDLER(flip) {
-  (void)nargs;
-  TNode *x = keep(S, call, block_input(S, call, A(0)));
-  int d = last_dim(S, call, x, A(1));
-  int nd = log2_of(x->type->shape[d]);
-  for (int k = 0; k < nd; k++) x = keep(S, call, reshaped(S, call, pairs_of(S, call, x, k).partner, x->type->rank, x->type->shape));
-  return val_rt(S, x);
-}
-
-/* ---- gather and histogram: one-hot comparisons reduced ------------------------------ */
-
-static TNode *expanded(Sema *S, Node *call, TNode *e, int ax) {
-  int rank = e->type->rank;
-  if (rank + 1 > MAX_RANK) sema_error(S, call, "%s of a block of rank %d needs rank %d, and blocks of rank above %d are not supported yet", bi_cur(S), rank, rank + 1, MAX_RANK);
-  int64_t shape[MAX_RANK];
-  for (int k = 0, s = 0; k < rank + 1; k++) shape[k] = k == ax ? 1 : e->type->shape[s++];
-  TNode *x = tnode(S, T_EXPAND_DIMS, call, ty_block(S->tc, ty_elem(e->type), rank + 1, shape));
-  x->a = e;
-  x->axis = ax;
-  return x;
-}
-
-/* arange(0, n) along dim d of a block of rank r (1 elsewhere). */
-static TNode *range_along(Sema *S, Node *call, int64_t n, int d, int r) {
-  TNode *t = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
-  arange_attrs(t, n);
-  int64_t shape[MAX_RANK];
-  for (int k = 0; k < r; k++) shape[k] = k == d ? n : 1;
-  return r == 1 ? t : reshaped(S, call, t, r, shape);
-}
-
-/* gather(src, index, axis): out[.., i, ..] = src[.., index[.., i, ..], ..]
- * along axis, index of src's rank and shape but along axis. Each output
- * element compares its index with every position of src along axis and
- * keeps the bits of the one it names (an out-of-range index gives 0). */
-HANDLER(gather) {
-  (void)nargs;
-  TNode *src = block_input(S, call, A(0)), *index = block_input(S, call, A(1));
-  int r = src->type->rank;
-  int ax = norm_axis(S, call, A(2), src->type, false);
-  if (!ty_is_int(index->type)) sema_error(S, call, "tl.gather's index must be integers, got %s", ty_str(S->a, index->type));
-  if (index->type->rank != r) sema_error(S, call, "tl.gather's index must have the rank of src (%d), got %s", r, ty_str(S->a, index->type));
-  for (int d = 0; d < r; d++)
-    if (d != ax && index->type->shape[d] != src->type->shape[d])
-      sema_error(S, call, "tl.gather's index must have the shape of src but along axis %d: %s and %s", ax, ty_str(S->a, src->type),
-                 ty_str(S->a, index->type));
-  if (ty_is_ptr(src->type)) sema_error(S, call, "tl.gather cannot gather pointers");
-  DType sd = ty_elem(src->type)->dtype;
-  int bits = dtype_bits(sd);
-  const Type *it = ty_scalar(S->tc, sd == DT_I1 ? DT_I1 : bits == 64 ? DT_I64 : bits == 32 ? DT_I32 : bits == 16 ? DT_I16 : DT_I8);
-  TNode *eq = bin(S, call, TK_EQ, expanded(S, call, index, ax + 1), range_along(S, call, src->type->shape[ax], ax + 1, r + 1));
-  TNode *sb = expanded(S, call, bitcast_to(S, call, src, it), ax);
-  const Type *shape = broadcast_shapes(S, call, eq->type, sb->type);
-  TNode *pick = tnode(S, T_SELECT, call, ty_with_elem(S->tc, shape, it));
-  pick->c = broadcast_to_shape(S, call, eq, shape);
-  pick->a = broadcast_to_shape(S, call, sb, shape);
-  pick->b = broadcast_to_shape(S, call, to_rt_typed(S, call, val_const(S, cv_int(S, 0)), it), shape);
-  return val_rt(S, bitcast_to(S, call, reduce_node(S, call, RK_xor, pick, ax + 1, false, it), ty_elem(src->type)));
-}
-
-/* histogram(input, num_bins, mask=None): int32 counts of the values 0 ..
- * num_bins - 1 in a 1-D block (values outside count nowhere). */
-HANDLER(histogram) {
-  TNode *x = block_input(S, call, A(0));
-  if (x->type->rank != 1 || !ty_is_int(x->type)) sema_error(S, call, "tl.histogram expects a 1-D block of integers, got %s", ty_str(S->a, x->type));
-  int64_t bins = const_int(S, call, A(1), "num_bins");
-  if (bins < 1 || (bins & (bins - 1))) sema_error(S, call, "tl.histogram's num_bins must be a power of 2, got %lld", (long long)bins);
-  TNode *eq = bin(S, call, TK_EQ, expanded(S, call, x, 1), range_along(S, call, bins, 1, 2));
-  if (nargs > 2 && !val_is_none(A(2))) {
-    TNode *m = bi_rt(S, call, A(2));
-    if (ty_elem(m->type)->dtype != DT_I1 || m->type->kind != TY_BLOCK || m->type->rank != 1 || m->type->shape[0] != x->type->shape[0])
-      sema_error(S, call, "tl.histogram's mask must be booleans of the input's shape, got %s", ty_str(S->a, m->type));
-    eq = bin(S, call, TK_AMP, eq, expanded(S, call, m, 1));
-  }
-  return val_rt(S, reduce_node(S, call, RK_sum, cast_to(S, call, eq, bi_I32(S)), 0, false, bi_I32(S)));
 }
 
 /* ---- hints and debugging ------------------------------------------------------- */
@@ -832,10 +640,6 @@ const Builtin builtins_tensor[] = {
     {"cat", "input,other,can_reorder=", cat, 0},
     {"join", "a,b", join, 0},
     {"interleave", "a,b", interleave, 0},
-    {"sort", "x,dim=,descending=", sort, B_METHOD},
-    {"flip", "x,dim=", flip, B_METHOD},
-    {"gather", "src,index,axis", gather, 0},
-    {"histogram", "input,num_bins,mask=", histogram, B_METHOD},
     {"ravel", "x,can_reorder=", ravel, B_METHOD},
     {"split", "a", split, B_METHOD},
     {"multiple_of", "input,values", hint, 0},

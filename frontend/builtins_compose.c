@@ -1,0 +1,209 @@
+/*
+ * builtins_compose.c — builtins made of other operations, as Triton makes
+ * them: tl.sort and tl.flip as networks of compare-and-swaps and exchanges
+ * over reshaped tensors, tl.gather and tl.histogram as one-hot comparisons
+ * reduced.
+ */
+#include "builtins.h"
+
+static void arange_attrs(TNode *t, int64_t n) {
+  t->attrs.has |= CA_RANGE;
+  t->attrs.start = 0;
+  t->attrs.end = n;
+}
+
+/* ---- sort and flip: networks of compare-and-swaps and exchanges --------------------
+ * Built from the ops above, as Triton builds them in its standard library:
+ * a round pairs the elements of the last dimension 2^k apart, by viewing
+ * the block as [rows, 2, 2^k] and reading each element's partner as the
+ * xor of the pair's bits (an xor_sum over the middle dimension) with its own. */
+
+static TNode *reshaped(Sema *S, Node *call, TNode *e, int r, const int64_t *shape) {
+  return emit_call(S, call, CALL_reshape, ty_block(S->tc, ty_elem(e->type), r, shape), &e, 1);
+}
+
+static TNode *bitcast_to(Sema *S, Node *call, TNode *e, const Type *el) {
+  if (ty_elem(e->type) == el) return e;
+  TNode *t = tnode(S, T_BITCAST, call, ty_with_elem(S->tc, e->type, el));
+  t->a = e;
+  return t;
+}
+
+/* e computed once, in a temporary (a name no kernel can spell): its uses
+ * read the temporary, where a shared subtree would be emitted at each use. */
+static TNode *keep(Sema *S, Node *call, TNode *e) {
+  StrBuf sb = {.arena = S->a};
+  sb_printf(&sb, "$net%d", S->ntemps++);
+  return bi_rt(S, call, sema_read_val(S, call, sema_store_rt(S, call, sb.s, e)));
+}
+
+static TNode *bin(Sema *S, Node *call, Op op, TNode *a, TNode *b) { return binary_op(S, call, op, val_rt(S, a), val_rt(S, b))->e; }
+
+/* A block of x's shape viewed as [numel / 2^(k+1), 2, 2^k], with each
+ * element's partner (2^k away along the last dimension) beside it, and the
+ * position in the pair (0 first, 1 second). */
+typedef struct Pairs {
+  TNode *x, *partner, *second;
+  int64_t shape[3];
+} Pairs;
+
+static Pairs pairs_of(Sema *S, Node *call, TNode *x, int k) {
+  Pairs p;
+  int64_t n = bi_numel(x->type);
+  p.shape[0] = n >> (k + 1), p.shape[1] = 2, p.shape[2] = (int64_t)1 << k;
+  const Type *it = ty_scalar(S->tc, dtype_bits(ty_elem(x->type)->dtype) == 64 ? DT_I64 : dtype_bits(ty_elem(x->type)->dtype) == 32 ? DT_I32
+                                    : dtype_bits(ty_elem(x->type)->dtype) == 16 ? DT_I16 : DT_I8);
+  if (ty_elem(x->type)->dtype == DT_I1) it = ty_scalar(S->tc, DT_I1);
+  p.x = keep(S, call, reshaped(S, call, x, 3, p.shape));
+  TNode *bits = keep(S, call, bitcast_to(S, call, p.x, it));
+  TNode *both = broadcast_to_shape(S, call, bi_reduce_node(S, call, RK_xor, bits, 1, true, it), bits->type);
+  p.partner = keep(S, call, bitcast_to(S, call, bin(S, call, TK_CARET, bits, both), ty_elem(x->type)));
+  int64_t two = 2, col[3] = {1, 2, 1};
+  TNode *r = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &two), NULL, 0);
+  arange_attrs(r, 2);
+  p.second = broadcast_to_shape(S, call, reshaped(S, call, r, 3, col), p.x->type);
+  return p;
+}
+
+/* One compare-and-swap round, partners 2^k apart: the first of a pair keeps
+ * the smaller, the second the larger, or the other way where desc (x's
+ * shape, or NULL for all ascending) is 1. */
+static TNode *compare_swap(Sema *S, Node *call, TNode *x, TNode *desc, int k) {
+  Pairs p = pairs_of(S, call, x, k);
+  TNode *dir = p.second;
+  if (desc) dir = bin(S, call, TK_CARET, dir, reshaped(S, call, desc, 3, p.shape));
+  TNode *cond = bin(S, call, TK_NE, bin(S, call, TK_GT, p.x, p.partner), dir);
+  TNode *t = tnode(S, T_SELECT, call, p.x->type);
+  t->c = cond, t->a = p.partner, t->b = p.x;
+  return keep(S, call, reshaped(S, call, t, x->type->rank, x->type->shape));
+}
+
+static int log2_of(int64_t n) {
+  int k = 0;
+  while (((int64_t)1 << k) < n) k++;
+  return k;
+}
+
+static int last_dim(Sema *S, Node *call, TNode *e, Val *dim) {
+  int r = e->type->rank;
+  int d = val_is_none(dim) ? r - 1 : bi_norm_axis(S, call, dim, e->type, false);
+  if (d != r - 1) sema_error(S, call, "%s supports only the last dimension (%d), got %d", bi_cur(S), r - 1, d);
+  return d;
+}
+
+/* sort(x, dim=None, descending=False): Triton's bitonic sort along the last
+ * dimension. Stage s (1..log2 n) merges runs of 2^s, each run's direction
+ * the bit s of the index (the last stage: descending), by s rounds with
+ * partners 2^(s-1), ..., 1 apart. */
+HANDLER(sort) {
+  (void)nargs;
+  TNode *x = keep(S, call, bi_block_input(S, call, A(0)));
+  int d = last_dim(S, call, x, A(1));
+  bool descending = !val_is_none(A(2)) && const_bool(S, call, A(2), "descending");
+  if (ty_is_ptr(x->type)) sema_error(S, call, "tl.sort cannot sort pointers");
+  int nd = log2_of(x->type->shape[d]);
+  int64_t n = x->type->shape[d];
+  TNode *idx = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
+  arange_attrs(idx, n);
+  idx = keep(S, call, idx);
+  for (int stage = 1; stage <= nd; stage++) {
+    TNode *desc;
+    if (stage < nd) {
+      TNode *bit = bin(S, call, TK_AMP, bin(S, call, TK_SHR, idx, to_rt(S, call, val_const(S, cv_int(S, stage)))), to_rt(S, call, val_const(S, cv_int(S, 1))));
+      desc = keep(S, call, broadcast_to_shape(S, call, bit, ty_with_elem(S->tc, x->type, bi_I32(S))));
+    } else {
+      desc = descending ? broadcast_to_shape(S, call, to_rt(S, call, val_const(S, cv_int(S, 1))), ty_with_elem(S->tc, x->type, bi_I32(S))) : NULL;
+    }
+    for (int k = stage - 1; k >= 0; k--) x = compare_swap(S, call, x, desc, k);
+  }
+  return val_rt(S, x);
+}
+
+/* flip(x, dim=None): the last dimension reversed, by exchanging the
+ * partners of every distance (reversing n = 2^m indices flips all m bits). */
+HANDLER(flip) {
+  (void)nargs;
+  TNode *x = keep(S, call, bi_block_input(S, call, A(0)));
+  int d = last_dim(S, call, x, A(1));
+  int nd = log2_of(x->type->shape[d]);
+  for (int k = 0; k < nd; k++) x = keep(S, call, reshaped(S, call, pairs_of(S, call, x, k).partner, x->type->rank, x->type->shape));
+  return val_rt(S, x);
+}
+
+/* ---- gather and histogram: one-hot comparisons reduced ------------------------------ */
+
+static TNode *expanded(Sema *S, Node *call, TNode *e, int ax) {
+  int rank = e->type->rank;
+  if (rank + 1 > MAX_RANK) sema_error(S, call, "%s of a block of rank %d needs rank %d, and blocks of rank above %d are not supported yet", bi_cur(S), rank, rank + 1, MAX_RANK);
+  int64_t shape[MAX_RANK];
+  for (int k = 0, s = 0; k < rank + 1; k++) shape[k] = k == ax ? 1 : e->type->shape[s++];
+  TNode *x = tnode(S, T_EXPAND_DIMS, call, ty_block(S->tc, ty_elem(e->type), rank + 1, shape));
+  x->a = e;
+  x->axis = ax;
+  return x;
+}
+
+/* arange(0, n) along dim d of a block of rank r (1 elsewhere). */
+static TNode *range_along(Sema *S, Node *call, int64_t n, int d, int r) {
+  TNode *t = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
+  arange_attrs(t, n);
+  int64_t shape[MAX_RANK];
+  for (int k = 0; k < r; k++) shape[k] = k == d ? n : 1;
+  return r == 1 ? t : reshaped(S, call, t, r, shape);
+}
+
+/* gather(src, index, axis): out[.., i, ..] = src[.., index[.., i, ..], ..]
+ * along axis, index of src's rank and shape but along axis. Each output
+ * element compares its index with every position of src along axis and
+ * keeps the bits of the one it names (an out-of-range index gives 0). */
+HANDLER(gather) {
+  (void)nargs;
+  TNode *src = bi_block_input(S, call, A(0)), *index = bi_block_input(S, call, A(1));
+  int r = src->type->rank;
+  int ax = bi_norm_axis(S, call, A(2), src->type, false);
+  if (!ty_is_int(index->type)) sema_error(S, call, "tl.gather's index must be integers, got %s", ty_str(S->a, index->type));
+  if (index->type->rank != r) sema_error(S, call, "tl.gather's index must have the rank of src (%d), got %s", r, ty_str(S->a, index->type));
+  for (int d = 0; d < r; d++)
+    if (d != ax && index->type->shape[d] != src->type->shape[d])
+      sema_error(S, call, "tl.gather's index must have the shape of src but along axis %d: %s and %s", ax, ty_str(S->a, src->type),
+                 ty_str(S->a, index->type));
+  if (ty_is_ptr(src->type)) sema_error(S, call, "tl.gather cannot gather pointers");
+  DType sd = ty_elem(src->type)->dtype;
+  int bits = dtype_bits(sd);
+  const Type *it = ty_scalar(S->tc, sd == DT_I1 ? DT_I1 : bits == 64 ? DT_I64 : bits == 32 ? DT_I32 : bits == 16 ? DT_I16 : DT_I8);
+  TNode *eq = bin(S, call, TK_EQ, expanded(S, call, index, ax + 1), range_along(S, call, src->type->shape[ax], ax + 1, r + 1));
+  TNode *sb = expanded(S, call, bitcast_to(S, call, src, it), ax);
+  const Type *shape = broadcast_shapes(S, call, eq->type, sb->type);
+  TNode *pick = tnode(S, T_SELECT, call, ty_with_elem(S->tc, shape, it));
+  pick->c = broadcast_to_shape(S, call, eq, shape);
+  pick->a = broadcast_to_shape(S, call, sb, shape);
+  pick->b = broadcast_to_shape(S, call, to_rt_typed(S, call, val_const(S, cv_int(S, 0)), it), shape);
+  return val_rt(S, bitcast_to(S, call, bi_reduce_node(S, call, RK_xor, pick, ax + 1, false, it), ty_elem(src->type)));
+}
+
+/* histogram(input, num_bins, mask=None): int32 counts of the values 0 ..
+ * num_bins - 1 in a 1-D block (values outside count nowhere). */
+HANDLER(histogram) {
+  TNode *x = bi_block_input(S, call, A(0));
+  if (x->type->rank != 1 || !ty_is_int(x->type)) sema_error(S, call, "tl.histogram expects a 1-D block of integers, got %s", ty_str(S->a, x->type));
+  int64_t bins = const_int(S, call, A(1), "num_bins");
+  if (bins < 1 || (bins & (bins - 1))) sema_error(S, call, "tl.histogram's num_bins must be a power of 2, got %lld", (long long)bins);
+  TNode *eq = bin(S, call, TK_EQ, expanded(S, call, x, 1), range_along(S, call, bins, 1, 2));
+  if (nargs > 2 && !val_is_none(A(2))) {
+    TNode *m = bi_rt(S, call, A(2));
+    if (ty_elem(m->type)->dtype != DT_I1 || m->type->kind != TY_BLOCK || m->type->rank != 1 || m->type->shape[0] != x->type->shape[0])
+      sema_error(S, call, "tl.histogram's mask must be booleans of the input's shape, got %s", ty_str(S->a, m->type));
+    eq = bin(S, call, TK_AMP, eq, expanded(S, call, m, 1));
+  }
+  return val_rt(S, bi_reduce_node(S, call, RK_sum, cast_to(S, call, eq, bi_I32(S)), 0, false, bi_I32(S)));
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+const Builtin builtins_compose[] = {
+    {"sort", "x,dim=,descending=", sort, B_METHOD},
+    {"flip", "x,dim=", flip, B_METHOD},
+    {"gather", "src,index,axis", gather, 0},
+    {"histogram", "input,num_bins,mask=", histogram, B_METHOD},
+};
+const size_t builtins_compose_count = sizeof builtins_compose / sizeof *builtins_compose;
