@@ -4,7 +4,8 @@
  * block pointers, masked by their boundary checks.
  *
  * Predicated memory accesses are calls to `tilec.ld.<b>` / `tilec.st.<b>`
- * (b = 8, 16, 32, 64 bits; `tilec.ld.v<n>.b<b>` for n at once):
+ * (b = 8, 16, 32, 64 bits; `tilec.ld.v<n>.b<b>` for n at once; elements
+ * under 32 bits packed into 32-bit words when they move together):
  * cg_expand_for_gpu turns them into PTX, and codegen/emu.c into the
  * emulator's checked accesses. A store is made by an element's first
  * holder only.
@@ -13,7 +14,10 @@
 
 /* How many consecutive elements one access can move: the layout's run
  * along its fastest dimension (coalesce made it as wide as alignment and
- * contiguity allow), at most 128 bits, when the mask is constant over it. */
+ * contiguity allow), at most 128 bits, when the mask is constant over it.
+ * Elements under 32 bits travel packed in 32-bit words (two bytes in one
+ * 16-bit word, for a run of two), so that eight halves are one 128-bit
+ * access, as in Triton. */
 static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   Elems e;
   if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) || !lw_plain(&e))
@@ -23,13 +27,40 @@ static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   while (vec * bits > 128) vec /= 2;
   /* a run must not wrap around the tensor: one holder owns it all */
   while (vec > 1 && e.shape[fast] % vec) vec /= 2;
-  if (vec > 4) vec = 4;
-  if (vec < 2 || bits < 16) return 1;
+  if (vec < 2) return 1;
   if (!mlirValueIsNull(mask)) {
     const AxisInfo *ai = axis_info_of(L->aa, mask);
     if (!ai || ai->constancy[fast] % vec) return 1;
   }
   return vec;
+}
+
+/* The run's elements (bits each, per to a word of per * bits) packed into
+ * one word, the first in the low bits: how memory holds them. */
+static MlirValue pack(Lower *L, MlirValue *elems, int per, int bits) {
+  MlirType wt = mlirIntegerTypeGet(L->ctx, (unsigned)(per * bits));
+  MlirValue w = {NULL};
+  for (int j = 0; j < per; j++) {
+    MlirValue x = lw_emit1(L, "arith.extui", wt, 1, &elems[j], 0, NULL);
+    if (j) {
+      MlirValue sh = mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &wt, 0, NULL, 1,
+                                                   (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(wt, j * bits))}), 0);
+      x = lw_bin(L, "arith.shli", x, sh);
+    }
+    w = j ? lw_bin(L, "arith.ori", w, x) : x;
+  }
+  return w;
+}
+
+/* Element j of a packed word, as its bits. */
+static MlirValue unpack(Lower *L, MlirValue w, int j, int bits) {
+  MlirType wt = mlirValueGetType(w), it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
+  if (j) {
+    MlirValue sh = mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &wt, 0, NULL, 1,
+                                                 (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(wt, j * bits))}), 0);
+    w = lw_bin(L, "arith.shrui", w, sh);
+  }
+  return lw_emit1(L, "arith.trunci", it, 1, &w, 0, NULL);
 }
 
 /* Loads and stores through a block pointer: each element's position is the
@@ -131,30 +162,46 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   }
   char name[32];
   int vec = vector_width(L, ptr, mask, bits);
+  /* a run of vec elements moves as `words` words of wbits: the elements
+   * themselves from 32 bits up, else packed, per to a word */
+  int wbits = bits >= 32 ? bits : vec * bits >= 32 ? 32 : vec * bits, per = bits >= 32 ? 1 : wbits / bits;
+  int words = vec / per;
+  MlirType wt = mlirIntegerTypeGet(L->ctx, (unsigned)wbits);
   for (int k = 0; vec > 1 && k < p->n; k += vec) {
-    /* vec consecutive elements, one predicate: one 64- or 128-bit access */
+    /* vec consecutive elements, one predicate: one access of up to 128 bits */
     MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
                                                                (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
-    MlirValue args[2 + 4];
+    MlirValue args[2 + 4], bits_of[16];
     args[0] = p->v[k];
     args[1] = pred;
     if (is_load) {
       for (int j = 0; j < vec; j++)
-        args[2 + j] = o ? lw_as_bits(L, o->v[k + j]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
+        bits_of[j] = o ? lw_as_bits(L, o->v[k + j]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
                                                                                   (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
-      MlirType fields[4] = {it, it, it, it};
-      MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, vec, fields, false);
-      snprintf(name, sizeof name, "tilec.ld.v%d.b%d", vec, bits);
-      MlirValue agg = lw_call(L, name, st, 2 + vec, args);
-      for (int j = 0; j < vec; j++) {
-        MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){j}));
-        res->v[k + j] = lw_from_bits(L, lw_emit1(L, "llvm.extractvalue", it, 1, &agg, 1, &pos), et);
+      for (int w = 0; w < words; w++) args[2 + w] = per > 1 ? pack(L, &bits_of[w * per], per, bits) : bits_of[w];
+      MlirValue got[4];
+      if (words == 1) {
+        snprintf(name, sizeof name, "tilec.ld.b%d", wbits);
+        got[0] = lw_call(L, name, wt, 3, args);
+      } else {
+        MlirType fields[4] = {wt, wt, wt, wt};
+        MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, words, fields, false);
+        snprintf(name, sizeof name, "tilec.ld.v%d.b%d", words, wbits);
+        MlirValue agg = lw_call(L, name, st, 2 + words, args);
+        for (int w = 0; w < words; w++) {
+          MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){w}));
+          got[w] = lw_emit1(L, "llvm.extractvalue", wt, 1, &agg, 1, &pos);
+        }
       }
+      for (int j = 0; j < vec; j++)
+        res->v[k + j] = lw_from_bits(L, per > 1 ? unpack(L, got[j / per], j % per, bits) : got[j], et);
     } else {
       args[1] = lw_bin(L, "arith.andi", pred, lw_holder(L, &e, k)); /* the run's elements share their holder */
-      for (int j = 0; j < vec; j++) args[2 + j] = lw_as_bits(L, v->v[k + j]);
-      snprintf(name, sizeof name, "tilec.st.v%d.b%d", vec, bits);
-      lw_call(L, name, (MlirType){NULL}, 2 + vec, args);
+      for (int j = 0; j < vec; j++) bits_of[j] = lw_as_bits(L, v->v[k + j]);
+      for (int w = 0; w < words; w++) args[2 + w] = per > 1 ? pack(L, &bits_of[w * per], per, bits) : bits_of[w];
+      if (words == 1) snprintf(name, sizeof name, "tilec.st.b%d", wbits);
+      else snprintf(name, sizeof name, "tilec.st.v%d.b%d", words, wbits);
+      lw_call(L, name, (MlirType){NULL}, 2 + words, args);
     }
   }
   for (int k = 0; vec == 1 && k < p->n; k++) {

@@ -665,6 +665,71 @@ static void sorts(void) {
   }
 }
 
+/* ---- packed accesses: elements under 32 bits moved in 32-bit words --------------------------- */
+
+/* ptx_packed.py's `shifted`: out[i] = x[i] + i % 64 where i < n, raw[i] =
+ * x[i] or 7 (the load's `other`) for every i. The values are small
+ * integers, exact in fp16 and bf16, and element i's result depends on i,
+ * so a packed word unpacked in another order fails. Each case's n is a
+ * multiple of 16 below BLOCK, so the last words are masked off whole. */
+static void packed(void) {
+  enum { MAX = 1024 };
+  static const struct {
+    const char *sig;
+    int block, n, bytes;
+    char kind; /* 'h' fp16, 'b' bf16, 'i' int8 */
+  } cases[] = {
+      {"*fp16:16, *fp16:16, *fp16:16, i32:16, 1024", 1024, 1008, 2, 'h'},
+      {"*bf16:16, *bf16:16, *bf16:16, i32:16, 512", 512, 464, 2, 'b'},
+      {"*i8:16, *i8:16, *i8:16, i32:16, 1024", 1024, 992, 1, 'i'},
+      {"*i8:16, *i8:16, *i8:16, i32:16, 256", 256, 240, 1, 'i'},
+      {"*fp16:16, *fp16:16, *fp16:16, i32, 1024", 1024, 1001, 2, 'h'}, /* any n: one at a time */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    int B = cases[c].block;
+    int32_t n = cases[c].n;
+    static uint16_t x16[MAX], out16[MAX], raw16[MAX];
+    static int8_t x8[MAX], out8[MAX], raw8[MAX];
+    int xs[MAX];
+    for (int i = 0; i < B; i++) {
+      xs[i] = (int)(next_u32() % 200) - 100;
+      if (cases[c].kind == 'h') x16[i] = nearest16(xs[i], f16v, 0x7c00); /* exact: small integers */
+      if (cases[c].kind == 'b') x16[i] = nearest16(xs[i], bf16v, 0x7f80);
+      if (cases[c].kind == 'i') x8[i] = (int8_t)xs[i];
+      out16[i] = raw16[i] = 0xdead;
+      out8[i] = raw8[i] = 0x55;
+    }
+    bool wide = cases[c].bytes == 2;
+    void *xp = wide ? (void *)x16 : (void *)x8, *op = wide ? (void *)out16 : (void *)out8, *rp = wide ? (void *)raw16 : (void *)raw8;
+    size_t bytes = (size_t)B * (size_t)cases[c].bytes;
+    EmuBuffer b[3] = {{xp, bytes, "x"}, {op, bytes, "out"}, {rp, bytes, "raw"}};
+    void *p[3] = {xp, op, rp};
+    void *a[4] = {&p[0], &p[1], &p[2], &n};
+    if (run("ptx_packed.py", "shifted", cases[c].sig, 4, a, 4, b, 3)) continue;
+    int bad = 0;
+    for (int i = 0; i < B && bad < 5; i++) {
+      double got, want = i < n ? xs[i] + i % 64 : NAN, gotraw, wantraw = i < n ? xs[i] : 7;
+      if (cases[c].kind == 'i') {
+        got = i < n ? (double)out8[i] : NAN;
+        want = i < n ? (double)(int8_t)(xs[i] + i % 64) : NAN;
+        gotraw = raw8[i];
+        if (i >= n && out8[i] != 0x55) got = -1e9; /* written where masked off */
+      } else {
+        double (*dec)(uint32_t) = cases[c].kind == 'h' ? f16v : bf16v;
+        got = i < n ? dec(out16[i]) : NAN;
+        gotraw = dec(raw16[i]);
+        if (i >= n && out16[i] != 0xdead) got = -1e9;
+      }
+      bool ok = (i < n ? got == want : isnan(got) || got != -1e9) && gotraw == wantraw;
+      if (!ok) {
+        fprintf(stderr, "packed %s: element %d: out %g (want %g), raw %g (want %g)\n", cases[c].sig, i, got, want, gotraw, wantraw);
+        bad++;
+      }
+    }
+    if (bad) failures++;
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_ops FILECHECK_DIR\n");
@@ -676,6 +741,7 @@ int main(int argc, char **argv) {
   dots();
   atomics();
   sorts();
+  packed();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

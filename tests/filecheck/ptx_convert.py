@@ -17,9 +17,10 @@ import triton.language as tl
 # BOOL: ld.global.b8
 # BOOL: setp.ne
 
+# Each thread's two fp8 values move as one 16-bit word.
 # FP8: cvt.rni.f32.f32
-# FP8: st.global.b8
-# FP8: ld.global.b8
+# FP8: st.global.b16
+# FP8: ld.global.b16
 
 # RZ: cvt.rz.f16.f32
 # RZ: cvt.rz.bf16.f32
