@@ -172,6 +172,9 @@ MlirValue lw_holder(Lower *L, const Elems *e, int k);
 MlirValue lw_pick(Lower *L, MlirValue c, MlirValue a, MlirValue b);
 void lw_put(Lower *L, MlirValue v, Vals *x);
 MlirType lw_scalar_of(Lower *L, MlirType t);
+/* A global of the kernel's module (@name, with attrs), at its top; its
+ * address in addr_space. */
+MlirValue lw_global(Lower *L, const char *name, const MlirNamedAttribute *attrs, int nattrs, unsigned addr_space);
 MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n);
 MlirValue lw_smem_get(Lower *L, MlirValue base, MlirType et, MlirValue idx);
 void lw_smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirValue v);

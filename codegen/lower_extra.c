@@ -104,13 +104,7 @@ static MlirValue string_global(Lower *L, const char *text, size_t len) {
       lw_named(L, "constant", mlirUnitAttrGet(L->ctx)),
       lw_named(L, "addr_space", mlirIntegerAttrGet(lw_i32(L), 0)),
   };
-  MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddAttributes(&gs, 6, gattrs);
-  MlirRegion init = mlirRegionCreate();
-  mlirOperationStateAddOwnedRegions(&gs, 1, &init);
-  mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
-  MlirNamedAttribute ga = lw_named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
-  return lw_emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 0), 0, NULL, 1, &ga);
+  return lw_global(L, name, gattrs, 6, 0);
 }
 
 static MlirValue string_attr_global(Lower *L, MlirOperation op, const char *attr) {

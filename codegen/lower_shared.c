@@ -25,13 +25,17 @@ MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n) {
       lw_named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
       lw_named(L, "tilec.bytes", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), bytes)),
   };
+  return lw_global(L, name, gattrs, 6, 3);
+}
+
+MlirValue lw_global(Lower *L, const char *name, const MlirNamedAttribute *attrs, int nattrs, unsigned addr_space) {
   MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(L->ctx));
-  mlirOperationStateAddAttributes(&gs, 6, gattrs);
+  mlirOperationStateAddAttributes(&gs, nattrs, attrs);
   MlirRegion init = mlirRegionCreate();
   mlirOperationStateAddOwnedRegions(&gs, 1, &init);
   mlirBlockInsertOwnedOperation(mlirModuleGetBody(L->out), 0, mlirOperationCreate(&gs));
   MlirNamedAttribute ga = lw_named(L, "global_name", mlirFlatSymbolRefAttrGet(L->ctx, str(name)));
-  return lw_emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, 3), 0, NULL, 1, &ga);
+  return lw_emit1(L, "llvm.mlir.addressof", mlirLLVMPointerTypeGet(L->ctx, addr_space), 0, NULL, 1, &ga);
 }
 
 /* Tags a shared-memory access with the buffer its base pointer names. */
