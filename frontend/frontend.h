@@ -380,6 +380,7 @@ typedef struct SigEntry {
   int64_t block[MAX_RANK];
   DType dtype;
   int divisibility; /* 16 or 1 (":1" means the value equals 1), 0 when absent */
+  int index;        /* its position in the signature, from 0 (-1 for a -D value) */
   struct CValue *value; /* SIG_CONST */
   Loc loc;              /* in the signature string, for diagnostics */
 } SigEntry;

@@ -239,7 +239,9 @@ static PtrVec parse_signature(Sema *S, const char *sig) {
     while (s < e && *s == ' ') s++;
     while (e > s && e[-1] == ' ') e--;
     Loc loc = {src, 1, (int)(s - src->text) + 1};
-    vec_push(S->a, &out, parse_sig_entry(S, arena_strndup(S->a, s, (size_t)(e - s)), loc, "signature"));
+    SigEntry *entry = parse_sig_entry(S, arena_strndup(S->a, s, (size_t)(e - s)), loc, "signature");
+    entry->index = out.n;
+    vec_push(S->a, &out, entry);
     if (!*p) break;
     p++;
   }
@@ -250,6 +252,7 @@ static PtrVec parse_signature(Sema *S, const char *sig) {
 CValue *sema_define_value(Sema *S, const char *txt) {
   Loc none = {0};
   SigEntry *e = parse_sig_entry(S, txt, none, "-D value");
+  e->index = -1;
   if (e->kind == SIG_CONST) return e->value;
   if (e->kind == SIG_SCALAR && !e->divisibility) return cv_dtype(S, ty_scalar(S->tc, e->dtype));
   diag_plain_error(S->d, "-D value '%s' must be a number, a quoted string, True or False", txt);
@@ -435,7 +438,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       origin[j] = "param";
       SigEntry *parts = arena_alloc(a, sizeof *parts * (size_t)(1 + 2 * e->rank));
       for (int q = 0; q < 1 + 2 * e->rank; q++) {
-        parts[q] = (SigEntry){.kind = q ? SIG_SCALAR : SIG_PTR, .dtype = q ? DT_I64 : e->dtype, .loc = e->loc};
+        parts[q] = (SigEntry){.kind = q ? SIG_SCALAR : SIG_PTR, .dtype = q ? DT_I64 : e->dtype, .loc = e->loc, .index = e->index};
         Var *v = sema_frame_var(S, desc_part(a, p->name, e->rank, q));
         v->is_param = true;
         v->param_index = k->params.n;

@@ -121,18 +121,22 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   free(k);
 }
 
-/* The runtime parameters' types, from the first compilation's metadata, as
- * the compiler read them from the signature: every spelling of a type is
- * one dtype there. The metadata lists the runtime parameters only; a
- * signature that gives a tl.constexpr parameter a type (a dtype) has one
- * entry more that reads as a type, and which it is the metadata cannot
- * tell. */
+/* The runtime parameters, from the first compilation's metadata: which
+ * signature entries they are (an entry that reads as a type may also be a
+ * dtype given to a tl.constexpr), and their types as the compiler read
+ * them: every spelling of a type is one dtype there. */
 static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why) {
-  if (m->nparams != k->nparams) {
-    jit_tell(why, "%s has %d runtime parameters, but %d entries of its signature are types; the JIT cannot pass a "
-             "dtype to a tl.constexpr parameter yet: set it with a define", k->name, m->nparams, k->nparams);
+  if (m->nparams > MAX_PARAMS) {
+    jit_tell(why, "more than %d runtime parameters", MAX_PARAMS);
     return TILEC_ERROR_UNSUPPORTED;
   }
+  for (int i = 0; i < m->nparams; i++)
+    if (m->params[i].entry >= k->nentries || (i && m->params[i].entry <= m->params[i - 1].entry)) {
+      jit_tell(why, "%s: the metadata's parameter '%s' is no entry of the signature", k->name, m->params[i].name);
+      return TILEC_ERROR_UNSUPPORTED;
+    }
+  k->nparams = m->nparams;
+  for (int i = 0; i < m->nparams; i++) k->runtime_entry[i] = m->params[i].entry;
   for (int i = 0; i < m->nparams; i++) {
     bool is_ptr;
     if (!dtype_parse_param(m->params[i].type, &k->dtype[i], &is_ptr)) {

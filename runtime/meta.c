@@ -191,7 +191,7 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
        K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192, K_RESET = 16384,
-       K_RESTORE = 32768 };
+       K_RESTORE = 32768, K_ENTRY = 65536 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -217,6 +217,11 @@ static bool param_member(Json *j, const char *key, void *ctx) {
   if (!strcmp(key, "divisibility")) {
     if (!jonce(j, c, K_DIV, key) || !jint_in(j, key, 0, INT32_MAX, &v)) return false;
     c->param->divisibility = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "entry")) {
+    if (!jonce(j, c, K_ENTRY, key) || !jint_in(j, key, 0, INT32_MAX, &v)) return false;
+    c->param->entry = (int)v;
     return true;
   }
   return false;
@@ -266,9 +271,9 @@ static bool param_element(Json *j, void *ctx) {
   jskip(j);
   const char *at = j->p;
   if (!jobject(j, param_member, &c)) return false;
-  if (c.seen != (K_NAME | K_TYPE | K_DIV)) {
+  if (c.seen != (K_NAME | K_TYPE | K_DIV | K_ENTRY)) {
     j->p = at;
-    return jfail(j, "a parameter needs exactly name, type and divisibility");
+    return jfail(j, "a parameter needs exactly name, type, divisibility and entry");
   }
   if (!c.param->name[0] || !c.param->type[0]) {
     j->p = at;

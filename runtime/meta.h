@@ -14,6 +14,7 @@ typedef struct KernelParam {
   char *name;
   char *type; /* as the signature spells it: "*fp32", "i32", "fp16" */
   int divisibility;
+  int entry;  /* its entry in the signature, from 0: a dtype given to a tl.constexpr is an entry too */
 } KernelParam;
 
 /* A constexpr that is a number or a boolean (as 0 or 1). */
@@ -43,7 +44,7 @@ typedef struct KernelMeta {
 
 /* Reads exactly the JSON object tilec_result_metadata writes: the keys
  * name, arch, num_warps, num_stages, shared_bytes, params (objects of name,
- * type, divisibility), constexprs (names to integers), autotune (configs,
+ * type, divisibility, entry), constexprs (names to integers), autotune (configs,
  * config, and the lists of names key, reset and restore) and lowered_hash,
  * each once, in any order, nothing else. On failure *out is empty ({0}) and err says where
  * and what, and *oom (oom may be NULL) whether it was for want of memory.

@@ -106,10 +106,11 @@ TILEC_API tilec_status tilec_opt(const char *filename, const char *ir, size_t le
 
 /* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
 TILEC_API const char *tilec_result_output(const tilec_result *r, size_t *length);
-/* For llvm-mlir and later stages: the kernel's metadata as JSON (entry name,
- * arch, num_warps, num_stages, shared_bytes, params with type and
- * divisibility, constexprs, autotune: the number of configs, the one taken
- * and the key); NULL otherwise. */
+/* From the metadata stage on (llvm-mlir and later): the kernel's metadata as
+ * JSON (entry name, arch, num_warps, num_stages, shared_bytes, params with
+ * type, divisibility and entry: their position in the signature,
+ * constexprs, autotune: the number of configs, the one taken and the key);
+ * NULL otherwise. */
 TILEC_API const char *tilec_result_metadata(const tilec_result *r);
 /* The other files the compilation read: the modules the kernel's file
  * imports, a line each: the hash of the text read (64 hex digits, the disk

@@ -12,10 +12,10 @@
 static const char meta_json[] =
     "{\n  \"name\": \"add_kernel\",\n  \"arch\": \"sm_80\",\n  \"num_warps\": 4,\n  \"num_stages\": 3,\n"
     "  \"shared_bytes\": 0,\n  \"params\": [\n"
-    "    {\"name\": \"x_ptr\", \"type\": \"*fp32\", \"divisibility\": 16},\n"
-    "    {\"name\": \"y_ptr\", \"type\": \"*fp32\", \"divisibility\": 16},\n"
-    "    {\"name\": \"out_ptr\", \"type\": \"*fp32\", \"divisibility\": 16},\n"
-    "    {\"name\": \"n_elements\", \"type\": \"i32\", \"divisibility\": 16}\n"
+    "    {\"name\": \"x_ptr\", \"type\": \"*fp32\", \"divisibility\": 16, \"entry\": 0},\n"
+    "    {\"name\": \"y_ptr\", \"type\": \"*fp32\", \"divisibility\": 16, \"entry\": 1},\n"
+    "    {\"name\": \"out_ptr\", \"type\": \"*fp32\", \"divisibility\": 16, \"entry\": 2},\n"
+    "    {\"name\": \"n_elements\", \"type\": \"i32\", \"divisibility\": 16, \"entry\": 3}\n"
     "  ],\n  \"constexprs\": {\"BLOCK_SIZE\": 1024, \"EVEN\": 1},\n"
     "  \"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"],"
     " \"restore\": []},\n"
@@ -37,6 +37,7 @@ static void test_meta_reads_the_compilers_json(void) {
     CHECK_STR(m.params[3].name, "n_elements");
     CHECK_STR(m.params[3].type, "i32");
     CHECK(m.params[3].divisibility == 16);
+    CHECK(m.params[1].entry == 1 && m.params[3].entry == 3);
   }
   CHECK(m.nconsts == 2);
   if (m.nconsts == 2) {
@@ -97,26 +98,27 @@ static void test_meta_errors(void) {
   meta_fails("\"num_warps\": 4", "\"num_warps\": \"4\"", "at byte 60: expected an integer, found '\"'");
   meta_fails("\"num_stages\": 3", "\"num_stages\": 03", "at byte 79: an integer with a leading zero");
   meta_fails("\"BLOCK_SIZE\": 1024", "\"BLOCK_SIZE\": 9223372036854775808",
-             "at byte 397: an integer out of range");
-  meta_fails("\"EVEN\": 1", "\"BLOCK_SIZE\": 1", "at byte 403: duplicate constexpr 'BLOCK_SIZE'");
-  meta_fails(", \"divisibility\": 16}", "}", "at byte 121: a parameter needs exactly name, type and divisibility");
+             "at byte 445: an integer out of range");
+  meta_fails("\"EVEN\": 1", "\"BLOCK_SIZE\": 1", "at byte 451: duplicate constexpr 'BLOCK_SIZE'");
+  meta_fails(", \"divisibility\": 16, \"entry\": 0}", "}", "at byte 121: a parameter needs exactly name, type, divisibility and entry");
+  meta_fails("\"entry\": 1", "\"entry\": -1", "at byte 257: entry is -1, expected 0 to 2147483647");
   meta_fails("\"type\": \"*fp32\"", "\"type\": \"\"", "at byte 121: a parameter with an empty name or type");
-  meta_fails("\"divisibility\": 16}", "\"divisibility\": 16, \"align\": 4}",
-             "at byte 176: unexpected key 'align'");
+  meta_fails("\"entry\": 0}", "\"entry\": 0, \"align\": 4}",
+             "at byte 188: unexpected key 'align'");
   meta_fails("\"x_ptr\"", "\"x\\u0041\"", "at byte 132: unsupported escape in a string");
   meta_fails("\"x_ptr\"", "\"x\nptr\"", "at byte 132: unterminated string");
-  meta_fails("\n  ],", "\n  ,],", "at byte 364: expected '{', found ']'"); /* no trailing commas */
-  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 566: text after the object");
+  meta_fails("\n  ],", "\n  ,],", "at byte 412: expected '{', found ']'"); /* no trailing commas */
+  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 614: text after the object");
   meta_fails(",\n  \"lowered_hash\": \"8f2c3a9d01b4e765\"", "", "at byte 0: no key 'lowered_hash'");
-  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 545: expected '\"', found '1'");
+  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 593: expected '\"', found '1'");
   meta_fails("{\n", "[", "at byte 0: expected '{', found '['");
-  meta_fails("\"config\": 1", "\"config\": 3", "at byte 429: autotune config 3, but there are 3 configs");
-  meta_fails("\"config\": 1, ", "", "at byte 429: autotune needs exactly configs, config, key, reset and restore");
-  meta_fails("\"x_ptr\"]", "\"x_ptr\",]", "at byte 487: expected '\"', found ']'");
-  meta_fails("\"key\": [", "\"key\": [1, ", "at byte 465: expected '\"', found '1'");
-  meta_fails("\"configs\": 3", "\"configs\": 3, \"configs\": 3", "at byte 444: duplicate key 'configs'");
+  meta_fails("\"config\": 1", "\"config\": 3", "at byte 477: autotune config 3, but there are 3 configs");
+  meta_fails("\"config\": 1, ", "", "at byte 477: autotune needs exactly configs, config, key, reset and restore");
+  meta_fails("\"x_ptr\"]", "\"x_ptr\",]", "at byte 535: expected '\"', found ']'");
+  meta_fails("\"key\": [", "\"key\": [1, ", "at byte 513: expected '\"', found '1'");
+  meta_fails("\"configs\": 3", "\"configs\": 3, \"configs\": 3", "at byte 492: duplicate key 'configs'");
   meta_fails("\"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"], \"restore\": []},\n  ", "", "at byte 0: no key 'autotune'");
-  meta_fails("\"restore\": []", "\"restore\": [\"a\", 2]", "at byte 528: expected '\"', found '2'");
+  meta_fails("\"restore\": []", "\"restore\": [\"a\", 2]", "at byte 576: expected '\"', found '2'");
 }
 
 static void test_meta_never_crashes(void) {
