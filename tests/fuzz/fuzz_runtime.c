@@ -17,7 +17,7 @@
  *
  *     clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
  *       -fno-sanitize-recover=undefined -I$S \
- *       $S/runtime/{grid,meta,elfload}.c $S/tests/fuzz/fuzz_runtime.c -o fuzz_runtime
+ *       $S/runtime/{grid,meta}.c $S/emu/elfload.c $S/tests/fuzz/fuzz_runtime.c -o fuzz_runtime
  *     ./fuzz_runtime -max_len=65536 -timeout=5 CORPUS_DIR
  *
  * or with Meson: -Dfuzz=true builds tests/fuzz_runtime beside fuzz_frontend.
