@@ -18,61 +18,8 @@
 #include <string.h>
 
 #include "emu/mma.h"
+#include "mma_figures.h"
 #include "unit.h"
-
-static uint32_t rng = 0x9e3779b9u;
-static uint32_t next_u32(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
-/* an integer in [lo, hi] */
-static int rand_int(int lo, int hi) { return lo + (int)(next_u32() % (uint32_t)(hi - lo + 1)); }
-
-/* ---- the figures, register by register ------------------------------------------------------ */
-
-/* One slot of a register: A and C hold row g + row_off, column t * t_step +
- * col_off; B holds row t * t_step + row_off, column g. */
-typedef struct Slot {
-  int row_off, col_off;
-} Slot;
-
-typedef struct Figure {
-  int regs, slots; /* registers per lane, elements per register */
-  int t_step;
-  Slot at[4][4];   /* [register][slot, from the low bits] */
-} Figure;
-
-/* m16n8k16, .f16/.bf16 A: four .f16x2 registers */
-static const Figure a_k16 = {4, 2, 2, {{{0, 0}, {0, 1}}, {{8, 0}, {8, 1}}, {{0, 8}, {0, 9}}, {{8, 8}, {8, 9}}}};
-/* m16n8k16 B: two .f16x2 registers down a column of B */
-static const Figure b_k16 = {2, 2, 2, {{{0, 0}, {1, 0}}, {{8, 0}, {9, 0}}}};
-/* m16n8k8, .tf32 A: four .b32 registers */
-static const Figure a_k8 = {4, 1, 1, {{{0, 0}}, {{8, 0}}, {{0, 4}}, {{8, 4}}}};
-static const Figure b_k8 = {2, 1, 1, {{{0, 0}}, {{4, 0}}}};
-/* m16n8k32, .s8/.u8 A: four .b32 registers of four bytes */
-static const Figure a_k32 = {4, 4, 4,
-                             {{{0, 0}, {0, 1}, {0, 2}, {0, 3}},
-                              {{8, 0}, {8, 1}, {8, 2}, {8, 3}},
-                              {{0, 16}, {0, 17}, {0, 18}, {0, 19}},
-                              {{8, 16}, {8, 17}, {8, 18}, {8, 19}}}};
-static const Figure b_k32 = {2, 4, 4, {{{0, 0}, {1, 0}, {2, 0}, {3, 0}}, {{16, 0}, {17, 0}, {18, 0}, {19, 0}}}};
-/* C and D, .f32/.s32: four registers; .f16: two .f16x2 registers */
-static const Figure c_f32 = {4, 1, 2, {{{0, 0}}, {{0, 1}}, {{8, 0}}, {{8, 1}}}};
-static const Figure c_f16 = {2, 2, 2, {{{0, 0}, {0, 1}}, {{8, 0}, {8, 1}}}};
-
-/* Where slot s of register r of lane l lies, for an A/C figure (b false) or a B one. */
-static void where(const Figure *f, bool b, int l, int r, int s, int *row, int *col) {
-  int g = l >> 2, t = l & 3;
-  if (b) {
-    *row = t * f->t_step + f->at[r][s].row_off;
-    *col = g;
-  } else {
-    *row = g + f->at[r][s].row_off;
-    *col = t * f->t_step + f->at[r][s].col_off;
-  }
-}
 
 /* Every element of the rows x cols matrix is held by exactly one slot of one lane. */
 static void check_covers(const Figure *f, bool b, int rows, int cols) {
@@ -121,138 +68,21 @@ static void test_figures(void) {
   CHECK(at_is(&c_f16, false, 31, 1, 1, 15, 7)); /* T31 c3, the high half of the second register */
 }
 
-/* ---- element encodings -------------------------------------------------------------------------- */
-
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static float bits_f32(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-/* binary16 of a value that has one: normal, small, exact */
-static uint32_t f16_bits(double v) {
-  if (v == 0) return signbit(v) ? 0x8000 : 0;
-  uint32_t sign = v < 0 ? 0x8000 : 0;
-  int e;
-  double f = frexp(fabs(v), &e); /* f in [0.5, 1) */
-  uint32_t mant = (uint32_t)ldexp(f, 11);
-  return sign | (uint32_t)(e + 14) << 10 | (mant & 0x3ff);
-}
-static double f16_double(uint32_t h) {
-  int e = (h >> 10) & 0x1f;
-  double m = e ? (h & 0x3ff) | 0x400 : (h & 0x3ff);
-  double v = ldexp(m, (e ? e : 1) - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
-/* ---- mma against the triple loop -------------------------------------------------------------- */
-
-typedef enum Elem { E_F16, E_BF16, E_TF32, E_S8, E_U8 } Elem;
-
-/* The bits of value v (an integer for s8/u8) in a slot of `bits` bits. */
-static uint32_t encode(Elem e, double v) {
-  switch (e) {
-  case E_F16: return f16_bits(v);
-  case E_BF16: return f32_bits((float)v) >> 16; /* the values here have at most 8 significant bits */
-  case E_TF32: return f32_bits((float)v) | (next_u32() & 0x1fff); /* bits tf32 ignores: noise */
-  default: return (uint32_t)(int)v & 0xff;
-  }
-}
-
-/* Scatters matrix m (rows x cols, row-major) into lane registers through figure f. */
-static void scatter(const Figure *f, bool b, Elem e, const double *m, int cols, uint32_t *regs, int stride) {
-  int bits = 32 / f->slots;
-  for (int l = 0; l < 32; l++)
-    for (int r = 0; r < f->regs; r++) {
-      uint32_t w = 0;
-      for (int s = 0; s < f->slots; s++) {
-        int row, col;
-        where(f, b, l, r, s, &row, &col);
-        uint32_t x = encode(e, m[row * cols + col]);
-        w |= bits == 32 ? x : (x & ((1u << bits) - 1)) << (bits * s);
-      }
-      regs[l * stride + r] = w;
-    }
-}
-
-typedef struct Case {
-  EmuMmaKind kind;
-  int K;
-  Elem a, b;
-  const Figure *fa, *fb, *fc;
-  bool c_f16, integer;
-} Case;
-
-static const Case cases[] = {
-    {EMU_MMA_F32_F16, 16, E_F16, E_F16, &a_k16, &b_k16, &c_f32, false, false},
-    {EMU_MMA_F32_BF16, 16, E_BF16, E_BF16, &a_k16, &b_k16, &c_f32, false, false},
-    {EMU_MMA_F16_F16, 16, E_F16, E_F16, &a_k16, &b_k16, &c_f16, true, false},
-    {EMU_MMA_F32_TF32, 8, E_TF32, E_TF32, &a_k8, &b_k8, &c_f32, false, false},
-    {EMU_MMA_S32_S8S8, 32, E_S8, E_S8, &a_k32, &b_k32, &c_f32, false, true},
-    {EMU_MMA_S32_S8U8, 32, E_S8, E_U8, &a_k32, &b_k32, &c_f32, false, true},
-    {EMU_MMA_S32_U8S8, 32, E_U8, E_S8, &a_k32, &b_k32, &c_f32, false, true},
-    {EMU_MMA_S32_U8U8, 32, E_U8, E_U8, &a_k32, &b_k32, &c_f32, false, true},
-};
-
-static double random_value(Elem e) {
-  switch (e) {
-  case E_S8: return rand_int(-128, 127);
-  case E_U8: return rand_int(0, 255);
-  default: return rand_int(-8, 8) / 4.0; /* quarters up to 2: sums of sixteenths below 80, exact even in f16 */
-  }
-}
-
-static int run_case(const Case *cs, int trial) {
-  enum { M = 16, N = 8 };
-  int K = cs->K, bad = 0;
-  double A[16 * 32], B[32 * 8], C[M * N];
-  for (int i = 0; i < M * K; i++) A[i] = random_value(cs->a);
-  for (int i = 0; i < K * N; i++) B[i] = random_value(cs->b);
-  for (int i = 0; i < M * N; i++)
-    C[i] = cs->integer ? (double)(int32_t)next_u32() : rand_int(-64, 64) / 4.0; /* any s32: the sum may wrap */
-  uint32_t a[32][4], b[32][2], c[32][4] = {{0}}, d[32][4];
-  scatter(cs->fa, false, cs->a, A, K, &a[0][0], 4);
-  scatter(cs->fb, true, cs->b, B, N, &b[0][0], 2);
-  for (int l = 0; l < 32; l++)
-    for (int r = 0; r < cs->fc->regs; r++)
-      for (int s = 0; s < cs->fc->slots; s++) {
-        int row, col;
-        where(cs->fc, false, l, r, s, &row, &col);
-        double v = C[row * N + col];
-        c[l][r] |= cs->c_f16 ? f16_bits(v) << (16 * s) : cs->integer ? (uint32_t)(int32_t)v : f32_bits((float)v);
-      }
-  emu_mma_warp(cs->kind, (const uint32_t(*)[4])a, (const uint32_t(*)[2])b, (const uint32_t(*)[4])c, d);
-  for (int l = 0; l < 32; l++)
-    for (int r = 0; r < cs->fc->regs; r++)
-      for (int s = 0; s < cs->fc->slots; s++) {
-        int row, col;
-        where(cs->fc, false, l, r, s, &row, &col);
-        bool ok;
-        if (cs->integer) {
-          int64_t want = (int64_t)C[row * N + col];
-          for (int k = 0; k < K; k++) want += (int64_t)A[row * K + k] * (int64_t)B[k * N + col];
-          ok = d[l][r] == (uint32_t)want; /* modulo 2^32 */
-        } else {
-          double want = C[row * N + col];
-          for (int k = 0; k < K; k++) want += A[row * K + k] * B[k * N + col];
-          double got = cs->c_f16 ? f16_double((d[l][r] >> (16 * s)) & 0xffff) : bits_f32(d[l][r]);
-          ok = got == want;
-        }
-        if (!ok && bad++ < 3)
-          fprintf(stderr, "mma.%s, trial %d: lane %d register %d slot %d (D[%d][%d]) is wrong\n",
-                  emu_mma_name(cs->kind), trial, l, r, s, row, col);
-      }
-  return bad;
-}
+/* ---- mma against the triple loop ------------------------------------------------------------------ */
 
 static void test_mma(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    for (int trial = 0; trial < 20; trial++) CHECK(run_case(&cases[i], trial) == 0);
+    for (int trial = 0; trial < 20; trial++) {
+      MmaTrial t;
+      mma_trial_make(&cases[i], &t);
+      uint32_t d[32][4];
+      emu_mma_warp(cases[i].kind, (const uint32_t(*)[4])t.a, (const uint32_t(*)[2])t.b, (const uint32_t(*)[4])t.c, d);
+      char what[96];
+      snprintf(what, sizeof what, "mma.%s, trial %d", emu_mma_name(cases[i].kind), trial);
+      CHECK(mma_trial_check(&cases[i], &t, (const uint32_t(*)[4])d, what) == 0);
+    }
 }
+
 
 /* D aliasing C, and the f16 accumulator rounded once to nearest even:
  * 2048 + 1 ties to 2048, 2048 + 3 to 2052. */
@@ -304,12 +134,12 @@ static void test_ldmatrix(void) {
   for (int num = 1; num <= 4; num *= 2)
     for (int trans = 0; trans < 2; trans++) {
       Mem mem = {.num = num};
-      for (size_t i = 0; i < sizeof mem.bytes; i++) mem.bytes[i] = (unsigned char)next_u32();
+      for (size_t i = 0; i < sizeof mem.bytes; i++) mem.bytes[i] = (unsigned char)mma_next_u32();
       /* rows scattered over the buffer, in a shuffled order */
       int slot[64];
       for (int i = 0; i < 64; i++) slot[i] = i;
       for (int i = 63; i > 0; i--) {
-        int j = (int)(next_u32() % (uint32_t)(i + 1)), t = slot[i];
+        int j = (int)(mma_next_u32() % (uint32_t)(i + 1)), t = slot[i];
         slot[i] = slot[j];
         slot[j] = t;
       }
