@@ -322,10 +322,12 @@ static bool add_entry(Emu *e) {
   MlirBlock kb = mlirRegionGetFirstBlock(mlirOperationGetRegion(k, 0));
   int np = (int)mlirBlockGetNumArguments(kb);
   StrBuf t = {0};
-  /* whether a block's threads must run as fibers: they meet at barriers or in warp collectives */
+  /* whether a block's threads must run as fibers: they meet at barriers or in warp collectives
+   * (shuffles, mma.sync, ldmatrix) */
   bool fibers = false;
   for (int i = 0; i < e->declared.n; i++)
-    fibers |= !strncmp(e->declared.v[i], "tilec.emu.barrier", 17) || !strncmp(e->declared.v[i], "tilec.emu.shfl", 14);
+    fibers |= !strncmp(e->declared.v[i], "tilec.emu.barrier", 17) || !strncmp(e->declared.v[i], "tilec.emu.shfl", 14) ||
+              !strncmp(e->declared.v[i], "tilec.emu.mma.", 14) || !strncmp(e->declared.v[i], "tilec.emu.ldmatrix.", 19);
   sb_printf(&t, "module {\n  llvm.mlir.global external constant @tilec_emu_shared_bytes(%lld : i64) : i64\n",
             (long long)shared);
   sb_printf(&t, "  llvm.mlir.global external constant @tilec_emu_fibers(%d : i32) : i32\n", fibers ? 1 : 0);

@@ -3,7 +3,7 @@
  * running of a kernel's grid (emu/load.c loads the kernel).
  *
  * Every function a kernel calls is bound to a C implementation here
- * (emu_bind: bind_table and the atomics, math and cvt tables); a name the
+ * (emu_bind: bind_table and the atomics, math, cvt and mma tables); a name the
  * emulator does not know is a load error that names it. The state of the
  * running thread (its ids, its block's shared memory, the launch) is
  * thread-local: blocks run in parallel on host threads, and the threads of
@@ -26,6 +26,7 @@
 #include "emu_internal.h"
 #include "emucheck.h"
 #include "fiber.h"
+#include "mma.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -149,7 +150,8 @@ SHFL(idx, FIBER_SHFL_IDX)
 
 /* ---- shared memory: reads of bytes no thread of the block wrote ------------------------------- */
 
-static bool smem_written(const void *p, size_t n) {
+/* Whether [p, p+n) was written; if not, reports it as read by thread tid. */
+static bool smem_written_by(const void *p, size_t n, int tid) {
   size_t off = (size_t)((const unsigned char *)p - cur->smem);
   bool ok = off + n <= cur->smem_bytes;
   for (size_t i = 0; ok && i < n; i++) ok = cur->shadow[off + i];
@@ -159,11 +161,13 @@ static bool smem_written(const void *p, size_t n) {
   if (r->reports++ < MAX_REPORTS)
     report(r, "read of uninitialized shared memory (%zu bytes at offset %zu of %zu) in kernel '%s', block (%u, %u, %u), "
               "thread %d: no thread of the block wrote it (a missing barrier or a wrong index)",
-           n, off, cur->smem_bytes, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid());
+           n, off, cur->smem_bytes, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], tid);
   r->uninit++;
   pthread_mutex_unlock(&r->lock);
   return false;
 }
+
+static bool smem_written(const void *p, size_t n) { return smem_written_by(p, n, cur_tid()); }
 
 #define SMEM(bits, T)                                                                                                  \
   static T emu_lds_b##bits(const void *p) {                                                                            \
@@ -562,6 +566,169 @@ static const Named libdevice[] = {
     {"fdiv_rn", FN(fdiv_rn_)}, {"ddiv_rn", FN(ddiv_rn_)}, {"fsqrt_rn", FN(sqrtf)}, {"dsqrt_rn", FN(sqrt)},
 };
 
+/* ---- tensor cores: mma.sync and ldmatrix, warp collectives (emu/mma.h) ------------------------ */
+
+/* Each lane calls tilec.emu.mma.<shape...>(d, a, b, c) with pointers to its
+ * registers in memory (the C calling convention takes no LLVM vectors or
+ * structs), and tilec.emu.ldmatrix.x<n>[.trans].b16(d, p) with its own row
+ * address. The 32 lanes meet (fiber_warp_call); the last to arrive runs the
+ * warp's model once and writes every lane's registers, so every lane's
+ * inputs are read before any lane's outputs are written, and no lane goes
+ * on before its registers are done. A lane that returned, or lanes of one
+ * warp in different instructions, stop the block as a deadlock or a
+ * divergent collective, as for shuffles. */
+
+/* The instructions need the warp's threads to run as fibers; a kernel that
+ * says it needs none (tilec_emu_fibers) is reported, not run wrong. */
+static bool warp_meets(const char *what) {
+  if (cur->fibers) return true;
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "kernel '%s', block (%u, %u, %u), thread %d: %s needs the 32 threads of its warp to meet, but the "
+              "kernel's threads do not run as fibers (tilec_emu_fibers is 0)",
+           r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid(), what);
+  pthread_mutex_unlock(&r->lock);
+  return false;
+}
+
+typedef struct MmaLane {
+  uint32_t *d;
+  const uint32_t *a, *b, *c;
+} MmaLane;
+
+/* per kind: the context that tells the lanes' calls apart, and the name for reports */
+typedef struct MmaOp {
+  EmuMmaKind kind;
+  const char *name;
+} MmaOp;
+static const MmaOp mma_ops[EMU_MMA_KINDS] = {
+    {EMU_MMA_F32_F16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
+    {EMU_MMA_F32_BF16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"},
+    {EMU_MMA_F16_F16, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"},
+    {EMU_MMA_F32_TF32, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"},
+    {EMU_MMA_S32_S8S8, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"},
+    {EMU_MMA_S32_S8U8, "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32"},
+    {EMU_MMA_S32_U8S8, "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32"},
+    {EMU_MMA_S32_U8U8, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"},
+};
+
+static void mma_complete(void *ctx, void *const lanes[32]) {
+  EmuMmaKind kind = ((const MmaOp *)ctx)->kind;
+  uint32_t a[32][4], b[32][2], c[32][4] = {{0}}, d[32][4];
+  int nc = emu_mma_c_regs(kind);
+  for (int l = 0; l < 32; l++) {
+    const MmaLane *x = lanes[l];
+    memcpy(a[l], x->a, sizeof a[l]);
+    memcpy(b[l], x->b, sizeof b[l]);
+    memcpy(c[l], x->c, (size_t)nc * 4);
+  }
+  emu_mma_warp(kind, (const uint32_t(*)[4])a, (const uint32_t(*)[2])b, (const uint32_t(*)[4])c, d);
+  for (int l = 0; l < 32; l++) memcpy(((const MmaLane *)lanes[l])->d, d[l], (size_t)nc * 4);
+}
+
+static void mma_lane(EmuMmaKind kind, uint32_t *d, const uint32_t *a, const uint32_t *b, const uint32_t *c) {
+  const MmaOp *op = &mma_ops[kind];
+  if (!warp_meets(op->name)) return;
+  MmaLane me = {d, a, b, c};
+  fiber_warp_call(~0u, op->name, mma_complete, (void *)op, &me);
+}
+
+#define MMA(id, kind)                                                                                                  \
+  static void emu_mma_##id(uint32_t *d, const uint32_t *a, const uint32_t *b, const uint32_t *c) {                    \
+    mma_lane(kind, d, a, b, c);                                                                                        \
+  }
+MMA(f32_f16, EMU_MMA_F32_F16)
+MMA(f32_bf16, EMU_MMA_F32_BF16)
+MMA(f16_f16, EMU_MMA_F16_F16)
+MMA(f32_tf32, EMU_MMA_F32_TF32)
+MMA(s8s8, EMU_MMA_S32_S8S8)
+MMA(s8u8, EMU_MMA_S32_S8U8)
+MMA(u8s8, EMU_MMA_S32_U8S8)
+MMA(u8u8, EMU_MMA_S32_U8U8)
+/* by EmuMmaKind: tilec.emu.mma.<emu_mma_name(kind)> */
+static void *const mma_fns[EMU_MMA_KINDS] = {
+    FN(emu_mma_f32_f16), FN(emu_mma_f32_bf16), FN(emu_mma_f16_f16), FN(emu_mma_f32_tf32),
+    FN(emu_mma_s8s8),    FN(emu_mma_s8u8),     FN(emu_mma_u8s8),    FN(emu_mma_u8u8),
+};
+
+/* ldmatrix.sync.aligned.m8n8.x<num>[.trans].shared.b16 */
+typedef struct LdmOp {
+  int num;
+  bool trans;
+  const char *name;
+} LdmOp;
+static const LdmOp ldm_ops[6] = {
+    {1, false, "ldmatrix.sync.aligned.m8n8.x1.shared.b16"},
+    {2, false, "ldmatrix.sync.aligned.m8n8.x2.shared.b16"},
+    {4, false, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
+    {1, true, "ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16"},
+    {2, true, "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"},
+    {4, true, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"},
+};
+
+typedef struct LdmLane {
+  uint32_t *d;
+  const unsigned char *row;
+} LdmLane;
+
+typedef struct LdmRead {
+  const LdmOp *op;
+  int base; /* the tid of the warp's lane 0 */
+} LdmRead;
+
+/* A row of 16 bytes, read for the thread of lane `lane`, which gave its
+ * address: it must lie in shared memory, 16-byte aligned (the ISA asks
+ * rows to be naturally aligned), and have been written. A report names the
+ * thread that gave the address, not the one that completed the warp. */
+static bool ldm_read(void *ctx, int lane, const void *row, unsigned char out[16]) {
+  const LdmRead *rd = ctx;
+  int tid = rd->base + lane;
+  Run *r = cur->run;
+  uintptr_t a = (uintptr_t)row, lo = (uintptr_t)cur->smem;
+  const char *why = a < lo || a - lo + 16 > cur->smem_bytes ? "outside the block's shared memory"
+                    : (a - lo) % 16                           ? "not 16-byte aligned"
+                                                              : NULL;
+  if (why) {
+    pthread_mutex_lock(&r->lock);
+    if (r->reports++ < MAX_REPORTS)
+      report(r, "%s in kernel '%s', block (%u, %u, %u): thread %d gave the row address %p (offset %lld of %zu bytes "
+                "of shared memory), %s",
+             rd->op->name, r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], tid, row,
+             (long long)(a - lo), cur->smem_bytes, why);
+    pthread_mutex_unlock(&r->lock);
+    return false;
+  }
+  smem_written_by(row, 16, tid);
+  memcpy(out, row, 16);
+  return true;
+}
+
+static void ldm_complete(void *ctx, void *const lanes[32]) {
+  const LdmOp *op = ctx;
+  const void *rows[32];
+  for (int l = 0; l < 32; l++) rows[l] = ((const LdmLane *)lanes[l])->row;
+  LdmRead rd = {op, cur_tid() & ~31};
+  uint32_t out[32][4];
+  emu_ldmatrix_warp(op->num, op->trans, rows, ldm_read, &rd, out);
+  for (int l = 0; l < 32; l++) memcpy(((const LdmLane *)lanes[l])->d, out[l], (size_t)op->num * 4);
+}
+
+static void ldm_lane(const LdmOp *op, uint32_t *d, const unsigned char *row) {
+  if (!warp_meets(op->name)) return;
+  LdmLane me = {d, row};
+  fiber_warp_call(~0u, op->name, ldm_complete, (void *)op, &me);
+}
+
+#define LDM(i, id)                                                                                                     \
+  static void emu_ldmatrix_##id(uint32_t *d, const unsigned char *row) { ldm_lane(&ldm_ops[i], d, row); }
+LDM(0, x1)
+LDM(1, x2)
+LDM(2, x4)
+LDM(3, x1_trans)
+LDM(4, x2_trans)
+LDM(5, x4_trans)
+
 /* ---- vprintf and __assertfail ----------------------------------------------------------------- */
 
 /* CUDA's vprintf: the arguments are packed in `buf`, each aligned to its
@@ -670,6 +837,9 @@ static const Named bind_table[] = {
     {"__truncsfhf2", FN(trunc_sfhf)},           {"__gnu_f2h_ieee", FN(trunc_sfhf)},
     {"__truncdfhf2", FN(trunc_dfhf)},           {"__truncsfbf2", FN(trunc_sfbf)},
     {"__truncdfbf2", FN(trunc_dfbf)},
+    {"tilec.emu.ldmatrix.x1.b16", FN(emu_ldmatrix_x1)}, {"tilec.emu.ldmatrix.x1.trans.b16", FN(emu_ldmatrix_x1_trans)},
+    {"tilec.emu.ldmatrix.x2.b16", FN(emu_ldmatrix_x2)}, {"tilec.emu.ldmatrix.x2.trans.b16", FN(emu_ldmatrix_x2_trans)},
+    {"tilec.emu.ldmatrix.x4.b16", FN(emu_ldmatrix_x4)}, {"tilec.emu.ldmatrix.x4.trans.b16", FN(emu_ldmatrix_x4_trans)},
 };
 
 static void *find(const Named *t, size_t n, const char *name, size_t len) {
@@ -682,6 +852,10 @@ static void *find(const Named *t, size_t n, const char *name, size_t len) {
 void *emu_bind(const char *name, size_t len) {
   void *f = find(bind_table, sizeof bind_table / sizeof *bind_table, name, len);
   if (f) return f;
+  if (len > 14 && !memcmp(name, "tilec.emu.mma.", 14)) { /* tilec.emu.mma.<shape>.row.col.<types> */
+    int kind = emu_mma_kind(name + 14, (int)len - 14);
+    return kind < 0 ? NULL : mma_fns[kind];
+  }
   if (len > 5 && !memcmp(name, "__nv_", 5))
     return find(libdevice, sizeof libdevice / sizeof *libdevice, name + 5, len - 5);
   if (len > 15 && !memcmp(name, "tilec.emu.atom.", 15)) {

@@ -7,8 +7,9 @@
  * ORC (one JIT per process, each kernel in a library of its own); emu_load
  * JIT-compiles a module of LLVM IR text (tests write such kernels by
  * hand). Either binds every GPU
- * operation it calls (thread and block ids, barriers, shuffles, predicated
- * global accesses, atomics, vprintf, __assertfail, libdevice math) to a C
+ * operation it calls (thread and block ids, barriers, shuffles, mma.sync
+ * and ldmatrix (emu/mma.h), predicated global accesses, atomics, vprintf,
+ * __assertfail, libdevice math) to a C
  * implementation; a call the emulator does not know is a load error naming
  * it. emu_launch runs the grid: blocks in parallel on host threads, the
  * threads of a block as fibers (emu/fiber.h) when the kernel has

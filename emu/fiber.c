@@ -124,8 +124,9 @@ static bool shfl_source(int lane, int mode, uint32_t b, uint32_t c, int *src) {
 enum { F_READY, F_BARRIER, F_WARP, F_DONE, F_FAILED };
 
 /* Collective kinds: the four shuffle modes, the four vote modes, the warp
- * barrier. A rendezvous needs the same kind and the same mask in every lane. */
-enum { OP_SHFL = 0, OP_VOTE = 4, OP_SYNC = 8 };
+ * barrier, a call (fiber_warp_call). A rendezvous needs the same kind and
+ * the same mask in every lane, and for a call the same function and context. */
+enum { OP_SHFL = 0, OP_VOTE = 4, OP_SYNC = 8, OP_CALL = 9 };
 static const char *const op_names[] = {
     "shfl.sync.idx", "shfl.sync.up",     "shfl.sync.down",   "shfl.sync.bfly", "vote.sync.all",
     "vote.sync.any", "vote.sync.uni",    "vote.sync.ballot", "bar.warp.sync",
@@ -140,6 +141,9 @@ typedef struct Fiber {
   uint32_t mask, value, b, c;
   uint32_t result; /* a collective's outcome, set by the lane that completed it */
   bool pred;
+  const char *call_name; /* a call's: its name, function, context and the lane's data */
+  FiberWarpFn call_fn;
+  void *call_ctx, *data;
   void *fake_stack; /* AddressSanitizer's, while switched out */
 } Fiber;
 
@@ -340,8 +344,16 @@ static _Noreturn void fiber_fail(FiberSched *s, Fiber *f, FiberStatus status) {
   for (;;) to_sched(s, f);
 }
 
+static const char *op_name(const Fiber *f) { return f->op == OP_CALL ? f->call_name : op_names[f->op]; }
+
+/* Whether g waits in the collective f is in (or is entering). */
+static bool same_collective(const Fiber *g, const Fiber *f) {
+  return g->state == F_WARP && g->op == f->op && g->mask == f->mask &&
+         (f->op != OP_CALL || (g->call_fn == f->call_fn && g->call_ctx == f->call_ctx));
+}
+
 static void describe_op(Msg *m, const Fiber *f) {
-  msg_printf(m, "%s (mask 0x%08x)", op_names[f->op], f->mask);
+  msg_printf(m, "%s (mask 0x%08x)", op_name(f), f->mask);
 }
 
 /* What a blocked thread waits for. The lanes a collective still lacks are
@@ -353,7 +365,7 @@ static void describe_wait(FiberSched *s, const Fiber *f, Msg *m) {
   }
   int base = f->tid & ~31;
   const Fiber *w = &s->fibers[base];
-  msg_printf(m, "wait in %s (mask 0x%08x) for ", op_names[f->op], f->mask);
+  msg_printf(m, "wait in %s (mask 0x%08x) for ", op_name(f), f->mask);
   int lo = 0, hi = 0;
   char prev[64] = "", cur[64];
   bool first = true;
@@ -363,8 +375,8 @@ static void describe_wait(FiberSched *s, const Fiber *f, Msg *m) {
       const Fiber *g = &w[l];
       if (g->state == F_DONE) snprintf(cur, sizeof cur, "returned");
       else if (g->state == F_BARRIER) snprintf(cur, sizeof cur, "at the barrier");
-      else if (g->state == F_WARP && (g->op != f->op || g->mask != f->mask))
-        snprintf(cur, sizeof cur, "in %s (mask 0x%08x)", op_names[g->op], g->mask);
+      else if (g->state == F_WARP && !same_collective(g, f))
+        snprintf(cur, sizeof cur, "in %s (mask 0x%08x)", op_name(g), g->mask);
     }
     if (cur[0] && !strcmp(cur, prev)) {
       hi = base + l;
@@ -436,6 +448,10 @@ static void complete(FiberSched *s, Fiber *f, Fiber *w, uint32_t mask, int op) {
       }
       g->result = w[j].value;
     }
+  } else if (op == OP_CALL) {
+    void *lanes[32] = {0};
+    for (uint32_t m = mask; m; m &= m - 1) lanes[__builtin_ctz(m)] = w[__builtin_ctz(m)].data;
+    f->call_fn(f->call_ctx, lanes);
   } else if (op < OP_SYNC) {
     uint32_t ballot = 0;
     for (uint32_t m = mask; m; m &= m - 1)
@@ -457,14 +473,14 @@ static void collective(FiberSched *s, Fiber *f, uint32_t mask, int op, uint32_t 
   if (!(mask >> lane & 1)) {
     Msg m = run_msg(s);
     msg_printf(&m, "thread %d (warp %d, lane %d): %s with mask 0x%08x, which does not include the calling lane\n",
-               f->tid, f->tid / 32, lane, op_names[op], mask);
+               f->tid, f->tid / 32, lane, op == OP_CALL ? f->call_name : op_names[op], mask);
     fiber_fail(s, f, FIBER_ERR_MASK);
   }
   if (mask & ~exist) {
     Msg m = run_msg(s);
     int first = __builtin_ctz(mask & ~exist);
     msg_printf(&m, "thread %d (warp %d, lane %d): %s with mask 0x%08x names lane %d, which does not exist (the block has %d threads)\n",
-               f->tid, f->tid / 32, lane, op_names[op], mask, first, s->n);
+               f->tid, f->tid / 32, lane, op == OP_CALL ? f->call_name : op_names[op], mask, first, s->n);
     fiber_fail(s, f, FIBER_ERR_MASK);
   }
   f->op = (unsigned char)op;
@@ -477,7 +493,7 @@ static void collective(FiberSched *s, Fiber *f, uint32_t mask, int op, uint32_t 
   bool all = true;
   for (uint32_t m = mask & ~(1u << lane); m; m &= m - 1) {
     Fiber *g = &w[__builtin_ctz(m)];
-    if (g->state == F_WARP && g->op == op && g->mask == mask) continue;
+    if (same_collective(g, f)) continue;
     all = false;
     /* Two lanes that wait for each other in different collectives never
      * leave them. */
@@ -547,6 +563,20 @@ uint32_t fiber_vote(uint32_t mask, bool pred, FiberVoteMode mode) {
 void fiber_warp_sync(uint32_t mask) {
   Fiber *f = tls_fiber;
   if (f) collective(f->sched, f, mask, OP_SYNC, 0, 0, 0);
+}
+
+void fiber_warp_call(uint32_t mask, const char *name, FiberWarpFn fn, void *ctx, void *data) {
+  Fiber *f = tls_fiber;
+  if (!f) {
+    void *lanes[32] = {data};
+    fn(ctx, lanes);
+    return;
+  }
+  f->call_name = name;
+  f->call_fn = fn;
+  f->call_ctx = ctx;
+  f->data = data;
+  collective(f->sched, f, mask, OP_CALL, 0, 0, 0);
 }
 
 /* ---- the scheduler --------------------------------------------------------------- */
@@ -656,6 +686,11 @@ uint32_t fiber_shfl(uint32_t mask, uint32_t value, FiberShflMode mode, uint32_t 
 
 uint32_t fiber_vote(uint32_t mask, bool pred, FiberVoteMode mode) {
   return mode == FIBER_VOTE_UNI ? 1u : (uint32_t)pred;
+}
+
+void fiber_warp_call(uint32_t mask, const char *name, FiberWarpFn fn, void *ctx, void *data) {
+  void *lanes[32] = {data};
+  fn(ctx, lanes);
 }
 
 #endif

@@ -11,7 +11,8 @@
  * The rendezvous rules follow PTX for sm_70 and later:
  *   - fiber_barrier (bar.sync 0) waits for every thread of the block; threads
  *     that have returned count as arrived.
- *   - a warp collective (shfl.sync, vote.sync, bar.warp.sync) waits until
+ *   - a warp collective (shfl.sync, vote.sync, bar.warp.sync, and those the
+ *     emulator computes itself: fiber_warp_call) waits until
  *     every lane named in its member mask has reached a collective of the
  *     same kind with the same mask. The lanes may call from different places
  *     in the program. The calling lane must be in the mask, and the mask may
@@ -109,5 +110,17 @@ uint32_t fiber_shfl_p(uint32_t mask, uint32_t value, FiberShflMode mode, uint32_
                       bool *in_range);
 uint32_t fiber_vote(uint32_t mask, bool pred, FiberVoteMode mode);
 void fiber_warp_sync(uint32_t mask);
+
+/* A warp collective whose result its caller computes (mma.sync, ldmatrix):
+ * each lane of `mask` calls it with its own `data` and the same `fn` and
+ * `ctx` (which say what instruction this is; lanes that wait for each other
+ * with another fn or ctx are divergent, as with another kind of shuffle).
+ * The lane that completes the rendezvous calls fn(ctx, lanes) once, lanes[l]
+ * being lane l's data (NULL outside the mask), before any lane goes on: so
+ * fn sees every lane's inputs before it writes any lane's outputs. `name`
+ * (e.g. "mma.sync.aligned.m16n8k16...") names it in reports. Outside a run
+ * fn sees the caller alone, as lane 0. */
+typedef void (*FiberWarpFn)(void *ctx, void *const lanes[32]);
+void fiber_warp_call(uint32_t mask, const char *name, FiberWarpFn fn, void *ctx, void *data);
 
 #endif

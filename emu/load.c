@@ -285,7 +285,8 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
       pthread_mutex_unlock(&G.lock);
       return NULL;
     }
-    if ((n >= 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n >= 14 && !memcmp(name, "tilec.emu.shfl", 14)))
+    if ((n >= 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n >= 14 && !memcmp(name, "tilec.emu.shfl", 14)) ||
+        (n >= 14 && !memcmp(name, "tilec.emu.mma.", 14)) || (n >= 19 && !memcmp(name, "tilec.emu.ldmatrix.", 19)))
       k->fibers = true;
   }
   /* nothing unwinds through a kernel: no unwind tables for the JIT to register */
