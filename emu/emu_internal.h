@@ -8,6 +8,9 @@
 #include "emu.h"
 #include "elfload.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include <llvm-c/Orc.h>
 
 struct EmuKernel {
@@ -26,5 +29,21 @@ struct EmuKernel {
 /* The C implementation of a function a kernel calls, by its name; NULL
  * for one the emulator does not implement. */
 void *emu_bind(const char *name, size_t len);
+/* The same for the conversions and math (math.c). */
+void *emu_bind_math(const char *name, size_t len);
+
+/* A table of C functions by name. */
+typedef struct Named {
+  const char *name;
+  void *fn;
+} Named;
+
+#define FN(f) ((void *)(uintptr_t)(f))
+
+static inline void *emu_find(const Named *t, size_t n, const char *name, size_t len) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(t[i].name) == len && !memcmp(t[i].name, name, len)) return t[i].fn;
+  return NULL;
+}
 
 #endif
