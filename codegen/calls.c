@@ -5,7 +5,8 @@
  * expand-for-gpu and retarget-host read these calls by their names and
  * operands: `tilec.ld.b32(ptr, pred, other)`, `tilec.st.v4.b32(ptr, pred,
  * v0..v3)`, `tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2])`,
- * `tilec.cvt.rz.<to>.<from>(x)`, `tilec.gdc.<wait|launch_dependents>()`.
+ * `tilec.cvt.rz.<to>.<from>(x)`, `tilec.gdc.<wait|launch_dependents>()`,
+ * `tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32...}`.
  * In the pipeline the lowering makes them, but either pass also runs alone
  * on IR text (`tilec opt`), where a call of another shape must be an
  * error at its position, not a crash or PTX that says something else.
@@ -92,6 +93,12 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
         return true;
       }
     return false;
+  }
+  if (prefix(n, "tilec.mma.", &at)) {
+    int nc = cg_mma_c_regs(n.data + at, n.length - at);
+    *nops = 6 + nc;
+    *nres = 1;
+    return nc > 0;
   }
   if (prefix(n, "tilec.gdc.", &at)) {
     *nops = *nres = 0;

@@ -63,6 +63,9 @@ bool cg_insert_barriers(Compilation *comp, MlirOperation llvm_module);
  * it (calls.c); an error at the first that does not, naming pass. The
  * tails check this before they read the calls. */
 bool cg_check_calls(Compilation *comp, MlirOperation llvm_module, const char *pass);
+/* The C (and D) registers of tilec.mma.<name>, an mma.sync the lowering
+ * makes (lower_mma.c): 4, or 2 for an f16 accumulator; 0 for another name. */
+int cg_mma_c_regs(const char *name, size_t len);
 
 /* expand-for-gpu: the tilec.* calls become predicated PTX for the target. */
 bool cg_expand_for_gpu(Compilation *comp, MlirOperation llvm_module);

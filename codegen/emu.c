@@ -13,6 +13,7 @@
  *   llvm.nvvm.div.full              llvm.fdiv (IEEE, within div.full's 2 ulp)
  *   @tilec_smem                     tilec.emu.smem(): the block's shared memory
  *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
+ *   tilec.mma.<form>(a, b, c)       tilec.emu.mma.<form>(&d, &a, &b, &c): a warp collective
  *
  * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
  * convention returns no LLVM struct the way LLVM does. Global accesses and
@@ -47,6 +48,8 @@ typedef struct Emu {
   PtrVec ops;      /* the ops to rewrite */
   PtrVec declared; /* names declared so far */
   PtrVec sites;    /* "file:line:col" of the global accesses, by site number */
+  MlirOperation mma_func; /* the function whose entry block holds mma_regs */
+  MlirValue mma_regs;     /* 14 words: an mma.sync's A (4), B (2), C (4) and D (4) registers */
 } Emu;
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -118,7 +121,8 @@ static void collect(MlirOperation op, void *user) {
   bool smem = (starts(n, "llvm.load") || starts(n, "llvm.store")) &&
               !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.smem")));
   bool take = smem || starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
-              (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v")));
+              (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v") ||
+                                          starts(callee_of(op), "tilec.mma.")));
   if (take) vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
@@ -189,6 +193,63 @@ static void checked_smem(Emu *e, MlirOperation op) {
   op_erase(op);
 }
 
+static MlirValue constant_before(Emu *e, MlirOperation at, MlirType t, int64_t v) {
+  MlirNamedAttribute a = named(e, "value", mlirIntegerAttrGet(t, v));
+  return mlirOperationGetResult(create_before(at, "llvm.mlir.constant", mlirOperationGetLocation(at), 1, &t, 0, NULL, 1, &a), 0);
+}
+
+/* The address of word i of the function's mma registers. */
+static MlirValue mma_word(Emu *e, MlirOperation at, int i) {
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32), ptr = mlirLLVMPointerTypeGet(e->ctx, 0);
+  MlirNamedAttribute gep[2] = {
+      named(e, "elem_type", mlirTypeAttrGet(i32)),
+      named(e, "rawConstantIndices", mlirDenseI32ArrayGet(e->ctx, 1, (int32_t[]){i})),
+  };
+  return mlirOperationGetResult(create_before(at, "llvm.getelementptr", mlirOperationGetLocation(at), 1, &ptr, 1, &e->mma_regs, 2, gep), 0);
+}
+
+/* tilec.mma.<name>(a0..a3, b0, b1, c...) -> {i32 x nc} becomes
+ * tilec.emu.mma.<name>(d, a, b, c), the registers passed in memory (the C
+ * calling convention takes no LLVM structs): 14 words allocated once per
+ * function, in its entry block, written before the call and D read after. */
+static void mma_call(Emu *e, MlirOperation call) {
+  MlirStringRef c = callee_of(call);
+  int nc = (int)mlirOperationGetNumOperands(call) - 6;
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32), ptr = mlirLLVMPointerTypeGet(e->ctx, 0);
+  MlirOperation f = call;
+  while (!mlirOperationIsNull(f) && !starts(op_name(f), "llvm.func")) f = mlirOperationGetParentOperation(f);
+  if (!mlirOperationEqual(f, e->mma_func)) {
+    MlirOperation first = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0)));
+    MlirValue n = constant_before(e, first, i32, 14);
+    MlirNamedAttribute attrs[2] = {named(e, "elem_type", mlirTypeAttrGet(i32)),
+                                   named(e, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(e->ctx, 64), 16))};
+    e->mma_regs = mlirOperationGetResult(create_before(first, "llvm.alloca", mlirOperationGetLocation(first), 1, &ptr, 1, &n, 2, attrs), 0);
+    e->mma_func = f;
+  }
+  MlirLocation loc = mlirOperationGetLocation(call);
+  /* a at 0, b at 4, c at 6, d at 10 */
+  for (int i = 0; i < 6 + nc; i++) {
+    MlirValue sv[2] = {mlirOperationGetOperand(call, i), mma_word(e, call, i)};
+    create_before(call, "llvm.store", loc, 0, NULL, 2, sv, 0, NULL);
+  }
+  MlirValue args[4] = {mma_word(e, call, 10), mma_word(e, call, 0), mma_word(e, call, 4), mma_word(e, call, 6)};
+  char name[96];
+  snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
+  call_before(e, call, name, (MlirType){NULL}, 4, args);
+  MlirValue res = mlirOperationGetResult(call, 0);
+  MlirType st = mlirValueGetType(res);
+  MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
+  for (int i = 0; i < nc; i++) {
+    MlirValue at = mma_word(e, call, 10 + i);
+    MlirValue v = mlirOperationGetResult(create_before(call, "llvm.load", loc, 1, &i32, 1, &at, 0, NULL), 0);
+    MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
+    MlirValue iv[2] = {agg, v};
+    agg = mlirOperationGetResult(create_before(call, "llvm.insertvalue", loc, 1, &st, 2, iv, 1, &pos), 0);
+  }
+  mlirValueReplaceAllUsesOfWith(res, agg);
+  op_erase(call);
+}
+
 static void rewrite(Emu *e, MlirOperation op) {
   MlirStringRef n = op_name(op);
   char name[96];
@@ -200,6 +261,7 @@ static void rewrite(Emu *e, MlirOperation op) {
   if (starts(n, "llvm.call")) {
     MlirStringRef c = callee_of(op);
     if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);
+    else if (starts(c, "tilec.mma.")) mma_call(e, op);
     else if (starts(n, "llvm.call_intrinsic")) {
       MlirStringRef in = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("intrin")));
       if (!starts(in, "llvm.nvvm.")) return;
@@ -393,7 +455,7 @@ bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   walk_ops(module, collect_global, &e, false);
   for (int i = 0; i < e.ops.n; i++) add_site(&e, (MlirOperation){e.ops.v[i]});
   /* the old declarations go */
-  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", NULL}; *p; p++) {
+  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", NULL}; *p; p++) {
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
     for (MlirOperation f = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(f); f = next) {
       next = mlirOperationGetNextInBlock(f);

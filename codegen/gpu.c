@@ -181,6 +181,29 @@ static void expand_cvt(Compilation *comp, MlirOperation call, MlirStringRef n) {
   op_erase(call);
 }
 
+/* tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32 x nc}:
+ * the mma.sync, every register a 32-bit one. */
+static void expand_mma(MlirOperation call, MlirStringRef n) {
+  int nc = (int)mlirOperationGetNumOperands(call) - 6;
+  StrBuf text = {0}, cons = {0};
+  sb_printf(&text, "mma.sync.aligned.%.*s {", (int)n.length - 10, n.data + 10);
+  for (int i = 0; i < nc; i++) sb_printf(&text, "%s$%d", i ? ", " : "", i);
+  sb_printf(&text, "}, {$%d, $%d, $%d, $%d}, {$%d, $%d}, {", nc, nc + 1, nc + 2, nc + 3, nc + 4, nc + 5);
+  for (int i = 0; i < nc; i++) sb_printf(&text, "%s$%d", i ? ", " : "", nc + 6 + i);
+  sb_printf(&text, "};");
+  for (int i = 0; i < nc; i++) sb_printf(&cons, "=r,");
+  for (int i = 0; i < 6 + nc; i++) sb_printf(&cons, "%sr", i ? "," : "");
+  MlirValue ops[10];
+  for (int i = 0; i < 6 + nc; i++) ops[i] = mlirOperationGetOperand(call, i);
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
+  MlirOperation a = inline_asm_before(call, mlirOperationGetLocation(call), mlirStringRefCreate(text.s, text.len),
+                                      mlirStringRefCreate(cons.s, cons.len), false, &rt, 6 + nc, ops);
+  sb_free(&text);
+  sb_free(&cons);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
+  op_erase(call);
+}
+
 static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   MlirContext ctx = ir_mlir(comp->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
@@ -190,6 +213,10 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   }
   if (n.length > 11 && !memcmp(n.data, "tilec.atom.", 11)) {
     expand_atomic(comp, call, n, sm);
+    return;
+  }
+  if (n.length > 10 && !memcmp(n.data, "tilec.mma.", 10)) {
+    expand_mma(call, n);
     return;
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.gdc.", 10)) {

@@ -274,7 +274,10 @@ int lw_count_of(Lower *L, MlirType t) {
   if (br) return 1 + 3 * br;
   if (!mlirTypeIsARankedTensor(t)) return 1;
   Elems e;
-  return lw_elems_of(L, t, &e) ? e.n : -1;
+  if (lw_elems_of(L, t, &e)) return e.n;
+  /* an operand of mma.sync lives in shared memory (lower_mma.c) */
+  Layout l;
+  return layout_of_type(L->comp, t, &l) && l.kind == L_DOT_OP && l.parent->kind == L_MMA ? 0 : -1;
 }
 
 /* Declares `name` (a tilec.* function) with the given signature once. */
@@ -295,8 +298,8 @@ void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirT
 }
 
 MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args) {
-  MlirType types[8];
-  if (n > 8) internal_error(__FILE__, __LINE__, "too many arguments");
+  MlirType types[16];
+  if (n > 16) internal_error(__FILE__, __LINE__, "too many arguments");
   for (int i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
   bool is_void = mlirTypeIsNull(ret);
   lw_declare(L, name, is_void ? mlirLLVMVoidTypeGet(L->ctx) : ret, n, types);

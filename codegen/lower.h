@@ -80,6 +80,8 @@ typedef struct Elems {
   Layout l;           /* the blocked layout (the parent for slices and dot operands) */
   int sliced;         /* the removed dim of a slice layout, else -1 */
   unsigned whole;     /* dims every thread holds whole (a dot operand's K): bit d */
+  bool mma;           /* an mma.sync result (#tile.mma<2>): l is blocked-like, [2, 2] per thread of
+                       * [8, 4] lanes, but a warp's two rows along M are 8 apart, in a part of 16 */
 } Elems;
 
 /* A value kept in shared memory, its elements read where they are used
@@ -90,6 +92,8 @@ typedef struct Lazy {
   MlirType et, type;
   Elems e;
   int64_t pad;
+  int mma_operand;    /* an operand of mma.sync (lower_mma.c): 1 for A, row-major [M][K + pad]; 2 for
+                       * B, stored transposed, [N][K + pad]; else 0, and the place is padded_index's */
 } Lazy;
 
 /* Element k of x, read now if it is lazy and not read yet. */
@@ -106,8 +110,24 @@ int64_t lw_lazy_stride(const Lazy *z, int d);
 /* A blocked layout, or a slice of one: what the lowerings that move
  * values between lanes and warps understand. A dot operand's layout holds
  * its K whole in every thread, so those lowerings go through shared memory
- * or say it is not supported. */
-static inline bool lw_plain(const Elems *e) { return e->sliced < 0 && !e->whole; }
+ * or say it is not supported. So does an MMA layout, whose rows are not
+ * a blocked layout's. */
+static inline bool lw_plain(const Elems *e) { return e->sliced < 0 && !e->whole && !e->mma; }
+
+/* A loop the lowering makes, `scf.for %i = 0 to trips step 1` carrying n
+ * values: begin_for moves the lowering into its body (iv and the carried
+ * values are the body's arguments); end_for yields and puts the loop where
+ * the lowering was, its results in `results`. */
+typedef struct ForScope {
+  MlirBlock body, block;
+  MlirOperation term;
+  int n;
+  MlirType *types;
+  MlirValue *init;
+  int64_t trips;
+} ForScope;
+ForScope lw_begin_for(Lower *L, int64_t trips, int n, const MlirValue *init, MlirValue *iv, MlirValue *carried);
+void lw_end_for(Lower *L, ForScope *s, const MlirValue *yields, MlirValue *results);
 
 /* A per-thread `if (pred) { ... }`: begin_if moves the lowering into the
  * then block; end_if puts the scf.if where the lowering was, marked
@@ -156,6 +176,8 @@ void lw_lower_atomic(Lower *L, MlirOperation op, bool cas);
 void lw_lower_convert(Lower *L, MlirOperation op);
 bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
 void lw_lower_dot(Lower *L, MlirOperation op);
+void lw_lower_mma(Lower *L, MlirOperation op);
+Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);
 void lw_lower_print(Lower *L, MlirOperation op);

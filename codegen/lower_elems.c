@@ -3,7 +3,8 @@
  * are: the layout arithmetic every lowering reads. A blocked layout's
  * element k of a thread sits at a multi-index computed from the lane and
  * warp ids; a slice is its parent with one dimension removed, and a dot
- * operand computed with FMAs holds all of K in every thread. A layout wider
+ * operand computed with FMAs holds all of K in every thread; an mma.sync
+ * result is blocked-like but for its rows. A layout wider
  * than the tensor wraps around, so its elements have several holders, and
  * side effects need the first (lw_owns, lw_holder).
  */
@@ -35,6 +36,14 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
     e->rank = r;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
     e->whole = 1u << (l.dim == 0 ? r - 1 : r - 2);
+  } else if (l.kind == L_MMA && l.version == 2 && r == 2 && l.instr[0] == 16 && l.instr[1] == 8) {
+    /* mma.sync's C and D: lane l holds, of each 16x8 part, rows l/4 and
+     * l/4 + 8 and columns 2(l%4) and 2(l%4) + 1; the warps' parts tile the
+     * result, repeated over it */
+    e->mma = true;
+    e->l = (Layout){.kind = L_BLOCKED, .rank = 2, .spt = {2, 2}, .tpw = {8, 4}, .wpc = {l.wpc[0], l.wpc[1]}, .order = {1, 0}};
+    e->rank = r;
+    memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
   } else {
     return false;
   }
@@ -136,9 +145,18 @@ static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps
   int spt = l->spt[dim];
   int64_t footprint = (int64_t)spt * l->tpw[dim] * l->wpc[dim];
   int rep = c[dim] / spt, j = c[dim] % spt;
+  *wraps = footprint > e->shape[dim];
+  if (e->mma && dim == 0) {
+    /* rep * footprint + warp * 16 + j * 8 + lane / 4 */
+    Layout lanes = *l, warps = *l;
+    lanes.wpc[0] = 1;
+    warps.tpw[0] = 1;
+    MlirValue lane = thread_coord(L, &lanes, 0), warp = thread_coord(L, &warps, 0);
+    return lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp, lw_const_i32(L, 16)), lane),
+                  lw_const_i32(L, (int64_t)rep * footprint + j * 8));
+  }
   MlirValue thread = thread_coord(L, l, dim);
   MlirValue idx = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", thread, lw_const_i32(L, spt)),
                       lw_const_i32(L, (int64_t)rep * footprint + j));
-  *wraps = footprint > e->shape[dim];
   return idx;
 }

@@ -368,19 +368,8 @@ static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elem
     if (!bbase[bi[k]].ptr) bbase[bi[k]] = lw_lazy_index(L, zb, bi[k]);
   }
   /* scf.for %k = 0 to K step 1 iter_args(the accumulators) */
-  MlirType i32 = lw_i32(L);
-  MlirType *types = arena_alloc(L->comp->a, sizeof(MlirType) * (size_t)(n + 1));
-  MlirLocation *locs = arena_alloc(L->comp->a, sizeof(MlirLocation) * (size_t)(n + 1));
-  MlirValue *ops = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(n + 3));
-  types[0] = i32, locs[0] = L->loc;
-  ops[0] = lw_const_i32(L, 0), ops[1] = lw_const_i32(L, K), ops[2] = lw_const_i32(L, 1);
-  for (int k = 0; k < n; k++) types[1 + k] = acc, locs[1 + k] = L->loc, ops[3 + k] = out->v[k];
-  MlirBlock body = mlirBlockCreate(n + 1, types, locs);
-  MlirBlock saved_block = L->block;
-  MlirOperation saved_term = L->term;
-  L->block = body;
-  L->term = (MlirOperation){NULL};
-  MlirValue kk = mlirBlockGetArgument(body, 0);
+  MlirValue kk, *acc_in = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)n);
+  ForScope loop = lw_begin_for(L, K, n, out->v, &kk, acc_in);
   MlirValue astep = lw_bin(L, "arith.muli", kk, lw_const_i32(L, lw_lazy_stride(za, rank - 1)));
   MlirValue bstep = lw_bin(L, "arith.muli", kk, lw_const_i32(L, lw_lazy_stride(zb, rank - 2)));
   MlirValue *aval = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)ea->n);
@@ -391,20 +380,42 @@ static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elem
   for (int k = 0; k < n; k++) {
     if (!aval[ai[k]].ptr) aval[ai[k]] = lw_smem_get(L, za->base, za->et, lw_bin(L, "arith.addi", abase[ai[k]], astep));
     if (!bval[bi[k]].ptr) bval[bi[k]] = lw_smem_get(L, zb->base, zb->et, lw_bin(L, "arith.addi", bbase[bi[k]], bstep));
-    sums[k] = fma_step(L, acc, aval[ai[k]], bval[bi[k]], mlirBlockGetArgument(body, 1 + k));
+    sums[k] = fma_step(L, acc, aval[ai[k]], bval[bi[k]], acc_in[k]);
   }
-  lw_emit(L, "scf.yield", 0, NULL, n, sums, 0, NULL);
-  L->block = saved_block;
-  L->term = saved_term;
+  lw_end_for(L, &loop, sums, out->v);
+}
+
+ForScope lw_begin_for(Lower *L, int64_t trips, int n, const MlirValue *init, MlirValue *iv, MlirValue *carried) {
+  ForScope s = {.block = L->block, .term = L->term, .n = n, .trips = trips};
+  s.types = arena_alloc(L->comp->a, sizeof(MlirType) * (size_t)(n + 1));
+  s.init = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(n + 1));
+  MlirLocation *locs = arena_alloc(L->comp->a, sizeof(MlirLocation) * (size_t)(n + 1));
+  s.types[0] = lw_i32(L), locs[0] = L->loc;
+  for (int k = 0; k < n; k++) s.types[1 + k] = mlirValueGetType(init[k]), locs[1 + k] = L->loc, s.init[k] = init[k];
+  s.body = mlirBlockCreate(n + 1, s.types, locs);
+  L->block = s.body;
+  L->term = (MlirOperation){NULL};
+  *iv = mlirBlockGetArgument(s.body, 0);
+  for (int k = 0; k < n; k++) carried[k] = mlirBlockGetArgument(s.body, 1 + k);
+  return s;
+}
+
+void lw_end_for(Lower *L, ForScope *s, const MlirValue *yields, MlirValue *results) {
+  lw_emit(L, "scf.yield", 0, NULL, s->n, yields, 0, NULL);
+  L->block = s->block;
+  L->term = s->term;
+  MlirValue *ops = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(s->n + 3));
+  ops[0] = lw_const_i32(L, 0), ops[1] = lw_const_i32(L, s->trips), ops[2] = lw_const_i32(L, 1);
+  for (int k = 0; k < s->n; k++) ops[3 + k] = s->init[k];
   MlirRegion region = mlirRegionCreate();
-  mlirRegionAppendOwnedBlock(region, body);
+  mlirRegionAppendOwnedBlock(region, s->body);
   MlirOperationState st = mlirOperationStateGet(str("scf.for"), L->loc);
-  mlirOperationStateAddResults(&st, n, types + 1);
-  mlirOperationStateAddOperands(&st, n + 3, ops);
+  mlirOperationStateAddResults(&st, s->n, s->types + 1);
+  mlirOperationStateAddOperands(&st, s->n + 3, ops);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   MlirOperation f = mlirOperationCreate(&st);
   lw_insert_op(L, f);
-  for (int k = 0; k < n; k++) out->v[k] = mlirOperationGetResult(f, k);
+  for (int k = 0; k < s->n; k++) results[k] = mlirOperationGetResult(f, k);
 }
 
 /* C = A @ B + C, Triton's FMA dot: A holds, in each thread, the rows of the
@@ -412,11 +423,16 @@ static void rolled_dot(Lower *L, Lazy *za, Lazy *zb, const Elems *ea, const Elem
  * dot-operand layouts of C's blocked layout), so each element is K fused
  * multiply-adds, in the accumulator's type, over a loop on K that reads the
  * operands from shared memory. That is IEEE arithmetic whatever
- * input_precision asks: tf32 and tensor cores are the mma lowering's, which
- * is to come. */
+ * input_precision asks: tf32 is the tensor cores', and a dot that
+ * accelerate-matmul gave an MMA layout is lower_mma.c's. */
 void lw_lower_dot(Lower *L, MlirOperation op) {
   MlirValue a = mlirOperationGetOperand(op, 0), b = mlirOperationGetOperand(op, 1), c = mlirOperationGetOperand(op, 2);
   MlirValue r = mlirOperationGetResult(op, 0);
+  Layout rl;
+  if (layout_of_type(L->comp, mlirValueGetType(r), &rl) && rl.kind == L_MMA) {
+    lw_lower_mma(L, op);
+    return;
+  }
   MlirType at = mlirShapedTypeGetElementType(mlirValueGetType(a)), acc = mlirShapedTypeGetElementType(mlirValueGetType(r));
   if (lw_f8_format(at) >= 0 || lw_f8_format(mlirShapedTypeGetElementType(mlirValueGetType(b))) >= 0) {
     mlirEmitError(mlirOperationGetLocation(op), "tl.dot of fp8 operands is not supported yet by the GPU code generator");

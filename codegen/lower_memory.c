@@ -20,7 +20,8 @@
  * access, as in Triton. */
 static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   Elems e;
-  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) || !lw_plain(&e))
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(ptr)) || !lw_elems_of(L, mlirValueGetType(ptr), &e) ||
+      !(lw_plain(&e) || e.mma))
     return 1;
   int fast = e.l.order[0];
   int vec = e.l.spt[fast];

@@ -163,8 +163,20 @@ void lw_lower_convert(Lower *L, MlirOperation op) {
   MlirValue src = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
   MlirType st = mlirValueGetType(src), rt = mlirValueGetType(r);
   Layout a, b;
-  if (layout_of_type(L->comp, st, &a) && layout_of_type(L->comp, rt, &b) && layout_equal(&a, &b)) {
+  bool known = layout_of_type(L->comp, st, &a) && layout_of_type(L->comp, rt, &b);
+  if (known && layout_equal(&a, &b)) {
     lw_put(L, r, lw_get(L, src));
+    return;
+  }
+  if (known && b.kind == L_DOT_OP && b.parent->kind == L_MMA) {
+    /* an operand of mma.sync: in shared memory as lower_mma.c reads it */
+    if (!only_dots_use(r)) {
+      lw_fail(L, op, "to a tensor-core dot operand's layout, for other uses than tl.dot, is not supported by the GPU code generator");
+      return;
+    }
+    Vals *x = lw_mma_operand(L, src, rt);
+    if (x) lw_put(L, r, x);
+    else lw_fail(L, op, "between these layouts is not supported yet by the GPU code generator");
     return;
   }
   Elems es, ed;

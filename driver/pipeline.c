@@ -142,6 +142,8 @@ static const Stage stages[] = {
     {"licm", FORM_TILE, BOTH, NULL, pass_licm, -1, false, "hoisting of loop-invariant pure ops"},
     {"convert-to-gpu", FORM_TILE, BOTH, NULL, pass_convert_to_gpu, -1, false, "gives every tensor a layout (Triton's default blocked)"},
     {"coalesce", FORM_TILE, BOTH, NULL, pass_coalesce, -1, false, "vectorized, coalesced layouts for memory ops"},
+    {"accelerate-matmul", FORM_TILE, BOTH, NULL, pass_accelerate_matmul, -1, false,
+     "MMA layouts for the dots tensor cores compute (mma.sync)"},
     {"remove-layout-conversions", FORM_TILE, BOTH, NULL, pass_remove_layout_conversions, -1, false,
      "folds and rematerializes convert_layout"},
     {"canonicalize", FORM_TILE, BOTH, NULL, pass_canonicalize, -1, false, "again, after the layouts"},

@@ -40,6 +40,13 @@ static void layout_text(StrBuf *sb, const Layout *l) {
     layout_text(sb, l->parent);
     sb_putc(sb, '>');
     return;
+  case L_MMA:
+    sb_printf(sb, "#tile.mma<%d, ", l->version);
+    list_text(sb, l->wpc, l->rank);
+    sb_printf(sb, ", ");
+    list_text(sb, l->instr, l->rank);
+    sb_putc(sb, '>');
+    return;
   case L_DOT_OP:
     sb_printf(sb, "#tile.dot_op<%d, ", l->dim);
     layout_text(sb, l->parent);
@@ -90,9 +97,12 @@ Layout layout_blocked(Compilation *comp, int rank, const int64_t *shape, const i
 }
 
 bool layout_equal(const Layout *a, const Layout *b) {
-  if (a->kind != b->kind || a->rank != b->rank || a->dim != b->dim || a->k_width != b->k_width) return false;
+  if (a->kind != b->kind || a->rank != b->rank || a->dim != b->dim || a->k_width != b->k_width ||
+      a->version != b->version)
+    return false;
   for (int i = 0; i < a->rank; i++)
-    if (a->spt[i] != b->spt[i] || a->tpw[i] != b->tpw[i] || a->wpc[i] != b->wpc[i] || a->order[i] != b->order[i])
+    if (a->spt[i] != b->spt[i] || a->tpw[i] != b->tpw[i] || a->wpc[i] != b->wpc[i] || a->order[i] != b->order[i] ||
+        a->instr[i] != b->instr[i])
       return false;
   if (!a->parent || !b->parent) return a->parent == b->parent;
   return layout_equal(a->parent, b->parent);
@@ -176,6 +186,17 @@ static bool read_layout(Compilation *comp, Reader *r, Layout *l) {
     list(r, l->wpc);
     lit(r, ",");
     list(r, l->order);
+    lit(r, ">");
+    return r->ok;
+  }
+  if (!strncmp(r->p, "#tile.mma<", 10)) {
+    r->p += 10;
+    l->kind = L_MMA;
+    l->version = num(r);
+    lit(r, ",");
+    l->rank = list(r, l->wpc);
+    lit(r, ",");
+    if (list(r, l->instr) != l->rank) r->ok = false;
     lit(r, ">");
     return r->ok;
   }

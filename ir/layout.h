@@ -17,6 +17,8 @@ typedef struct Layout {
   int spt[MAX_RANK], tpw[MAX_RANK], wpc[MAX_RANK], order[MAX_RANK];
   int dim;                 /* slice: the removed dimension; dot_op: operand index */
   int k_width;             /* dot_op */
+  int version;             /* mma: 2 (mma.sync) */
+  int instr[MAX_RANK];     /* mma: the instruction's shape of the result, [16, 8] (batched: [1, 16, 8]) */
   const struct Layout *parent; /* slice, dot_op */
 } Layout;
 

@@ -19,6 +19,7 @@ bool pass_licm(Compilation *comp, MlirOperation module);
 bool pass_axis_info(Compilation *comp, MlirOperation module);
 bool pass_convert_to_gpu(Compilation *comp, MlirOperation module);
 bool pass_coalesce(Compilation *comp, MlirOperation module);
+bool pass_accelerate_matmul(Compilation *comp, MlirOperation module);
 bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module);
 
 #endif

@@ -89,6 +89,9 @@ static bool operand_layout(Compilation *comp, MlirOperation op, int i, const Lay
 static bool can_remat(Compilation *comp, MlirValue v, const Layout *l, int *budget, int *leaves) {
   Layout have;
   if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
+  /* an operand of a dot on tensor cores is read from shared memory by the
+   * dot itself: nothing is computed in its layout */
+  if (l->kind == L_DOT_OP && l->parent->kind != L_BLOCKED) return false;
   MlirOperation d = value_owner(v);
   if (mlirOperationIsNull(d) || !rematerializable(d)) {
     ++*leaves;
@@ -149,13 +152,14 @@ static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
  * same when it moves conversions out of loops. */
 
 /* The source layout of the first conversion on y's chain of producers
- * (depth-first, a few levels), if it is blocked. */
+ * (depth-first, a few levels), if it is blocked or an MMA layout. */
 static bool conversion_source(Compilation *comp, MlirValue y, int depth, Layout *out) {
   MlirOperation d = value_owner(y);
   if (mlirOperationIsNull(d) || depth > 6) return false;
   if (tile_op_of(d) == TOP_convert_layout) {
     Layout l;
-    if (layout_of_type(comp, mlirValueGetType(mlirOperationGetOperand(d, 0)), &l) && l.kind == L_BLOCKED) {
+    if (layout_of_type(comp, mlirValueGetType(mlirOperationGetOperand(d, 0)), &l) &&
+        (l.kind == L_BLOCKED || l.kind == L_MMA)) {
       *out = l;
       return true;
     }

@@ -299,6 +299,16 @@ static void conversions(void) {
 
 /* ---- tl.dot ------------------------------------------------------------------------------- */
 
+/* x as a tensor core reads a tf32 operand: the low 13 bits of its fp32
+ * mantissa dropped (PTX ISA: the other bits are ignored). */
+static double tf32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  u &= ~0x1fffu;
+  memcpy(&x, &u, 4);
+  return x;
+}
+
 /* Counts the elements of c (M x N) that differ from a @ b computed in
  * double by more than tol times the sum of |a||b| over K. */
 static int dot_differs(const double *a, const double *b, const double *c, int batch, int M, int K, int N, double tol) {
@@ -362,18 +372,20 @@ static void dots(void) {
       CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-6) == 0);
     }
   }
-  /* fp32, in fp32 fused multiply-adds */
-  {
+  /* fp32: by default tf32 on tensor cores, each input's low 13 bits of
+   * mantissa dropped and the rest as exact products summed in fp32; with
+   * input_precision="ieee" fp32 fused multiply-adds of the inputs whole */
+  for (int ieee = 0; ieee < 2; ieee++) {
     enum { M = 16, K = 32, N = 64 };
     static float a[M * K], b[K * N], c[M * N];
     static double da[M * K], db[K * N], dc[M * N];
-    for (int i = 0; i < M * K; i++) da[i] = a[i] = uniform(-1, 1);
-    for (int i = 0; i < K * N; i++) db[i] = b[i] = uniform(-1, 1);
+    for (int i = 0; i < M * K; i++) a[i] = uniform(-1, 1), da[i] = ieee ? a[i] : tf32(a[i]);
+    for (int i = 0; i < K * N; i++) b[i] = uniform(-1, 1), db[i] = ieee ? b[i] : tf32(b[i]);
     for (int i = 0; i < M * N; i++) c[i] = NAN;
     EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
     void *p[3] = {a, b, c};
     void *args[3] = {&p[0], &p[1], &p[2]};
-    if (!run("ptx_dot.py", "dot2d", "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64", 4, args, 3, bf, 3)) {
+    if (!run("ptx_dot.py", ieee ? "dot2d_ieee" : "dot2d", "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64", 4, args, 3, bf, 3)) {
       for (int i = 0; i < M * N; i++) dc[i] = c[i];
       CHECK(dot_differs(da, db, dc, 1, M, K, N, 4e-7 * K) == 0);
     }
@@ -425,8 +437,9 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
-  /* an fp16 accumulator starting at 1: small integers, so every partial sum is exact */
-  {
+  /* an fp16 accumulator starting at 1: small integers, so every partial sum
+   * is exact; on 4 warps FMAs, on 2 mma.sync */
+  for (int warps = 4; warps >= 2; warps -= 2) {
     enum { M = 16, K = 16, N = 16 };
     static const uint16_t codes[4] = {0xc000, 0xbc00, 0x3c00, 0x4000}; /* -2, -1, 1, 2 */
     static uint16_t a[M * K], b[K * N], c[M * N];
@@ -436,7 +449,7 @@ static void dots(void) {
     EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
     void *p[3] = {a, b, c};
     void *args[3] = {&p[0], &p[1], &p[2]};
-    if (!run("ptx_dot.py", "dot_f16_acc", "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16", 4, args, 3, bf, 3)) {
+    if (!run("ptx_dot.py", "dot_f16_acc", "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16", warps, args, 3, bf, 3)) {
       int bad = 0;
       for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
@@ -447,8 +460,9 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
-  /* a constant A, made in its dot layout: every row of C is twice B's column sums */
-  {
+  /* a constant A, made in its dot layout: every row of C is twice B's
+   * column sums; on 4 warps FMAs, on 1 mma.sync */
+  for (int warps = 4; warps >= 1; warps -= 3) {
     enum { M = 16, K = 16, N = 16 };
     static const uint16_t codes[4] = {0xc000, 0xbc00, 0x3c00, 0x4000}; /* -2, -1, 1, 2 */
     static uint16_t b[K * N];
@@ -458,7 +472,7 @@ static void dots(void) {
     EmuBuffer bf[2] = {{b, sizeof b, "b"}, {c, sizeof c, "c"}};
     void *p[2] = {b, c};
     void *args[2] = {&p[0], &p[1]};
-    if (!run("ptx_dot.py", "dot_const", "*fp16:16, *fp32:16, 16, 16, 16", 4, args, 2, bf, 2)) {
+    if (!run("ptx_dot.py", "dot_const", "*fp16:16, *fp32:16, 16, 16, 16", warps, args, 2, bf, 2)) {
       int bad = 0;
       for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
@@ -730,6 +744,70 @@ static void packed(void) {
   }
 }
 
+/* The K-loop matmul of ptx_matmul.py on tensor cores, at ragged sizes (M,
+ * N, K multiples of no tile), for each operand type and several tiles and
+ * warps: fp16 and bf16 products are exact and summed in fp32; fp32 goes
+ * through tf32 (the reference truncates its inputs as the instruction
+ * does, so plain fp32 arithmetic would fail it); int8 sums are exact. */
+static void matmuls(void) {
+  enum { M = 100, N = 70, K = 50 };
+  static const struct {
+    const char *type, *ctype;
+    int bm, bn, bk, warps;
+  } cases[] = {
+      {"fp16", "fp32", 64, 64, 32, 4}, {"fp16", "fp32", 32, 32, 16, 2}, {"fp16", "fp32", 128, 64, 32, 8},
+      {"fp16", "fp32", 16, 64, 16, 1}, {"bf16", "fp32", 64, 32, 32, 4}, {"fp32", "fp32", 32, 64, 16, 4},
+      {"i8", "i32", 64, 64, 64, 4},    {"i8", "i32", 32, 32, 32, 2},
+  };
+  static double da[M * K], db[K * N], dc[M * N];
+  static uint32_t a[M * K], b[K * N], c[M * N]; /* big enough for any element type */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    bool f16 = !strcmp(cases[i].type, "fp16"), bf16 = !strcmp(cases[i].type, "bf16"), f32 = !strcmp(cases[i].type, "fp32");
+    for (int j = 0; j < M * K + K * N; j++) {
+      double *d = j < M * K ? &da[j] : &db[j - M * K];
+      uint32_t bits;
+      float f = uniform(-2, 2);
+      memcpy(&bits, &f, 4);
+      if (f16) {
+        uint16_t h = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(12 + next_u32() % 4) << 10);
+        *d = half(h);
+        if (j < M * K) ((uint16_t *)a)[j] = h;
+        else ((uint16_t *)b)[j - M * K] = h;
+      } else if (bf16) {
+        uint16_t h = (uint16_t)(bits >> 16);
+        bits = (uint32_t)h << 16;
+        memcpy(&f, &bits, 4);
+        *d = f;
+        if (j < M * K) ((uint16_t *)a)[j] = h;
+        else ((uint16_t *)b)[j - M * K] = h;
+      } else if (f32) {
+        *d = tf32(f);
+        if (j < M * K) ((float *)a)[j] = f;
+        else ((float *)b)[j - M * K] = f;
+      } else {
+        int8_t v = (int8_t)(next_u32() % 255 - 127);
+        *d = v;
+        if (j < M * K) ((int8_t *)a)[j] = v;
+        else ((int8_t *)b)[j - M * K] = v;
+      }
+    }
+    memset(c, 0xff, sizeof c);
+    char sig[256];
+    snprintf(sig, sizeof sig, "*%s:16, *%s:16, *%s:16, i32, i32, i32, i32, i32, i32, %d, %d, %d, 'tf32'", cases[i].type,
+             cases[i].type, cases[i].ctype, cases[i].bm, cases[i].bn, cases[i].bk);
+    int m = M, n = N, k = K, sam = K, sbk = N, scm = N;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[9] = {&p[0], &p[1], &p[2], &m, &n, &k, &sam, &sbk, &scm};
+    unsigned grid = (unsigned)(((M + cases[i].bm - 1) / cases[i].bm) * ((N + cases[i].bn - 1) / cases[i].bn));
+    if (emu_run_file(dir, "ptx_matmul.py", "matmul", sig, cases[i].warps, grid, args, 9, bf, 3)) continue;
+    for (int j = 0; j < M * N; j++) dc[j] = cases[i].ctype[0] == 'i' ? (double)(int32_t)c[j] : (double)((float *)c)[j];
+    int bad = dot_differs(da, db, dc, 1, M, K, N, cases[i].ctype[0] == 'i' ? 0 : 4e-7 * K);
+    if (bad) fprintf(stderr, "matmul %s\n", sig);
+    CHECK(bad == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_ops FILECHECK_DIR\n");
@@ -739,6 +817,7 @@ int main(int argc, char **argv) {
   shapes();
   conversions();
   dots();
+  matmuls();
   atomics();
   sorts();
   packed();

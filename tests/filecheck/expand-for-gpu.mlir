@@ -40,6 +40,36 @@ module {
 
 // -----
 
+// mma.sync: D's registers out, then A's, B's and C's in, all 32-bit.
+// CHECK-LABEL: llvm.func @mma
+// CHECK: llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r" {{.*}} -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$0, $1}, {$2, $3, $4, $5}, {$6, $7}, {$8, $9};", "=r,=r,r,r,r,r,r,r,r,r" {{.*}} -> !llvm.struct<(i32, i32)>
+module {
+  llvm.func @tilec.mma.m16n8k16.row.col.f32.f16.f16.f32(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+  llvm.func @tilec.mma.m16n8k16.row.col.f16.f16.f16.f16(i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32)>
+  llvm.func @mma(%a: i32) -> i32 attributes {nvvm.kernel} {
+    %d = llvm.call @tilec.mma.m16n8k16.row.col.f32.f16.f16.f32(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a) : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+    %h = llvm.call @tilec.mma.m16n8k16.row.col.f16.f16.f16.f16(%a, %a, %a, %a, %a, %a, %a, %a) : (i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32)>
+    %x = llvm.extractvalue %d[0] : !llvm.struct<(i32, i32, i32, i32)>
+    %y = llvm.extractvalue %h[1] : !llvm.struct<(i32, i32)>
+    %z = llvm.add %x, %y : i32
+    llvm.return %z : i32
+  }
+}
+
+// -----
+
+// ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.mma.m16n8k4.row.col.f32.f16.f16.f32' is not a call the lowering makes
+module {
+  llvm.func @tilec.mma.m16n8k4.row.col.f32.f16.f16.f32(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+  llvm.func @mma_odd(%a: i32) attributes {nvvm.kernel} {
+    %d = llvm.call @tilec.mma.m16n8k4.row.col.f32.f16.f16.f32(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a) : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+    llvm.return
+  }
+}
+
+// -----
+
 // Calls of another shape than the lowering's are errors where they are.
 // ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.ld.b32' has other operands or results than the lowering gives it
 module {

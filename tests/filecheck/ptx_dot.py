@@ -1,42 +1,60 @@
-# tl.dot on FMAs. The operands take the dot-operand layouts of the result's
-# blocked layout (rows of A, columns of B, all of K in every thread), and
-# each result element is K fused multiply-adds in the accumulator's type:
-# fp16 and bf16 operands widened to fp32, fp32 in fp32 (IEEE, whatever
-# input_precision asks), int8 multiplied and added in int32 (NVPTX
-# multiplies the sign-extended bytes with mul.wide.s16), an fp16
-# accumulator (out_dtype) in fp16. A batched (3-D) dot the same per batch.
-# Each kernel's PTX is accepted by ptxas; test_ops checks their numbers.
+# tl.dot, on tensor cores (mma.sync) where the tile and the types allow,
+# else on FMAs.
+#
+# mma.sync (accelerate-matmul, codegen/lower_mma.c): the result takes an
+# MMA layout and the operands its dot-operand layouts; fp16 and bf16 with an
+# fp32 accumulator and fp16 with an fp16 one are m16n8k16, fp32 is
+# m16n8k8 tf32 (Triton's default input_precision), int8 is m16n8k32 in
+# int32. fp8 operands are upcast to fp16 first, as Triton does before sm_89.
+#
+# FMAs: input_precision="ieee", a tile with fewer 16x8 parts than warps,
+# a batched (3-D) dot. The operands take the dot-operand layouts of the
+# result's blocked layout (rows of A, columns of B, all of K in every
+# thread), and each result element is K fused multiply-adds in the
+# accumulator's type. Each kernel's PTX is accepted by ptxas; test_ops
+# checks their numbers.
 # RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=tile-gpu | FileCheck %s --check-prefix=LAYOUT
 # RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=ptx | FileCheck %s --check-prefix=F16
 # RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
-# RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=F32
+# RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=TF32
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot2d_ieee -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=F32
+# RUN: %tilec compile %s -k dot2d_ieee -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot2d -s "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=BF16
 # RUN: %tilec compile %s -k dot2d -s "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32" --emit=ptx | %ptxas_check
-# fp8 operands are upcast to fp16 (FMAs have no fp8), as Triton does without fp8 MMA
 # RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --emit=ast | FileCheck %s --check-prefix=F8
 # RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d -s "*fp8e5:16, *fp8e5:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
 # F8: (dot (cast {{.*}} : <32x16xfp16>) (cast {{.*}} : <16x32xfp16>)
 # RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=I8
 # RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | %ptxas_check
+# 16x16 has two 16x8 parts: on 4 warps FMAs, on 2 mma.sync
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | FileCheck %s --check-prefix=H
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | FileCheck %s --check-prefix=HMMA
+# RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot3d -s "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16" --emit=ptx | %ptxas_check
 # A constant operand is made in its dot layout, not converted: it goes to
 # shared memory at the dot, like a converted one.
 # RUN: %tilec compile %s -k dot_const -s "*fp16:16, *fp32:16, 16, 16, 16" --emit=tile-gpu | FileCheck %s --check-prefix=CONST
 # RUN: %tilec compile %s -k dot_const -s "*fp16:16, *fp32:16, 16, 16, 16" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot_const -s "*fp16:16, *fp32:16, 16, 16, 16" -w 1 --emit=ptx | %ptxas_check
 import triton
 import triton.language as tl
 
-# LAYOUT: "tile.dot"({{.*}}#tile.dot_op<0 : i64, #tile.blocked<{{.*}}>, 2 : i64>>, tensor<16x32xf16, #tile.dot_op<1 : i64, #tile.blocked<{{.*}}>, 2 : i64>>
-# F16: cvt.f32.f16
-# F16: fma.rn.f32
-# F32-NOT: cvt.f32.f16
+# LAYOUT: "tile.dot"({{.*}}#tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 2 : i64>>, tensor<16x32xf16, #tile.dot_op<1 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 2 : i64>>, tensor<32x32xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>)
+# F16-NOT: fma.rn
+# F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# F16-NOT: fma.rn
+# TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# F32-NOT: mma.sync
 # F32: fma.rn.f32
-# I8: mul.wide.s16
-# I8: add.s32
+# F32-NOT: mma.sync
+# BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# I8: mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
+# H-NOT: mma.sync
 # H: fma.rn.f16
+# HMMA: mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16
 # CONST: arith.constant dense<2.000000e+00> : tensor<16x16xf16, #tile.dot_op<0
 
 
@@ -49,6 +67,16 @@ def dot2d(a_ptr, b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     c = tl.dot(a, b)
     tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+@triton.jit
+def dot2d_ieee(a_ptr, b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision="ieee"))
 
 
 @triton.jit

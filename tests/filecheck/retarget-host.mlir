@@ -50,3 +50,32 @@ module {
     llvm.return
   }
 }
+
+// -----
+
+// mma.sync is a warp collective the emulator runs: its registers go
+// through 14 words of the frame, allocated once in the entry block, the
+// call passes D, A, B, C by address, and D is read back into the struct.
+// CHECK-LABEL: module
+// CHECK-NOT: llvm.func @tilec.mma.
+// CHECK: llvm.func @tilec.emu.mma.m16n8k8.row.col.f32.tf32.tf32.f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CHECK: llvm.func @m(
+// CHECK: %[[N:.*]] = llvm.mlir.constant(14 : i32) : i32
+// CHECK: %[[R:.*]] = llvm.alloca %[[N]] x i32 {alignment = 16 : i64}
+// CHECK: llvm.store {{.*}} : i32, !llvm.ptr
+// CHECK: %[[D:.*]] = llvm.getelementptr %[[R]][10] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[A:.*]] = llvm.getelementptr %[[R]][0] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[B:.*]] = llvm.getelementptr %[[R]][4] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: %[[C:.*]] = llvm.getelementptr %[[R]][6] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: llvm.call @tilec.emu.mma.m16n8k8.row.col.f32.tf32.tf32.f32(%[[D]], %[[A]], %[[B]], %[[C]])
+// CHECK: llvm.insertvalue
+// CHECK-DAG: llvm.mlir.global external constant @tilec_emu_fibers(1 : i32)
+module {
+  llvm.func @tilec.mma.m16n8k8.row.col.f32.tf32.tf32.f32(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+  llvm.func @m(%p: !llvm.ptr<1>, %a: i32) attributes {nvvm.kernel, tilec.shared_bytes = 0 : i64} {
+    %d = llvm.call @tilec.mma.m16n8k8.row.col.f32.tf32.tf32.f32(%a, %a, %a, %a, %a, %a, %a, %a, %a, %a) : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+    %x = llvm.extractvalue %d[3] : !llvm.struct<(i32, i32, i32, i32)>
+    llvm.store %x, %p : i32, !llvm.ptr<1>
+    llvm.return
+  }
+}

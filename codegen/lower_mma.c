@@ -1,0 +1,206 @@
+/*
+ * lower_mma.c — tl.dot on tensor cores: mma.sync.aligned.m16n8k<K>.row.col.
+ *
+ * accelerate-matmul gives the dot's result an MMA layout, #tile.mma<2,
+ * [wm, wn], [16, 8]>: the warps tile the result in a grid of wm x wn, each
+ * warp a 16 x 8 part of every 16wm x 8wn block, and a lane holds in each part
+ * what the PTX ISA's C/D fragment gives it (lower_elems.c reads it as such).
+ * The operands come in its dot-operand layouts, which this file's
+ * conversion puts in shared memory in the form the A and B fragments read
+ * best: A row-major, [M][K + pad], B transposed, [N][K + pad], so that every
+ * 32-bit register of either fragment (2 halves, 1 tf32, 4 bytes, all along
+ * K) is one aligned 32-bit word; the pad makes a row 4 mod 8 words long, so
+ * a warp's 8 rows x 4 words of one register fall on 32 different banks.
+ *
+ * The fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 / k8 / k32"),
+ * with g = lane / 4, t = lane % 4 and e the elements of one register:
+ *   A reg r (0..3): row g + 8 (r % 2), elements e t .. e t + e - 1 of K
+ *                   from (K/2) (r / 2), K being the instruction's;
+ *   B reg r (0..1): column g, elements e t .. of K from (K/2) r;
+ *   C/D reg q:      row g + 8 (q / 2), column 2 t + q % 2 (the f16
+ *                   accumulator: reg i holds columns 2t and 2t + 1 of row
+ *                   g + 8 i, low half first).
+ * The dot is a loop over K in steps of the instruction's K, the
+ * accumulators carried in registers; every step loads each warp's A and B
+ * registers and issues one instruction per 16 x 8 part the thread's warp
+ * computes. The instruction is the call tilec.mma.<shape>.row.col.<types>
+ * (a0..a3, b0, b1, c...) -> {i32 x 4 (2)}: expand-for-gpu makes it the PTX
+ * instruction, and the emulator binds it to its warp model (emu/mma.h).
+ */
+#include "lower.h"
+
+/* What one instruction computes for these operand and result types. */
+typedef struct MmaForm {
+  const char *name; /* after tilec.mma. */
+  int k;            /* the instruction's K */
+  int nc;           /* C and D registers */
+  int bits;         /* operand element bits */
+} MmaForm;
+
+static const MmaForm forms[] = {
+    {"m16n8k16.row.col.f32.f16.f16.f32", 16, 4, 16},  {"m16n8k16.row.col.f16.f16.f16.f16", 16, 2, 16},
+    {"m16n8k16.row.col.f32.bf16.bf16.f32", 16, 4, 16}, {"m16n8k8.row.col.f32.tf32.tf32.f32", 8, 4, 32},
+    {"m16n8k32.row.col.s32.s8.s8.s32", 32, 4, 8},
+};
+
+static bool mma_form(MlirType at, MlirType acc, MmaForm *f) {
+  bool i8 = mlirTypeIsAInteger(at) && mlirIntegerTypeGetWidth(at) == 8;
+  bool i32 = mlirTypeIsAInteger(acc) && mlirIntegerTypeGetWidth(acc) == 32;
+  int i = mlirTypeIsAF16(at) && mlirTypeIsAF32(acc)    ? 0
+          : mlirTypeIsAF16(at) && mlirTypeIsAF16(acc)  ? 1
+          : mlirTypeIsABF16(at) && mlirTypeIsAF32(acc) ? 2
+          : mlirTypeIsAF32(at) && mlirTypeIsAF32(acc)  ? 3
+          : i8 && i32                                  ? 4
+                                                       : -1;
+  if (i < 0) return false;
+  *f = forms[i];
+  return true;
+}
+
+int cg_mma_c_regs(const char *name, size_t len) {
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+    if (strlen(forms[i].name) == len && !memcmp(forms[i].name, name, len)) return forms[i].nc;
+  return 0;
+}
+
+/* 32-bit words of a row of K elements of `bits`, padded to 4 mod 8. */
+static int64_t row_words(int64_t K, int bits) {
+  int64_t w = (K * bits + 31) / 32;
+  return w + ((12 - w % 8) % 8);
+}
+
+/* The operand `src` converted to rt, a dot-operand layout of an MMA layout:
+ * written to shared memory, A row-major and B transposed, each row padded
+ * (row_words), for lw_lower_mma to read by registers. */
+Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
+  Layout d;
+  Elems es;
+  MlirType st = mlirValueGetType(src);
+  if (!layout_of_type(L->comp, rt, &d) || !lw_elems_of(L, st, &es) || mlirShapedTypeGetRank(rt) != 2) return NULL;
+  MlirType et = lw_scalar_of(L, rt);
+  bool is_b = d.dim == 1;
+  int64_t rows = mlirShapedTypeGetDimSize(rt, is_b ? 1 : 0), K = mlirShapedTypeGetDimSize(rt, is_b ? 0 : 1);
+  int bits = lw_bits_of(et);
+  int64_t per_row = row_words(K, bits) * 32 / bits;
+  Lazy *z = arena_alloc(L->comp->a, sizeof *z);
+  *z = (Lazy){.et = et, .type = rt, .e = es, .pad = per_row - K, .mma_operand = is_b ? 2 : 1};
+  z->base = lw_shared_buffer(L, et, rows * per_row);
+  Vals *in = lw_get(L, src);
+  for (int k = 0; k < es.n; k++) {
+    MlirValue row = lw_index_of(L, &es, k, is_b ? 1 : 0), col = lw_index_of(L, &es, k, is_b ? 0 : 1);
+    MlirValue at = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, per_row)), col);
+    lw_smem_put(L, z->base, et, at, lw_val(L, in, k));
+  }
+  Vals *out = lw_new_vals(L, 0);
+  out->lazy = z;
+  return out;
+}
+
+/* f16 accumulators travel as pairs in one 32-bit register, low first. */
+static MlirValue pack_halves(Lower *L, MlirValue lo, MlirValue hi) {
+  MlirType i32 = lw_i32(L);
+  MlirValue l = lw_emit1(L, "arith.extui", i32, 1, (MlirValue[]){lw_as_bits(L, lo)}, 0, NULL);
+  MlirValue h = lw_emit1(L, "arith.extui", i32, 1, (MlirValue[]){lw_as_bits(L, hi)}, 0, NULL);
+  return lw_bin(L, "arith.ori", l, lw_bin(L, "arith.shli", h, lw_const_i32(L, 16)));
+}
+
+static MlirValue unpack_half(Lower *L, MlirValue w, int half, MlirType f16) {
+  if (half) w = lw_bin(L, "arith.shrui", w, lw_const_i32(L, 16));
+  MlirValue b = lw_emit1(L, "arith.trunci", mlirIntegerTypeGet(L->ctx, 16), 1, &w, 0, NULL);
+  return lw_from_bits(L, b, f16);
+}
+
+static MlirValue extract(Lower *L, MlirValue s, int i) {
+  MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){i}));
+  return lw_emit1(L, "llvm.extractvalue", lw_i32(L), 1, &s, 1, &pos);
+}
+
+void lw_lower_mma(Lower *L, MlirOperation op) {
+  MlirValue a = mlirOperationGetOperand(op, 0), b = mlirOperationGetOperand(op, 1), c = mlirOperationGetOperand(op, 2);
+  MlirValue r = mlirOperationGetResult(op, 0);
+  MlirType rt = mlirValueGetType(r), acc = lw_scalar_of(L, rt), i32 = lw_i32(L);
+  MmaForm f;
+  Elems ec;
+  Layout ml;
+  Lazy *za = lw_get(L, a)->lazy, *zb = lw_get(L, b)->lazy;
+  if (!mma_form(lw_scalar_of(L, mlirValueGetType(a)), acc, &f) || !lw_elems_of(L, rt, &ec) || !ec.mma ||
+      !layout_of_type(L->comp, rt, &ml) || !za || !zb || za->mma_operand != 1 || zb->mma_operand != 2) {
+    lw_fail(L, op, "on tensor cores with these operands is not supported by the GPU code generator");
+    return;
+  }
+  int wm = ml.wpc[0], wn = ml.wpc[1];
+  int64_t M = ec.shape[0], N = ec.shape[1], K = mlirShapedTypeGetDimSize(mlirValueGetType(a), 1);
+  int reps_m = (int)(M / (16 * wm)), reps_n = (int)(N / (8 * wn)), parts = reps_m * reps_n;
+  int64_t wa = row_words(K, f.bits), wb = row_words(K, f.bits);
+  /* the thread's place: g, t, and its warp's part of a block */
+  MlirValue g = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 4));
+  MlirValue t = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 4));
+  MlirValue warp_n = lw_bin(L, "arith.remui", L->warp, lw_const_i32(L, wn));
+  MlirValue warp_m = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, wn)), lw_const_i32(L, wm));
+  /* the word of each A row (block rm, half h) and B column (block rn) at K = 0 */
+  MlirValue *arow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 2);
+  MlirValue *bcol = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n);
+  for (int rm = 0; rm < reps_m; rm++)
+    for (int h = 0; h < 2; h++) {
+      MlirValue row = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_m, lw_const_i32(L, 16)),
+                             lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rm * 16 * wm + 8 * h)));
+      arow[rm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, wa)), t);
+    }
+  for (int rn = 0; rn < reps_n; rn++) {
+    MlirValue col = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_n, lw_const_i32(L, 8)),
+                           lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
+    bcol[rn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", col, lw_const_i32(L, wb)), t);
+  }
+  /* the accumulators: C's elements in registers, part by part */
+  int nregs = parts * f.nc;
+  Vals *vc = lw_get(L, c);
+  MlirValue *regs = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
+  int *elem = arena_alloc(L->comp->a, sizeof(int) * (size_t)parts * 4); /* part p, value q (row half q/2, col q%2) */
+  for (int rm = 0; rm < reps_m; rm++)
+    for (int rn = 0; rn < reps_n; rn++)
+      for (int q = 0; q < 4; q++) elem[(rm * reps_n + rn) * 4 + q] = lw_element_of(&ec, (int[]){rm * 2 + q / 2, rn * 2 + q % 2});
+  for (int p = 0; p < parts; p++)
+    for (int q = 0; q < f.nc; q++) {
+      if (f.nc == 2) regs[p * 2 + q] = pack_halves(L, lw_val(L, vc, elem[p * 4 + q * 2]), lw_val(L, vc, elem[p * 4 + q * 2 + 1]));
+      else regs[p * 4 + q] = lw_as_bits(L, lw_val(L, vc, elem[p * 4 + q])); /* f32 or i32: 32 bits */
+    }
+  /* for %s = 0 to K / k: load the step's registers, one instruction per part */
+  MlirValue s, *carried = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
+  ForScope loop = lw_begin_for(L, K / f.k, nregs, regs, &s, carried);
+  MlirValue step = lw_bin(L, "arith.muli", s, lw_const_i32(L, 8)); /* 8 words of K per instruction */
+  MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 4);
+  MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n * 2);
+  for (int rm = 0; rm < reps_m; rm++)
+    for (int q = 0; q < 4; q++) {
+      MlirValue w = lw_bin(L, "arith.addi", arow[rm * 2 + q % 2], lw_bin(L, "arith.addi", step, lw_const_i32(L, 4 * (q / 2))));
+      ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, w);
+    }
+  for (int rn = 0; rn < reps_n; rn++)
+    for (int q = 0; q < 2; q++) {
+      MlirValue w = lw_bin(L, "arith.addi", bcol[rn], lw_bin(L, "arith.addi", step, lw_const_i32(L, 4 * q)));
+      rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, w);
+    }
+  char name[64];
+  snprintf(name, sizeof name, "tilec.mma.%s", f.name);
+  MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
+  MlirValue *next = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
+  for (int rm = 0; rm < reps_m; rm++)
+    for (int rn = 0; rn < reps_n; rn++) {
+      int p = rm * reps_n + rn;
+      MlirValue args[10];
+      for (int q = 0; q < 4; q++) args[q] = ra[rm * 4 + q];
+      for (int q = 0; q < 2; q++) args[4 + q] = rb[rn * 2 + q];
+      for (int q = 0; q < f.nc; q++) args[6 + q] = carried[p * f.nc + q];
+      MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
+      for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = extract(L, d, q);
+    }
+  lw_end_for(L, &loop, next, regs);
+  /* the result's elements from the registers */
+  Vals *out = lw_new_vals(L, ec.n);
+  for (int p = 0; p < parts; p++)
+    for (int q = 0; q < 4; q++) {
+      MlirValue w = regs[p * f.nc + (f.nc == 2 ? q / 2 : q)];
+      out->v[elem[p * 4 + q]] = f.nc == 2 ? unpack_half(L, w, q % 2, acc) : lw_from_bits(L, w, acc);
+    }
+  lw_put(L, r, out);
+}

@@ -1,0 +1,119 @@
+/*
+ * accelerate_matmul.c — tl.dot on tensor cores: the MMA layouts.
+ *
+ * Requires: tile IR with layouts (convert-to-gpu). Guarantees: a 2-D
+ * tile.dot that an sm_80 mma.sync can compute on the target has its result
+ * (and accumulator) in #tile.mma<2, warps, instr> and its operands in the
+ * dot_op layouts of that layout; the values around it are converted from
+ * and to the layouts they had, for remove-layout-conversions to clean (a
+ * loop-carried accumulator then stays in the MMA layout across the loop).
+ * Every other dot is left as it is, on FMAs.
+ *
+ * What an mma.sync takes, by operand type (instr: the result's M x N per
+ * instruction; K per instruction):
+ *   f16 x f16 -> f32 or f16, bf16 x bf16 -> f32   m16n8k16
+ *   f32 x f32 -> f32 with input_precision="tf32"  m16n8k8 (Triton's default for f32)
+ *   i8/u8 x i8/u8 -> i32                          m16n8k32
+ * fp8 operands reach the dot already widened to f16 (sema), so they take
+ * the f16 form. input_precision "ieee", "tf32x3" and the bf16 splits, f64,
+ * other accumulators, targets before sm_80 and warps other than 32 threads
+ * stay on FMAs, as do tiles an instruction does not divide or too small for
+ * every warp to have its own part (M/16 * N/8 < num_warps), and batched
+ * (3-D) dots.
+ *
+ * The warps: as many as the tile has room for along M (16 rows each) and N
+ * (8 columns each), doubling along M while a warp's part is at least as
+ * tall as it is wide in 16x16 units, else along N, until there are
+ * num_warps of them (Triton's choice for mma.sync).
+ */
+#include "passes.h"
+
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+/* The K of one instruction for these operand and accumulator types; 0 when
+ * no mma.sync computes them. */
+static int mma_k(MlirType a, MlirType b, MlirType acc, MlirOperation dot) {
+  if (!mlirTypeEqual(a, b) && !(mlirTypeIsAInteger(a) && mlirTypeIsAInteger(b))) return 0;
+  if (mlirTypeIsAF16(a)) return mlirTypeIsAF32(acc) || mlirTypeIsAF16(acc) ? 16 : 0;
+  if (mlirTypeIsABF16(a)) return mlirTypeIsAF32(acc) ? 16 : 0;
+  if (mlirTypeIsAF32(a)) {
+    MlirAttribute p = mlirOperationGetAttributeByName(dot, mlirStringRefCreateFromCString("input_precision"));
+    if (mlirAttributeIsNull(p) || !mlirAttributeIsAString(p)) return 0;
+    MlirStringRef s = mlirStringAttrGetValue(p);
+    return mlirTypeIsAF32(acc) && s.length == 4 && !memcmp(s.data, "tf32", 4) ? 8 : 0;
+  }
+  if (mlirTypeIsAInteger(a) && mlirIntegerTypeGetWidth(a) == 8 && mlirTypeIsAInteger(b) && mlirIntegerTypeGetWidth(b) == 8)
+    return mlirTypeIsAInteger(acc) && mlirIntegerTypeGetWidth(acc) == 32 ? 32 : 0;
+  return 0;
+}
+
+/* The warps over M and N for an M x N result; false when the tile has
+ * fewer 16x8 parts than warps. */
+static bool mma_warps(int64_t M, int64_t N, int warps, int *wm, int *wn) {
+  if ((M / 16) * (N / 8) < warps) return false;
+  *wm = *wn = 1;
+  while (*wm * *wn < warps) {
+    bool taller = M / (16 * *wm) >= N / (16 * *wn);
+    bool more_m = *wm * 2 * 16 <= M, more_n = *wn * 2 * 8 <= N;
+    if ((taller && more_m) || !more_n) *wm *= 2;
+    else *wn *= 2;
+  }
+  return true;
+}
+
+static MlirValue convert_before(Compilation *comp, MlirOperation at, MlirValue v, const Layout *l) {
+  MlirType nt = with_layout(comp, mlirValueGetType(v), layout_attr(comp, l));
+  return mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirOperationGetLocation(at), 1, &nt, 1, &v, 0, NULL), 0);
+}
+
+typedef struct Accel {
+  Compilation *comp;
+  PtrVec dots;
+} Accel;
+
+static void collect(MlirOperation op, void *user) {
+  Accel *a = user;
+  if (tile_op_of(op) == TOP_dot) vec_push(a->comp->a, &a->dots, op.ptr);
+}
+
+static void accelerate(Compilation *comp, MlirOperation dot) {
+  MlirValue r = mlirOperationGetResult(dot, 0);
+  MlirType rt = mlirValueGetType(r);
+  if (mlirShapedTypeGetRank(rt) != 2) return;
+  MlirType ta = mlirValueGetType(mlirOperationGetOperand(dot, 0)), tb = mlirValueGetType(mlirOperationGetOperand(dot, 1));
+  int k = mma_k(mlirShapedTypeGetElementType(ta), mlirShapedTypeGetElementType(tb), mlirShapedTypeGetElementType(rt), dot);
+  int64_t M = mlirShapedTypeGetDimSize(rt, 0), N = mlirShapedTypeGetDimSize(rt, 1), K = mlirShapedTypeGetDimSize(ta, 1);
+  int wm, wn;
+  if (!k || M % 16 || N % 8 || K % k || !mma_warps(M, N, comp->num_warps, &wm, &wn) || M % (16 * wm) || N % (8 * wn))
+    return;
+  Layout *mma = arena_alloc(comp->a, sizeof *mma);
+  *mma = (Layout){.kind = L_MMA, .rank = 2, .version = 2, .wpc = {wm, wn}, .instr = {16, 8}};
+  /* the result in the MMA layout, converted back to what its users had */
+  Layout old;
+  if (!layout_of_type(comp, rt, &old)) return;
+  mlirValueSetType(r, with_layout(comp, rt, layout_attr(comp, mma)));
+  MlirOperation next = mlirOperationGetNextInBlock(dot);
+  MlirValue back = convert_before(comp, next, r, &old);
+  MlirOperation back_op = value_owner(back);
+  mlirValueReplaceAllUsesExcept(r, back, 1, &back_op);
+  /* operands: A and B in its dot-operand layouts (k_width: the elements of
+   * one 32-bit register), the accumulator in it */
+  for (int i = 0; i < 2; i++) {
+    MlirType et = mlirShapedTypeGetElementType(i ? tb : ta);
+    int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF32(et) ? 32 : 16;
+    Layout d = {.kind = L_DOT_OP, .rank = 2, .dim = i, .parent = mma, .k_width = 32 / bits};
+    mlirOperationSetOperand(dot, i, convert_before(comp, dot, mlirOperationGetOperand(dot, i), &d));
+  }
+  mlirOperationSetOperand(dot, 2, convert_before(comp, dot, mlirOperationGetOperand(dot, 2), mma));
+}
+
+bool pass_accelerate_matmul(Compilation *comp, MlirOperation module) {
+  if (comp->target->sm < 80 || comp->threads_per_warp != 32) return true;
+  Accel a = {.comp = comp};
+  walk_ops(module, collect, &a, false);
+  for (int i = 0; i < a.dots.n; i++) accelerate(comp, (MlirOperation){a.dots.v[i]});
+  return true;
+}

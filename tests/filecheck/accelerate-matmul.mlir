@@ -1,0 +1,120 @@
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --split-input-file | FileCheck %s
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul -w 8 --split-input-file | FileCheck %s --check-prefix=W8
+
+// fp16 operands, fp32 accumulator, 64x64 on 4 warps: m16n8k16, the warps
+// 2 x 2 over M and N; the operands converted to the dot-operand layouts (two
+// halves per 32-bit register), the result back to the layout it had.
+// CHECK-LABEL: func.func @f16
+// CHECK: "tile.convert_layout"{{.*}} -> tensor<64x32xf16, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 2 : i64>>
+// CHECK: "tile.convert_layout"{{.*}} -> tensor<32x64xf16, #tile.dot_op<1 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 2 : i64>>
+// CHECK: "tile.convert_layout"{{.*}} -> tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+// CHECK: %[[D:.*]] = "tile.dot"{{.*}} -> tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+// CHECK: "tile.convert_layout"(%[[D]]) {{.*}} -> tensor<64x64xf32, #tile.blocked<
+func.func @f16(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
+  %a = arith.constant dense<1.0> : tensor<64x32xf16>
+  %b = arith.constant dense<1.0> : tensor<32x64xf16>
+  %c = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<64x64x!tile.ptr<f32>>
+  "tile.store"(%s, %d) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
+  return
+}
+
+// -----
+
+// Triton's warps for a 128x256 tile: on 4 warps 2 x 2, on 8 warps 2 over
+// M and 4 over N.
+// CHECK-LABEL: func.func @wide
+// CHECK: "tile.dot"{{.*}} -> tensor<128x256xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+// W8-LABEL: func.func @wide
+// W8: "tile.dot"{{.*}} -> tensor<128x256xf32, #tile.mma<2 : i64, [2, 4], [16, 8]>>
+func.func @wide(%p: !tile.ptr<f32>) attributes {tile.num_warps = 8 : i32} {
+  %a = arith.constant dense<1.0> : tensor<128x64xbf16>
+  %b = arith.constant dense<1.0> : tensor<64x256xbf16>
+  %c = arith.constant dense<0.0> : tensor<128x256xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<128x64xbf16>, tensor<64x256xbf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<128x256x!tile.ptr<f32>>
+  "tile.store"(%s, %d) : (tensor<128x256x!tile.ptr<f32>>, tensor<128x256xf32>) -> ()
+  return
+}
+
+// -----
+
+// A tall tile takes its warps along M: 128x32 on 4 warps is 4 x 1.
+// CHECK-LABEL: func.func @tall
+// CHECK: "tile.dot"{{.*}} -> tensor<128x32xf32, #tile.mma<2 : i64, [4, 1], [16, 8]>>
+func.func @tall(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
+  %a = arith.constant dense<1.0> : tensor<128x16xf16>
+  %b = arith.constant dense<1.0> : tensor<16x32xf16>
+  %c = arith.constant dense<0.0> : tensor<128x32xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<128x16xf16>, tensor<16x32xf16>, tensor<128x32xf32>) -> tensor<128x32xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<128x32x!tile.ptr<f32>>
+  "tile.store"(%s, %d) : (tensor<128x32x!tile.ptr<f32>>, tensor<128x32xf32>) -> ()
+  return
+}
+
+// -----
+
+// fp32 with input_precision "tf32": m16n8k8, one fp32 per register; int8 in
+// int32: m16n8k32, four bytes per register.
+// CHECK-LABEL: func.func @tf32_i8
+// CHECK: -> tensor<32x16xf32, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 1 : i64>>
+// CHECK: "tile.dot"{{.*}} -> tensor<32x32xf32, #tile.mma<
+// CHECK: -> tensor<32x64xi8, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 4 : i64>>
+// CHECK: "tile.dot"{{.*}} -> tensor<32x32xi32, #tile.mma<
+func.func @tf32_i8(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.num_warps = 4 : i32} {
+  %a = arith.constant dense<1.0> : tensor<32x16xf32>
+  %b = arith.constant dense<1.0> : tensor<16x32xf32>
+  %c = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<32x32x!tile.ptr<f32>>
+  "tile.store"(%s, %d) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  %ia = arith.constant dense<1> : tensor<32x64xi8>
+  %ib = arith.constant dense<1> : tensor<64x32xi8>
+  %ic = arith.constant dense<0> : tensor<32x32xi32>
+  %id = "tile.dot"(%ia, %ib, %ic) : (tensor<32x64xi8>, tensor<64x32xi8>, tensor<32x32xi32>) -> tensor<32x32xi32>
+  %t = "tile.splat"(%q) : (!tile.ptr<i32>) -> tensor<32x32x!tile.ptr<i32>>
+  "tile.store"(%t, %id) : (tensor<32x32x!tile.ptr<i32>>, tensor<32x32xi32>) -> ()
+  return
+}
+
+// -----
+
+// What stays on FMAs: input_precision "ieee" (and "tf32x3"), a tile with
+// fewer 16x8 parts than warps (16x16 on 4 warps), K not a multiple of the
+// instruction's, fp64, a batched dot.
+// CHECK-LABEL: func.func @fma
+// CHECK-NOT: #tile.mma
+// W8-LABEL: func.func @fma
+// W8-NOT: #tile.mma
+func.func @fma(%p: !tile.ptr<f32>, %q: !tile.ptr<f64>) attributes {tile.num_warps = 4 : i32} {
+  %a = arith.constant dense<1.0> : tensor<32x16xf32>
+  %b = arith.constant dense<1.0> : tensor<16x32xf32>
+  %c = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = "tile.dot"(%a, %b, %c) {input_precision = "ieee"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %d3 = "tile.dot"(%a, %b, %d) {input_precision = "tf32x3"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<32x32x!tile.ptr<f32>>
+  "tile.store"(%s, %d3) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  %ha = arith.constant dense<1.0> : tensor<16x16xf16>
+  %hc = arith.constant dense<0.0> : tensor<16x16xf32>
+  %hd = "tile.dot"(%ha, %ha, %hc) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %hs = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<16x16x!tile.ptr<f32>>
+  "tile.store"(%hs, %hd) : (tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>) -> ()
+  %ka = arith.constant dense<1.0> : tensor<32x8xf16>
+  %kb = arith.constant dense<1.0> : tensor<8x32xf16>
+  %kd = "tile.dot"(%ka, %kb, %c) : (tensor<32x8xf16>, tensor<8x32xf16>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  "tile.store"(%s, %kd) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  %fa = arith.constant dense<1.0> : tensor<32x16xf64>
+  %fb = arith.constant dense<1.0> : tensor<16x32xf64>
+  %fc = arith.constant dense<0.0> : tensor<32x32xf64>
+  %fd = "tile.dot"(%fa, %fb, %fc) : (tensor<32x16xf64>, tensor<16x32xf64>, tensor<32x32xf64>) -> tensor<32x32xf64>
+  %fs = "tile.splat"(%q) : (!tile.ptr<f64>) -> tensor<32x32x!tile.ptr<f64>>
+  "tile.store"(%fs, %fd) : (tensor<32x32x!tile.ptr<f64>>, tensor<32x32xf64>) -> ()
+  %ba = arith.constant dense<1.0> : tensor<2x32x16xf16>
+  %bb = arith.constant dense<1.0> : tensor<2x16x32xf16>
+  %bc = arith.constant dense<0.0> : tensor<2x32x32xf32>
+  %bd = "tile.dot"(%ba, %bb, %bc) : (tensor<2x32x16xf16>, tensor<2x16x32xf16>, tensor<2x32x32xf32>) -> tensor<2x32x32xf32>
+  %bs = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<2x32x32x!tile.ptr<f32>>
+  "tile.store"(%bs, %bd) : (tensor<2x32x32x!tile.ptr<f32>>, tensor<2x32x32xf32>) -> ()
+  return
+}

@@ -1,0 +1,40 @@
+# A K-loop matmul on tensor cores for every operand type mma.sync takes,
+# the accumulator carried across the loop in the MMA layout and stored
+# from it with masks: test_ops runs it at ragged sizes against references.
+# Here: the PTX has the instruction of each type and ptxas accepts it.
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32, i32, i32, 64, 64, 32, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=F16
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, i32, i32, i32, 64, 64, 32, 'tf32'" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k matmul -s "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, i32, i32, i32, 64, 32, 32, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=BF16
+# RUN: %tilec compile %s -k matmul -s "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, i32, i32, i32, 64, 32, 32, 'tf32'" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k matmul -s "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, i32, i32, i32, 32, 64, 16, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=TF32
+# RUN: %tilec compile %s -k matmul -s "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, i32, i32, i32, 32, 64, 16, 'tf32'" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k matmul -s "*i8:16, *i8:16, *i32:16, i32, i32, i32, i32, i32, i32, 64, 64, 64, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=I8
+# RUN: %tilec compile %s -k matmul -s "*i8:16, *i8:16, *i32:16, i32, i32, i32, i32, i32, i32, 64, 64, 64, 'tf32'" --emit=ptx | %ptxas_check
+# F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# I8: mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_m = pid // tl.cdiv(N, BN)
+    pid_n = pid % tl.cdiv(N, BN)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
