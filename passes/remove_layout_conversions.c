@@ -148,8 +148,11 @@ static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
  * from a conversion out of layout A, is carried in A instead when the whole
  * computation of the next value can then be recomputed in A (no conversion
  * left in the loop): the loop takes its initial value converted once
- * before it, and its result is converted once after it. Triton does the
- * same when it moves conversions out of loops. */
+ * before it, and its result is converted once after it. So is a value
+ * the loop converts itself into a blocked layout A (a pointer carried for
+ * a load that wants another layout: `ptrs += step` then runs in the
+ * load's layout). Triton does the same when it moves conversions out of
+ * loops. */
 
 /* The source layout of the first conversion on y's chain of producers
  * (depth-first, a few levels), if it is blocked or an MMA layout. */
@@ -169,6 +172,18 @@ static bool conversion_source(Compilation *comp, MlirValue y, int depth, Layout 
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     if (is_tensor(o) && conversion_source(comp, o, depth + 1, out)) return true;
+  }
+  return false;
+}
+
+/* The layout of a conversion of a loop's argument itself into a blocked
+ * layout (a carried pointer converted for the load that uses it). */
+static bool arg_conversion(Compilation *comp, MlirValue arg, Layout *out) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(arg); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (tile_op_of(o) == TOP_convert_layout && layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(o, 0)), out) &&
+        out->kind == L_BLOCKED)
+      return true;
   }
   return false;
 }
@@ -203,8 +218,8 @@ static bool retype_loop(Compilation *comp, MlirOperation loop) {
     MlirValue arg = mlirBlockGetArgument(body, i + 1), res = mlirOperationGetResult(loop, i);
     MlirValue y = mlirOperationGetOperand(yield, i);
     Layout d, a;
-    if (!is_tensor(arg) || !layout_of_type(comp, mlirValueGetType(arg), &d) || !conversion_source(comp, y, 0, &a) ||
-        layout_equal(&a, &d))
+    if (!is_tensor(arg) || !layout_of_type(comp, mlirValueGetType(arg), &d) ||
+        !(conversion_source(comp, y, 0, &a) || arg_conversion(comp, arg, &a)) || layout_equal(&a, &d))
       continue;
     int budget = REMAT_BUDGET;
     if (!remat_but(comp, y, &a, arg, &budget)) continue;

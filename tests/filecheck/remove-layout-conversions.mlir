@@ -118,3 +118,32 @@ func.func @accumulate(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !ti
   "tile.store"(%ya, %acc) : (tensor<256x!tile.ptr<f32>>, tensor<256xf32>) -> ()
   return
 }
+
+// -----
+
+// A pointer the loop carries and converts for its load (`ptrs += step`, as
+// in a matmul's K loop) is carried in the load's layout, the increment
+// recomputed in it: no conversion is left in the loop.
+// CHECK-LABEL: func.func @carried_pointer
+// CHECK: scf.for {{.*}} -> (tensor<1024xf32, #tile.blocked<[4], [32], [4], [0]>>, tensor<1024x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>)
+// CHECK-NOT: "tile.convert_layout"
+// CHECK: scf.yield
+func.func @carried_pointer(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %step = arith.constant dense<1024> : tensor<1024xi32>
+  %cols = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %xa = "tile.addptr"(%xp, %cols) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %acc:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero, %q = %xa) -> (tensor<1024xf32>, tensor<1024x!tile.ptr<f32>>) : i32 {
+    %v = "tile.load"(%q) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+    %s = arith.addf %a, %v : tensor<1024xf32>
+    %q2 = "tile.addptr"(%q, %step) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+    scf.yield %s, %q2 : tensor<1024xf32>, tensor<1024x!tile.ptr<f32>>
+  }
+  %yp = "tile.splat"(%y) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %ya = "tile.addptr"(%yp, %cols) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  "tile.store"(%ya, %acc#0) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  return
+}
