@@ -6,7 +6,8 @@
  * operands: `tilec.ld.b32(ptr, pred, other)`, `tilec.st.v4.b32(ptr, pred,
  * v0..v3)`, `tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2])`,
  * `tilec.cvt.rz.<to>.<from>(x)`, `tilec.gdc.<wait|launch_dependents>()`,
- * `tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32...}`.
+ * `tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32...}`,
+ * `tilec.ldmatrix.x<1|2|4>[.trans].b16(row) -> {i32...}`.
  * In the pipeline the lowering makes them, but either pass also runs alone
  * on IR text (`tilec opt`), where a call of another shape must be an
  * error at its position, not a crash or PTX that says something else.
@@ -99,6 +100,15 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
     *nops = 6 + nc;
     *nres = 1;
     return nc > 0;
+  }
+  if (prefix(n, "tilec.ldmatrix.x", &at)) {
+    static const int nums[] = {1, 2, 4, 0};
+    int num;
+    if (!number(n, &at, nums, &num)) return false;
+    const char *rest = n.data + at;
+    size_t len = n.length - at;
+    *nops = *nres = 1;
+    return (len == 4 && !memcmp(rest, ".b16", 4)) || (len == 10 && !memcmp(rest, ".trans.b16", 10));
   }
   if (prefix(n, "tilec.gdc.", &at)) {
     *nops = *nres = 0;

@@ -14,6 +14,7 @@
  *   @tilec_smem                     tilec.emu.smem(): the block's shared memory
  *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
  *   tilec.mma.<form>(a, b, c)       tilec.emu.mma.<form>(&d, &a, &b, &c): a warp collective
+ *   tilec.ldmatrix.<form>(row)      tilec.emu.ldmatrix.<form>(&d, row): likewise
  *
  * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
  * convention returns no LLVM struct the way LLVM does. Global accesses and
@@ -122,7 +123,7 @@ static void collect(MlirOperation op, void *user) {
               !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.smem")));
   bool take = smem || starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
               (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v") ||
-                                          starts(callee_of(op), "tilec.mma.")));
+                                          starts(callee_of(op), "tilec.mma.") || starts(callee_of(op), "tilec.ldmatrix.")));
   if (take) vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
@@ -208,38 +209,30 @@ static MlirValue mma_word(Emu *e, MlirOperation at, int i) {
   return mlirOperationGetResult(create_before(at, "llvm.getelementptr", mlirOperationGetLocation(at), 1, &ptr, 1, &e->mma_regs, 2, gep), 0);
 }
 
-/* tilec.mma.<name>(a0..a3, b0, b1, c...) -> {i32 x nc} becomes
- * tilec.emu.mma.<name>(d, a, b, c), the registers passed in memory (the C
- * calling convention takes no LLVM structs): 14 words allocated once per
- * function, in its entry block, written before the call and D read after. */
-static void mma_call(Emu *e, MlirOperation call) {
-  MlirStringRef c = callee_of(call);
-  int nc = (int)mlirOperationGetNumOperands(call) - 6;
+/* The 14 words of the function's frame that warp collectives pass their
+ * registers through, allocated once per function, in its entry block. */
+static void frame_regs(Emu *e, MlirOperation call) {
   MlirType i32 = mlirIntegerTypeGet(e->ctx, 32), ptr = mlirLLVMPointerTypeGet(e->ctx, 0);
   MlirOperation f = call;
   while (!mlirOperationIsNull(f) && !starts(op_name(f), "llvm.func")) f = mlirOperationGetParentOperation(f);
-  if (!mlirOperationEqual(f, e->mma_func)) {
-    MlirOperation first = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0)));
-    MlirValue n = constant_before(e, first, i32, 14);
-    MlirNamedAttribute attrs[2] = {named(e, "elem_type", mlirTypeAttrGet(i32)),
-                                   named(e, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(e->ctx, 64), 16))};
-    e->mma_regs = mlirOperationGetResult(create_before(first, "llvm.alloca", mlirOperationGetLocation(first), 1, &ptr, 1, &n, 2, attrs), 0);
-    e->mma_func = f;
-  }
+  if (mlirOperationEqual(f, e->mma_func)) return;
+  MlirOperation first = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0)));
+  MlirValue n = constant_before(e, first, i32, 14);
+  MlirNamedAttribute attrs[2] = {named(e, "elem_type", mlirTypeAttrGet(i32)),
+                                 named(e, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(e->ctx, 64), 16))};
+  e->mma_regs = mlirOperationGetResult(create_before(first, "llvm.alloca", mlirOperationGetLocation(first), 1, &ptr, 1, &n, 2, attrs), 0);
+  e->mma_func = f;
+}
+
+/* The call's struct result from the words at 10, 11, ... (D), after the
+ * emulator's call wrote them; the call goes. */
+static void result_from_words(Emu *e, MlirOperation call) {
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32);
   MlirLocation loc = mlirOperationGetLocation(call);
-  /* a at 0, b at 4, c at 6, d at 10 */
-  for (int i = 0; i < 6 + nc; i++) {
-    MlirValue sv[2] = {mlirOperationGetOperand(call, i), mma_word(e, call, i)};
-    create_before(call, "llvm.store", loc, 0, NULL, 2, sv, 0, NULL);
-  }
-  MlirValue args[4] = {mma_word(e, call, 10), mma_word(e, call, 0), mma_word(e, call, 4), mma_word(e, call, 6)};
-  char name[96];
-  snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
-  call_before(e, call, name, (MlirType){NULL}, 4, args);
   MlirValue res = mlirOperationGetResult(call, 0);
   MlirType st = mlirValueGetType(res);
   MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
-  for (int i = 0; i < nc; i++) {
+  for (int i = 0; i < (int)mlirLLVMStructTypeGetNumElementTypes(st); i++) {
     MlirValue at = mma_word(e, call, 10 + i);
     MlirValue v = mlirOperationGetResult(create_before(call, "llvm.load", loc, 1, &i32, 1, &at, 0, NULL), 0);
     MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
@@ -248,6 +241,31 @@ static void mma_call(Emu *e, MlirOperation call) {
   }
   mlirValueReplaceAllUsesOfWith(res, agg);
   op_erase(call);
+}
+
+/* tilec.mma.<name>(a0..a3, b0, b1, c...) -> {i32 x nc} becomes
+ * tilec.emu.mma.<name>(d, a, b, c), the registers passed in memory (the C
+ * calling convention takes no LLVM structs): written to the frame's words
+ * (a at 0, b at 4, c at 6) before the call and D (at 10) read after.
+ * tilec.ldmatrix.<form>(row) -> {i32 x n} likewise becomes
+ * tilec.emu.ldmatrix.<form>(d, row). */
+static void warp_call(Emu *e, MlirOperation call) {
+  MlirStringRef c = callee_of(call);
+  bool mma = starts(c, "tilec.mma.");
+  frame_regs(e, call);
+  MlirLocation loc = mlirOperationGetLocation(call);
+  int nin = mma ? (int)mlirOperationGetNumOperands(call) : 0;
+  for (int i = 0; i < nin; i++) {
+    MlirValue sv[2] = {mlirOperationGetOperand(call, i), mma_word(e, call, i)};
+    create_before(call, "llvm.store", loc, 0, NULL, 2, sv, 0, NULL);
+  }
+  MlirValue args[4] = {mma_word(e, call, 10)};
+  if (mma) args[1] = mma_word(e, call, 0), args[2] = mma_word(e, call, 4), args[3] = mma_word(e, call, 6);
+  else args[1] = mlirOperationGetOperand(call, 0);
+  char name[96];
+  snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
+  call_before(e, call, name, (MlirType){NULL}, mma ? 4 : 2, args);
+  result_from_words(e, call);
 }
 
 static void rewrite(Emu *e, MlirOperation op) {
@@ -261,7 +279,7 @@ static void rewrite(Emu *e, MlirOperation op) {
   if (starts(n, "llvm.call")) {
     MlirStringRef c = callee_of(op);
     if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);
-    else if (starts(c, "tilec.mma.")) mma_call(e, op);
+    else if (starts(c, "tilec.mma.") || starts(c, "tilec.ldmatrix.")) warp_call(e, op);
     else if (starts(n, "llvm.call_intrinsic")) {
       MlirStringRef in = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("intrin")));
       if (!starts(in, "llvm.nvvm.")) return;
@@ -455,7 +473,7 @@ bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   walk_ops(module, collect_global, &e, false);
   for (int i = 0; i < e.ops.n; i++) add_site(&e, (MlirOperation){e.ops.v[i]});
   /* the old declarations go */
-  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", NULL}; *p; p++) {
+  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", "tilec.ldmatrix.", NULL}; *p; p++) {
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
     for (MlirOperation f = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(f); f = next) {
       next = mlirOperationGetNextInBlock(f);

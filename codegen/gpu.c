@@ -204,6 +204,27 @@ static void expand_mma(MlirOperation call, MlirStringRef n) {
   op_erase(call);
 }
 
+/* tilec.ldmatrix.x<n>[.trans].b16(row) -> {i32 x n}: the row's address is
+ * a 64-bit shared-space pointer. */
+static void expand_ldmatrix(MlirOperation call, MlirStringRef n) {
+  int num = n.data[16] - '0';
+  bool trans = n.length > 21 && !memcmp(n.data + 17, ".trans", 6);
+  StrBuf text = {0}, cons = {0};
+  sb_printf(&text, "ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 {", num, trans ? ".trans" : "");
+  for (int i = 0; i < num; i++) sb_printf(&text, "%s$%d", i ? ", " : "", i);
+  sb_printf(&text, "}, [$%d];", num);
+  for (int i = 0; i < num; i++) sb_printf(&cons, "=r,");
+  sb_printf(&cons, "l");
+  MlirValue row = mlirOperationGetOperand(call, 0);
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
+  MlirOperation a = inline_asm_before(call, mlirOperationGetLocation(call), mlirStringRefCreate(text.s, text.len),
+                                      mlirStringRefCreate(cons.s, cons.len), true, &rt, 1, &row);
+  sb_free(&text);
+  sb_free(&cons);
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
+  op_erase(call);
+}
+
 static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   MlirContext ctx = ir_mlir(comp->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
@@ -217,6 +238,10 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.mma.", 10)) {
     expand_mma(call, n);
+    return;
+  }
+  if (n.length > 16 && !memcmp(n.data, "tilec.ldmatrix.", 15)) {
+    expand_ldmatrix(call, n);
     return;
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.gdc.", 10)) {

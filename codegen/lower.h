@@ -198,6 +198,10 @@ MlirType lw_scalar_of(Lower *L, MlirType t);
  * address in addr_space. */
 MlirValue lw_global(Lower *L, const char *name, const MlirNamedAttribute *attrs, int nattrs, unsigned addr_space);
 MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n);
+/* The address of element idx (of type t) of a shared buffer, and the tag
+ * that names the buffer an access (a load, a store, an ldmatrix) uses. */
+MlirValue lw_shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx);
+void lw_tag_smem(Lower *L, MlirOperation access, MlirValue base);
 MlirValue lw_smem_get(Lower *L, MlirValue base, MlirType et, MlirValue idx);
 void lw_smem_put(Lower *L, MlirValue base, MlirType et, MlirValue idx, MlirValue v);
 MlirType lw_smem_type(Lower *L, MlirType et);

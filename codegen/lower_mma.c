@@ -7,10 +7,15 @@
  * what the PTX ISA's C/D fragment gives it (lower_elems.c reads it as such).
  * The operands come in its dot-operand layouts, which this file's
  * conversion puts in shared memory in the form the A and B fragments read
- * best: A row-major, [M][K + pad], B transposed, [N][K + pad], so that every
- * 32-bit register of either fragment (2 halves, 1 tf32, 4 bytes, all along
- * K) is one aligned 32-bit word; the pad makes a row 4 mod 8 words long, so
- * a warp's 8 rows x 4 words of one register fall on 32 different banks.
+ * best, each row padded to 4 mod 8 32-bit words (16-byte aligned rows, and
+ * the 8 rows a warp reads at once on 32 different banks):
+ *   - 16-bit operands: A row-major [M][K], B row-major [K][N]; a step's A
+ *     registers are one ldmatrix.x4 per 16-row part (rows 0-7 and 8-15, K
+ *     0-7 then 8-15), and B's one ldmatrix.x4.trans per two 8-column parts
+ *     (K 0-7 and 8-15 of each; .x2 for a last odd part);
+ *   - tf32 and int8: A row-major, B transposed [N][K], so that each 32-bit
+ *     register of either fragment (one tf32, four bytes, along K) is one
+ *     aligned word, read by a 32-bit load.
  *
  * The fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 / k8 / k32"),
  * with g = lane / 4, t = lane % 4 and e the elements of one register:
@@ -24,8 +29,10 @@
  * accumulators carried in registers; every step loads each warp's A and B
  * registers and issues one instruction per 16 x 8 part the thread's warp
  * computes. The instruction is the call tilec.mma.<shape>.row.col.<types>
- * (a0..a3, b0, b1, c...) -> {i32 x 4 (2)}: expand-for-gpu makes it the PTX
- * instruction, and the emulator binds it to its warp model (emu/mma.h).
+ * (a0..a3, b0, b1, c...) -> {i32 x 4 (2)}, and ldmatrix the call
+ * tilec.ldmatrix.x<n>[.trans].b16(row) -> {i32 x n} tagged with its buffer
+ * (insert-barriers sees a read): expand-for-gpu makes them the PTX
+ * instructions, and the emulator binds them to its warp models (emu/mma.h).
  */
 #include "lower.h"
 
@@ -63,37 +70,62 @@ int cg_mma_c_regs(const char *name, size_t len) {
   return 0;
 }
 
+/* How an operand lies in shared memory (Lazy.mma_operand). */
+enum { MMA_A = 1, MMA_B_COLS = 2, MMA_B_ROWS = 3 };
+
 /* 32-bit words of a row of K elements of `bits`, padded to 4 mod 8. */
 static int64_t row_words(int64_t K, int bits) {
   int64_t w = (K * bits + 31) / 32;
   return w + ((12 - w % 8) % 8);
 }
 
+static MlirValue extract(Lower *L, MlirValue s, int i) {
+  MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){i}));
+  return lw_emit1(L, "llvm.extractvalue", lw_i32(L), 1, &s, 1, &pos);
+}
+
 /* The operand `src` converted to rt, a dot-operand layout of an MMA layout:
- * written to shared memory, A row-major and B transposed, each row padded
- * (row_words), for lw_lower_mma to read by registers. */
+ * written to shared memory, each row padded (row_words), for lw_lower_mma
+ * to read. A is row-major, [M][K]. B is row-major too, [K][N], when its
+ * elements are 16-bit (ldmatrix.trans reads it), else transposed, [N][K],
+ * so that a 32-bit word holds consecutive elements of K. */
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   Layout d;
   Elems es;
   MlirType st = mlirValueGetType(src);
   if (!layout_of_type(L->comp, rt, &d) || !lw_elems_of(L, st, &es) || mlirShapedTypeGetRank(rt) != 2) return NULL;
   MlirType et = lw_scalar_of(L, rt);
-  bool is_b = d.dim == 1;
-  int64_t rows = mlirShapedTypeGetDimSize(rt, is_b ? 1 : 0), K = mlirShapedTypeGetDimSize(rt, is_b ? 0 : 1);
   int bits = lw_bits_of(et);
-  int64_t per_row = row_words(K, bits) * 32 / bits;
+  int kind = d.dim == 0 ? MMA_A : bits == 16 ? MMA_B_ROWS : MMA_B_COLS;
+  /* dims of rt: the rows of the buffer and its columns */
+  int rd = kind == MMA_B_COLS ? 1 : 0, cd = 1 - rd;
+  int64_t rows = mlirShapedTypeGetDimSize(rt, rd), cols = mlirShapedTypeGetDimSize(rt, cd);
+  int64_t per_row = row_words(cols, bits) * 32 / bits;
   Lazy *z = arena_alloc(L->comp->a, sizeof *z);
-  *z = (Lazy){.et = et, .type = rt, .e = es, .pad = per_row - K, .mma_operand = is_b ? 2 : 1};
+  *z = (Lazy){.et = et, .type = rt, .e = es, .pad = per_row - cols, .mma_operand = kind};
   z->base = lw_shared_buffer(L, et, rows * per_row);
   Vals *in = lw_get(L, src);
   for (int k = 0; k < es.n; k++) {
-    MlirValue row = lw_index_of(L, &es, k, is_b ? 1 : 0), col = lw_index_of(L, &es, k, is_b ? 0 : 1);
+    MlirValue row = lw_index_of(L, &es, k, rd), col = lw_index_of(L, &es, k, cd);
     MlirValue at = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, per_row)), col);
     lw_smem_put(L, z->base, et, at, lw_val(L, in, k));
   }
   Vals *out = lw_new_vals(L, 0);
   out->lazy = z;
   return out;
+}
+
+/* ldmatrix.sync.aligned.m8n8.x<n>[.trans].shared.b16 of the rows at element
+ * `idx` of z's buffer (this lane's row): n registers. */
+static void ldmatrix(Lower *L, const Lazy *z, MlirValue idx, int n, bool trans, MlirValue *out) {
+  char name[48];
+  snprintf(name, sizeof name, "tilec.ldmatrix.x%d%s.b16", n, trans ? ".trans" : "");
+  MlirType i32 = lw_i32(L);
+  MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, n, (MlirType[]){i32, i32, i32, i32}, false);
+  MlirValue at = lw_shared_at(L, z->base, z->et, idx);
+  MlirValue r = lw_call(L, name, st, 1, &at);
+  lw_tag_smem(L, mlirOpResultGetOwner(r), z->base);
+  for (int i = 0; i < n; i++) out[i] = extract(L, r, i);
 }
 
 /* f16 accumulators travel as pairs in one 32-bit register, low first. */
@@ -110,11 +142,6 @@ static MlirValue unpack_half(Lower *L, MlirValue w, int half, MlirType f16) {
   return lw_from_bits(L, b, f16);
 }
 
-static MlirValue extract(Lower *L, MlirValue s, int i) {
-  MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){i}));
-  return lw_emit1(L, "llvm.extractvalue", lw_i32(L), 1, &s, 1, &pos);
-}
-
 void lw_lower_mma(Lower *L, MlirOperation op) {
   MlirValue a = mlirOperationGetOperand(op, 0), b = mlirOperationGetOperand(op, 1), c = mlirOperationGetOperand(op, 2);
   MlirValue r = mlirOperationGetResult(op, 0);
@@ -124,32 +151,58 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   Layout ml;
   Lazy *za = lw_get(L, a)->lazy, *zb = lw_get(L, b)->lazy;
   if (!mma_form(lw_scalar_of(L, mlirValueGetType(a)), acc, &f) || !lw_elems_of(L, rt, &ec) || !ec.mma ||
-      !layout_of_type(L->comp, rt, &ml) || !za || !zb || za->mma_operand != 1 || zb->mma_operand != 2) {
+      !layout_of_type(L->comp, rt, &ml) || !za || !zb || za->mma_operand != MMA_A ||
+      zb->mma_operand != (f.bits == 16 ? MMA_B_ROWS : MMA_B_COLS)) {
     lw_fail(L, op, "on tensor cores with these operands is not supported by the GPU code generator");
     return;
   }
+  bool ldm = f.bits == 16; /* fragments by ldmatrix, else by 32-bit loads */
   int wm = ml.wpc[0], wn = ml.wpc[1];
   int64_t M = ec.shape[0], N = ec.shape[1], K = mlirShapedTypeGetDimSize(mlirValueGetType(a), 1);
   int reps_m = (int)(M / (16 * wm)), reps_n = (int)(N / (8 * wn)), parts = reps_m * reps_n;
-  int64_t wa = row_words(K, f.bits), wb = row_words(K, f.bits);
+  int64_t pa = K + za->pad, pb = (ldm ? N : K) + zb->pad; /* elements per row of A's and B's buffers */
+  int e = 32 / f.bits;
   /* the thread's place: g, t, and its warp's part of a block */
   MlirValue g = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 4));
   MlirValue t = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 4));
   MlirValue warp_n = lw_bin(L, "arith.remui", L->warp, lw_const_i32(L, wn));
   MlirValue warp_m = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, wn)), lw_const_i32(L, wm));
-  /* the word of each A row (block rm, half h) and B column (block rn) at K = 0 */
-  MlirValue *arow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 2);
-  MlirValue *bcol = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n);
+  MlirValue wrow = lw_bin(L, "arith.muli", warp_m, lw_const_i32(L, 16)), wcol = lw_bin(L, "arith.muli", warp_n, lw_const_i32(L, 8));
+  /* where the thread's loads start at K = 0, in elements: with ldmatrix,
+   * lane l gives row l % 8 of matrix l / 8 (A: rows 0-7 and 8-15 of a part,
+   * then the same 8 elements of K further; B: 8 rows of K, then 8 more,
+   * then the next part's); else the word of each A row (block rm, half h)
+   * and B column (block rn) */
+  MlirValue *abase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 2);
+  MlirValue *bbase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n);
+  MlirValue mat = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 8)), r8 = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 8));
+  MlirValue mlo = lw_bin(L, "arith.remui", mat, lw_const_i32(L, 2)), mhi = lw_bin(L, "arith.divui", mat, lw_const_i32(L, 2));
   for (int rm = 0; rm < reps_m; rm++)
-    for (int h = 0; h < 2; h++) {
-      MlirValue row = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_m, lw_const_i32(L, 16)),
-                             lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rm * 16 * wm + 8 * h)));
-      arow[rm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, wa)), t);
+    for (int h = 0; h < (ldm ? 1 : 2); h++) {
+      MlirValue row, col;
+      if (ldm) {
+        row = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8))),
+                     lw_bin(L, "arith.addi", r8, lw_const_i32(L, (int64_t)rm * 16 * wm)));
+        col = lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8));
+      } else {
+        row = lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rm * 16 * wm + 8 * h)));
+        col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
+      }
+      abase[rm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pa)), col);
     }
   for (int rn = 0; rn < reps_n; rn++) {
-    MlirValue col = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_n, lw_const_i32(L, 8)),
-                           lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
-    bcol[rn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", col, lw_const_i32(L, wb)), t);
+    if (ldm && rn % 2) continue;
+    MlirValue row, col;
+    if (ldm) {
+      /* x4.trans: parts rn and rn + 1; x2.trans for a last odd one */
+      MlirValue next = rn + 1 < reps_n ? lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8 * wn)) : lw_const_i32(L, 0);
+      row = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8)), r8);
+      col = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wcol, next), lw_const_i32(L, (int64_t)rn * 8 * wn));
+    } else {
+      row = lw_bin(L, "arith.addi", wcol, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
+      col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
+    }
+    bbase[rn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pb)), col);
   }
   /* the accumulators: C's elements in registers, part by part */
   int nregs = parts * f.nc;
@@ -167,19 +220,30 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   /* for %s = 0 to K / k: load the step's registers, one instruction per part */
   MlirValue s, *carried = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
   ForScope loop = lw_begin_for(L, K / f.k, nregs, regs, &s, carried);
-  MlirValue step = lw_bin(L, "arith.muli", s, lw_const_i32(L, 8)); /* 8 words of K per instruction */
   MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 4);
   MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n * 2);
-  for (int rm = 0; rm < reps_m; rm++)
+  MlirValue ka = lw_bin(L, "arith.muli", s, lw_const_i32(L, f.k)); /* the step's first element of K */
+  MlirValue kb = ldm ? lw_bin(L, "arith.muli", ka, lw_const_i32(L, pb)) : ka;
+  for (int rm = 0; rm < reps_m; rm++) {
+    if (ldm) {
+      ldmatrix(L, za, lw_bin(L, "arith.addi", abase[rm * 2], ka), 4, false, &ra[rm * 4]);
+      continue;
+    }
     for (int q = 0; q < 4; q++) {
-      MlirValue w = lw_bin(L, "arith.addi", arow[rm * 2 + q % 2], lw_bin(L, "arith.addi", step, lw_const_i32(L, 4 * (q / 2))));
-      ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, w);
+      MlirValue at = lw_bin(L, "arith.addi", abase[rm * 2 + q % 2], lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * (q / 2))));
+      ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
     }
-  for (int rn = 0; rn < reps_n; rn++)
+  }
+  for (int rn = 0; rn < reps_n; rn++) {
+    if (ldm) {
+      if (rn % 2 == 0) ldmatrix(L, zb, lw_bin(L, "arith.addi", bbase[rn], kb), rn + 1 < reps_n ? 4 : 2, true, &rb[rn * 2]);
+      continue;
+    }
     for (int q = 0; q < 2; q++) {
-      MlirValue w = lw_bin(L, "arith.addi", bcol[rn], lw_bin(L, "arith.addi", step, lw_const_i32(L, 4 * q)));
-      rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, w);
+      MlirValue at = lw_bin(L, "arith.addi", bbase[rn], lw_bin(L, "arith.addi", kb, lw_const_i32(L, f.k / 2 * q)));
+      rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
     }
+  }
   char name[64];
   snprintf(name, sizeof name, "tilec.mma.%s", f.name);
   MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);

@@ -39,7 +39,7 @@ MlirValue lw_global(Lower *L, const char *name, const MlirNamedAttribute *attrs,
 }
 
 /* Tags a shared-memory access with the buffer its base pointer names. */
-static void tag_smem(Lower *L, MlirOperation access, MlirValue base) {
+void lw_tag_smem(Lower *L, MlirOperation access, MlirValue base) {
   MlirOperation a = mlirOpResultGetOwner(base);
   MlirStringRef g = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name")));
   int id = 0;
@@ -47,7 +47,7 @@ static void tag_smem(Lower *L, MlirOperation access, MlirValue base) {
   mlirOperationSetAttributeByName(access, str("tilec.smem"), mlirIntegerAttrGet(lw_i32(L), id));
 }
 
-static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
+MlirValue lw_shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
   MlirNamedAttribute gep[2] = {
       lw_named(L, "elem_type", mlirTypeAttrGet(t)),
       lw_named(L, "rawConstantIndices", mlirDenseI32ArrayGet(L->ctx, 1, (int32_t[]){INT32_MIN})),
@@ -57,14 +57,14 @@ static MlirValue shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx) 
 }
 
 void lw_store_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue v) {
-  MlirValue sv[2] = {v, shared_at(L, base, t, idx)};
-  tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
+  MlirValue sv[2] = {v, lw_shared_at(L, base, t, idx)};
+  lw_tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
 }
 
 MlirValue lw_load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx) {
-  MlirValue at = shared_at(L, base, t, idx);
+  MlirValue at = lw_shared_at(L, base, t, idx);
   MlirOperation ld = lw_emit(L, "llvm.load", 1, &t, 1, &at, 0, NULL);
-  tag_smem(L, ld, base);
+  lw_tag_smem(L, ld, base);
   return mlirOperationGetResult(ld, 0);
 }
 
@@ -74,10 +74,10 @@ void lw_store_shared_if(Lower *L, MlirValue base, MlirType t, MlirValue pred, Ml
 }
 
 void lw_store_shared_at_if(Lower *L, MlirValue base, MlirType t, MlirValue idx, MlirValue pred, MlirValue v) {
-  MlirValue at = shared_at(L, base, t, idx);
+  MlirValue at = lw_shared_at(L, base, t, idx);
   IfScope s = lw_begin_if(L, pred);
   MlirValue sv[2] = {v, at};
-  tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
+  lw_tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 0, NULL), base);
   lw_end_if(L, &s);
 }
 

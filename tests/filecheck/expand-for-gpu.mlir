@@ -59,6 +59,37 @@ module {
 
 // -----
 
+// ldmatrix: the registers out, the row's shared address in (64-bit); kept
+// where it is (a read of shared memory must stay between its barriers).
+// CHECK-LABEL: llvm.func @ldmatrix
+// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" {{.*}} -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {$0, $1}, [$2];", "=r,=r,l" {{.*}} -> !llvm.struct<(i32, i32)>
+module {
+  llvm.func @tilec.ldmatrix.x4.trans.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+  llvm.func @tilec.ldmatrix.x2.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+  llvm.func @ldmatrix(%p: !llvm.ptr<3>) -> i32 attributes {nvvm.kernel} {
+    %d = llvm.call @tilec.ldmatrix.x4.trans.b16(%p) : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+    %h = llvm.call @tilec.ldmatrix.x2.b16(%p) : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+    %x = llvm.extractvalue %d[0] : !llvm.struct<(i32, i32, i32, i32)>
+    %y = llvm.extractvalue %h[1] : !llvm.struct<(i32, i32)>
+    %z = llvm.add %x, %y : i32
+    llvm.return %z : i32
+  }
+}
+
+// -----
+
+// ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.ldmatrix.x3.b16' is not a call the lowering makes
+module {
+  llvm.func @tilec.ldmatrix.x3.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32)>
+  llvm.func @ldmatrix_odd(%p: !llvm.ptr<3>) attributes {nvvm.kernel} {
+    %d = llvm.call @tilec.ldmatrix.x3.b16(%p) : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32)>
+    llvm.return
+  }
+}
+
+// -----
+
 // ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.mma.m16n8k4.row.col.f32.f16.f16.f32' is not a call the lowering makes
 module {
   llvm.func @tilec.mma.m16n8k4.row.col.f32.f16.f16.f32(i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>

@@ -28,6 +28,26 @@ module {
 
 // -----
 
+// An ldmatrix tagged with its buffer is a read of it: a barrier after the
+// writes before it, and before the next writes after it.
+// CHECK-LABEL: llvm.func @ldmatrix
+// CHECK: llvm.store %{{.*}} {tilec.smem = 0 : i32}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: llvm.call @tilec.ldmatrix.x4.b16
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: llvm.store %{{.*}} {tilec.smem = 0 : i32}
+module {
+  llvm.func @tilec.ldmatrix.x4.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+  llvm.func @ldmatrix(%p: !llvm.ptr<3>, %v: f32) attributes {nvvm.kernel, tilec.smem_offsets = array<i64: 0>, tilec.smem_sizes = array<i64: 64>} {
+    llvm.store %v, %p {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    %d = llvm.call @tilec.ldmatrix.x4.b16(%p) {tilec.smem = 0 : i32} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+    llvm.store %v, %p {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    llvm.return
+  }
+}
+
+// -----
+
 // Buffers that share memory (both at 0) race as one.
 // CHECK-LABEL: llvm.func @shared_place
 // CHECK: llvm.store %{{.*}} {tilec.smem = 0 : i32}

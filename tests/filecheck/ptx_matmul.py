@@ -10,9 +10,17 @@
 # RUN: %tilec compile %s -k matmul -s "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, i32, i32, i32, 32, 64, 16, 'tf32'" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k matmul -s "*i8:16, *i8:16, *i32:16, i32, i32, i32, i32, i32, i32, 64, 64, 64, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=I8
 # RUN: %tilec compile %s -k matmul -s "*i8:16, *i8:16, *i32:16, i32, i32, i32, i32, i32, i32, 64, 64, 64, 'tf32'" --emit=ptx | %ptxas_check
+# 16-bit operands come from shared memory by ldmatrix: A row-major, B
+# row-major and transposed by .trans; tf32 and int8 by 32-bit loads.
+# F16: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# F16: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# BF16: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# TF32-NOT: ldmatrix
+# TF32: ld.shared.b32
 # TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# I8-NOT: ldmatrix
 # I8: mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32
 import triton
 import triton.language as tl

@@ -79,3 +79,25 @@ module {
     llvm.return
   }
 }
+
+// -----
+
+// ldmatrix likewise: the lane's row address passed on, D read back.
+// CHECK-LABEL: module
+// CHECK-NOT: llvm.func @tilec.ldmatrix.
+// CHECK: llvm.func @tilec.emu.ldmatrix.x4.trans.b16(!llvm.ptr, !llvm.ptr<3>)
+// CHECK: llvm.func @l(
+// CHECK: %[[R:.*]] = llvm.alloca
+// CHECK: %[[D:.*]] = llvm.getelementptr %[[R]][10] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: llvm.call @tilec.emu.ldmatrix.x4.trans.b16(%[[D]], %{{.*}})
+// CHECK: llvm.getelementptr %[[R]][13] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: llvm.insertvalue
+module {
+  llvm.func @tilec.ldmatrix.x4.trans.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+  llvm.func @l(%p: !llvm.ptr<1>, %s: !llvm.ptr<3>) attributes {nvvm.kernel, tilec.shared_bytes = 0 : i64} {
+    %d = llvm.call @tilec.ldmatrix.x4.trans.b16(%s) : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+    %x = llvm.extractvalue %d[3] : !llvm.struct<(i32, i32, i32, i32)>
+    llvm.store %x, %p : i32, !llvm.ptr<1>
+    llvm.return
+  }
+}
