@@ -7,7 +7,9 @@
  * v0..v3)`, `tilec.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2])`,
  * `tilec.cvt.rz.<to>.<from>(x)`, `tilec.gdc.<wait|launch_dependents>()`,
  * `tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32...}`,
- * `tilec.ldmatrix.x<1|2|4>[.trans].b16(row) -> {i32...}`.
+ * `tilec.ldmatrix.x<1|2|4>[.trans].b16(row) -> {i32...}`,
+ * `tilec.cp.async.<4|8|16>(dst, src, pred)`, `tilec.cp.async.commit()`,
+ * `tilec.cp.async.wait.<0-7>()`.
  * In the pipeline the lowering makes them, but either pass also runs alone
  * on IR text (`tilec opt`), where a call of another shape must be an
  * error at its position, not a crash or PTX that says something else.
@@ -109,6 +111,22 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
     size_t len = n.length - at;
     *nops = *nres = 1;
     return (len == 4 && !memcmp(rest, ".b16", 4)) || (len == 10 && !memcmp(rest, ".trans.b16", 10));
+  }
+  if (prefix(n, "tilec.cp.async.", &at)) {
+    static const int sizes[] = {4, 8, 16, 0}, keeps[] = {1, 2, 3, 4, 5, 6, 7, 0};
+    const char *rest = n.data + at;
+    size_t len = n.length - at;
+    int v;
+    *nres = 0;
+    if (len == 6 && !memcmp(rest, "commit", 6)) return (*nops = 0), true;
+    if (len == 6 && !memcmp(rest, "wait.0", 6)) return (*nops = 0), true;
+    if (len > 5 && !memcmp(rest, "wait.", 5)) {
+      at += 5;
+      *nops = 0;
+      return number(n, &at, keeps, &v) && at == n.length;
+    }
+    *nops = 3;
+    return number(n, &at, sizes, &v) && at == n.length;
   }
   if (prefix(n, "tilec.gdc.", &at)) {
     *nops = *nres = 0;

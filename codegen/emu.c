@@ -15,6 +15,7 @@
  *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
  *   tilec.mma.<form>(a, b, c)       tilec.emu.mma.<form>(&d, &a, &b, &c): a warp collective
  *   tilec.ldmatrix.<form>(row)      tilec.emu.ldmatrix.<form>(&d, row): likewise
+ *   tilec.cp.async.<n>(dst, src, p) tilec.emu.cp.async.<n>(dst, src, p, site); commit and wait.<k> by name
  *
  * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
  * convention returns no LLVM struct the way LLVM does. Global accesses and
@@ -123,7 +124,9 @@ static void collect(MlirOperation op, void *user) {
               !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.smem")));
   bool take = smem || starts(n, "nvvm.") || starts(n, "llvm.call_intrinsic") || starts(n, "llvm.mlir.addressof") ||
               (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v") ||
-                                          starts(callee_of(op), "tilec.mma.") || starts(callee_of(op), "tilec.ldmatrix.")));
+                                          starts(callee_of(op), "tilec.mma.") || starts(callee_of(op), "tilec.ldmatrix.") ||
+                                          starts(callee_of(op), "tilec.cp.async.commit") ||
+                                          starts(callee_of(op), "tilec.cp.async.wait.")));
   if (take) vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
@@ -280,6 +283,10 @@ static void rewrite(Emu *e, MlirOperation op) {
     MlirStringRef c = callee_of(op);
     if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);
     else if (starts(c, "tilec.mma.") || starts(c, "tilec.ldmatrix.")) warp_call(e, op);
+    else if (starts(c, "tilec.cp.async.commit") || starts(c, "tilec.cp.async.wait.")) {
+      snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
+      to_call(e, op, name);
+    }
     else if (starts(n, "llvm.call_intrinsic")) {
       MlirStringRef in = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("intrin")));
       if (!starts(in, "llvm.nvvm.")) return;
@@ -349,7 +356,8 @@ static int site_of(Emu *e, MlirLocation loc) {
 static void collect_global(MlirOperation op, void *user) {
   Emu *e = user;
   MlirStringRef c = callee_of(op);
-  if (starts(op_name(op), "llvm.call") && (starts(c, "tilec.ld.") || starts(c, "tilec.st.") || starts(c, "tilec.atom.")))
+  bool copy = starts(c, "tilec.cp.async.") && !starts(c, "tilec.cp.async.commit") && !starts(c, "tilec.cp.async.wait.");
+  if (starts(op_name(op), "llvm.call") && (starts(c, "tilec.ld.") || starts(c, "tilec.st.") || starts(c, "tilec.atom.") || copy))
     vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
@@ -473,7 +481,7 @@ bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   walk_ops(module, collect_global, &e, false);
   for (int i = 0; i < e.ops.n; i++) add_site(&e, (MlirOperation){e.ops.v[i]});
   /* the old declarations go */
-  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", "tilec.ldmatrix.", NULL}; *p; p++) {
+  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", "tilec.ldmatrix.", "tilec.cp.async.", NULL}; *p; p++) {
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
     for (MlirOperation f = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(f); f = next) {
       next = mlirOperationGetNextInBlock(f);

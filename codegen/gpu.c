@@ -225,6 +225,35 @@ static void expand_ldmatrix(MlirOperation call, MlirStringRef n) {
   op_erase(call);
 }
 
+/* tilec.cp.async.<n>(dst, src, pred): a copy of n bytes from global to
+ * shared memory, its source size 0 where pred is false (the destination
+ * then filled with zeros, nothing read); .cg (L2 only, as Triton) for 16
+ * bytes, .ca for 4 and 8, which .cg does not take. tilec.cp.async.commit()
+ * and tilec.cp.async.wait.<k>() are commit_group and wait_group k. */
+static void expand_cp_async(Compilation *comp, MlirOperation call, MlirStringRef n) {
+  MlirLocation loc = mlirOperationGetLocation(call);
+  char text[160];
+  const char *rest = n.data + 15;
+  int len = (int)n.length - 15;
+  if (len == 6 && !memcmp(rest, "commit", 6)) {
+    inline_asm_before(call, loc, str("cp.async.commit_group;"), str(""), true, NULL, 0, NULL);
+  } else if (len > 5 && !memcmp(rest, "wait.", 5)) {
+    snprintf(text, sizeof text, "cp.async.wait_group %.*s;", len - 5, rest + 5);
+    inline_asm_before(call, loc, str(text), str(""), true, NULL, 0, NULL);
+  } else {
+    int bytes = atoi(rest);
+    MlirType i32 = mlirIntegerTypeGet(ir_mlir(comp->ic), 32);
+    MlirValue pred = mlirOperationGetOperand(call, 2);
+    MlirValue ops[3] = {mlirOperationGetOperand(call, 0), mlirOperationGetOperand(call, 1),
+                        mlirOperationGetResult(create_before(call, "llvm.zext", loc, 1, &i32, 1, &pred, 0, NULL), 0)};
+    snprintf(text, sizeof text,
+             "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, %d, 0, p; cp.async.%s.shared.global [$0], [$1], %d, n; }",
+             bytes, bytes == 16 ? "cg" : "ca", bytes);
+    inline_asm_before(call, loc, str(text), str("l,l,r"), true, NULL, 3, ops);
+  }
+  op_erase(call);
+}
+
 static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   MlirContext ctx = ir_mlir(comp->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
@@ -238,6 +267,10 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.mma.", 10)) {
     expand_mma(call, n);
+    return;
+  }
+  if (n.length > 15 && !memcmp(n.data, "tilec.cp.async.", 15)) {
+    expand_cp_async(comp, call, n);
     return;
   }
   if (n.length > 16 && !memcmp(n.data, "tilec.ldmatrix.", 15)) {

@@ -298,6 +298,11 @@ void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirT
 }
 
 MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args) {
+  MlirOperation op = lw_call_op(L, name, ret, n, args);
+  return mlirTypeIsNull(ret) ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+}
+
+MlirOperation lw_call_op(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args) {
   MlirType types[16];
   if (n > 16) internal_error(__FILE__, __LINE__, "too many arguments");
   for (int i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
@@ -309,8 +314,7 @@ MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirVal
       lw_named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
       lw_named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
   };
-  MlirOperation op = lw_emit(L, "llvm.call", is_void ? 0 : 1, &ret, n, args, 3, attrs);
-  return is_void ? (MlirValue){NULL} : mlirOperationGetResult(op, 0);
+  return lw_emit(L, "llvm.call", is_void ? 0 : 1, &ret, n, args, 3, attrs);
 }
 
 /* A value as the integer of its width (for the predicated access functions). */

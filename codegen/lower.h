@@ -93,7 +93,9 @@ typedef struct Lazy {
   Elems e;
   int64_t pad;
   int mma_operand;    /* an operand of mma.sync (lower_mma.c): 1 for A, row-major [M][K + pad]; 2 for
-                       * B, stored transposed, [N][K + pad]; else 0, and the place is padded_index's */
+                       * B transposed, [N][K + pad]; 3 for B row-major, [K][N + pad]; else 0, and the
+                       * place is padded_index's */
+  bool copied;        /* written by cp.async, which lands at a wait (lower_memory.c) */
 } Lazy;
 
 /* Element k of x, read now if it is lazy and not read yet. */
@@ -147,6 +149,7 @@ MlirValue lw_bin(Lower *L, const char *name, MlirValue a, MlirValue b);
 int lw_bits_of(MlirType t);
 int lw_block_ptr_rank(Lower *L, MlirType t);
 MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args);
+MlirOperation lw_call_op(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args);
 MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b);
 MlirValue lw_const_f32(Lower *L, double v);
 MlirValue lw_const_i32(Lower *L, int64_t v);
@@ -178,6 +181,8 @@ bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
 void lw_lower_dot(Lower *L, MlirOperation op);
 void lw_lower_mma(Lower *L, MlirOperation op);
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
+Lazy *lw_mma_buffer(Lower *L, MlirType rt);
+MlirValue lw_mma_place(Lower *L, const Lazy *z, MlirValue row, MlirValue col);
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);
 void lw_lower_print(Lower *L, MlirOperation op);

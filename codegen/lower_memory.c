@@ -128,6 +128,64 @@ static void lower_block_access(Lower *L, MlirOperation op, bool is_load) {
   if (is_load) lw_put(L, mlirOperationGetResult(op, 0), out);
 }
 
+/* Whether v is absent or a constant zero (+0.0 for floats). */
+static bool zero_or_none(MlirValue v) {
+  if (mlirValueIsNull(v)) return true;
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, str("value"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseElements(a) || !mlirDenseElementsAttrIsSplat(a)) return false;
+  MlirAttribute x = mlirDenseElementsAttrGetSplatValue(a);
+  if (mlirAttributeIsAInteger(x)) return mlirIntegerAttrGetValueInt(x) == 0;
+  if (mlirAttributeIsAFloat(x)) {
+    double f = mlirFloatAttrGetValueDouble(x);
+    return f == 0 && !signbit(f);
+  }
+  return false;
+}
+
+/* A load whose only use is its conversion to an operand of mma.sync of
+ * 16-bit elements (sm_80 and later) goes from global memory straight to
+ * the operand's shared buffer by cp.async: a run of vec elements along a
+ * row, 4, 8 or 16 bytes, is one copy, zero-filled where the mask is off
+ * (so `other` must be zero). Each element has one holder (the layout does
+ * not wrap), so no two copies meet. The conversion waits for them
+ * (lower_mma.c). */
+static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirValue other, int vec, int bits) {
+  MlirValue r = mlirOperationGetResult(op, 0);
+  MlirOpOperand u = mlirValueGetFirstUse(r);
+  if (L->comp->target->sm < 80 || bits != 16 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) ||
+      !zero_or_none(other) || mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
+    return false;
+  MlirOperation cv = mlirOpOperandGetOwner(u);
+  Layout dl;
+  if (tile_op_of(cv) != TOP_convert_layout || !layout_of_type(L->comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &dl) ||
+      dl.kind != L_DOT_OP || dl.parent->kind != L_MMA)
+    return false;
+  Elems e;
+  if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != 1) return false;
+  for (int d = 0; d < 2; d++)
+    if ((int64_t)e.l.spt[d] * e.l.tpw[d] * e.l.wpc[d] > e.shape[d]) return false;
+  Lazy *z = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)));
+  if (!z) return false;
+  z->copied = true;
+  z->e = e;
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  char name[32];
+  snprintf(name, sizeof name, "tilec.cp.async.%d", vec * bits / 8);
+  for (int k = 0; k < p->n; k += vec) {
+    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
+                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    MlirValue at = lw_mma_place(L, z, lw_index_of(L, &e, k, 0), lw_index_of(L, &e, k, 1));
+    MlirValue args[3] = {lw_shared_at(L, z->base, z->et, at), p->v[k], pred};
+    lw_tag_smem(L, lw_call_op(L, name, (MlirType){NULL}, 3, args), z->base);
+  }
+  Vals *res = lw_new_vals(L, p->n);
+  res->lazy = z;
+  lw_put(L, r, res);
+  return true;
+}
+
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   MlirValue ptr = mlirOperationGetOperand(op, 0);
   MlirType pt = mlirValueGetType(ptr);
@@ -168,6 +226,7 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   int wbits = bits >= 32 ? bits : vec * bits >= 32 ? 32 : vec * bits, per = bits >= 32 ? 1 : wbits / bits;
   int words = vec / per;
   MlirType wt = mlirIntegerTypeGet(L->ctx, (unsigned)wbits);
+  if (is_load && tensor && copy_to_operand(L, op, p, m, other, vec, bits)) return;
   for (int k = 0; vec > 1 && k < p->n; k += vec) {
     /* vec consecutive elements, one predicate: one access of up to 128 bits */
     MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,

@@ -84,16 +84,16 @@ static MlirValue extract(Lower *L, MlirValue s, int i) {
   return lw_emit1(L, "llvm.extractvalue", lw_i32(L), 1, &s, 1, &pos);
 }
 
-/* The operand `src` converted to rt, a dot-operand layout of an MMA layout:
- * written to shared memory, each row padded (row_words), for lw_lower_mma
- * to read. A is row-major, [M][K]. B is row-major too, [K][N], when its
- * elements are 16-bit (ldmatrix.trans reads it), else transposed, [N][K],
- * so that a 32-bit word holds consecutive elements of K. */
-Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
+/* The shared buffer of an operand of type rt (a dot-operand layout of an
+ * MMA layout), each row padded (row_words), for lw_lower_mma to read: A
+ * row-major, [M][K]; B row-major too, [K][N], when its elements are 16-bit
+ * (ldmatrix.trans reads it), else transposed, [N][K], so that a 32-bit word
+ * holds consecutive elements of K. lw_mma_place: where element (row, col)
+ * of the operand lies in it. lw_mma_operand: `src` converted to rt, written
+ * there (or already there, copied by cp.async). */
+Lazy *lw_mma_buffer(Lower *L, MlirType rt) {
   Layout d;
-  Elems es;
-  MlirType st = mlirValueGetType(src);
-  if (!layout_of_type(L->comp, rt, &d) || !lw_elems_of(L, st, &es) || mlirShapedTypeGetRank(rt) != 2) return NULL;
+  if (!layout_of_type(L->comp, rt, &d) || d.kind != L_DOT_OP || mlirShapedTypeGetRank(rt) != 2) return NULL;
   MlirType et = lw_scalar_of(L, rt);
   int bits = lw_bits_of(et);
   int kind = d.dim == 0 ? MMA_A : bits == 16 ? MMA_B_ROWS : MMA_B_COLS;
@@ -102,13 +102,35 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   int64_t rows = mlirShapedTypeGetDimSize(rt, rd), cols = mlirShapedTypeGetDimSize(rt, cd);
   int64_t per_row = row_words(cols, bits) * 32 / bits;
   Lazy *z = arena_alloc(L->comp->a, sizeof *z);
-  *z = (Lazy){.et = et, .type = rt, .e = es, .pad = per_row - cols, .mma_operand = kind};
+  *z = (Lazy){.et = et, .type = rt, .pad = per_row - cols, .mma_operand = kind};
   z->base = lw_shared_buffer(L, et, rows * per_row);
+  return z;
+}
+
+MlirValue lw_mma_place(Lower *L, const Lazy *z, MlirValue row, MlirValue col) {
+  int64_t cols = mlirShapedTypeGetDimSize(z->type, z->mma_operand == MMA_B_COLS ? 0 : 1);
+  if (z->mma_operand == MMA_B_COLS) {
+    MlirValue t = row;
+    row = col, col = t;
+  }
+  return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, cols + z->pad)), col);
+}
+
+Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   Vals *in = lw_get(L, src);
-  for (int k = 0; k < es.n; k++) {
-    MlirValue row = lw_index_of(L, &es, k, rd), col = lw_index_of(L, &es, k, cd);
-    MlirValue at = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, per_row)), col);
-    lw_smem_put(L, z->base, et, at, lw_val(L, in, k));
+  Lazy *z = in->lazy;
+  if (z && z->copied) {
+    /* cp.async put it there (lower_memory.c): it lands at the wait, and the
+     * barrier insert-barriers puts before the first read shows it to all */
+    lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
+    lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
+  } else {
+    Elems es;
+    if (!lw_elems_of(L, mlirValueGetType(src), &es) || !(z = lw_mma_buffer(L, rt))) return NULL;
+    for (int k = 0; k < es.n; k++) {
+      MlirValue at = lw_mma_place(L, z, lw_index_of(L, &es, k, 0), lw_index_of(L, &es, k, 1));
+      lw_smem_put(L, z->base, z->et, at, lw_val(L, in, k));
+    }
   }
   Vals *out = lw_new_vals(L, 0);
   out->lazy = z;
@@ -123,8 +145,9 @@ static void ldmatrix(Lower *L, const Lazy *z, MlirValue idx, int n, bool trans, 
   MlirType i32 = lw_i32(L);
   MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, n, (MlirType[]){i32, i32, i32, i32}, false);
   MlirValue at = lw_shared_at(L, z->base, z->et, idx);
-  MlirValue r = lw_call(L, name, st, 1, &at);
-  lw_tag_smem(L, mlirOpResultGetOwner(r), z->base);
+  MlirOperation call = lw_call_op(L, name, st, 1, &at);
+  lw_tag_smem(L, call, z->base);
+  MlirValue r = mlirOperationGetResult(call, 0);
   for (int i = 0; i < n; i++) out[i] = extract(L, r, i);
 }
 

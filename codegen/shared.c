@@ -332,10 +332,18 @@ static uint64_t meets(const Fence *f, uint64_t m) {
 }
 
 /* The buffers an op writes and reads, with those of the ops inside it. */
+/* Whether op is a cp.async: a write of shared memory (tagged), as far as
+ * barriers go; the wait before the barrier is the lowering's. */
+static bool is_copy(MlirOperation op) {
+  if (!op_is(op, "llvm.call")) return false;
+  MlirAttribute c = mlirOperationGetAttributeByName(op, str("callee"));
+  return !mlirAttributeIsNull(c) && has_prefix(mlirFlatSymbolRefAttrGetValue(c), "tilec.cp.async.");
+}
+
 static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
   int id = smem_tag(op);
   if (id >= 0) {
-    if (op_is(op, "llvm.store")) *w |= 1ull << bit_of(id);
+    if (op_is(op, "llvm.store") || is_copy(op)) *w |= 1ull << bit_of(id);
     else *r |= 1ull << bit_of(id);
   }
   for (intptr_t i = 0; i < mlirOperationGetNumRegions(op); i++)

@@ -29,6 +29,7 @@
 #include "emu_internal.h"
 #include "emucheck.h"
 #include "fiber.h"
+#include "cpasync.h"
 #include "mma.h"
 
 #include <dlfcn.h>
@@ -74,6 +75,8 @@ typedef struct Cur {
   size_t smem_bytes;
   CkWorker *cw; /* this host thread's part of the checks of global memory */
   int last_buf; /* the buffer of the last access: the next is most often in it too */
+  AsyncBlock async; /* the block's cp.async copies (cpasync.h) */
+  bool async_used;  /* a cp.async was issued in this block: shared accesses are checked against them */
 } Cur;
 
 static _Thread_local Cur *cur;
@@ -126,6 +129,7 @@ static void emu_barrier(void) {
   if (!cur->fibers) return;
   fiber_barrier();
   if (cur->cw) ck_barrier(cur->cw, fiber_current_tid());
+  async_barrier(&cur->async, fiber_current_tid()); /* counted always: a copy may come after */
 }
 static void *emu_smem(void) { return cur->smem; }
 /* griddepcontrol: the emulator runs a launch's grid after the one before it */
@@ -172,14 +176,42 @@ static bool smem_written_by(const void *p, size_t n, int tid) {
 
 static bool smem_written(const void *p, size_t n) { return smem_written_by(p, n, cur_tid()); }
 
+static const char *site_name(uint32_t site);
+
+/* An access to shared memory that a cp.async still writes, or that
+ * another thread's wait wrote with no barrier since: reported (cpasync.h). */
+static void async_access(const void *p, size_t n, bool store, int tid) {
+  int t;
+  uint32_t site;
+  uint32_t off = (uint32_t)((const unsigned char *)p - cur->smem);
+  AsyncHazard h = async_check(&cur->async, tid, off, n, &t, &site);
+  if (h == ASYNC_OK) return;
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS) {
+    if (h == ASYNC_NOT_LANDED)
+      report(r, "%s: race in kernel '%s', block (%u, %u, %u): thread %d %s shared memory (offset %u) that the cp.async "
+                "of thread %d at this line has not landed yet (no cp.async.wait_group of thread %d covers it)",
+             site_name(site), r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], tid, store ? "writes" : "reads", off, t,
+             t);
+    else
+      report(r, "race in kernel '%s', block (%u, %u, %u): thread %d %s shared memory (offset %u) that a cp.async of thread "
+                "%d wrote at its cp.async.wait_group, with no barrier between",
+             r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], tid, store ? "writes" : "reads", off, t);
+  }
+  pthread_mutex_unlock(&r->lock);
+}
+
 #define SMEM(bits, T)                                                                                                  \
   static T emu_lds_b##bits(const void *p) {                                                                            \
     T v;                                                                                                               \
+    if (cur->async_used) async_access(p, sizeof v, false, cur_tid());                                                          \
     smem_written(p, sizeof v);                                                                                         \
     memcpy(&v, p, sizeof v);                                                                                           \
     return v;                                                                                                          \
   }                                                                                                                    \
   static void emu_sts_b##bits(void *p, T v) {                                                                          \
+    if (cur->async_used) async_access(p, sizeof v, true, cur_tid());                                                           \
     size_t off = (size_t)((unsigned char *)p - cur->smem);                                                             \
     if (off + sizeof v <= cur->smem_bytes) memset(cur->shadow + off, 1, sizeof v);                                     \
     memcpy(p, &v, sizeof v);                                                                                           \
@@ -262,6 +294,52 @@ LDST(8, uint8_t, uint32_t)
 LDST(16, uint16_t, uint32_t)
 LDST(32, uint32_t, uint32_t)
 LDST(64, uint64_t, uint64_t)
+
+/* ---- cp.async: tilec.emu.cp.async.<n>(dst, src, pred, site), commit, wait.<k> (cpasync.h) ------- */
+
+/* A copy of n bytes; a masked-off one (src-size 0) reads nothing and
+ * fills its destination with zeros, as the ISA's zero fill. */
+static void cp_async(void *dst, const void *src, uint32_t pred, uint32_t site, int n) {
+  Cur *c = cur;
+  int tid = tid_of(c), b = -1, other;
+  if ((pred & 1) && (b = find_buffer(c, src, (size_t)n, false, site)) >= 0 && c->cw)
+    ck_access(c->cw, b, src, (unsigned)n, CK_LOAD, tid, site);
+  c->async_used = true;
+  uint32_t off = (uint32_t)((unsigned char *)dst - c->smem);
+  if (async_issue(&c->async, tid, off, src, n, b >= 0 ? n : 0, site, &other)) return;
+  Run *r = c->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS) {
+    if (other >= 0)
+      report(r, "%s: race in kernel '%s', block (%u, %u, %u): thread %d's cp.async writes shared memory (offset %u) that a "
+                "cp.async of thread %d has not landed yet",
+             site_name(site), r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2], tid, off, other);
+    else
+      report(r, "%s: cp.async of %d bytes in kernel '%s', block (%u, %u, %u), thread %d: the destination (offset %u of %zu "
+                "bytes of shared memory) is outside it or not %d-byte aligned",
+             site_name(site), n, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2], tid, off, c->smem_bytes, n);
+  }
+  pthread_mutex_unlock(&r->lock);
+}
+
+#define CP_ASYNC(n)                                                                                                    \
+  static void emu_cp_async_##n(void *dst, const void *src, uint32_t pred, uint32_t site) {                           \
+    cp_async(dst, src, pred, site, n);                                                                                 \
+  }
+CP_ASYNC(4)
+CP_ASYNC(8)
+CP_ASYNC(16)
+static void emu_cp_async_commit(void) { async_commit(&cur->async, cur_tid()); }
+#define CP_WAIT(k)                                                                                                     \
+  static void emu_cp_async_wait_##k(void) { async_wait(&cur->async, cur_tid(), k); }
+CP_WAIT(0)
+CP_WAIT(1)
+CP_WAIT(2)
+CP_WAIT(3)
+CP_WAIT(4)
+CP_WAIT(5)
+CP_WAIT(6)
+CP_WAIT(7)
 
 /* ---- atomics: tilec.emu.atom.<op>.<sem>.<scope>.<type>(ptr, pred, v[, v2], site) ------------- */
 
@@ -564,6 +642,7 @@ static bool ldm_read(void *ctx, int lane, const void *row, unsigned char out[16]
     pthread_mutex_unlock(&r->lock);
     return false;
   }
+  if (cur->async_used) async_access(row, 16, false, tid);
   smem_written_by(row, 16, tid);
   memcpy(out, row, 16);
   return true;
@@ -679,6 +758,12 @@ static const Named bind_table[] = {
     {"tilec.emu.ctaid.z", FN(emu_ctaid_z)}, {"tilec.emu.nctaid.x", FN(emu_nctaid_x)},
     {"tilec.emu.nctaid.y", FN(emu_nctaid_y)}, {"tilec.emu.nctaid.z", FN(emu_nctaid_z)},
     {"tilec.emu.laneid", FN(emu_laneid)}, {"tilec.emu.barrier", FN(emu_barrier)},
+    {"tilec.emu.cp.async.4", FN(emu_cp_async_4)}, {"tilec.emu.cp.async.8", FN(emu_cp_async_8)},
+    {"tilec.emu.cp.async.16", FN(emu_cp_async_16)}, {"tilec.emu.cp.async.commit", FN(emu_cp_async_commit)},
+    {"tilec.emu.cp.async.wait.0", FN(emu_cp_async_wait_0)}, {"tilec.emu.cp.async.wait.1", FN(emu_cp_async_wait_1)},
+    {"tilec.emu.cp.async.wait.2", FN(emu_cp_async_wait_2)}, {"tilec.emu.cp.async.wait.3", FN(emu_cp_async_wait_3)},
+    {"tilec.emu.cp.async.wait.4", FN(emu_cp_async_wait_4)}, {"tilec.emu.cp.async.wait.5", FN(emu_cp_async_wait_5)},
+    {"tilec.emu.cp.async.wait.6", FN(emu_cp_async_wait_6)}, {"tilec.emu.cp.async.wait.7", FN(emu_cp_async_wait_7)},
     {"tilec.gdc.wait", FN(emu_gdc)}, {"tilec.gdc.launch_dependents", FN(emu_gdc)},
     {"tilec.emu.smem", FN(emu_smem)}, {"tilec.emu.lds.b8", FN(emu_lds_b8)},
     {"tilec.emu.lds.b16", FN(emu_lds_b16)}, {"tilec.emu.lds.b32", FN(emu_lds_b32)},
@@ -744,8 +829,9 @@ static void *worker(void *arg) {
   c.smem_bytes = (size_t)(r->k->shared_bytes > 0 ? r->k->shared_bytes : 0);
   FiberSched *s = c.fibers ? fiber_sched_create(r->nthreads, 0) : NULL;
   c.cw = r->ck ? ck_worker_create(r->ck) : NULL;
+  bool async_ok = c.smem && c.shadow && async_block_init(&c.async, c.smem, c.shadow, c.smem_bytes, r->nthreads);
   cur = &c;
-  if (!c.smem || !c.shadow || (c.fibers && !s) || (r->ck && !c.cw)) {
+  if (!c.smem || !c.shadow || !async_ok || (c.fibers && !s) || (r->ck && !c.cw)) {
     pthread_mutex_lock(&r->lock);
     report(r, "emulator: out of memory for a block's shared memory, thread stacks or checks");
     r->oom = true;
@@ -760,6 +846,8 @@ static void *worker(void *arg) {
     c.ctaid[2] = (unsigned)(b / ((long)l->grid[0] * l->grid[1]));
     memset(c.smem, 0xcd, smem_bytes);
     memset(c.shadow, 0, smem_bytes);
+    async_block_reset(&c.async);
+    c.async_used = false;
     if (c.cw) ck_program_begin(c.cw, b, c.ctaid);
     if (!c.fibers) {
       for (c.tid = 0; c.tid < r->nthreads; c.tid++) r->k->entry((void **)l->args);
@@ -780,6 +868,7 @@ static void *worker(void *arg) {
   cur = NULL;
   fiber_sched_destroy(s);
   ck_worker_destroy(c.cw);
+  if (async_ok) async_block_free(&c.async);
   free(c.smem);
   free(c.shadow);
   return NULL;

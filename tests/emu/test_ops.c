@@ -748,9 +748,12 @@ static void packed(void) {
  * N, K multiples of no tile), for each operand type and several tiles and
  * warps: fp16 and bf16 products are exact and summed in fp32; fp32 goes
  * through tf32 (the reference truncates its inputs as the instruction
- * does, so plain fp32 arithmetic would fail it); int8 sums are exact. */
-static void matmuls(void) {
-  enum { M = 100, N = 70, K = 50 };
+ * does, so plain fp32 arithmetic would fail it); int8 sums are exact.
+ * Then with N and K multiples of 16, said in the signature as Triton's JIT
+ * would: the 16-bit operands' rows are 16-byte aligned, and go to shared
+ * memory by 16-byte cp.async (M stays ragged, so masked rows are
+ * zero-filled). */
+static void matmul_sizes(int M, int N, int K, bool hints) {
   static const struct {
     const char *type, *ctype;
     int bm, bn, bk, warps;
@@ -759,8 +762,9 @@ static void matmuls(void) {
       {"fp16", "fp32", 16, 64, 16, 1}, {"bf16", "fp32", 64, 32, 32, 4}, {"fp32", "fp32", 32, 64, 16, 4},
       {"i8", "i32", 64, 64, 64, 4},    {"i8", "i32", 32, 32, 32, 2},
   };
-  static double da[M * K], db[K * N], dc[M * N];
-  static uint32_t a[M * K], b[K * N], c[M * N]; /* big enough for any element type */
+  double *da = malloc(sizeof(double) * (size_t)(M * K)), *db = malloc(sizeof(double) * (size_t)(K * N));
+  double *dc = malloc(sizeof(double) * (size_t)(M * N));
+  uint32_t *a = calloc((size_t)(M * K), 4), *b = calloc((size_t)(K * N), 4), *c = malloc((size_t)(M * N) * 4);
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     bool f16 = !strcmp(cases[i].type, "fp16"), bf16 = !strcmp(cases[i].type, "bf16"), f32 = !strcmp(cases[i].type, "fp32");
     for (int j = 0; j < M * K + K * N; j++) {
@@ -791,12 +795,14 @@ static void matmuls(void) {
         else ((int8_t *)b)[j - M * K] = v;
       }
     }
-    memset(c, 0xff, sizeof c);
+    memset(c, 0xff, (size_t)(M * N) * 4);
     char sig[256];
-    snprintf(sig, sizeof sig, "*%s:16, *%s:16, *%s:16, i32, i32, i32, i32, i32, i32, %d, %d, %d, 'tf32'", cases[i].type,
-             cases[i].type, cases[i].ctype, cases[i].bm, cases[i].bn, cases[i].bk);
+    const char *h = hints ? "i32:16" : "i32";
+    snprintf(sig, sizeof sig, "*%s:16, *%s:16, *%s:16, i32, %s, %s, %s, %s, %s, %d, %d, %d, 'tf32'", cases[i].type,
+             cases[i].type, cases[i].ctype, h, h, h, h, h, cases[i].bm, cases[i].bn, cases[i].bk);
     int m = M, n = N, k = K, sam = K, sbk = N, scm = N;
-    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    size_t ab = (size_t)(M * K) * 4, bb = (size_t)(K * N) * 4;
+    EmuBuffer bf[3] = {{a, ab, "a"}, {b, bb, "b"}, {c, (size_t)(M * N) * 4, "c"}};
     void *p[3] = {a, b, c};
     void *args[9] = {&p[0], &p[1], &p[2], &m, &n, &k, &sam, &sbk, &scm};
     unsigned grid = (unsigned)(((M + cases[i].bm - 1) / cases[i].bm) * ((N + cases[i].bn - 1) / cases[i].bn));
@@ -806,6 +812,12 @@ static void matmuls(void) {
     if (bad) fprintf(stderr, "matmul %s\n", sig);
     CHECK(bad == 0);
   }
+  free(da), free(db), free(dc), free(a), free(b), free(c);
+}
+
+static void matmuls(void) {
+  matmul_sizes(100, 70, 50, false);
+  matmul_sizes(100, 80, 64, true);
 }
 
 int main(int argc, char **argv) {

@@ -79,6 +79,40 @@ module {
 
 // -----
 
+// cp.async: 16 bytes by .cg, 8 and 4 by .ca, the source size 0 where the
+// predicate is off (zero fill); commit_group and wait_group.
+// CHECK-LABEL: llvm.func @copies
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, 16, 0, p; cp.async.cg.shared.global [$0], [$1], 16, n; }", "l,l,r"
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, 4, 0, p; cp.async.ca.shared.global [$0], [$1], 4, n; }", "l,l,r"
+// CHECK: llvm.inline_asm has_side_effects "cp.async.commit_group;"
+// CHECK: llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
+module {
+  llvm.func @tilec.cp.async.16(!llvm.ptr<3>, !llvm.ptr<1>, i1)
+  llvm.func @tilec.cp.async.4(!llvm.ptr<3>, !llvm.ptr<1>, i1)
+  llvm.func @tilec.cp.async.commit()
+  llvm.func @tilec.cp.async.wait.2()
+  llvm.func @copies(%d: !llvm.ptr<3>, %s: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel} {
+    llvm.call @tilec.cp.async.16(%d, %s, %c) : (!llvm.ptr<3>, !llvm.ptr<1>, i1) -> ()
+    llvm.call @tilec.cp.async.4(%d, %s, %c) : (!llvm.ptr<3>, !llvm.ptr<1>, i1) -> ()
+    llvm.call @tilec.cp.async.commit() : () -> ()
+    llvm.call @tilec.cp.async.wait.2() : () -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:5: error: expand-for-gpu: 'tilec.cp.async.32' is not a call the lowering makes
+module {
+  llvm.func @tilec.cp.async.32(!llvm.ptr<3>, !llvm.ptr<1>, i1)
+  llvm.func @copy_odd(%d: !llvm.ptr<3>, %s: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel} {
+    llvm.call @tilec.cp.async.32(%d, %s, %c) : (!llvm.ptr<3>, !llvm.ptr<1>, i1) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
 // ERR: expand-for-gpu.mlir:[[# @LINE + 4]]:10: error: expand-for-gpu: 'tilec.ldmatrix.x3.b16' is not a call the lowering makes
 module {
   llvm.func @tilec.ldmatrix.x3.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32)>

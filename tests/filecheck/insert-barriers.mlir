@@ -48,6 +48,32 @@ module {
 
 // -----
 
+// A cp.async tagged with its buffer is a write of it: the reads before it
+// get a barrier between; the wait before the reads is the lowering's.
+// CHECK-LABEL: llvm.func @copy
+// CHECK: llvm.load %{{.*}} {tilec.smem = 0 : i32}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: llvm.call @tilec.cp.async.16
+// CHECK-NEXT: llvm.call @tilec.cp.async.commit
+// CHECK-NEXT: llvm.call @tilec.cp.async.wait.0
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: llvm.load %{{.*}} {tilec.smem = 0 : i32}
+module {
+  llvm.func @tilec.cp.async.16(!llvm.ptr<3>, !llvm.ptr<1>, i1)
+  llvm.func @tilec.cp.async.commit()
+  llvm.func @tilec.cp.async.wait.0()
+  llvm.func @copy(%p: !llvm.ptr<3>, %g: !llvm.ptr<1>, %c: i1) attributes {nvvm.kernel, tilec.smem_offsets = array<i64: 0>, tilec.smem_sizes = array<i64: 64>} {
+    %x = llvm.load %p {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
+    llvm.call @tilec.cp.async.16(%p, %g, %c) {tilec.smem = 0 : i32} : (!llvm.ptr<3>, !llvm.ptr<1>, i1) -> ()
+    llvm.call @tilec.cp.async.commit() : () -> ()
+    llvm.call @tilec.cp.async.wait.0() : () -> ()
+    %y = llvm.load %p {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
+    llvm.return
+  }
+}
+
+// -----
+
 // Buffers that share memory (both at 0) race as one.
 // CHECK-LABEL: llvm.func @shared_place
 // CHECK: llvm.store %{{.*}} {tilec.smem = 0 : i32}

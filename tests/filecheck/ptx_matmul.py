@@ -15,6 +15,18 @@
 # F16: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # F16: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# With N and K multiples of 16 (as Triton's JIT specializes them), the
+# 16-bit operands' rows are 16-byte aligned and go to shared memory by
+# cp.async, 16 bytes each, zero-filled where masked; the conversion waits
+# for them before the barrier and the ldmatrix reads.
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=CP
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --emit=ptx | %ptxas_check
+# CP-NOT: st.shared
+# CP: selp.b32 n, 16, 0, p; cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, n;
+# CP: cp.async.commit_group;
+# CP: cp.async.wait_group 0;
+# CP: bar.sync 0;
+# CP: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # BF16: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # TF32-NOT: ldmatrix

@@ -101,3 +101,27 @@ module {
     llvm.return
   }
 }
+
+// -----
+
+// cp.async becomes the emulator's asynchronous copy, with its site (the
+// source position its races are reported at); commit and wait by name.
+// CHECK-LABEL: module
+// CHECK-NOT: llvm.func @tilec.cp.async.
+// CHECK: llvm.func @c(
+// CHECK: llvm.call @tilec.emu.cp.async.16(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>, i1, i32) -> ()
+// CHECK: llvm.call @tilec.emu.cp.async.commit()
+// CHECK: llvm.call @tilec.emu.cp.async.wait.0()
+// CHECK-DAG: llvm.mlir.global external constant @tilec_emu_sites("{{[^:]*}}:[[# @LINE + 7]]:5\00\00")
+module {
+  llvm.func @tilec.cp.async.16(!llvm.ptr<3>, !llvm.ptr<1>, i1)
+  llvm.func @tilec.cp.async.commit()
+  llvm.func @tilec.cp.async.wait.0()
+  llvm.func @c(%d: !llvm.ptr<3>, %s: !llvm.ptr<1>, %p: i1) attributes {nvvm.kernel, tilec.shared_bytes = 16 : i64} {
+    nvvm.barrier0
+    llvm.call @tilec.cp.async.16(%d, %s, %p) : (!llvm.ptr<3>, !llvm.ptr<1>, i1) -> ()
+    llvm.call @tilec.cp.async.commit() : () -> ()
+    llvm.call @tilec.cp.async.wait.0() : () -> ()
+    llvm.return
+  }
+}
