@@ -53,6 +53,8 @@ typedef struct Lower {
   MlirValue consts[256];
   struct BinMemo *memo; /* integer ops already emitted: (op, a, b) -> result */
   MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
+  struct Lazy *slot;    /* a pipelined load's destination (lower_control.c), copied to where guard holds */
+  MlirValue slot_guard;
   bool failed;
 } Lower;
 
@@ -96,6 +98,7 @@ typedef struct Lazy {
                        * B transposed, [N][K + pad]; 3 for B row-major, [K][N + pad]; else 0, and the
                        * place is padded_index's */
   bool copied;        /* written by cp.async, which lands at a wait (lower_memory.c) */
+  bool pipelined;     /* one of a pipelined loop's buffers, which the loop waits for */
 } Lazy;
 
 /* Element k of x, read now if it is lazy and not read yet. */
@@ -181,7 +184,9 @@ bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
 void lw_lower_dot(Lower *L, MlirOperation op);
 void lw_lower_mma(Lower *L, MlirOperation op);
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
-Lazy *lw_mma_buffer(Lower *L, MlirType rt);
+Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots);
+Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
+void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard);
 MlirValue lw_mma_place(Lower *L, const Lazy *z, MlirValue row, MlirValue col);
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);

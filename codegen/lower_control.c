@@ -139,6 +139,177 @@ static void loop_annotation(Lower *L, MlirOperation from, MlirOperation to) {
   mlirOperationSetAttributeByName(to, str("llvm.loop_annotation"), a);
 }
 
+/* ---- a pipelined K loop (passes/pipeline.c) -------------------------------------------- */
+
+/* Flattens Vals (not tile values) into out. */
+static int flatten_list(Lower *L, MlirOperation op, int n, Vals **xs, MlirValue *out, int cap) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (k + xs[i]->n > cap) {
+      lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
+      return -1;
+    }
+    for (int j = 0; j < xs[i]->n; j++) out[k++] = xs[i]->v[j];
+  }
+  return k;
+}
+
+static MlirValue add_i32(Lower *L, MlirValue a, MlirValue b) { return lw_bin(L, "arith.addi", a, b); }
+
+static MlirValue less_than(Lower *L, MlirValue a, MlirValue b) {
+  MlirValue ops[2] = {a, b};
+  MlirNamedAttribute slt = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 2));
+  return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &slt);
+}
+
+static Vals *scalar(Lower *L, MlirValue v) {
+  Vals *x = lw_new_vals(L, 1);
+  x->v[0] = v;
+  return x;
+}
+
+/* The first stage for the iteration at iv: its ops lowered with iv for the
+ * induction variable and `carried` for the values it carries, its loads
+ * into their buffers' slot `slot` (where iv < ub), one commit group;
+ * `carried` then holds the next values. */
+static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, Lazy **bufs, MlirValue iv, MlirValue ub, MlirValue slot,
+                        Vals **carried, const bool *c0, int n) {
+  lw_put(L, mlirBlockGetArgument(src, 0), scalar(L, iv));
+  for (int i = 0; i < n; i++)
+    if (c0[i]) lw_put(L, mlirBlockGetArgument(src, 1 + i), carried[i]);
+  MlirValue guard = less_than(L, iv, ub);
+  for (int i = 0; i < stage0->n && !L->failed; i++) {
+    MlirOperation o = {stage0->v[i]};
+    L->loc = mlirOperationGetLocation(o);
+    if (bufs[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs[i], slot), guard);
+    else lw_lower_op(L, o);
+  }
+  lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
+  MlirOperation yield = mlirBlockGetTerminator(src);
+  for (int i = 0; i < n; i++)
+    if (c0[i]) carried[i] = lw_get(L, mlirOperationGetOperand(yield, i));
+}
+
+/* scf.for with tile.pipeline = S: the first stage (tile.stage = 0) of
+ * iterations 0 .. S-2 before the loop; then each iteration j waits for
+ * its own copies (cp.async.wait_group S-2: the S-2 newer groups may still
+ * be pending), runs the rest of the body on slot j % S of the buffers,
+ * and issues the first stage of iteration j + S - 1 into slot
+ * (j + S - 1) % S, the one iteration j - 1 read. The values the first
+ * stage carries run S - 1 iterations ahead. insert-barriers puts the
+ * barriers between the copies and the reads. */
+static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperation op, int S) {
+  MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation yield = mlirBlockGetTerminator(src);
+  int n = (int)mlirOperationGetNumOperands(op) - 3;
+  if (n > 64) {
+    lw_fail(L, op, "carries more values than the GPU code generator supports yet");
+    return;
+  }
+  MlirValue lb = lw_get(L, mlirOperationGetOperand(op, 0))->v[0], ub = lw_get(L, mlirOperationGetOperand(op, 1))->v[0];
+  MlirValue step = lw_get(L, mlirOperationGetOperand(op, 2))->v[0];
+  /* the first stage's ops in order, a buffer of S slots for each load */
+  PtrVec stage0 = {0};
+  Lazy **bufs = arena_alloc(L->comp->a, sizeof(Lazy *) * 256); /* not on the stack: scf ops nest */
+  for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield); o = mlirOperationGetNextInBlock(o)) {
+    if (op_int_attr(o, "tile.stage", -1) != 0) continue;
+    if (stage0.n == 256) {
+      lw_fail(L, op, "has a first stage larger than the GPU code generator supports yet");
+      return;
+    }
+    bufs[stage0.n] = NULL;
+    if (tile_op_of(o) == TOP_load) {
+      MlirOperation cv = mlirOpOperandGetOwner(mlirValueGetFirstUse(mlirOperationGetResult(o, 0)));
+      bufs[stage0.n] = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S);
+    }
+    vec_push(L->comp->a, &stage0, o.ptr);
+  }
+  /* the carried values of the first stage: those whose next value it computes */
+  bool *c0 = arena_alloc(L->comp->a, sizeof(bool) * 64);
+  Vals **carried = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
+  for (int i = 0; i < n; i++) {
+    MlirOperation d = value_owner(mlirOperationGetOperand(yield, i));
+    c0[i] = !mlirOperationIsNull(d) && op_int_attr(d, "tile.stage", -1) == 0;
+    carried[i] = lw_get(L, mlirOperationGetOperand(op, 3 + i));
+  }
+  /* the prologue */
+  for (int s = 0; s < S - 1 && !L->failed; s++)
+    first_stage(L, src, &stage0, bufs, add_i32(L, lb, lw_bin(L, "arith.muli", step, lw_const_i32(L, s))), ub,
+                lw_const_i32(L, s), carried, c0, n);
+  if (L->failed) return;
+  /* the loop: the carried values, the first stage's ahead */
+  int count = 0;
+  for (int i = 0; i < n; i++) count += carried[i]->n;
+  if (count > MAX_FLAT) {
+    lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
+    return;
+  }
+  MlirValue *flat = flat_alloc(L, 3 + count);
+  MlirType *types = types_alloc(L, 1 + count);
+  int k = flatten_list(L, op, n, carried, flat + 3, count);
+  if (k < 0) return;
+  flat[0] = lb, flat[1] = ub, flat[2] = step;
+  types[0] = mlirValueGetType(lb);
+  for (int i = 0; i < k; i++) types[1 + i] = mlirValueGetType(flat[3 + i]);
+  MlirBlock body = new_block(L, 1 + k, types);
+  MlirRegion region = mlirRegionCreate();
+  mlirRegionAppendOwnedBlock(region, body);
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = body;
+  L->term = (MlirOperation){NULL};
+  MlirValue iv = mlirBlockGetArgument(body, 0);
+  for (int i = 0, at = 0; i < n; i++) {
+    Vals *x = lw_new_vals(L, carried[i]->n);
+    for (int j = 0; j < x->n; j++) x->v[j] = mlirBlockGetArgument(body, 1 + at++);
+    lw_put(L, mlirBlockGetArgument(src, 1 + i), x);
+  }
+  lw_put(L, mlirBlockGetArgument(src, 0), scalar(L, iv));
+  char wait[32];
+  snprintf(wait, sizeof wait, "tilec.cp.async.wait.%d", S - 2);
+  lw_call(L, wait, (MlirType){NULL}, 0, NULL);
+  /* j = (iv - lb) / step; this iteration reads slot j % S */
+  MlirValue j = lw_bin(L, "arith.divsi", lw_bin(L, "arith.subi", iv, lb), step);
+  MlirValue rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S));
+  MlirValue wslot = lw_bin(L, "arith.remsi", add_i32(L, j, lw_const_i32(L, S - 1)), lw_const_i32(L, S));
+  for (int i = 0; i < stage0.n; i++)
+    if (bufs[i]) {
+      Vals *x = lw_new_vals(L, 0);
+      x->lazy = lw_mma_slot(L, bufs[i], rslot);
+      lw_put(L, mlirOperationGetResult((MlirOperation){stage0.v[i]}, 0), x);
+    }
+  /* the last stage: the rest of the body */
+  for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield) && !L->failed;
+       o = mlirOperationGetNextInBlock(o))
+    if (op_int_attr(o, "tile.stage", -1) != 0) lw_lower_op(L, o);
+  /* the first stage of iteration j + S - 1 */
+  MlirValue ahead = add_i32(L, iv, lw_bin(L, "arith.muli", step, lw_const_i32(L, S - 1)));
+  Vals **next = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
+  for (int i = 0; i < n; i++) next[i] = lw_get(L, mlirBlockGetArgument(src, 1 + i));
+  if (!L->failed) first_stage(L, src, &stage0, bufs, ahead, ub, wslot, next, c0, n);
+  if (!L->failed) {
+    Vals **ys = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
+    for (int i = 0; i < n; i++) ys[i] = c0[i] ? next[i] : lw_get(L, mlirOperationGetOperand(yield, i));
+    MlirValue *yv = flat_alloc(L, count);
+    int yk = flatten_list(L, yield, n, ys, yv, count);
+    if (yk == k) lw_emit(L, "scf.yield", 0, NULL, k, yv, 0, NULL);
+    else if (yk >= 0) lw_fail(L, op, "yields other values than it carries");
+  }
+  L->block = saved_block;
+  L->term = saved_term;
+  if (L->failed) {
+    mlirRegionDestroy(region);
+    return;
+  }
+  int nres = (int)mlirOperationGetNumResults(op);
+  MlirValue *results = flat_alloc(L, nres);
+  for (int i = 0; i < nres; i++) results[i] = mlirOperationGetResult(op, i);
+  MlirOperation f = finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+  loop_annotation(L, op, f);
+  /* nothing of the buffers is in flight after the loop */
+  lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
+}
+
 void lw_lower_scf(Lower *L, MlirOperation op) {
   int nres = (int)mlirOperationGetNumResults(op);
   MlirValue results[64];
@@ -147,6 +318,11 @@ void lw_lower_scf(Lower *L, MlirOperation op) {
     return;
   }
   for (int i = 0; i < nres; i++) results[i] = mlirOperationGetResult(op, i);
+  int stages = op_is(op, "scf.for") ? (int)op_int_attr(op, "tile.pipeline", 0) : 0;
+  if (stages >= 2 && stages <= 9) {
+    lower_pipelined_for(L, op, stages);
+    return;
+  }
   if (op_is(op, "scf.for")) {
     int n = (int)mlirOperationGetNumOperands(op) - 3;
     MlirValue inits[64];

@@ -166,13 +166,15 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != 1) return false;
   for (int d = 0; d < 2; d++)
     if ((int64_t)e.l.spt[d] * e.l.tpw[d] * e.l.wpc[d] > e.shape[d]) return false;
-  Lazy *z = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)));
+  Lazy *z = L->slot ? L->slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1);
   if (!z) return false;
   z->copied = true;
   z->e = e;
   MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
   char name[32];
   snprintf(name, sizeof name, "tilec.cp.async.%d", vec * bits / 8);
+  IfScope guard;
+  if (L->slot) guard = lw_begin_if(L, L->slot_guard);
   for (int k = 0; k < p->n; k += vec) {
     MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
                                                                (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
@@ -180,6 +182,7 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
     MlirValue args[3] = {lw_shared_at(L, z->base, z->et, at), p->v[k], pred};
     lw_tag_smem(L, lw_call_op(L, name, (MlirType){NULL}, 3, args), z->base);
   }
+  if (L->slot) lw_end_if(L, &guard);
   Vals *res = lw_new_vals(L, p->n);
   res->lazy = z;
   lw_put(L, r, res);
@@ -280,4 +283,29 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
     }
   }
   if (is_load) lw_put(L, mlirOperationGetResult(op, 0), res);
+}
+
+/* A pipelined load (lower_control.c) into its slot, where the guard holds
+ * (the iteration exists): by cp.async, else loaded into registers and
+ * stored there. */
+void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) {
+  L->slot = slot;
+  L->slot_guard = guard;
+  lw_lower_load_store(L, load, true);
+  L->slot = NULL;
+  MlirValue r = mlirOperationGetResult(load, 0);
+  Vals *x = lw_get(L, r);
+  if (L->failed || (x && x->lazy == slot)) return;
+  Elems e;
+  if (!lw_elems_of(L, mlirValueGetType(r), &e)) {
+    lw_fail(L, load, "of this layout is not supported yet by the GPU code generator");
+    return;
+  }
+  /* where the iteration exists only: after the loop the memory may be
+   * another buffer's, which a late store would overwrite */
+  IfScope s = lw_begin_if(L, guard);
+  for (int k = 0; k < e.n; k++)
+    lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, lw_index_of(L, &e, k, 0), lw_index_of(L, &e, k, 1)),
+                lw_val(L, x, k));
+  lw_end_if(L, &s);
 }

@@ -91,7 +91,7 @@ static MlirValue extract(Lower *L, MlirValue s, int i) {
  * holds consecutive elements of K. lw_mma_place: where element (row, col)
  * of the operand lies in it. lw_mma_operand: `src` converted to rt, written
  * there (or already there, copied by cp.async). */
-Lazy *lw_mma_buffer(Lower *L, MlirType rt) {
+Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots) {
   Layout d;
   if (!layout_of_type(L->comp, rt, &d) || d.kind != L_DOT_OP || mlirShapedTypeGetRank(rt) != 2) return NULL;
   MlirType et = lw_scalar_of(L, rt);
@@ -103,7 +103,18 @@ Lazy *lw_mma_buffer(Lower *L, MlirType rt) {
   int64_t per_row = row_words(cols, bits) * 32 / bits;
   Lazy *z = arena_alloc(L->comp->a, sizeof *z);
   *z = (Lazy){.et = et, .type = rt, .pad = per_row - cols, .mma_operand = kind};
-  z->base = lw_shared_buffer(L, et, rows * per_row);
+  z->base = lw_shared_buffer(L, et, rows * per_row * slots);
+  return z;
+}
+
+/* Slot `slot` (an i32) of a buffer of several: the same operand, further on. */
+Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot) {
+  Lazy *z = arena_alloc(L->comp->a, sizeof *z);
+  *z = *buf;
+  int rd = buf->mma_operand == MMA_B_COLS ? 1 : 0, cd = 1 - rd;
+  int64_t elems = mlirShapedTypeGetDimSize(buf->type, rd) * (mlirShapedTypeGetDimSize(buf->type, cd) + buf->pad);
+  z->base = lw_shared_at(L, buf->base, buf->et, lw_bin(L, "arith.muli", slot, lw_const_i32(L, elems)));
+  z->copied = z->pipelined = true;
   return z;
 }
 
@@ -119,14 +130,16 @@ MlirValue lw_mma_place(Lower *L, const Lazy *z, MlirValue row, MlirValue col) {
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   Vals *in = lw_get(L, src);
   Lazy *z = in->lazy;
-  if (z && z->copied) {
+  if (z && z->pipelined) {
+    /* the loop waited for it (lower_control.c) */
+  } else if (z && z->copied) {
     /* cp.async put it there (lower_memory.c): it lands at the wait, and the
      * barrier insert-barriers puts before the first read shows it to all */
     lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
     lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
   } else {
     Elems es;
-    if (!lw_elems_of(L, mlirValueGetType(src), &es) || !(z = lw_mma_buffer(L, rt))) return NULL;
+    if (!lw_elems_of(L, mlirValueGetType(src), &es) || !(z = lw_mma_buffer(L, rt, 1))) return NULL;
     for (int k = 0; k < es.n; k++) {
       MlirValue at = lw_mma_place(L, z, lw_index_of(L, &es, k, 0), lw_index_of(L, &es, k, 1));
       lw_smem_put(L, z->base, z->et, at, lw_val(L, in, k));

@@ -41,6 +41,7 @@ MlirValue lw_global(Lower *L, const char *name, const MlirNamedAttribute *attrs,
 /* Tags a shared-memory access with the buffer its base pointer names. */
 void lw_tag_smem(Lower *L, MlirOperation access, MlirValue base) {
   MlirOperation a = mlirOpResultGetOwner(base);
+  while (op_is(a, "llvm.getelementptr")) a = mlirOpResultGetOwner(mlirOperationGetOperand(a, 0)); /* a slot of it */
   MlirStringRef g = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(a, str("global_name")));
   int id = 0;
   for (size_t i = 11; i < g.length && g.data[i] >= '0' && g.data[i] <= '9'; i++) id = id * 10 + (g.data[i] - '0');

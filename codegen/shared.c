@@ -25,7 +25,8 @@
  * insert-barriers walks the program with the set of buffers written and
  * read since the last barrier. An access that would race with one of them
  * (a read of memory written, a write of memory read) gets a barrier before
- * it, which empties the sets. Writes after writes need none: the lowering's
+ * it, which empties the sets; a loop that would race with what came before
+ * it gets the barrier before it, once. Writes after writes need none: the lowering's
  * uses write each place once, or the same value from every holder, and a
  * use's writes are read before another use writes the same memory. Both branches of an if are
  * walked and their sets joined; a loop is walked to a fixed point of its
@@ -379,6 +380,14 @@ static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
   }
   bool is_for = op_is(op, "scf.for"), is_while = op_is(op, "scf.while");
   if (is_for || is_while) {
+    /* what the loop races with from before it gets its barrier before the
+     * loop, once, not in the body at every iteration */
+    uint64_t lw = 0, lr = 0;
+    accesses(op, &lw, &lr);
+    if ((lw & meets(f, s.r)) || (lr & meets(f, s.w))) {
+      if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
+      s = (Sets){0, 0};
+    }
     /* the sets at the loop's head: what comes in, joined with what the
      * body leaves, until nothing changes (virtual barriers reset them) */
     Sets head = s, end;

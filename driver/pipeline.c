@@ -148,7 +148,9 @@ static const Stage stages[] = {
      "folds and rematerializes convert_layout"},
     {"canonicalize", FORM_TILE, BOTH, NULL, pass_canonicalize, -1, false, "again, after the layouts"},
     {"cse", FORM_TILE, BOTH, NULL, pass_cse, -1, false, "again"},
-    {"dce", FORM_TILE, BOTH, NULL, pass_dce, TILEC_EMIT_TILE_GPU, true, "again"},
+    {"dce", FORM_TILE, BOTH, NULL, pass_dce, -1, false, "again"},
+    {"pipeline", FORM_TILE, BOTH, NULL, pass_pipeline, TILEC_EMIT_TILE_GPU, true,
+     "marks the first stage of K loops to run num_stages - 1 iterations ahead"},
     {"axis-analysis", FORM_TILE, BOTH, axis_analysis, NULL, -1, false,
      "contiguity, divisibility and constancy of every value, for the lowering (ir/axis_info.c)"},
     /* to the kernel the GPU and the CPU share (codegen/) */

@@ -815,9 +815,45 @@ static void matmul_sizes(int M, int N, int K, bool hints) {
   free(da), free(db), free(dc), free(a), free(b), free(c);
 }
 
+/* The K loop as tl.range(..., num_stages=S) for S = 1 (not pipelined) to
+ * 4, with the fused leaky_relu and an fp16 result: K of 3 and 5 steps of
+ * 32, so that the loop is shorter and longer than its stages. The sums of
+ * the small integers are exact; the result is the fp16 nearest. */
+static void staged_matmuls(void) {
+  enum { M = 100, N = 80 };
+  for (int K = 96; K <= 160; K += 64)
+    for (int stages = 1; stages <= 4; stages++) {
+      uint16_t *a = malloc((size_t)(M * K) * 2), *b = malloc((size_t)(K * N) * 2), *c = malloc((size_t)(M * N) * 2);
+      static const uint16_t codes[5] = {0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000}; /* -2, -1, 0, 1, 2 */
+      for (int i = 0; i < M * K; i++) a[i] = codes[next_u32() % 5];
+      for (int i = 0; i < K * N; i++) b[i] = codes[next_u32() % 5];
+      memset(c, 0xff, (size_t)(M * N) * 2);
+      char sig[200];
+      snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, %d", stages);
+      int m = M, n = N, k = K, sam = K, sbk = N, scm = N;
+      EmuBuffer bf[3] = {{a, (size_t)(M * K) * 2, "a"}, {b, (size_t)(K * N) * 2, "b"}, {c, (size_t)(M * N) * 2, "c"}};
+      void *p[3] = {a, b, c};
+      void *args[9] = {&p[0], &p[1], &p[2], &m, &n, &k, &sam, &sbk, &scm};
+      if (!emu_run_file(dir, "ptx_matmul.py", "matmul_staged", sig, 4, 2 * 2, args, 9, bf, 3)) {
+        int bad = 0;
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < N; j++) {
+            double s = 0;
+            for (int q = 0; q < K; q++) s += half(a[i * K + q]) * half(b[q * N + j]);
+            double want = s >= 0 ? s : 0.01 * s, got = half(c[i * N + j]);
+            if (fabs(got - want) > fabs(want) * 0x1p-11 && bad++ == 0)
+              fprintf(stderr, "matmul_staged %s: [%d][%d] is %g, want %g\n", sig, i, j, got, want);
+          }
+        CHECK(bad == 0);
+      }
+      free(a), free(b), free(c);
+    }
+}
+
 static void matmuls(void) {
   matmul_sizes(100, 70, 50, false);
   matmul_sizes(100, 80, 64, true);
+  staged_matmuls();
 }
 
 int main(int argc, char **argv) {

@@ -17,16 +17,48 @@
 # F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # With N and K multiples of 16 (as Triton's JIT specializes them), the
 # 16-bit operands' rows are 16-byte aligned and go to shared memory by
-# cp.async, 16 bytes each, zero-filled where masked; the conversion waits
-# for them before the barrier and the ldmatrix reads.
-# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=CP
-# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --emit=ptx | %ptxas_check
+# cp.async, 16 bytes each, zero-filled where masked. With num_stages 1 the
+# conversion waits for them before the barrier and the ldmatrix reads:
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --num-stages 1 --emit=ptx | FileCheck %s --check-prefix=CP
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --num-stages 1 --emit=ptx | %ptxas_check
 # CP-NOT: st.shared
 # CP: selp.b32 n, 16, 0, p; cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, n;
 # CP: cp.async.commit_group;
 # CP: cp.async.wait_group 0;
 # CP: bar.sync 0;
 # CP: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# With num_stages 3 (the default) the loop is pipelined: the copies of the
+# first two iterations before it, each its own group; each iteration waits
+# for its own (wait_group 1: the next one's may still be in flight), reads
+# its slot (one barrier after the wait, none between the K steps), and
+# copies iteration i + 2 into the slot iteration i - 1 read; nothing is in
+# flight after the loop.
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --emit=ptx | FileCheck %s --check-prefix=PIPE
+# RUN: %tilec compile %s -k matmul -s "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 'tf32'" --emit=ptx | %ptxas_check
+# PIPE-NOT: st.shared
+# PIPE: cp.async.cg.shared.global
+# PIPE: cp.async.commit_group;
+# PIPE: cp.async.cg.shared.global
+# PIPE: cp.async.commit_group;
+# PIPE: cp.async.wait_group 1;
+# PIPE-NEXT: //
+# PIPE-NEXT: bar.sync 0;
+# PIPE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# PIPE-NOT: bar.sync
+# PIPE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# PIPE-NOT: bar.sync
+# PIPE: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# PIPE: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# PIPE: bar.sync 0;
+# PIPE: cp.async.wait_group 0;
+# tl.range(..., num_stages=4): three iterations ahead, wait_group 2; the
+# shared memory holds 4 slots of A (64 x (32 + 8) halves) and of B
+# (32 x (64 + 8) halves): 38912 bytes, more than the epilogue needs.
+# RUN: %tilec compile %s -k matmul_staged -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 4" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=STAGES4 < %t.ptx && FileCheck %s --check-prefix=SMEM4 < %t.ptx.json
+# RUN: %tilec compile %s -k matmul_staged -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 4" --emit=ptx | %ptxas_check
+# STAGES4-COUNT-3: cp.async.commit_group;
+# STAGES4: cp.async.wait_group 2;
+# SMEM4: "shared_bytes": 38912
 # BF16: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # TF32-NOT: ldmatrix
@@ -58,3 +90,27 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
         b_ptrs += BK * stride_bk
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def matmul_staged(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr):
+    # the same, its K loop a tl.range with num_stages, and a fused epilogue
+    pid = tl.program_id(0)
+    pid_m = pid // tl.cdiv(N, BN)
+    pid_n = pid % tl.cdiv(N, BN)
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, num_stages=STAGES):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    acc = tl.where(acc >= 0, acc, 0.01 * acc)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

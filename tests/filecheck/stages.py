@@ -53,6 +53,7 @@ def row_sum(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # TIME-NEXT: canonicalize
 # TIME: remove-layout-conversions
 # TIME: dce
+# TIME-NEXT: pipeline
 # TIME-NEXT: verify
 # TIME-NEXT: axis-analysis
 # TIME-NEXT: lower
