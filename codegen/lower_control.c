@@ -191,13 +191,14 @@ static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, Lazy **bufs, Ml
 }
 
 /* scf.for with tile.pipeline = S: the first stage (tile.stage = 0) of
- * iterations 0 .. S-2 before the loop; then each iteration j waits for
- * its own copies (cp.async.wait_group S-2: the S-2 newer groups may still
- * be pending), runs the rest of the body on slot j % S of the buffers,
- * and issues the first stage of iteration j + S - 1 into slot
- * (j + S - 1) % S, the one iteration j - 1 read. The values the first
- * stage carries run S - 1 iterations ahead. insert-barriers puts the
- * barriers between the copies and the reads. */
+ * iterations 0 .. S-2 before the loop, into slots 0 .. S-2 of its
+ * buffers; then each iteration j waits for its own copies
+ * (cp.async.wait_group S-2: the S-2 newer groups may still be pending),
+ * runs the rest of the body on slot j % (S-1), and issues the first stage
+ * of iteration j + S - 1 into that same slot, which it has read: S - 1
+ * slots, as Triton's. The values the first stage carries run S - 1
+ * iterations ahead. insert-barriers puts the barriers between the copies
+ * and the reads, and between the reads and the next copies. */
 static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperation op, int S) {
   MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   MlirOperation yield = mlirBlockGetTerminator(src);
@@ -220,7 +221,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     bufs[stage0.n] = NULL;
     if (tile_op_of(o) == TOP_load) {
       MlirOperation cv = mlirOpOperandGetOwner(mlirValueGetFirstUse(mlirOperationGetResult(o, 0)));
-      bufs[stage0.n] = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S);
+      bufs[stage0.n] = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1);
     }
     vec_push(L->comp->a, &stage0, o.ptr);
   }
@@ -268,10 +269,10 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   char wait[32];
   snprintf(wait, sizeof wait, "tilec.cp.async.wait.%d", S - 2);
   lw_call(L, wait, (MlirType){NULL}, 0, NULL);
-  /* j = (iv - lb) / step; this iteration reads slot j % S */
+  /* j = (iv - lb) / step; this iteration reads slot j % (S - 1), and then
+   * fills it with iteration j + S - 1 */
   MlirValue j = lw_bin(L, "arith.divsi", lw_bin(L, "arith.subi", iv, lb), step);
-  MlirValue rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S));
-  MlirValue wslot = lw_bin(L, "arith.remsi", add_i32(L, j, lw_const_i32(L, S - 1)), lw_const_i32(L, S));
+  MlirValue rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S - 1)), wslot = rslot;
   for (int i = 0; i < stage0.n; i++)
     if (bufs[i]) {
       Vals *x = lw_new_vals(L, 0);
