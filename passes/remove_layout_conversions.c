@@ -13,7 +13,9 @@
  * recomputed (a load, a reduction) is recomputed when one conversion of
  * that value replaces the conversion of its result. A value an scf.for
  * carries takes the layout its next value is computed in, when that
- * leaves no conversion in the loop. Dead originals are removed.
+ * leaves no conversion in the loop. A dot's epilogue (elementwise ops on
+ * its result) runs in its MMA layout, the conversion moved after it. Dead
+ * originals are removed.
  */
 #include "passes.h"
 
@@ -95,7 +97,9 @@ static bool can_remat(Compilation *comp, MlirValue v, const Layout *l, int *budg
   MlirOperation d = value_owner(v);
   if (mlirOperationIsNull(d) || !rematerializable(d)) {
     ++*leaves;
-    return l->kind == L_BLOCKED || l->kind == L_SLICE; /* a conversion is possible */
+    /* a conversion is possible; not of a dot's result, whose epilogue stays
+     * in its MMA layout (sink_epilogues) */
+    return (l->kind == L_BLOCKED || l->kind == L_SLICE) && !(layout_of_type(comp, mlirValueGetType(v), &have) && have.kind == L_MMA);
   }
   if (--*budget < 0) return false;
   if (tile_op_of(d) == TOP_convert_layout) return can_remat(comp, mlirOperationGetOperand(d, 0), l, budget, leaves);
@@ -244,6 +248,103 @@ static bool retype_loop(Compilation *comp, MlirOperation loop) {
   return changed;
 }
 
+/* ---- a dot's epilogue in its MMA layout -----------------------------------------------------
+ * A conversion out of an MMA layout moves down through the elementwise ops
+ * that use it (a bias, an activation, a cast to the output type) when
+ * every other operand they have is a conversion out of the same layout or
+ * can be recomputed in it: they then run in the MMA layout, and the
+ * conversion left moves their result, the narrowest value, just before the
+ * store, as Triton keeps a dot's epilogue in its layout. */
+
+static bool elementwise(MlirOperation op) {
+  if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op)) return false;
+  TileOp t = tile_op_of(op);
+  if (t != TOP_NONE && t != TOP_extern_elementwise && t != TOP_bitcast) return false;
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirTypeIsARankedTensor(rt)) return false;
+  bool any = false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+    MlirType ot = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (!mlirTypeIsARankedTensor(ot)) continue;
+    if (mlirShapedTypeGetRank(ot) != mlirShapedTypeGetRank(rt)) return false;
+    for (intptr_t d = 0; d < mlirShapedTypeGetRank(rt); d++)
+      if (mlirShapedTypeGetDimSize(ot, d) != mlirShapedTypeGetDimSize(rt, d)) return false;
+    any = true;
+  }
+  return any;
+}
+
+/* The source of v when v is a conversion out of layout a. */
+static bool converted_from(Compilation *comp, MlirValue v, const Layout *a, MlirValue *src) {
+  MlirOperation d = value_owner(v);
+  Layout l;
+  if (mlirOperationIsNull(d) || tile_op_of(d) != TOP_convert_layout ||
+      !layout_of_type(comp, mlirValueGetType(mlirOperationGetOperand(d, 0)), &l) || !layout_equal(&l, a))
+    return false;
+  *src = mlirOperationGetOperand(d, 0);
+  return true;
+}
+
+/* Runs `user` in layout a, its result converted back; false when it cannot. */
+static bool sink_into(Compilation *comp, MlirOperation user, const Layout *a) {
+  intptr_t n = mlirOperationGetNumOperands(user);
+  if (n > 16 || !elementwise(user)) return false;
+  for (intptr_t i = 0; i < n; i++) {
+    MlirValue o = mlirOperationGetOperand(user, i), src;
+    int budget = REMAT_BUDGET, leaves = 0;
+    if (is_tensor(o) && !converted_from(comp, o, a, &src) && !(can_remat(comp, o, a, &budget, &leaves) && !leaves))
+      return false;
+  }
+  MlirValue ops[16];
+  for (intptr_t i = 0; i < n; i++) {
+    MlirValue o = mlirOperationGetOperand(user, i);
+    ops[i] = !is_tensor(o) ? o : converted_from(comp, o, a, &ops[i]) ? ops[i] : remat(comp, o, a);
+  }
+  MlirOperation c = mlirOperationClone(user);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(user), user, c);
+  for (intptr_t i = 0; i < n; i++) mlirOperationSetOperand(c, i, ops[i]);
+  MlirValue r = mlirOperationGetResult(user, 0), cr = mlirOperationGetResult(c, 0);
+  MlirType old = mlirValueGetType(r);
+  mlirValueSetType(cr, with_layout(comp, old, layout_attr(comp, a)));
+  MlirValue back = mlirOperationGetResult(create_before(user, "tile.convert_layout", mlirOperationGetLocation(user), 1, &old, 1, &cr, 0, NULL), 0);
+  mlirValueReplaceAllUsesOfWith(r, back);
+  return true;
+}
+
+static void collect_mma_converts(MlirOperation op, void *user) {
+  Remat *r = user;
+  Layout l;
+  if (tile_op_of(op) == TOP_convert_layout &&
+      layout_of_type(r->comp, mlirValueGetType(mlirOperationGetOperand(op, 0)), &l) && l.kind == L_MMA)
+    vec_push(r->comp->a, &r->converts, op.ptr);
+}
+
+static bool sink_epilogues(Compilation *comp, MlirOperation module) {
+  bool any = false;
+  for (int round = 0; round < 32; round++) {
+    Remat r = {.comp = comp};
+    walk_ops(module, collect_mma_converts, &r, false);
+    for (int i = 0; i < r.converts.n; i++) {
+      MlirOperation cv = {r.converts.v[i]};
+      Layout a;
+      layout_of_type(comp, mlirValueGetType(mlirOperationGetOperand(cv, 0)), &a);
+      MlirValue res = mlirOperationGetResult(cv, 0);
+      for (MlirOpOperand u = mlirValueGetFirstUse(res), next; !mlirOpOperandIsNull(u); u = next) {
+        next = mlirOpOperandGetNextUse(u);
+        MlirOperation user = mlirOpOperandGetOwner(u);
+        if (sink_into(comp, user, &a)) {
+          r.changes++;
+          break; /* the uses changed: the next round goes on */
+        }
+      }
+    }
+    pass_dce(comp, module);
+    if (!r.changes) break;
+    any = true;
+  }
+  return any;
+}
+
 static void collect_loops(MlirOperation op, void *user) {
   Remat *r = user;
   if (op_is(op, "scf.for")) vec_push(r->comp->a, &r->converts, op.ptr);
@@ -263,6 +364,7 @@ bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
   bool changed = false;
   for (int i = 0; i < loops.converts.n; i++) changed |= retype_loop(comp, (MlirOperation){loops.converts.v[i]});
   if (changed) remove_conversions(comp, module);
+  if (sink_epilogues(comp, module)) remove_conversions(comp, module);
   return true;
 }
 

@@ -1,5 +1,6 @@
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --split-input-file | FileCheck %s
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul -w 8 --split-input-file | FileCheck %s --check-prefix=W8
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul,remove-layout-conversions --split-input-file | FileCheck %s --check-prefix=EPI
 
 // fp16 operands, fp32 accumulator, 64x64 on 4 warps: m16n8k16, the warps
 // 2 x 2 over M and N; the operands converted to the dot-operand layouts (two
@@ -116,5 +117,35 @@ func.func @fma(%p: !tile.ptr<f32>, %q: !tile.ptr<f64>) attributes {tile.num_warp
   %bd = "tile.dot"(%ba, %bb, %bc) : (tensor<2x32x16xf16>, tensor<2x16x32xf16>, tensor<2x32x32xf32>) -> tensor<2x32x32xf32>
   %bs = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<2x32x32x!tile.ptr<f32>>
   "tile.store"(%bs, %bd) : (tensor<2x32x32x!tile.ptr<f32>>, tensor<2x32x32xf32>) -> ()
+  return
+}
+
+// -----
+
+// With remove-layout-conversions after it (EPI): the epilogue (a bias, a
+// ReLU, the cast to fp16) runs in the MMA layout, and the one conversion
+// left is of the fp16 result, before its store.
+// CHECK-LABEL: func.func @epilogue
+// W8-LABEL: func.func @epilogue
+// EPI-LABEL: func.func @epilogue
+// EPI: %[[D:.*]] = "tile.dot"
+// EPI: arith.addf %[[D]], {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+// EPI: arith.maximumf {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+// EPI: %[[H:.*]] = arith.truncf {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>> to tensor<64x64xf16, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+// EPI-NEXT: "tile.convert_layout"(%[[H]])
+// EPI-NOT: "tile.convert_layout"
+// EPI: "tile.store"
+func.func @epilogue(%p: !tile.ptr<f16>, %bias: f32) attributes {tile.num_warps = 4 : i32} {
+  %a = arith.constant dense<1.0> : tensor<64x32xf16>
+  %b = arith.constant dense<1.0> : tensor<32x64xf16>
+  %c = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<64x32xf16>, tensor<32x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %bs = "tile.splat"(%bias) : (f32) -> tensor<64x64xf32>
+  %e = arith.addf %d, %bs : tensor<64x64xf32>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r = arith.maximumf %e, %z : tensor<64x64xf32>
+  %h = arith.truncf %r : tensor<64x64xf32> to tensor<64x64xf16>
+  %s = "tile.splat"(%p) : (!tile.ptr<f16>) -> tensor<64x64x!tile.ptr<f16>>
+  "tile.store"(%s, %h) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>) -> ()
   return
 }
