@@ -850,10 +850,38 @@ static void staged_matmuls(void) {
     }
 }
 
+/* The tutorial's loop form (matmul_tiles): rows wrap modulo M, K masked
+ * by what is left of it, K = 80 in 3 tiles of 32, the last one partial. */
+static void tiles_matmul(void) {
+  enum { M = 100, N = 80, K = 80 };
+  uint16_t *a = malloc((size_t)(M * K) * 2), *b = malloc((size_t)(K * N) * 2), *c = malloc((size_t)(M * N) * 2);
+  static const uint16_t codes[5] = {0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000}; /* -2, -1, 0, 1, 2 */
+  for (int i = 0; i < M * K; i++) a[i] = codes[next_u32() % 5];
+  for (int i = 0; i < K * N; i++) b[i] = codes[next_u32() % 5];
+  memset(c, 0xff, (size_t)(M * N) * 2);
+  int m = M, n = N, k = K, sam = K, sbk = N, scm = N;
+  EmuBuffer bf[3] = {{a, (size_t)(M * K) * 2, "a"}, {b, (size_t)(K * N) * 2, "b"}, {c, (size_t)(M * N) * 2, "c"}};
+  void *p[3] = {a, b, c};
+  void *args[9] = {&p[0], &p[1], &p[2], &m, &n, &k, &sam, &sbk, &scm};
+  if (!emu_run_file(dir, "ptx_matmul.py", "matmul_tiles",
+                    "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32", 4, 4, args, 9, bf, 3)) {
+    int bad = 0;
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int q = 0; q < K; q++) s += half(a[i * K + q]) * half(b[q * N + j]);
+        bad += half(c[i * N + j]) != s;
+      }
+    CHECK(bad == 0);
+  }
+  free(a), free(b), free(c);
+}
+
 static void matmuls(void) {
   matmul_sizes(100, 70, 50, false);
   matmul_sizes(100, 80, 64, true);
   staged_matmuls();
+  tiles_matmul();
 }
 
 int main(int argc, char **argv) {

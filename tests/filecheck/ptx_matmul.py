@@ -60,6 +60,14 @@
 # STAGES4-COUNT-3: cp.async.commit_group;
 # STAGES4: cp.async.wait_group 2;
 # SMEM4: "shared_bytes": 29184
+# The loop of Triton's tutorial 03 (over tiles of K, masks against what is
+# left of K) is pipelined the same way.
+# RUN: %tilec compile %s -k matmul_tiles -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit=ptx | FileCheck %s --check-prefix=TILES
+# RUN: %tilec compile %s -k matmul_tiles -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit=ptx | %ptxas_check
+# TILES: cp.async.cg.shared.global
+# TILES: cp.async.wait_group 1;
+# TILES: ldmatrix
+# TILES: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # BF16: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # TF32-NOT: ldmatrix
@@ -115,3 +123,31 @@ def matmul_staged(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     acc = tl.where(acc >= 0, acc, 0.01 * acc)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
     tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def matmul_tiles(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # the loop counts tiles of K (range(0, cdiv(K, BK))), its masks compare
+    # against what is left of K, and the rows wrap modulo M instead of being
+    # masked: the form of Triton's tutorial 03
+    pid = tl.program_id(0)
+    pid_m = pid // tl.cdiv(N, BN)
+    pid_n = pid % tl.cdiv(N, BN)
+    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    c = acc.to(tl.float16)
+    offs_cm = pid_m * BM + tl.arange(0, BM)
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    c_ptrs = c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :]
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
