@@ -280,6 +280,27 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
     }
   }
+  /* tf32x3: each fp32 operand as big + small, big its tf32 part (the low 13
+   * bits of the mantissa cleared) and small the rest, rounded by the
+   * instruction to tf32 in turn; the product as small*big + big*small +
+   * big*big, small*small dropped (Triton's tf32x3) */
+  MlirAttribute prec = mlirOperationGetAttributeByName(op, str("input_precision"));
+  bool x3 = f.bits == 32 && !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) &&
+            mlirStringAttrGetValue(prec).length == 6;
+  MlirValue *sa = NULL, *sb = NULL;
+  if (x3) {
+    sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 4);
+    sb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n * 2);
+    for (int i = 0; i < reps_m * 4 + reps_n * 2; i++) {
+      MlirValue *x = i < reps_m * 4 ? &ra[i] : &rb[i - reps_m * 4], *small = i < reps_m * 4 ? &sa[i] : &sb[i - reps_m * 4];
+      MlirValue big = lw_bin(L, "arith.andi", *x, lw_const_i32(L, (int64_t)(int32_t)0xffffe000u));
+      MlirType f32 = mlirF32TypeGet(L->ctx);
+      MlirValue xf = lw_emit1(L, "arith.bitcast", f32, 1, x, 0, NULL), bf = lw_emit1(L, "arith.bitcast", f32, 1, &big, 0, NULL);
+      MlirValue d = lw_bin(L, "arith.subf", xf, bf);
+      *small = lw_emit1(L, "arith.bitcast", i32, 1, &d, 0, NULL);
+      *x = big;
+    }
+  }
   char name[64];
   snprintf(name, sizeof name, "tilec.mma.%s", f.name);
   MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
@@ -288,11 +309,15 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
     for (int rn = 0; rn < reps_n; rn++) {
       int p = rm * reps_n + rn;
       MlirValue args[10];
-      for (int q = 0; q < 4; q++) args[q] = ra[rm * 4 + q];
-      for (int q = 0; q < 2; q++) args[4 + q] = rb[rn * 2 + q];
       for (int q = 0; q < f.nc; q++) args[6 + q] = carried[p * f.nc + q];
-      MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
-      for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = extract(L, d, q);
+      for (int term = x3 ? 0 : 2; term < 3; term++) {
+        /* tf32x3: small*big, big*small, then big*big */
+        for (int q = 0; q < 4; q++) args[q] = term == 0 ? sa[rm * 4 + q] : ra[rm * 4 + q];
+        for (int q = 0; q < 2; q++) args[4 + q] = term == 1 ? sb[rn * 2 + q] : rb[rn * 2 + q];
+        MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
+        for (int q = 0; q < f.nc; q++) args[6 + q] = extract(L, d, q);
+      }
+      for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = args[6 + q];
     }
   lw_end_for(L, &loop, next, regs);
   /* the result's elements from the registers */

@@ -12,10 +12,11 @@
  * What an mma.sync takes, by operand type (instr: the result's M x N per
  * instruction; K per instruction):
  *   f16 x f16 -> f32 or f16, bf16 x bf16 -> f32   m16n8k16
- *   f32 x f32 -> f32 with input_precision="tf32"  m16n8k8 (Triton's default for f32)
+ *   f32 x f32 -> f32 with input_precision="tf32"  m16n8k8 (Triton's default for f32),
+ *                      or "tf32x3"              three of them (the operands split in two tf32)
  *   i8/u8 x i8/u8 -> i32                          m16n8k32
  * fp8 operands reach the dot already widened to f16 (sema), so they take
- * the f16 form. input_precision "ieee", "tf32x3" and the bf16 splits, f64,
+ * the f16 form. input_precision "ieee" and the bf16 splits, f64,
  * other accumulators, targets before sm_80 and warps other than 32 threads
  * stay on FMAs, as do tiles an instruction does not divide or too small for
  * every warp to have its own part (M/16 * N/8 < num_warps), and batched
@@ -43,7 +44,9 @@ static int mma_k(MlirType a, MlirType b, MlirType acc, MlirOperation dot) {
     MlirAttribute p = mlirOperationGetAttributeByName(dot, mlirStringRefCreateFromCString("input_precision"));
     if (mlirAttributeIsNull(p) || !mlirAttributeIsAString(p)) return 0;
     MlirStringRef s = mlirStringAttrGetValue(p);
-    return mlirTypeIsAF32(acc) && s.length == 4 && !memcmp(s.data, "tf32", 4) ? 8 : 0;
+    /* tf32x3: three tf32 products of the split operands (lower_mma.c) */
+    bool tf32 = (s.length == 4 && !memcmp(s.data, "tf32", 4)) || (s.length == 6 && !memcmp(s.data, "tf32x3", 6));
+    return mlirTypeIsAF32(acc) && tf32 ? 8 : 0;
   }
   if (mlirTypeIsAInteger(a) && mlirIntegerTypeGetWidth(a) == 8 && mlirTypeIsAInteger(b) && mlirIntegerTypeGetWidth(b) == 8)
     return mlirTypeIsAInteger(acc) && mlirIntegerTypeGetWidth(acc) == 32 ? 32 : 0;

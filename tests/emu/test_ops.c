@@ -374,7 +374,25 @@ static void dots(void) {
   }
   /* fp32: by default tf32 on tensor cores, each input's low 13 bits of
    * mantissa dropped and the rest as exact products summed in fp32; with
-   * input_precision="ieee" fp32 fused multiply-adds of the inputs whole */
+   * input_precision="ieee" fp32 fused multiply-adds of the inputs whole;
+   * with "tf32x3" three tf32 products of the split inputs, within a few
+   * units of 2^-20 of the whole products (tf32 alone is 2^-10 off) */
+  for (int x3 = 0; x3 < 2; x3++) {
+    enum { M = 16, K = 32, N = 64 };
+    static float a[M * K], b[K * N], c[M * N];
+    static double da[M * K], db[K * N], dc[M * N];
+    for (int i = 0; i < M * K; i++) da[i] = a[i] = uniform(-1, 1);
+    for (int i = 0; i < K * N; i++) db[i] = b[i] = uniform(-1, 1);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", x3 ? "dot2d_x3" : "dot2d", "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) dc[i] = c[i];
+      if (x3) CHECK(dot_differs(da, db, dc, 1, M, K, N, 4e-6 + 4e-7 * K) == 0);
+      else CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-4) > 0); /* plain tf32 is not that close */
+    }
+  }
   for (int ieee = 0; ieee < 2; ieee++) {
     enum { M = 16, K = 32, N = 64 };
     static float a[M * K], b[K * N], c[M * N];

@@ -56,11 +56,13 @@ func.func @tall(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
 
 // -----
 
-// fp32 with input_precision "tf32": m16n8k8, one fp32 per register; int8 in
-// int32: m16n8k32, four bytes per register.
+// fp32 with input_precision "tf32" (or "tf32x3", three of them):
+// m16n8k8, one fp32 per register; int8 in int32: m16n8k32, four bytes per
+// register.
 // CHECK-LABEL: func.func @tf32_i8
 // CHECK: -> tensor<32x16xf32, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 1 : i64>>
 // CHECK: "tile.dot"{{.*}} -> tensor<32x32xf32, #tile.mma<
+// CHECK: "tile.dot"{{.*}}input_precision = "tf32x3"{{.*}} -> tensor<32x32xf32, #tile.mma<
 // CHECK: -> tensor<32x64xi8, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 4 : i64>>
 // CHECK: "tile.dot"{{.*}} -> tensor<32x32xi32, #tile.mma<
 func.func @tf32_i8(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.num_warps = 4 : i32} {
@@ -68,8 +70,9 @@ func.func @tf32_i8(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.num_
   %b = arith.constant dense<1.0> : tensor<16x32xf32>
   %c = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %d3 = "tile.dot"(%a, %b, %d) {input_precision = "tf32x3"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<32x32x!tile.ptr<f32>>
-  "tile.store"(%s, %d) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  "tile.store"(%s, %d3) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
   %ia = arith.constant dense<1> : tensor<32x64xi8>
   %ib = arith.constant dense<1> : tensor<64x32xi8>
   %ic = arith.constant dense<0> : tensor<32x32xi32>
@@ -81,7 +84,7 @@ func.func @tf32_i8(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.num_
 
 // -----
 
-// What stays on FMAs: input_precision "ieee" (and "tf32x3"), a tile with
+// What stays on FMAs: input_precision "ieee", a tile with
 // fewer 16x8 parts than warps (16x16 on 4 warps), K not a multiple of the
 // instruction's, fp64, a batched dot.
 // CHECK-LABEL: func.func @fma
@@ -93,9 +96,8 @@ func.func @fma(%p: !tile.ptr<f32>, %q: !tile.ptr<f64>) attributes {tile.num_warp
   %b = arith.constant dense<1.0> : tensor<16x32xf32>
   %c = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = "tile.dot"(%a, %b, %c) {input_precision = "ieee"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
-  %d3 = "tile.dot"(%a, %b, %d) {input_precision = "tf32x3"} : (tensor<32x16xf32>, tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<32x32x!tile.ptr<f32>>
-  "tile.store"(%s, %d3) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  "tile.store"(%s, %d) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
   %ha = arith.constant dense<1.0> : tensor<16x16xf16>
   %hc = arith.constant dense<0.0> : tensor<16x16xf32>
   %hd = "tile.dot"(%ha, %ha, %hc) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>

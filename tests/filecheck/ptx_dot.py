@@ -20,6 +20,9 @@
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d_ieee -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=F32
 # RUN: %tilec compile %s -k dot2d_ieee -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
+# tf32x3: three m16n8k8 per part, on the operands split in a tf32 part and the rest
+# RUN: %tilec compile %s -k dot2d_x3 -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=X3
+# RUN: %tilec compile %s -k dot2d_x3 -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d -s "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=BF16
 # RUN: %tilec compile %s -k dot2d -s "*bf16:16, *bf16:16, *fp32:16, 32, 32, 32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --emit=ast | FileCheck %s --check-prefix=F8
@@ -47,6 +50,9 @@ import triton.language as tl
 # F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # F16-NOT: fma.rn
 # TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# X3: and.b32 {{.*}}, -8192;
+# X3: sub.rn.f32
+# X3-COUNT-3: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # F32-NOT: mma.sync
 # F32: fma.rn.f32
 # F32-NOT: mma.sync
@@ -77,6 +83,16 @@ def dot2d_ieee(a_ptr, b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.cons
     a = tl.load(a_ptr + m[:, None] * K + k[None, :])
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision="ieee"))
+
+
+@triton.jit
+def dot2d_x3(a_ptr, b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision="tf32x3"))
 
 
 @triton.jit
