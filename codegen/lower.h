@@ -187,7 +187,7 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
 Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots);
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard);
-MlirValue lw_mma_place(Lower *L, const Lazy *z, MlirValue row, MlirValue col);
+MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k);
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);
 void lw_lower_print(Lower *L, MlirOperation op);

@@ -36,12 +36,18 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
     e->rank = r;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
     e->whole = 1u << (l.dim == 0 ? r - 1 : r - 2);
-  } else if (l.kind == L_MMA && l.version == 2 && r == 2 && l.instr[0] == 16 && l.instr[1] == 8) {
+  } else if (l.kind == L_MMA && l.version == 2 && (r == 2 || r == 3) && l.rank == r && l.instr[r - 2] == 16 &&
+             l.instr[r - 1] == 8) {
     /* mma.sync's C and D: lane l holds, of each 16x8 part, rows l/4 and
      * l/4 + 8 and columns 2(l%4) and 2(l%4) + 1; the warps' parts tile the
-     * result, repeated over it */
+     * result, repeated over it (a batched one: each warp one batch element
+     * at a time) */
     e->mma = true;
-    e->l = (Layout){.kind = L_BLOCKED, .rank = 2, .spt = {2, 2}, .tpw = {8, 4}, .wpc = {l.wpc[0], l.wpc[1]}, .order = {1, 0}};
+    if (r == 2)
+      e->l = (Layout){.kind = L_BLOCKED, .rank = 2, .spt = {2, 2}, .tpw = {8, 4}, .wpc = {l.wpc[0], l.wpc[1]}, .order = {1, 0}};
+    else
+      e->l = (Layout){.kind = L_BLOCKED, .rank = 3, .spt = {1, 2, 2}, .tpw = {1, 8, 4}, .wpc = {l.wpc[0], l.wpc[1], l.wpc[2]},
+                      .order = {2, 1, 0}};
     e->rank = r;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
   } else {
@@ -146,12 +152,12 @@ static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps
   int64_t footprint = (int64_t)spt * l->tpw[dim] * l->wpc[dim];
   int rep = c[dim] / spt, j = c[dim] % spt;
   *wraps = footprint > e->shape[dim];
-  if (e->mma && dim == 0) {
-    /* rep * footprint + warp * 16 + j * 8 + lane / 4 */
+  if (e->mma && dim == e->rank - 2) {
+    /* M: rep * footprint + warp * 16 + j * 8 + lane / 4 */
     Layout lanes = *l, warps = *l;
-    lanes.wpc[0] = 1;
-    warps.tpw[0] = 1;
-    MlirValue lane = thread_coord(L, &lanes, 0), warp = thread_coord(L, &warps, 0);
+    lanes.wpc[dim] = 1;
+    warps.tpw[dim] = 1;
+    MlirValue lane = thread_coord(L, &lanes, dim), warp = thread_coord(L, &warps, dim);
     return lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp, lw_const_i32(L, 16)), lane),
                   lw_const_i32(L, (int64_t)rep * footprint + j * 8));
   }

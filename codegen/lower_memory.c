@@ -178,7 +178,7 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   for (int k = 0; k < p->n; k += vec) {
     MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
                                                                (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
-    MlirValue at = lw_mma_place(L, z, lw_index_of(L, &e, k, 0), lw_index_of(L, &e, k, 1));
+    MlirValue at = lw_mma_place(L, z, &e, k);
     MlirValue args[3] = {lw_shared_at(L, z->base, z->et, at), p->v[k], pred};
     lw_tag_smem(L, lw_call_op(L, name, (MlirType){NULL}, 3, args), z->base);
   }
@@ -305,7 +305,6 @@ void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) 
    * another buffer's, which a late store would overwrite */
   IfScope s = lw_begin_if(L, guard);
   for (int k = 0; k < e.n; k++)
-    lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, lw_index_of(L, &e, k, 0), lw_index_of(L, &e, k, 1)),
-                lw_val(L, x, k));
+    lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, &e, k), lw_val(L, x, k));
   lw_end_if(L, &s);
 }

@@ -88,22 +88,39 @@ static MlirValue extract(Lower *L, MlirValue s, int i) {
  * MMA layout), each row padded (row_words), for lw_lower_mma to read: A
  * row-major, [M][K]; B row-major too, [K][N], when its elements are 16-bit
  * (ldmatrix.trans reads it), else transposed, [N][K], so that a 32-bit word
- * holds consecutive elements of K. lw_mma_place: where element (row, col)
- * of the operand lies in it. lw_mma_operand: `src` converted to rt, written
- * there (or already there, copied by cp.async). */
+ * holds consecutive elements of K; a batched operand one such matrix after
+ * another. lw_mma_place: where element k of a value in layout e lies in it.
+ * lw_mma_operand: `src` converted to rt, written there (or already there,
+ * copied by cp.async). */
+
+/* The dims of z's operand that are the buffer's rows and columns. */
+static void row_col_dims(const Lazy *z, int *rd, int *cd) {
+  int lead = (int)mlirShapedTypeGetRank(z->type) - 2;
+  *rd = lead + (z->mma_operand == MMA_B_COLS ? 1 : 0);
+  *cd = lead + (z->mma_operand == MMA_B_COLS ? 0 : 1);
+}
+
+/* Elements of one matrix (one batch element) of z's buffer. */
+static int64_t matrix_elems(const Lazy *z) {
+  int rd, cd;
+  row_col_dims(z, &rd, &cd);
+  return mlirShapedTypeGetDimSize(z->type, rd) * (mlirShapedTypeGetDimSize(z->type, cd) + z->pad);
+}
+
 Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots) {
   Layout d;
-  if (!layout_of_type(L->comp, rt, &d) || d.kind != L_DOT_OP || mlirShapedTypeGetRank(rt) != 2) return NULL;
+  int r = (int)mlirShapedTypeGetRank(rt);
+  if (!layout_of_type(L->comp, rt, &d) || d.kind != L_DOT_OP || (r != 2 && r != 3)) return NULL;
   MlirType et = lw_scalar_of(L, rt);
   int bits = lw_bits_of(et);
-  int kind = d.dim == 0 ? MMA_A : bits == 16 ? MMA_B_ROWS : MMA_B_COLS;
-  /* dims of rt: the rows of the buffer and its columns */
-  int rd = kind == MMA_B_COLS ? 1 : 0, cd = 1 - rd;
-  int64_t rows = mlirShapedTypeGetDimSize(rt, rd), cols = mlirShapedTypeGetDimSize(rt, cd);
-  int64_t per_row = row_words(cols, bits) * 32 / bits;
   Lazy *z = arena_alloc(L->comp->a, sizeof *z);
-  *z = (Lazy){.et = et, .type = rt, .pad = per_row - cols, .mma_operand = kind};
-  z->base = lw_shared_buffer(L, et, rows * per_row * slots);
+  *z = (Lazy){.et = et, .type = rt, .mma_operand = d.dim == 0 ? MMA_A : bits == 16 ? MMA_B_ROWS : MMA_B_COLS};
+  int rd, cd;
+  row_col_dims(z, &rd, &cd);
+  int64_t cols = mlirShapedTypeGetDimSize(rt, cd);
+  z->pad = row_words(cols, bits) * 32 / bits - cols;
+  int64_t batch = r == 3 ? mlirShapedTypeGetDimSize(rt, 0) : 1;
+  z->base = lw_shared_buffer(L, et, batch * matrix_elems(z) * slots);
   return z;
 }
 
@@ -111,19 +128,20 @@ Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots) {
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot) {
   Lazy *z = arena_alloc(L->comp->a, sizeof *z);
   *z = *buf;
-  int rd = buf->mma_operand == MMA_B_COLS ? 1 : 0, cd = 1 - rd;
-  int64_t elems = mlirShapedTypeGetDimSize(buf->type, rd) * (mlirShapedTypeGetDimSize(buf->type, cd) + buf->pad);
-  z->base = lw_shared_at(L, buf->base, buf->et, lw_bin(L, "arith.muli", slot, lw_const_i32(L, elems)));
+  int64_t batch = mlirShapedTypeGetRank(buf->type) == 3 ? mlirShapedTypeGetDimSize(buf->type, 0) : 1;
+  z->base = lw_shared_at(L, buf->base, buf->et, lw_bin(L, "arith.muli", slot, lw_const_i32(L, batch * matrix_elems(buf))));
   z->copied = z->pipelined = true;
   return z;
 }
 
-MlirValue lw_mma_place(Lower *L, const Lazy *z, MlirValue row, MlirValue col) {
-  int64_t cols = mlirShapedTypeGetDimSize(z->type, z->mma_operand == MMA_B_COLS ? 0 : 1);
-  if (z->mma_operand == MMA_B_COLS) {
-    MlirValue t = row;
-    row = col, col = t;
-  }
+MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k) {
+  int rd, cd;
+  row_col_dims(z, &rd, &cd);
+  int64_t cols = mlirShapedTypeGetDimSize(z->type, cd);
+  MlirValue row = lw_index_of(L, e, k, rd), col = lw_index_of(L, e, k, cd);
+  if (e->rank == 3)
+    row = lw_bin(L, "arith.addi", row,
+                 lw_bin(L, "arith.muli", lw_index_of(L, e, k, 0), lw_const_i32(L, mlirShapedTypeGetDimSize(z->type, rd))));
   return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, cols + z->pad)), col);
 }
 
@@ -140,10 +158,7 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   } else {
     Elems es;
     if (!lw_elems_of(L, mlirValueGetType(src), &es) || !(z = lw_mma_buffer(L, rt, 1))) return NULL;
-    for (int k = 0; k < es.n; k++) {
-      MlirValue at = lw_mma_place(L, z, lw_index_of(L, &es, k, 0), lw_index_of(L, &es, k, 1));
-      lw_smem_put(L, z->base, z->et, at, lw_val(L, in, k));
-    }
+    for (int k = 0; k < es.n; k++) lw_smem_put(L, z->base, z->et, lw_mma_place(L, z, &es, k), lw_val(L, in, k));
   }
   Vals *out = lw_new_vals(L, 0);
   out->lazy = z;
@@ -193,9 +208,12 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
     return;
   }
   bool ldm = f.bits == 16; /* fragments by ldmatrix, else by 32-bit loads */
-  int wm = ml.wpc[0], wn = ml.wpc[1];
-  int64_t M = ec.shape[0], N = ec.shape[1], K = mlirShapedTypeGetDimSize(mlirValueGetType(a), 1);
-  int reps_m = (int)(M / (16 * wm)), reps_n = (int)(N / (8 * wn)), parts = reps_m * reps_n;
+  int lead = ec.rank - 2; /* a batched dot's M and N are dims 1 and 2 */
+  int wb = lead ? ml.wpc[0] : 1, wm = ml.wpc[lead], wn = ml.wpc[lead + 1];
+  int64_t M = ec.shape[lead], N = ec.shape[lead + 1], K = mlirShapedTypeGetDimSize(mlirValueGetType(a), ec.rank - 1);
+  /* a batch element's parts, and the batch elements a warp takes in turn */
+  int reps_b = lead ? (int)(ec.shape[0] / wb) : 1, reps_m = (int)(M / (16 * wm)), reps_n = (int)(N / (8 * wn));
+  int parts = reps_b * reps_m * reps_n;
   int64_t pa = K + za->pad, pb = (ldm ? N : K) + zb->pad; /* elements per row of A's and B's buffers */
   int e = 32 / f.bits;
   /* the thread's place: g, t, and its warp's part of a block */
@@ -203,18 +221,23 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   MlirValue t = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 4));
   MlirValue warp_n = lw_bin(L, "arith.remui", L->warp, lw_const_i32(L, wn));
   MlirValue warp_m = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, wn)), lw_const_i32(L, wm));
+  MlirValue warp_b = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, wn * wm)), lw_const_i32(L, wb));
   MlirValue wrow = lw_bin(L, "arith.muli", warp_m, lw_const_i32(L, 16)), wcol = lw_bin(L, "arith.muli", warp_n, lw_const_i32(L, 8));
   /* where the thread's loads start at K = 0, in elements: with ldmatrix,
    * lane l gives row l % 8 of matrix l / 8 (A: rows 0-7 and 8-15 of a part,
    * then the same 8 elements of K further; B: 8 rows of K, then 8 more,
    * then the next part's); else the word of each A row (block rm, half h)
    * and B column (block rn) */
-  MlirValue *abase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 2);
-  MlirValue *bbase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n);
+  MlirValue *abase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 2);
+  MlirValue *bbase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n);
   MlirValue mat = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 8)), r8 = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 8));
   MlirValue mlo = lw_bin(L, "arith.remui", mat, lw_const_i32(L, 2)), mhi = lw_bin(L, "arith.divui", mat, lw_const_i32(L, 2));
-  for (int rm = 0; rm < reps_m; rm++)
+  /* rm and rn below run over the batch elements' parts one after another:
+   * rm = b * reps_m + m, its matrix further on in the buffer */
+  for (int bm = 0; bm < reps_b * reps_m; bm++)
     for (int h = 0; h < (ldm ? 1 : 2); h++) {
+      int rm = bm % reps_m;
+      MlirValue batch = lw_bin(L, "arith.addi", warp_b, lw_const_i32(L, (int64_t)(bm / reps_m) * wb));
       MlirValue row, col;
       if (ldm) {
         row = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8))),
@@ -224,9 +247,12 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
         row = lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rm * 16 * wm + 8 * h)));
         col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
       }
-      abase[rm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pa)), col);
+      abase[bm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pa)),
+                                 lw_bin(L, "arith.addi", col, lw_bin(L, "arith.muli", batch, lw_const_i32(L, matrix_elems(za)))));
     }
-  for (int rn = 0; rn < reps_n; rn++) {
+  for (int bn = 0; bn < reps_b * reps_n; bn++) {
+    int rn = bn % reps_n;
+    MlirValue batch = lw_bin(L, "arith.addi", warp_b, lw_const_i32(L, (int64_t)(bn / reps_n) * wb));
     if (ldm && rn % 2) continue;
     MlirValue row, col;
     if (ldm) {
@@ -238,16 +264,20 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       row = lw_bin(L, "arith.addi", wcol, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
       col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
     }
-    bbase[rn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pb)), col);
+    bbase[bn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pb)),
+                       lw_bin(L, "arith.addi", col, lw_bin(L, "arith.muli", batch, lw_const_i32(L, matrix_elems(zb)))));
   }
   /* the accumulators: C's elements in registers, part by part */
   int nregs = parts * f.nc;
   Vals *vc = lw_get(L, c);
   MlirValue *regs = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
   int *elem = arena_alloc(L->comp->a, sizeof(int) * (size_t)parts * 4); /* part p, value q (row half q/2, col q%2) */
-  for (int rm = 0; rm < reps_m; rm++)
+  for (int bm = 0; bm < reps_b * reps_m; bm++)
     for (int rn = 0; rn < reps_n; rn++)
-      for (int q = 0; q < 4; q++) elem[(rm * reps_n + rn) * 4 + q] = lw_element_of(&ec, (int[]){rm * 2 + q / 2, rn * 2 + q % 2});
+      for (int q = 0; q < 4; q++) {
+        int rm = bm % reps_m, c3[3] = {bm / reps_m, rm * 2 + q / 2, rn * 2 + q % 2};
+        elem[(bm * reps_n + rn) * 4 + q] = lw_element_of(&ec, lead ? c3 : c3 + 1);
+      }
   for (int p = 0; p < parts; p++)
     for (int q = 0; q < f.nc; q++) {
       if (f.nc == 2) regs[p * 2 + q] = pack_halves(L, lw_val(L, vc, elem[p * 4 + q * 2]), lw_val(L, vc, elem[p * 4 + q * 2 + 1]));
@@ -256,11 +286,12 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   /* for %s = 0 to K / k: load the step's registers, one instruction per part */
   MlirValue s, *carried = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
   ForScope loop = lw_begin_for(L, K / f.k, nregs, regs, &s, carried);
-  MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 4);
-  MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n * 2);
+  MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
+  MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
   MlirValue ka = lw_bin(L, "arith.muli", s, lw_const_i32(L, f.k)); /* the step's first element of K */
   MlirValue kb = ldm ? lw_bin(L, "arith.muli", ka, lw_const_i32(L, pb)) : ka;
-  for (int rm = 0; rm < reps_m; rm++) {
+  int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
+  for (int rm = 0; rm < all_m; rm++) {
     if (ldm) {
       ldmatrix(L, za, lw_bin(L, "arith.addi", abase[rm * 2], ka), 4, false, &ra[rm * 4]);
       continue;
@@ -270,9 +301,10 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
     }
   }
-  for (int rn = 0; rn < reps_n; rn++) {
+  for (int rn = 0; rn < all_n; rn++) {
     if (ldm) {
-      if (rn % 2 == 0) ldmatrix(L, zb, lw_bin(L, "arith.addi", bbase[rn], kb), rn + 1 < reps_n ? 4 : 2, true, &rb[rn * 2]);
+      if (rn % reps_n % 2 == 0)
+        ldmatrix(L, zb, lw_bin(L, "arith.addi", bbase[rn], kb), rn % reps_n + 1 < reps_n ? 4 : 2, true, &rb[rn * 2]);
       continue;
     }
     for (int q = 0; q < 2; q++) {
@@ -289,10 +321,10 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
             mlirStringAttrGetValue(prec).length == 6;
   MlirValue *sa = NULL, *sb = NULL;
   if (x3) {
-    sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_m * 4);
-    sb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_n * 2);
-    for (int i = 0; i < reps_m * 4 + reps_n * 2; i++) {
-      MlirValue *x = i < reps_m * 4 ? &ra[i] : &rb[i - reps_m * 4], *small = i < reps_m * 4 ? &sa[i] : &sb[i - reps_m * 4];
+    sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 4);
+    sb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 2);
+    for (int i = 0; i < all_m * 4 + all_n * 2; i++) {
+      MlirValue *x = i < all_m * 4 ? &ra[i] : &rb[i - all_m * 4], *small = i < all_m * 4 ? &sa[i] : &sb[i - all_m * 4];
       MlirValue big = lw_bin(L, "arith.andi", *x, lw_const_i32(L, (int64_t)(int32_t)0xffffe000u));
       MlirType f32 = mlirF32TypeGet(L->ctx);
       MlirValue xf = lw_emit1(L, "arith.bitcast", f32, 1, x, 0, NULL), bf = lw_emit1(L, "arith.bitcast", f32, 1, &big, 0, NULL);
@@ -305,9 +337,9 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   snprintf(name, sizeof name, "tilec.mma.%s", f.name);
   MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
   MlirValue *next = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
-  for (int rm = 0; rm < reps_m; rm++)
-    for (int rn = 0; rn < reps_n; rn++) {
-      int p = rm * reps_n + rn;
+  for (int rm = 0; rm < all_m; rm++)
+    for (int n = 0; n < reps_n; n++) {
+      int p = rm * reps_n + n, rn = rm / reps_m * reps_n + n; /* the same batch element's */
       MlirValue args[10];
       for (int q = 0; q < f.nc; q++) args[6 + q] = carried[p * f.nc + q];
       for (int term = x3 ? 0 : 2; term < 3; term++) {

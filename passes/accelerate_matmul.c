@@ -1,8 +1,8 @@
 /*
  * accelerate_matmul.c — tl.dot on tensor cores: the MMA layouts.
  *
- * Requires: tile IR with layouts (convert-to-gpu). Guarantees: a 2-D
- * tile.dot that an sm_80 mma.sync can compute on the target has its result
+ * Requires: tile IR with layouts (convert-to-gpu). Guarantees: a 2-D or
+ * batched 3-D tile.dot that an sm_80 mma.sync can compute on the target has its result
  * (and accumulator) in #tile.mma<2, warps, instr> and its operands in the
  * dot_op layouts of that layout; the values around it are converted from
  * and to the layouts they had, for remove-layout-conversions to clean (a
@@ -19,8 +19,9 @@
  * the f16 form. input_precision "ieee" and the bf16 splits, f64,
  * other accumulators, targets before sm_80 and warps other than 32 threads
  * stay on FMAs, as do tiles an instruction does not divide or too small for
- * every warp to have its own part (M/16 * N/8 < num_warps), and batched
- * (3-D) dots.
+ * every warp to have its own part (M/16 * N/8 < num_warps). A batched
+ * (3-D) dot puts as many warps on its batch as divide it, the others over
+ * M and N: #tile.mma<2, [wb, wm, wn], [1, 16, 8]>.
  *
  * The warps: as many as the tile has room for along M (16 rows each) and N
  * (8 columns each), doubling along M while a warp's part is at least as
@@ -85,15 +86,23 @@ static void collect(MlirOperation op, void *user) {
 static void accelerate(Compilation *comp, MlirOperation dot) {
   MlirValue r = mlirOperationGetResult(dot, 0);
   MlirType rt = mlirValueGetType(r);
-  if (mlirShapedTypeGetRank(rt) != 2) return;
+  int rank = (int)mlirShapedTypeGetRank(rt);
+  if (rank != 2 && rank != 3) return;
   MlirType ta = mlirValueGetType(mlirOperationGetOperand(dot, 0)), tb = mlirValueGetType(mlirOperationGetOperand(dot, 1));
   int k = mma_k(mlirShapedTypeGetElementType(ta), mlirShapedTypeGetElementType(tb), mlirShapedTypeGetElementType(rt), dot);
-  int64_t M = mlirShapedTypeGetDimSize(rt, 0), N = mlirShapedTypeGetDimSize(rt, 1), K = mlirShapedTypeGetDimSize(ta, 1);
-  int wm, wn;
-  if (!k || M % 16 || N % 8 || K % k || !mma_warps(M, N, comp->num_warps, &wm, &wn) || M % (16 * wm) || N % (8 * wn))
+  int64_t B = rank == 3 ? mlirShapedTypeGetDimSize(rt, 0) : 1;
+  int64_t M = mlirShapedTypeGetDimSize(rt, rank - 2), N = mlirShapedTypeGetDimSize(rt, rank - 1);
+  int64_t K = mlirShapedTypeGetDimSize(ta, rank - 1);
+  /* a batched dot: the warps over the batch first, as many as divide it,
+   * the rest over each product's M and N */
+  int wb = 1, wm, wn;
+  while (wb * 2 <= comp->num_warps && B % (wb * 2) == 0) wb *= 2;
+  if (!k || M % 16 || N % 8 || K % k || !mma_warps(M, N, comp->num_warps / wb, &wm, &wn) || M % (16 * wm) ||
+      N % (8 * wn))
     return;
   Layout *mma = arena_alloc(comp->a, sizeof *mma);
-  *mma = (Layout){.kind = L_MMA, .rank = 2, .version = 2, .wpc = {wm, wn}, .instr = {16, 8}};
+  if (rank == 3) *mma = (Layout){.kind = L_MMA, .rank = 3, .version = 2, .wpc = {wb, wm, wn}, .instr = {1, 16, 8}};
+  else *mma = (Layout){.kind = L_MMA, .rank = 2, .version = 2, .wpc = {wm, wn}, .instr = {16, 8}};
   /* the result in the MMA layout, converted back to what its users had */
   Layout old;
   if (!layout_of_type(comp, rt, &old)) return;
@@ -107,7 +116,7 @@ static void accelerate(Compilation *comp, MlirOperation dot) {
   for (int i = 0; i < 2; i++) {
     MlirType et = mlirShapedTypeGetElementType(i ? tb : ta);
     int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF32(et) ? 32 : 16;
-    Layout d = {.kind = L_DOT_OP, .rank = 2, .dim = i, .parent = mma, .k_width = 32 / bits};
+    Layout d = {.kind = L_DOT_OP, .rank = rank, .dim = i, .parent = mma, .k_width = 32 / bits};
     mlirOperationSetOperand(dot, i, convert_before(comp, dot, mlirOperationGetOperand(dot, i), &d));
   }
   mlirOperationSetOperand(dot, 2, convert_before(comp, dot, mlirOperationGetOperand(dot, 2), mma));

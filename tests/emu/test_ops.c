@@ -501,21 +501,51 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
-  /* batched: two 16x16x16 products */
-  {
-    enum { B = 2, M = 16, K = 16, N = 16 };
-    static float a[B * M * K], b[B * K * N], c[B * M * N];
-    static double da[B * M * K], db[B * K * N], dc[B * M * N];
-    for (int i = 0; i < B * M * K; i++) da[i] = a[i] = uniform(-1, 1);
-    for (int i = 0; i < B * K * N; i++) db[i] = b[i] = uniform(-1, 1);
+  /* batched, on tensor cores: fp32 as tf32 (two 16x16x16 products on 4
+   * warps: two warps a batch element), and fp16 with 4 and 8 batch
+   * elements (a warp each, then two each in turn); on 1 warp, the fp32
+   * one again, a warp taking both in turn */
+  static const struct {
+    const char *type, *sig;
+    int B, M, K, N, warps;
+  } batched[] = {
+      {"fp32", "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16", 2, 16, 16, 16, 4},
+      {"fp32", "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16", 2, 16, 16, 16, 1},
+      {"fp16", "*fp16:16, *fp16:16, *fp32:16, 4, 32, 16, 32", 4, 32, 16, 32, 4},
+      {"fp16", "*fp16:16, *fp16:16, *fp32:16, 8, 16, 32, 16", 8, 16, 32, 16, 4},
+  };
+  for (size_t t = 0; t < sizeof batched / sizeof *batched; t++) {
+    int B = batched[t].B, M = batched[t].M, K = batched[t].K, N = batched[t].N;
+    bool f16 = batched[t].type[2] == '1';
+    float *a = malloc(sizeof(float) * (size_t)(B * M * K)), *b = malloc(sizeof(float) * (size_t)(B * K * N));
+    float *c = malloc(sizeof(float) * (size_t)(B * M * N));
+    double *da = malloc(sizeof(double) * (size_t)(B * M * K)), *db = malloc(sizeof(double) * (size_t)(B * K * N));
+    double *dc = malloc(sizeof(double) * (size_t)(B * M * N));
+    for (int i = 0; i < B * M * K + B * K * N; i++) {
+      bool in_a = i < B * M * K;
+      int j = in_a ? i : i - B * M * K;
+      if (f16) {
+        uint16_t h = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(12 + next_u32() % 4) << 10);
+        ((uint16_t *)(in_a ? a : b))[j] = h;
+        (in_a ? da : db)[j] = half(h);
+      } else {
+        float v = uniform(-1, 1);
+        (in_a ? a : b)[j] = v;
+        (in_a ? da : db)[j] = tf32(v);
+      }
+    }
     for (int i = 0; i < B * M * N; i++) c[i] = NAN;
-    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    EmuBuffer bf[3] = {{a, sizeof(float) * (size_t)(B * M * K), "a"}, {b, sizeof(float) * (size_t)(B * K * N), "b"},
+                       {c, sizeof(float) * (size_t)(B * M * N), "c"}};
     void *p[3] = {a, b, c};
     void *args[3] = {&p[0], &p[1], &p[2]};
-    if (!run("ptx_dot.py", "dot3d", "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16", 4, args, 3, bf, 3)) {
+    char sig[128];
+    snprintf(sig, sizeof sig, "%s", batched[t].sig);
+    if (!run("ptx_dot.py", "dot3d", sig, batched[t].warps, args, 3, bf, 3)) {
       for (int i = 0; i < B * M * N; i++) dc[i] = c[i];
       CHECK(dot_differs(da, db, dc, B, M, K, N, 4e-7 * K) == 0);
     }
+    free(a), free(b), free(c), free(da), free(db), free(dc);
   }
 }
 

@@ -86,7 +86,7 @@ func.func @tf32_i8(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) attributes {tile.num_
 
 // What stays on FMAs: input_precision "ieee", a tile with
 // fewer 16x8 parts than warps (16x16 on 4 warps), K not a multiple of the
-// instruction's, fp64, a batched dot.
+// instruction's, fp64.
 // CHECK-LABEL: func.func @fma
 // CHECK-NOT: #tile.mma
 // W8-LABEL: func.func @fma
@@ -113,6 +113,19 @@ func.func @fma(%p: !tile.ptr<f32>, %q: !tile.ptr<f64>) attributes {tile.num_warp
   %fd = "tile.dot"(%fa, %fb, %fc) : (tensor<32x16xf64>, tensor<16x32xf64>, tensor<32x32xf64>) -> tensor<32x32xf64>
   %fs = "tile.splat"(%q) : (!tile.ptr<f64>) -> tensor<32x32x!tile.ptr<f64>>
   "tile.store"(%fs, %fd) : (tensor<32x32x!tile.ptr<f64>>, tensor<32x32xf64>) -> ()
+  return
+}
+
+// -----
+
+// A batched dot: as many warps on the batch as divide it (2 of the 4), the
+// others over M and N; instruction shape [1, 16, 8].
+// CHECK-LABEL: func.func @batched
+// CHECK: "tile.convert_layout"{{.*}} -> tensor<2x32x16xf16, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2, 1], [1, 16, 8]>, 2 : i64>>
+// CHECK: "tile.dot"{{.*}} -> tensor<2x32x32xf32, #tile.mma<2 : i64, [2, 2, 1], [1, 16, 8]>>
+// W8-LABEL: func.func @batched
+// W8: "tile.dot"{{.*}} -> tensor<2x32x32xf32, #tile.mma<2 : i64, [2, 2, 2], [1, 16, 8]>>
+func.func @batched(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
   %ba = arith.constant dense<1.0> : tensor<2x32x16xf16>
   %bb = arith.constant dense<1.0> : tensor<2x16x32xf16>
   %bc = arith.constant dense<0.0> : tensor<2x32x32xf32>

@@ -7,8 +7,7 @@
 # m16n8k8 tf32 (Triton's default input_precision), int8 is m16n8k32 in
 # int32. fp8 operands are upcast to fp16 first, as Triton does before sm_89.
 #
-# FMAs: input_precision="ieee", a tile with fewer 16x8 parts than warps,
-# a batched (3-D) dot. The operands take the dot-operand layouts of the
+# FMAs: input_precision="ieee", a tile with fewer 16x8 parts than warps. The operands take the dot-operand layouts of the
 # result's blocked layout (rows of A, columns of B, all of K in every
 # thread), and each result element is K fused multiply-adds in the
 # accumulator's type. Each kernel's PTX is accepted by ptxas; test_ops
@@ -37,6 +36,10 @@
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | FileCheck %s --check-prefix=HMMA
 # RUN: %tilec compile %s -k dot_f16_acc -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot3d -s "*fp32:16, *fp32:16, *fp32:16, 2, 16, 16, 16" --emit=ptx | %ptxas_check
+# A batched dot on tensor cores: the warps over the batch first
+# RUN: %tilec compile %s -k dot3d -s "*fp16:16, *fp16:16, *fp32:16, 8, 16, 32, 16" --emit=tile-gpu | FileCheck %s --check-prefix=B3
+# RUN: %tilec compile %s -k dot3d -s "*fp16:16, *fp16:16, *fp32:16, 8, 16, 32, 16" --emit=ptx | %ptxas_check
+# B3: "tile.dot"{{.*}} -> tensor<8x16x16xf32, #tile.mma<2 : i64, [4, 1, 1], [1, 16, 8]>>
 # A constant operand is made in its dot layout, not converted: it goes to
 # shared memory at the dot, like a converted one.
 # RUN: %tilec compile %s -k dot_const -s "*fp16:16, *fp32:16, 16, 16, 16" --emit=tile-gpu | FileCheck %s --check-prefix=CONST
