@@ -97,6 +97,7 @@ typedef struct Lazy {
   int mma_operand;    /* an operand of mma.sync (lower_mma.c): 1 for A, row-major [M][K + pad]; 2 for
                        * B transposed, [N][K + pad]; 3 for B row-major, [K][N + pad]; else 0, and the
                        * place is padded_index's */
+  int per_phase, max_phase; /* an mma operand's swizzle (lower_mma.c); 0: none, rows padded */
   bool copied;        /* written by cp.async, which lands at a wait (lower_memory.c) */
   bool pipelined;     /* one of a pipelined loop's buffers, which the loop waits for */
 } Lazy;

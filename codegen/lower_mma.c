@@ -7,15 +7,17 @@
  * what the PTX ISA's C/D fragment gives it (lower_elems.c reads it as such).
  * The operands come in its dot-operand layouts, which this file's
  * conversion puts in shared memory in the form the A and B fragments read
- * best, each row padded to 4 mod 8 32-bit words (16-byte aligned rows, and
- * the 8 rows a warp reads at once on 32 different banks):
- *   - 16-bit operands: A row-major [M][K], B row-major [K][N]; a step's A
+ * best:
+ *   - 16-bit operands: A row-major [M][K], B row-major [K][N], swizzled
+ *     (place(): 16-byte chunks XORed with a phase of the row) so that the 8
+ *     rows an ldmatrix phase reads fall on different banks; a step's A
  *     registers are one ldmatrix.x4 per 16-row part (rows 0-7 and 8-15, K
  *     0-7 then 8-15), and B's one ldmatrix.x4.trans per two 8-column parts
  *     (K 0-7 and 8-15 of each; .x2 for a last odd part);
  *   - tf32 and int8: A row-major, B transposed [N][K], so that each 32-bit
  *     register of either fragment (one tf32, four bytes, along K) is one
- *     aligned word, read by a 32-bit load.
+ *     aligned word, read by a 32-bit load; rows padded to 4 mod 8 words, so
+ *     that the 8 rows x 4 words of a register lie on 32 banks.
  *
  * The fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16 / k8 / k32"),
  * with g = lane / 4, t = lane % 4 and e the elements of one register:
@@ -117,8 +119,15 @@ Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots) {
   *z = (Lazy){.et = et, .type = rt, .mma_operand = d.dim == 0 ? MMA_A : bits == 16 ? MMA_B_ROWS : MMA_B_COLS};
   int rd, cd;
   row_col_dims(z, &rd, &cd);
-  int64_t cols = mlirShapedTypeGetDimSize(rt, cd);
-  z->pad = row_words(cols, bits) * 32 / bits - cols;
+  int64_t cols = mlirShapedTypeGetDimSize(rt, cd), chunks = cols / 8;
+  if (bits == 16 && cols % 8 == 0 && !(chunks & (chunks - 1))) {
+    /* ldmatrix reads 16-byte chunks: swizzled, no padding */
+    z->per_phase = cols * 2 >= 128 ? 1 : (int)(128 / (cols * 2));
+    z->max_phase = (int)(8 / z->per_phase < chunks ? 8 / z->per_phase : chunks);
+    if (z->max_phase < 1) z->max_phase = 1;
+  } else {
+    z->pad = row_words(cols, bits) * 32 / bits - cols;
+  }
   int64_t batch = r == 3 ? mlirShapedTypeGetDimSize(rt, 0) : 1;
   z->base = lw_shared_buffer(L, et, batch * matrix_elems(z) * slots);
   return z;
@@ -134,15 +143,30 @@ Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot) {
   return z;
 }
 
+/* Where element (row, col) of z's buffer lies (row counting the matrices
+ * before its own): padded rows, or swizzled ones, whose 16-byte chunk c
+ * lies at c ^ ((row / per_phase) % max_phase), so that the 8 rows an
+ * ldmatrix phase reads fall on 8 different 16-byte parts of the banks
+ * (Triton's swizzle for mma.sync operands). */
+static MlirValue place(Lower *L, const Lazy *z, MlirValue row, MlirValue col) {
+  int rd, cd;
+  row_col_dims(z, &rd, &cd);
+  MlirValue start = lw_bin(L, "arith.muli", row, lw_const_i32(L, mlirShapedTypeGetDimSize(z->type, cd) + z->pad));
+  if (!z->per_phase) return lw_bin(L, "arith.addi", start, col);
+  MlirValue phase = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", row, lw_const_i32(L, z->per_phase)), lw_const_i32(L, z->max_phase));
+  MlirValue chunk = lw_bin(L, "arith.xori", lw_bin(L, "arith.divui", col, lw_const_i32(L, 8)), phase);
+  return lw_bin(L, "arith.addi", start,
+                lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", chunk, lw_const_i32(L, 8)), lw_bin(L, "arith.remui", col, lw_const_i32(L, 8))));
+}
+
 MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k) {
   int rd, cd;
   row_col_dims(z, &rd, &cd);
-  int64_t cols = mlirShapedTypeGetDimSize(z->type, cd);
   MlirValue row = lw_index_of(L, e, k, rd), col = lw_index_of(L, e, k, cd);
   if (e->rank == 3)
     row = lw_bin(L, "arith.addi", row,
                  lw_bin(L, "arith.muli", lw_index_of(L, e, k, 0), lw_const_i32(L, mlirShapedTypeGetDimSize(z->type, rd))));
-  return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, cols + z->pad)), col);
+  return place(L, z, row, col);
 }
 
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
@@ -230,6 +254,8 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
    * and B column (block rn) */
   MlirValue *abase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 2);
   MlirValue *bbase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n);
+  MlirValue *arow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m);
+  MlirValue *brow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n);
   MlirValue mat = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 8)), r8 = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 8));
   MlirValue mlo = lw_bin(L, "arith.remui", mat, lw_const_i32(L, 2)), mhi = lw_bin(L, "arith.divui", mat, lw_const_i32(L, 2));
   /* rm and rn below run over the batch elements' parts one after another:
@@ -247,6 +273,13 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
         row = lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rm * 16 * wm + 8 * h)));
         col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
       }
+      if (ldm) {
+        /* the row counts the batch elements' matrices before it; the
+         * place is computed at each step (place: padded or swizzled) */
+        arow[bm] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, M)));
+        abase[bm * 2] = col;
+        continue;
+      }
       abase[bm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pa)),
                                  lw_bin(L, "arith.addi", col, lw_bin(L, "arith.muli", batch, lw_const_i32(L, matrix_elems(za)))));
     }
@@ -263,6 +296,11 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
     } else {
       row = lw_bin(L, "arith.addi", wcol, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
       col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
+    }
+    if (ldm) {
+      brow[bn] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, K)));
+      bbase[bn] = col;
+      continue;
     }
     bbase[bn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pb)),
                        lw_bin(L, "arith.addi", col, lw_bin(L, "arith.muli", batch, lw_const_i32(L, matrix_elems(zb)))));
@@ -289,11 +327,11 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
   MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
   MlirValue ka = lw_bin(L, "arith.muli", s, lw_const_i32(L, f.k)); /* the step's first element of K */
-  MlirValue kb = ldm ? lw_bin(L, "arith.muli", ka, lw_const_i32(L, pb)) : ka;
+  MlirValue kb = ka;
   int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
   for (int rm = 0; rm < all_m; rm++) {
     if (ldm) {
-      ldmatrix(L, za, lw_bin(L, "arith.addi", abase[rm * 2], ka), 4, false, &ra[rm * 4]);
+      ldmatrix(L, za, place(L, za, arow[rm], lw_bin(L, "arith.addi", abase[rm * 2], ka)), 4, false, &ra[rm * 4]);
       continue;
     }
     for (int q = 0; q < 4; q++) {
@@ -304,7 +342,8 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   for (int rn = 0; rn < all_n; rn++) {
     if (ldm) {
       if (rn % reps_n % 2 == 0)
-        ldmatrix(L, zb, lw_bin(L, "arith.addi", bbase[rn], kb), rn % reps_n + 1 < reps_n ? 4 : 2, true, &rb[rn * 2]);
+        ldmatrix(L, zb, place(L, zb, lw_bin(L, "arith.addi", brow[rn], kb), bbase[rn]), rn % reps_n + 1 < reps_n ? 4 : 2, true,
+                 &rb[rn * 2]);
       continue;
     }
     for (int q = 0; q < 2; q++) {

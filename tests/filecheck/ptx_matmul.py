@@ -52,14 +52,14 @@
 # PIPE: bar.sync 0;
 # PIPE: cp.async.wait_group 0;
 # tl.range(..., num_stages=4): three iterations ahead, wait_group 2; the
-# shared memory holds 3 slots of A (64 x (32 + 8) halves) and of B
-# (32 x (64 + 8) halves), each refilled by the iteration that read it:
-# 29184 bytes, more than the epilogue needs.
+# shared memory holds 3 slots of A (64 x 32 halves) and of B (32 x 64
+# halves), swizzled, not padded, each refilled by the iteration that read
+# it: 24576 bytes, more than the epilogue needs.
 # RUN: %tilec compile %s -k matmul_staged -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 4" --emit=ptx -o %t.ptx && FileCheck %s --check-prefix=STAGES4 < %t.ptx && FileCheck %s --check-prefix=SMEM4 < %t.ptx.json
 # RUN: %tilec compile %s -k matmul_staged -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32, 4" --emit=ptx | %ptxas_check
 # STAGES4-COUNT-3: cp.async.commit_group;
 # STAGES4: cp.async.wait_group 2;
-# SMEM4: "shared_bytes": 29184
+# SMEM4: "shared_bytes": 24576
 # The loop of Triton's tutorial 03 (over tiles of K, masks against what is
 # left of K) is pipelined the same way.
 # RUN: %tilec compile %s -k matmul_tiles -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32" --emit=ptx | FileCheck %s --check-prefix=TILES
