@@ -238,7 +238,6 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   /* a batch element's parts, and the batch elements a warp takes in turn */
   int reps_b = lead ? (int)(ec.shape[0] / wb) : 1, reps_m = (int)(M / (16 * wm)), reps_n = (int)(N / (8 * wn));
   int parts = reps_b * reps_m * reps_n;
-  int64_t pa = K + za->pad, pb = (ldm ? N : K) + zb->pad; /* elements per row of A's and B's buffers */
   int e = 32 / f.bits;
   /* the thread's place: g, t, and its warp's part of a block */
   MlirValue g = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 4));
@@ -247,63 +246,45 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   MlirValue warp_m = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, wn)), lw_const_i32(L, wm));
   MlirValue warp_b = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, wn * wm)), lw_const_i32(L, wb));
   MlirValue wrow = lw_bin(L, "arith.muli", warp_m, lw_const_i32(L, 16)), wcol = lw_bin(L, "arith.muli", warp_n, lw_const_i32(L, 8));
-  /* where the thread's loads start at K = 0, in elements: with ldmatrix,
-   * lane l gives row l % 8 of matrix l / 8 (A: rows 0-7 and 8-15 of a part,
-   * then the same 8 elements of K further; B: 8 rows of K, then 8 more,
-   * then the next part's); else the word of each A row (block rm, half h)
-   * and B column (block rn) */
-  MlirValue *abase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 2);
-  MlirValue *bbase = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n);
-  MlirValue *arow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m);
+  /* the (row, column) of the buffers where the thread's loads start at K =
+   * 0, a row counting the batch elements' matrices before it; place()
+   * makes them addresses at each step. With ldmatrix, lane l gives row l %
+   * 8 of matrix l / 8 (A: rows 0-7 and 8-15 of a part, then the same 8
+   * elements of K further; B: 8 rows of K, then 8 more, then the next
+   * part's); else each A row (block rm, half h) and B column (block rn) at
+   * the thread's word of K. rm and rn run over the batch elements' parts
+   * one after another: rm = b * reps_m + m. */
+  MlirValue *arow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 2);
   MlirValue *brow = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n);
+  MlirValue *bcol = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n);
   MlirValue mat = lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, 8)), r8 = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, 8));
   MlirValue mlo = lw_bin(L, "arith.remui", mat, lw_const_i32(L, 2)), mhi = lw_bin(L, "arith.divui", mat, lw_const_i32(L, 2));
-  /* rm and rn below run over the batch elements' parts one after another:
-   * rm = b * reps_m + m, its matrix further on in the buffer */
+  MlirValue te = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
+  MlirValue acol = ldm ? lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8)) : te;
   for (int bm = 0; bm < reps_b * reps_m; bm++)
     for (int h = 0; h < (ldm ? 1 : 2); h++) {
-      int rm = bm % reps_m;
+      int64_t part = (int64_t)(bm % reps_m) * 16 * wm;
       MlirValue batch = lw_bin(L, "arith.addi", warp_b, lw_const_i32(L, (int64_t)(bm / reps_m) * wb));
-      MlirValue row, col;
-      if (ldm) {
-        row = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8))),
-                     lw_bin(L, "arith.addi", r8, lw_const_i32(L, (int64_t)rm * 16 * wm)));
-        col = lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8));
-      } else {
-        row = lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rm * 16 * wm + 8 * h)));
-        col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
-      }
-      if (ldm) {
-        /* the row counts the batch elements' matrices before it; the
-         * place is computed at each step (place: padded or swizzled) */
-        arow[bm] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, M)));
-        abase[bm * 2] = col;
-        continue;
-      }
-      abase[bm * 2 + h] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pa)),
-                                 lw_bin(L, "arith.addi", col, lw_bin(L, "arith.muli", batch, lw_const_i32(L, matrix_elems(za)))));
+      MlirValue row = ldm ? lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8))),
+                                   lw_bin(L, "arith.addi", r8, lw_const_i32(L, part)))
+                          : lw_bin(L, "arith.addi", wrow, lw_bin(L, "arith.addi", g, lw_const_i32(L, part + 8 * h)));
+      arow[bm * 2 + h] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, M)));
     }
   for (int bn = 0; bn < reps_b * reps_n; bn++) {
     int rn = bn % reps_n;
-    MlirValue batch = lw_bin(L, "arith.addi", warp_b, lw_const_i32(L, (int64_t)(bn / reps_n) * wb));
     if (ldm && rn % 2) continue;
-    MlirValue row, col;
+    MlirValue batch = lw_bin(L, "arith.addi", warp_b, lw_const_i32(L, (int64_t)(bn / reps_n) * wb));
+    MlirValue row;
     if (ldm) {
       /* x4.trans: parts rn and rn + 1; x2.trans for a last odd one */
       MlirValue next = rn + 1 < reps_n ? lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8 * wn)) : lw_const_i32(L, 0);
       row = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8)), r8);
-      col = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wcol, next), lw_const_i32(L, (int64_t)rn * 8 * wn));
+      bcol[bn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wcol, next), lw_const_i32(L, (int64_t)rn * 8 * wn));
     } else {
       row = lw_bin(L, "arith.addi", wcol, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
-      col = lw_bin(L, "arith.muli", t, lw_const_i32(L, e));
+      bcol[bn] = te;
     }
-    if (ldm) {
-      brow[bn] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, K)));
-      bbase[bn] = col;
-      continue;
-    }
-    bbase[bn] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", row, lw_const_i32(L, pb)),
-                       lw_bin(L, "arith.addi", col, lw_bin(L, "arith.muli", batch, lw_const_i32(L, matrix_elems(zb)))));
+    brow[bn] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, ldm ? K : N)));
   }
   /* the accumulators: C's elements in registers, part by part */
   int nregs = parts * f.nc;
@@ -327,28 +308,28 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
   MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
   MlirValue ka = lw_bin(L, "arith.muli", s, lw_const_i32(L, f.k)); /* the step's first element of K */
-  MlirValue kb = ka;
   int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
   for (int rm = 0; rm < all_m; rm++) {
     if (ldm) {
-      ldmatrix(L, za, place(L, za, arow[rm], lw_bin(L, "arith.addi", abase[rm * 2], ka)), 4, false, &ra[rm * 4]);
+      ldmatrix(L, za, place(L, za, arow[rm * 2], lw_bin(L, "arith.addi", acol, ka)), 4, false, &ra[rm * 4]);
       continue;
     }
     for (int q = 0; q < 4; q++) {
-      MlirValue at = lw_bin(L, "arith.addi", abase[rm * 2 + q % 2], lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * (q / 2))));
+      MlirValue col = lw_bin(L, "arith.addi", acol, lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * (q / 2))));
+      MlirValue at = place(L, za, arow[rm * 2 + q % 2], col);
       ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
     }
   }
   for (int rn = 0; rn < all_n; rn++) {
     if (ldm) {
       if (rn % reps_n % 2 == 0)
-        ldmatrix(L, zb, place(L, zb, lw_bin(L, "arith.addi", brow[rn], kb), bbase[rn]), rn % reps_n + 1 < reps_n ? 4 : 2, true,
+        ldmatrix(L, zb, place(L, zb, lw_bin(L, "arith.addi", brow[rn], ka), bcol[rn]), rn % reps_n + 1 < reps_n ? 4 : 2, true,
                  &rb[rn * 2]);
       continue;
     }
     for (int q = 0; q < 2; q++) {
-      MlirValue at = lw_bin(L, "arith.addi", bbase[rn], lw_bin(L, "arith.addi", kb, lw_const_i32(L, f.k / 2 * q)));
-      rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
+      MlirValue col = lw_bin(L, "arith.addi", bcol[rn], lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * q)));
+      rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", place(L, zb, brow[rn], col), lw_const_i32(L, e)));
     }
   }
   /* tf32x3: each fp32 operand as big + small, big its tf32 part (the low 13
@@ -356,8 +337,8 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
    * instruction to tf32 in turn; the product as small*big + big*small +
    * big*big, small*small dropped (Triton's tf32x3) */
   MlirAttribute prec = mlirOperationGetAttributeByName(op, str("input_precision"));
-  bool x3 = f.bits == 32 && !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) &&
-            mlirStringAttrGetValue(prec).length == 6;
+  MlirStringRef ps = !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) ? mlirStringAttrGetValue(prec) : str("");
+  bool x3 = f.bits == 32 && ps.length == 6 && !memcmp(ps.data, "tf32x3", 6);
   MlirValue *sa = NULL, *sb = NULL;
   if (x3) {
     sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 4);
