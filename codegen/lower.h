@@ -53,8 +53,6 @@ typedef struct Lower {
   MlirValue consts[256];
   struct BinMemo *memo; /* integer ops already emitted: (op, a, b) -> result */
   MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
-  struct Lazy *slot;    /* a pipelined load's destination (lower_control.c), copied to where guard holds */
-  MlirValue slot_guard;
   bool failed;
 } Lower;
 

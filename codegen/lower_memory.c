@@ -128,6 +128,13 @@ static void lower_block_access(Lower *L, MlirOperation op, bool is_load) {
   if (is_load) lw_put(L, mlirOperationGetResult(op, 0), out);
 }
 
+/* The predicate of element k: the mask's, or true without one. */
+static MlirValue pred_of(Lower *L, Vals *m, int k) {
+  if (m) return m->v[k];
+  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
+  return lw_emit1(L, "arith.constant", i1, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))});
+}
+
 /* Whether v is absent or a constant zero (+0.0 for floats). */
 static bool zero_or_none(MlirValue v) {
   if (mlirValueIsNull(v)) return true;
@@ -151,7 +158,8 @@ static bool zero_or_none(MlirValue v) {
  * (so `other` must be zero). Each element has one holder (the layout does
  * not wrap), so no two copies meet. The conversion waits for them
  * (lower_mma.c). */
-static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirValue other, int vec, int bits) {
+static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirValue other, int vec, int bits, Lazy *slot,
+                            MlirValue guard) {
   MlirValue r = mlirOperationGetResult(op, 0);
   MlirOpOperand u = mlirValueGetFirstUse(r);
   if (L->comp->target->sm < 80 || bits != 16 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) ||
@@ -166,30 +174,30 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != 1) return false;
   for (int d = 0; d < 2; d++)
     if ((int64_t)e.l.spt[d] * e.l.tpw[d] * e.l.wpc[d] > e.shape[d]) return false;
-  Lazy *z = L->slot ? L->slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1);
+  Lazy *z = slot ? slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1);
   if (!z) return false;
   z->copied = true;
   z->e = e;
-  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
   char name[32];
   snprintf(name, sizeof name, "tilec.cp.async.%d", vec * bits / 8);
-  IfScope guard;
-  if (L->slot) guard = lw_begin_if(L, L->slot_guard);
+  IfScope where;
+  if (slot) where = lw_begin_if(L, guard);
   for (int k = 0; k < p->n; k += vec) {
-    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
-                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    MlirValue pred = pred_of(L, m, k);
     MlirValue at = lw_mma_place(L, z, &e, k);
     MlirValue args[3] = {lw_shared_at(L, z->base, z->et, at), p->v[k], pred};
     lw_tag_smem(L, lw_call_op(L, name, (MlirType){NULL}, 3, args), z->base);
   }
-  if (L->slot) lw_end_if(L, &guard);
+  if (slot) lw_end_if(L, &where);
   Vals *res = lw_new_vals(L, p->n);
   res->lazy = z;
   lw_put(L, r, res);
   return true;
 }
 
-void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
+/* A load or store; a load into a pipelined loop's slot, where guard holds
+ * (lw_load_to_slot), when slot is not NULL. */
+static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, MlirValue guard) {
   MlirValue ptr = mlirOperationGetOperand(op, 0);
   MlirType pt = mlirValueGetType(ptr);
   if (lw_block_ptr_rank(L, pt)) {
@@ -214,7 +222,6 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   MlirType et = is_load ? lw_scalar_of(L, mlirValueGetType(mlirOperationGetResult(op, 0))) : lw_scalar_of(L, mlirValueGetType(value));
   int bits = lw_bits_of(et) == 1 ? 8 : lw_bits_of(et); /* booleans are bytes in memory */
   MlirType it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
-  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
   Vals *res = is_load ? lw_new_vals(L, p->n) : NULL;
   Elems e;
   bool tensor = mlirTypeIsARankedTensor(pt);
@@ -229,11 +236,10 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
   int wbits = bits >= 32 ? bits : vec * bits >= 32 ? 32 : vec * bits, per = bits >= 32 ? 1 : wbits / bits;
   int words = vec / per;
   MlirType wt = mlirIntegerTypeGet(L->ctx, (unsigned)wbits);
-  if (is_load && tensor && copy_to_operand(L, op, p, m, other, vec, bits)) return;
+  if (is_load && tensor && copy_to_operand(L, op, p, m, other, vec, bits, slot, guard)) return;
   for (int k = 0; vec > 1 && k < p->n; k += vec) {
     /* vec consecutive elements, one predicate: one access of up to 128 bits */
-    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
-                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    MlirValue pred = pred_of(L, m, k);
     MlirValue args[2 + 4], bits_of[16];
     args[0] = p->v[k];
     args[1] = pred;
@@ -268,8 +274,7 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
     }
   }
   for (int k = 0; vec == 1 && k < p->n; k++) {
-    MlirValue pred = m ? m->v[k] : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &i1, 0, NULL, 1,
-                                                               (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))}), 0);
+    MlirValue pred = pred_of(L, m, k);
     if (is_load) {
       MlirValue dflt = o ? lw_as_bits(L, o->v[k]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
                                                                              (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);
@@ -288,11 +293,10 @@ void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) {
 /* A pipelined load (lower_control.c) into its slot, where the guard holds
  * (the iteration exists): by cp.async, else loaded into registers and
  * stored there. */
+void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) { load_store(L, op, is_load, NULL, (MlirValue){NULL}); }
+
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) {
-  L->slot = slot;
-  L->slot_guard = guard;
-  lw_lower_load_store(L, load, true);
-  L->slot = NULL;
+  load_store(L, load, true, slot, guard);
   MlirValue r = mlirOperationGetResult(load, 0);
   Vals *x = lw_get(L, r);
   if (L->failed || (x && x->lazy == slot)) return;
