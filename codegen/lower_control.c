@@ -10,6 +10,16 @@
 
 #define MAX_FLAT 1024
 
+/* Appends x's per-thread values to the flat list out (k so far). */
+static bool append_vals(Lower *L, MlirOperation op, const Vals *x, MlirValue *out, int *k, int cap) {
+  if (*k + x->n > cap) {
+    lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
+    return false;
+  }
+  for (int j = 0; j < x->n; j++) out[(*k)++] = x->v[j];
+  return true;
+}
+
 /* Appends the per-thread values of vs to a flat list. */
 static int flatten_vals(Lower *L, MlirOperation op, int n, const MlirValue *vs, MlirValue *out, int cap) {
   int k = 0;
@@ -19,11 +29,7 @@ static int flatten_vals(Lower *L, MlirOperation op, int n, const MlirValue *vs, 
       lw_fail(L, op, "uses a value the GPU code generator has not lowered");
       return -1;
     }
-    if (k + x->n > cap) {
-      lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
-      return -1;
-    }
-    for (int j = 0; j < x->n; j++) out[k++] = x->v[j];
+    if (!append_vals(L, op, x, out, &k, cap)) return -1;
   }
   return k;
 }
@@ -144,22 +150,9 @@ static void loop_annotation(Lower *L, MlirOperation from, MlirOperation to) {
 /* Flattens Vals (not tile values) into out. */
 static int flatten_list(Lower *L, MlirOperation op, int n, Vals **xs, MlirValue *out, int cap) {
   int k = 0;
-  for (int i = 0; i < n; i++) {
-    if (k + xs[i]->n > cap) {
-      lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
-      return -1;
-    }
-    for (int j = 0; j < xs[i]->n; j++) out[k++] = xs[i]->v[j];
-  }
+  for (int i = 0; i < n; i++)
+    if (!append_vals(L, op, xs[i], out, &k, cap)) return -1;
   return k;
-}
-
-static MlirValue add_i32(Lower *L, MlirValue a, MlirValue b) { return lw_bin(L, "arith.addi", a, b); }
-
-static MlirValue less_than(Lower *L, MlirValue a, MlirValue b) {
-  MlirValue ops[2] = {a, b};
-  MlirNamedAttribute slt = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 2));
-  return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &slt);
 }
 
 static Vals *scalar(Lower *L, MlirValue v) {
@@ -172,16 +165,16 @@ static Vals *scalar(Lower *L, MlirValue v) {
  * induction variable and `carried` for the values it carries, its loads
  * into their buffers' slot `slot` (where iv < ub), one commit group;
  * `carried` then holds the next values. */
-static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, Lazy **bufs, MlirValue iv, MlirValue ub, MlirValue slot,
+static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, MlirValue iv, MlirValue ub, MlirValue slot,
                         Vals **carried, const bool *c0, int n) {
   lw_put(L, mlirBlockGetArgument(src, 0), scalar(L, iv));
   for (int i = 0; i < n; i++)
     if (c0[i]) lw_put(L, mlirBlockGetArgument(src, 1 + i), carried[i]);
-  MlirValue guard = less_than(L, iv, ub);
+  MlirValue guard = lw_cmp_u32(L, 2, iv, ub); /* slt */
   for (int i = 0; i < stage0->n && !L->failed; i++) {
     MlirOperation o = {stage0->v[i]};
     L->loc = mlirOperationGetLocation(o);
-    if (bufs[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs[i], slot), guard);
+    if (bufs->v[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs->v[i], slot), guard);
     else lw_lower_op(L, o);
   }
   lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
@@ -209,21 +202,17 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   }
   MlirValue lb = lw_get(L, mlirOperationGetOperand(op, 0))->v[0], ub = lw_get(L, mlirOperationGetOperand(op, 1))->v[0];
   MlirValue step = lw_get(L, mlirOperationGetOperand(op, 2))->v[0];
-  /* the first stage's ops in order, a buffer of S slots for each load */
-  PtrVec stage0 = {0};
-  Lazy **bufs = arena_alloc(L->comp->a, sizeof(Lazy *) * 256); /* not on the stack: scf ops nest */
+  /* the first stage's ops in order, and beside each load a buffer of S - 1 slots */
+  PtrVec stage0 = {0}, bufs = {0};
   for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield); o = mlirOperationGetNextInBlock(o)) {
     if (op_int_attr(o, "tile.stage", -1) != 0) continue;
-    if (stage0.n == 256) {
-      lw_fail(L, op, "has a first stage larger than the GPU code generator supports yet");
-      return;
-    }
-    bufs[stage0.n] = NULL;
+    Lazy *buf = NULL;
     if (tile_op_of(o) == TOP_load) {
       MlirOperation cv = mlirOpOperandGetOwner(mlirValueGetFirstUse(mlirOperationGetResult(o, 0)));
-      bufs[stage0.n] = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1);
+      buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1);
     }
     vec_push(L->comp->a, &stage0, o.ptr);
+    vec_push(L->comp->a, &bufs, buf);
   }
   /* the carried values of the first stage: those whose next value it computes */
   bool *c0 = arena_alloc(L->comp->a, sizeof(bool) * 64);
@@ -235,7 +224,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   }
   /* the prologue */
   for (int s = 0; s < S - 1 && !L->failed; s++)
-    first_stage(L, src, &stage0, bufs, add_i32(L, lb, lw_bin(L, "arith.muli", step, lw_const_i32(L, s))), ub,
+    first_stage(L, src, &stage0, &bufs, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_i32(L, s))), ub,
                 lw_const_i32(L, s), carried, c0, n);
   if (L->failed) return;
   /* the loop: the carried values, the first stage's ahead */
@@ -274,9 +263,9 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   MlirValue j = lw_bin(L, "arith.divsi", lw_bin(L, "arith.subi", iv, lb), step);
   MlirValue rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S - 1)), wslot = rslot;
   for (int i = 0; i < stage0.n; i++)
-    if (bufs[i]) {
+    if (bufs.v[i]) {
       Vals *x = lw_new_vals(L, 0);
-      x->lazy = lw_mma_slot(L, bufs[i], rslot);
+      x->lazy = lw_mma_slot(L, bufs.v[i], rslot);
       lw_put(L, mlirOperationGetResult((MlirOperation){stage0.v[i]}, 0), x);
     }
   /* the last stage: the rest of the body */
@@ -284,10 +273,10 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
        o = mlirOperationGetNextInBlock(o))
     if (op_int_attr(o, "tile.stage", -1) != 0) lw_lower_op(L, o);
   /* the first stage of iteration j + S - 1 */
-  MlirValue ahead = add_i32(L, iv, lw_bin(L, "arith.muli", step, lw_const_i32(L, S - 1)));
+  MlirValue ahead = lw_bin(L, "arith.addi", iv, lw_bin(L, "arith.muli", step, lw_const_i32(L, S - 1)));
   Vals **next = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
   for (int i = 0; i < n; i++) next[i] = lw_get(L, mlirBlockGetArgument(src, 1 + i));
-  if (!L->failed) first_stage(L, src, &stage0, bufs, ahead, ub, wslot, next, c0, n);
+  if (!L->failed) first_stage(L, src, &stage0, &bufs, ahead, ub, wslot, next, c0, n);
   if (!L->failed) {
     Vals **ys = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
     for (int i = 0; i < n; i++) ys[i] = c0[i] ? next[i] : lw_get(L, mlirOperationGetOperand(yield, i));
