@@ -332,7 +332,6 @@ static uint64_t meets(const Fence *f, uint64_t m) {
   return r;
 }
 
-/* The buffers an op writes and reads, with those of the ops inside it. */
 /* Whether op is a cp.async: a write of shared memory (tagged), as far as
  * barriers go; the wait before the barrier is the lowering's. */
 static bool is_copy(MlirOperation op) {
@@ -340,6 +339,8 @@ static bool is_copy(MlirOperation op) {
   MlirAttribute c = mlirOperationGetAttributeByName(op, str("callee"));
   return !mlirAttributeIsNull(c) && has_prefix(mlirFlatSymbolRefAttrGetValue(c), "tilec.cp.async.");
 }
+
+/* The buffers an op writes and reads, with those of the ops inside it. */
 
 static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
   int id = smem_tag(op);
@@ -355,11 +356,16 @@ static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
 
 static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert);
 
+/* A barrier before op when its writes w and reads r would race with s;
+ * the sets after it. */
+static Sets fence(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t r, bool insert) {
+  if (!(w & meets(f, s.r)) && !(r & meets(f, s.w))) return s;
+  if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
+  return (Sets){0, 0};
+}
+
 static Sets access(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t r, bool insert) {
-  if ((w & meets(f, s.r)) || (r & meets(f, s.w))) {
-    if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
-    s = (Sets){0, 0};
-  }
+  s = fence(f, op, s, w, r, insert);
   s.w |= w;
   s.r |= r;
   return s;
@@ -384,10 +390,7 @@ static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
      * loop, once, not in the body at every iteration */
     uint64_t lw = 0, lr = 0;
     accesses(op, &lw, &lr);
-    if ((lw & meets(f, s.r)) || (lr & meets(f, s.w))) {
-      if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
-      s = (Sets){0, 0};
-    }
+    s = fence(f, op, s, lw, lr, insert);
     /* the sets at the loop's head: what comes in, joined with what the
      * body leaves, until nothing changes (virtual barriers reset them) */
     Sets head = s, end;
