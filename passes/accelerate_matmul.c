@@ -14,7 +14,8 @@
  *   f16 x f16 -> f32 or f16, bf16 x bf16 -> f32   m16n8k16
  *   f32 x f32 -> f32 with input_precision="tf32"  m16n8k8 (Triton's default for f32),
  *                      or "tf32x3"              three of them (the operands split in two tf32)
- *   i8/u8 x i8/u8 -> i32                          m16n8k32
+ *   i8 x i8 -> i32                                m16n8k32 (.s8: the IR's
+ *                                                 integers carry no sign)
  * fp8 operands reach the dot already widened to f16 (sema), so they take
  * the f16 form. input_precision "ieee" and the bf16 splits, f64,
  * other accumulators, targets before sm_80 and warps other than 32 threads

@@ -11,8 +11,8 @@
  * (addresses, masks, the pointers the loop advances). Everything else is
  * the last stage. The lowering (codegen/lower_control.c) then issues the
  * first stage of iteration i + S - 1 while the last stage of iteration i
- * runs: the loads go to S buffers in shared memory by cp.async, S - 1
- * iterations ahead, as Triton's pipeliner does for sm_80.
+ * runs: the loads go to S - 1 slots of a buffer in shared memory by
+ * cp.async, S - 1 iterations ahead, as Triton's pipeliner does for sm_80.
  *
  * A loop is pipelined when S >= 2, the target is sm_80 or later, its step
  * is a positive constant, it has such loads, and the first stage stands on
@@ -33,7 +33,7 @@
 
 static MlirStringRef sref(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* A load whose only use is a conversion to a 16-bit mma.sync operand. */
+/* A 2-D load whose only use is a conversion to a 16-bit mma.sync operand. */
 static bool feeds_mma(Compilation *comp, MlirOperation op) {
   if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1) return false;
   MlirValue r = mlirOperationGetResult(op, 0);
@@ -44,8 +44,10 @@ static bool feeds_mma(Compilation *comp, MlirOperation op) {
   if (tile_op_of(cv) != TOP_convert_layout || !layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &l) ||
       l.kind != L_DOT_OP || l.parent->kind != L_MMA)
     return false;
-  MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(r));
-  return (mlirTypeIsAF16(et) || mlirTypeIsABF16(et)) && mlirBlockEqual(mlirOperationGetBlock(cv), mlirOperationGetBlock(op));
+  MlirType rt = mlirValueGetType(r), et = mlirShapedTypeGetElementType(rt);
+  /* 2-D: a batched dot's operands are not copied by cp.async (lower_memory.c) */
+  return mlirShapedTypeGetRank(rt) == 2 && (mlirTypeIsAF16(et) || mlirTypeIsABF16(et)) &&
+         mlirBlockEqual(mlirOperationGetBlock(cv), mlirOperationGetBlock(op));
 }
 
 typedef struct Plan {
