@@ -112,6 +112,25 @@ static bool can_remat(Compilation *comp, MlirValue v, const Layout *l, int *budg
   return true;
 }
 
+/* A clone of d with operands ops, its result in layout l, right after d
+ * (or right before it). */
+static MlirValue clone_in(Compilation *comp, MlirOperation d, const MlirValue *ops, intptr_t n, const Layout *l, bool after) {
+  MlirOperation c = mlirOperationClone(d);
+  if (after) mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(d), d, c);
+  else mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(d), d, c);
+  for (intptr_t i = 0; i < n; i++) mlirOperationSetOperand(c, i, ops[i]);
+  MlirValue r = mlirOperationGetResult(c, 0);
+  MlirType nt = with_layout(comp, mlirValueGetType(r), layout_attr(comp, l));
+  mlirValueSetType(r, nt);
+  if (op_is(c, "arith.constant")) {
+    MlirAttribute val = mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
+    if (mlirAttributeIsADenseElements(val) && mlirDenseElementsAttrIsSplat(val))
+      mlirOperationSetAttributeByName(c, mlirStringRefCreateFromCString("value"),
+                                      mlirDenseElementsAttrSplatGet(nt, mlirDenseElementsAttrGetSplatValue(val)));
+  }
+  return r;
+}
+
 /* v in layout l: recomputed where can_remat said so, converted at leaves. */
 static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
   Layout have;
@@ -132,19 +151,7 @@ static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
     ops[i] = is_tensor(o) && operand_layout(comp, d, (int)i, l, &ol) ? remat(comp, o, &ol) : o;
   }
   /* a clone right after the original dominates everything the original does */
-  MlirOperation c = mlirOperationClone(d);
-  mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(d), d, c);
-  for (intptr_t i = 0; i < n && i < 16; i++) mlirOperationSetOperand(c, i, ops[i]);
-  MlirValue r = mlirOperationGetResult(c, 0);
-  MlirType nt = with_layout(comp, mlirValueGetType(r), layout_attr(comp, l));
-  mlirValueSetType(r, nt);
-  if (op_is(c, "arith.constant")) {
-    MlirAttribute val = mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
-    if (mlirAttributeIsADenseElements(val) && mlirDenseElementsAttrIsSplat(val))
-      mlirOperationSetAttributeByName(c, mlirStringRefCreateFromCString("value"),
-                                      mlirDenseElementsAttrSplatGet(nt, mlirDenseElementsAttrGetSplatValue(val)));
-  }
-  return r;
+  return clone_in(comp, d, ops, n < 16 ? n : 16, l, true);
 }
 
 /* ---- loop-carried values ---------------------------------------------------------------
@@ -300,12 +307,8 @@ static bool sink_into(Compilation *comp, MlirOperation user, const Layout *a) {
     MlirValue o = mlirOperationGetOperand(user, i);
     ops[i] = !is_tensor(o) ? o : converted_from(comp, o, a, &ops[i]) ? ops[i] : remat(comp, o, a);
   }
-  MlirOperation c = mlirOperationClone(user);
-  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(user), user, c);
-  for (intptr_t i = 0; i < n; i++) mlirOperationSetOperand(c, i, ops[i]);
-  MlirValue r = mlirOperationGetResult(user, 0), cr = mlirOperationGetResult(c, 0);
+  MlirValue r = mlirOperationGetResult(user, 0), cr = clone_in(comp, user, ops, n, a, false);
   MlirType old = mlirValueGetType(r);
-  mlirValueSetType(cr, with_layout(comp, old, layout_attr(comp, a)));
   MlirValue back = mlirOperationGetResult(create_before(user, "tile.convert_layout", mlirOperationGetLocation(user), 1, &old, 1, &cr, 0, NULL), 0);
   mlirValueReplaceAllUsesOfWith(r, back);
   return true;
