@@ -205,13 +205,13 @@ static void async_access(const void *p, size_t n, bool store, int tid) {
 #define SMEM(bits, T)                                                                                                  \
   static T emu_lds_b##bits(const void *p) {                                                                            \
     T v;                                                                                                               \
-    if (cur->async_used) async_access(p, sizeof v, false, cur_tid());                                                          \
+    if (cur->async_used) async_access(p, sizeof v, false, cur_tid());                                                  \
     smem_written(p, sizeof v);                                                                                         \
     memcpy(&v, p, sizeof v);                                                                                           \
     return v;                                                                                                          \
   }                                                                                                                    \
   static void emu_sts_b##bits(void *p, T v) {                                                                          \
-    if (cur->async_used) async_access(p, sizeof v, true, cur_tid());                                                           \
+    if (cur->async_used) async_access(p, sizeof v, true, cur_tid());                                                   \
     size_t off = (size_t)((unsigned char *)p - cur->smem);                                                             \
     if (off + sizeof v <= cur->smem_bytes) memset(cur->shadow + off, 1, sizeof v);                                     \
     memcpy(p, &v, sizeof v);                                                                                           \
