@@ -26,7 +26,7 @@
  * read since the last barrier. An access that would race with one of them
  * (a read of memory written, a write of memory read) gets a barrier before
  * it, which empties the sets; a loop that would race with what came before
- * it gets the barrier before it, once. Writes after writes need none: the lowering's
+ * it, but not with itself, gets the barrier before it, once. Writes after writes need none: the lowering's
  * uses write each place once, or the same value from every holder, and a
  * use's writes are read before another use writes the same memory. Both branches of an if are
  * walked and their sets joined; a loop is walked to a fixed point of its
@@ -375,6 +375,20 @@ static MlirBlock region_block(MlirOperation op, int i) {
   return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i));
 }
 
+/* The sets at a loop's head: what comes in (s), joined with what the body
+ * leaves, until nothing changes (virtual barriers reset them). */
+static Sets loop_head(const Fence *f, MlirOperation op, Sets s, bool is_while) {
+  Sets head = s, end;
+  for (int guard = 0; guard < 64; guard++) {
+    end = walk_block(f, region_block(op, 0), head, false);
+    if (is_while) end = walk_block(f, region_block(op, 1), end, false);
+    Sets next = {s.w | end.w, s.r | end.r};
+    if (next.w == head.w && next.r == head.r) break;
+    head = next;
+  }
+  return head;
+}
+
 static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
   if (op_is(op, "nvvm.barrier0")) return (Sets){0, 0};
   bool divergent = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.divergent")));
@@ -386,21 +400,17 @@ static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
   }
   bool is_for = op_is(op, "scf.for"), is_while = op_is(op, "scf.while");
   if (is_for || is_while) {
-    /* what the loop races with from before it gets its barrier before the
-     * loop, once, not in the body at every iteration */
+    /* a loop whose body races only with what came before it, not with its
+     * own previous iteration, gets its barrier before the loop, once, not
+     * in the body at every iteration */
     uint64_t lw = 0, lr = 0;
     accesses(op, &lw, &lr);
-    s = fence(f, op, s, lw, lr, insert);
-    /* the sets at the loop's head: what comes in, joined with what the
-     * body leaves, until nothing changes (virtual barriers reset them) */
-    Sets head = s, end;
-    for (int guard = 0; guard < 64; guard++) {
-      end = walk_block(f, region_block(op, 0), head, false);
-      if (is_while) end = walk_block(f, region_block(op, 1), end, false);
-      Sets next = {s.w | end.w, s.r | end.r};
-      if (next.w == head.w && next.r == head.r) break;
-      head = next;
+    if (is_for && !(lw | lr)) return s; /* no shared memory in it: nothing to walk, nothing changes */
+    if ((lw & meets(f, s.r)) || (lr & meets(f, s.w))) {
+      Sets own = loop_head(f, op, (Sets){0, 0}, is_while);
+      if (!(lw & meets(f, own.r)) && !(lr & meets(f, own.w))) s = fence(f, op, s, lw, lr, insert);
     }
+    Sets head = loop_head(f, op, s, is_while);
     Sets after_cond = walk_block(f, region_block(op, 0), head, insert);
     if (is_while) walk_block(f, region_block(op, 1), after_cond, insert);
     /* a for exits at its head; a while after its condition */
