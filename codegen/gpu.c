@@ -416,9 +416,11 @@ const char *const *tilec_targets(void) {
 }
 
 struct CgCache {
-  LLVMTargetMachineRef tm[64]; /* by the targets' order in ir/target.c; the host's last */
+  LLVMTargetMachineRef tm[64]; /* by the targets' order in ir/target.c, then again for
+                                  PTX 8.4 (fp8 mma) from NEWER_PTX on; the host's last */
 };
 #define HOST_MACHINE 63
+#define NEWER_PTX 32
 
 CgCache *cg_cache_create(void) { return calloc(1, sizeof(CgCache)); }
 
@@ -441,7 +443,9 @@ static LLVMTargetMachineRef make_machine(Compilation *comp, const Target *gpu) {
     /* The Default level gives the same PTX as Aggressive for every example
      * and tutorial kernel (it runs EarlyCSE where Aggressive runs GVN
      * twice), 0.1 ms sooner. */
-    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, gpu->ptx_features, LLVMCodeGenLevelDefault,
+    char features[16];
+    snprintf(features, sizeof features, "+ptx%d", comp->ptx_isa > gpu->ptx ? comp->ptx_isa : gpu->ptx);
+    tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", arch, features, LLVMCodeGenLevelDefault,
                                  LLVMRelocDefault, LLVMCodeModelDefault);
   } else {
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
@@ -456,7 +460,7 @@ static LLVMTargetMachineRef make_machine(Compilation *comp, const Target *gpu) {
 }
 
 LLVMTargetMachineRef cg_target_machine(Compilation *comp, bool host) {
-  int i = host ? HOST_MACHINE : (int)(comp->target - targets);
+  int i = host ? HOST_MACHINE : (int)(comp->target - targets) + (comp->ptx_isa > comp->target->ptx ? NEWER_PTX : 0);
   if (!comp->cg->tm[i]) comp->cg->tm[i] = make_machine(comp, host ? NULL : comp->target);
   return comp->cg->tm[i];
 }

@@ -268,6 +268,9 @@ static MlirValue f8_convert(Lower *L, MlirValue v, int fmt, bool to, bool rtz) {
   MlirBlock body = mlirBlockCreate(1, &arg, &loc);
   mlirRegionAppendOwnedBlock(mlirOperationGetRegion(fn, 0), body);
   mlirOperationSetAttributeByName(fn, str("linkage"), ir_parse_attr(L->comp->ic, "#llvm.linkage<internal>"));
+  /* inlined: a call per element would cost the GPU its calling convention
+   * (arguments through memory, registers spilled around every call) */
+  mlirOperationSetAttributeByName(fn, str("passthrough"), ir_parse_attr(L->comp->ic, "[\"alwaysinline\"]"));
   MlirBlock saved_block = L->block;
   MlirOperation saved_term = L->term;
   L->block = body;
@@ -279,6 +282,34 @@ static MlirValue f8_convert(Lower *L, MlirValue v, int fmt, bool to, bool rtz) {
   L->block = saved_block;
   L->term = saved_term;
   return lw_call(L, name, ret, 1, &v);
+}
+
+/* fp8 widened to f16, exact (both formats' values are f16 values), in a
+ * few integer operations: e5m2 is an f16's top byte; e4m3's magnitude
+ * moved to an f16's bit positions is its value times 2^-8 (normal or not,
+ * as f16's exponent bias is 8 more), so one exact f16 multiply by 2^8
+ * rescales it; its NaN (S.1111.111) stays NaN. */
+static MlirValue c16(Lower *L, int64_t v) {
+  MlirType i16 = mlirIntegerTypeGet(L->ctx, 16);
+  MlirNamedAttribute a = lw_named(L, "value", mlirIntegerAttrGet(i16, v));
+  return lw_emit1(L, "arith.constant", i16, 0, NULL, 1, &a);
+}
+
+MlirValue lw_f8_to_f16(Lower *L, MlirValue b, int fmt) {
+  MlirType i16 = mlirIntegerTypeGet(L->ctx, 16), f16 = mlirF16TypeGet(L->ctx);
+  MlirValue c = lw_emit1(L, "arith.extui", i16, 1, &b, 0, NULL), v;
+  if (fmt == 1) {
+    v = lw_bin(L, "arith.shli", c, c16(L, 8));
+  } else {
+    MlirValue mag = lw_bin(L, "arith.andi", c, c16(L, 0x7f));
+    MlirValue scaled = lw_emit1(L, "arith.bitcast", f16, 1, (MlirValue[]){lw_bin(L, "arith.shli", mag, c16(L, 7))}, 0, NULL);
+    MlirNamedAttribute k = lw_named(L, "value", mlirFloatAttrDoubleGet(L->ctx, f16, 256.0));
+    MlirValue k256 = lw_emit1(L, "arith.constant", f16, 0, NULL, 1, &k);
+    v = lw_emit1(L, "arith.bitcast", i16, 1, (MlirValue[]){lw_bin(L, "arith.mulf", scaled, k256)}, 0, NULL);
+    v = lw_pick(L, lw_cmp_u32(L, 0 /* eq */, mag, c16(L, 0x7f)), c16(L, 0x7e00), v);
+    v = lw_bin(L, "arith.ori", v, lw_bin(L, "arith.shli", lw_bin(L, "arith.andi", c, c16(L, 0x80)), c16(L, 8)));
+  }
+  return lw_emit1(L, "arith.bitcast", f16, 1, &v, 0, NULL);
 }
 
 /* A scalar as f32, from any float or integer type (signed unless told). */
@@ -333,6 +364,10 @@ bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n) {
     MlirValue v = in->v[in->n == 1 ? 0 : k];
     if (in->n == 1 && memo[0].ptr) {
       x->v[k] = memo[0];
+      continue;
+    }
+    if (ff >= 0 && mlirTypeIsAF16(to)) {
+      x->v[k] = memo[0] = lw_f8_to_f16(L, v, ff);
       continue;
     }
     MlirValue f = to_f32(L, v, from, op_is(op, "arith.uitofp"));

@@ -14,7 +14,7 @@
  *     registers are one ldmatrix.x4 per 16-row part (rows 0-7 and 8-15, K
  *     0-7 then 8-15), and B's one ldmatrix.x4.trans per two 8-column parts
  *     (K 0-7 and 8-15 of each; .x2 for a last odd part);
- *   - tf32 and int8: A row-major, B transposed [N][K], so that each 32-bit
+ *   - tf32, int8 and fp8: A row-major, B transposed [N][K], so that each 32-bit
  *     register of either fragment (one tf32, four bytes, along K) is one
  *     aligned word, read by a 32-bit load; rows padded to 4 mod 8 words, so
  *     that the 8 rows x 4 words of a register lie on 32 banks.
@@ -38,32 +38,77 @@
  */
 #include "lower.h"
 
+static MlirValue pack_halves(Lower *L, MlirValue lo, MlirValue hi);
+
 /* What one instruction computes for these operand and result types. */
 typedef struct MmaForm {
   const char *name; /* after tilec.mma. */
-  int k;            /* the instruction's K */
+  int k;            /* the K of one step: the instruction's, or two of them (widen) */
   int nc;           /* C and D registers */
   int bits;         /* operand element bits */
+  bool widen;       /* fp8 operands on fp16's instruction, widened in registers */
 } MmaForm;
 
 static const MmaForm forms[] = {
-    {"m16n8k16.row.col.f32.f16.f16.f32", 16, 4, 16},  {"m16n8k16.row.col.f16.f16.f16.f16", 16, 2, 16},
-    {"m16n8k16.row.col.f32.bf16.bf16.f32", 16, 4, 16}, {"m16n8k8.row.col.f32.tf32.tf32.f32", 8, 4, 32},
-    {"m16n8k32.row.col.s32.s8.s8.s32", 32, 4, 8},
+    {"m16n8k16.row.col.f32.f16.f16.f32", 16, 4, 16, false},  {"m16n8k16.row.col.f16.f16.f16.f16", 16, 2, 16, false},
+    {"m16n8k16.row.col.f32.bf16.bf16.f32", 16, 4, 16, false}, {"m16n8k8.row.col.f32.tf32.tf32.f32", 8, 4, 32, false},
+    {"m16n8k32.row.col.s32.s8.s8.s32", 32, 4, 8, false},
+    /* sm_89 and PTX 8.4: A and B each e4m3 or e5m2 */
+    {"m16n8k32.row.col.f32.e4m3.e4m3.f32", 32, 4, 8, false}, {"m16n8k32.row.col.f32.e4m3.e5m2.f32", 32, 4, 8, false},
+    {"m16n8k32.row.col.f32.e5m2.e4m3.f32", 32, 4, 8, false}, {"m16n8k32.row.col.f32.e5m2.e5m2.f32", 32, 4, 8, false},
+    /* fp8 elsewhere (before sm_89, or into f16): read as int8 is, widened */
+    {"m16n8k16.row.col.f32.f16.f16.f32", 32, 4, 8, true},     {"m16n8k16.row.col.f16.f16.f16.f16", 32, 2, 8, true},
 };
 
-static bool mma_form(MlirType at, MlirType acc, MmaForm *f) {
+/* The form for operand element types at, bt (as the tile IR has them: fp8
+ * is not yet its bits) and accumulator acc on target sm; false when there
+ * is none. */
+static bool mma_form(MlirType at, MlirType bt, MlirType acc, int sm, MmaForm *f) {
   bool i8 = mlirTypeIsAInteger(at) && mlirIntegerTypeGetWidth(at) == 8;
   bool i32 = mlirTypeIsAInteger(acc) && mlirIntegerTypeGetWidth(acc) == 32;
-  int i = mlirTypeIsAF16(at) && mlirTypeIsAF32(acc)    ? 0
-          : mlirTypeIsAF16(at) && mlirTypeIsAF16(acc)  ? 1
-          : mlirTypeIsABF16(at) && mlirTypeIsAF32(acc) ? 2
-          : mlirTypeIsAF32(at) && mlirTypeIsAF32(acc)  ? 3
-          : i8 && i32                                  ? 4
-                                                       : -1;
+  int f8a = lw_f8_format(at), f8b = lw_f8_format(bt);
+  bool f8 = f8a >= 0 && f8b >= 0;
+  int i = mlirTypeIsAF16(at) && mlirTypeIsAF32(acc)                 ? 0
+          : mlirTypeIsAF16(at) && mlirTypeIsAF16(acc)               ? 1
+          : mlirTypeIsABF16(at) && mlirTypeIsAF32(acc)              ? 2
+          : mlirTypeIsAF32(at) && mlirTypeIsAF32(acc)               ? 3
+          : i8 && i32                                               ? 4
+          : f8 && sm >= 89 && mlirTypeIsAF32(acc)                   ? 5 + 2 * f8a + f8b
+          : f8 && (mlirTypeIsAF32(acc) || mlirTypeIsAF16(acc))      ? (mlirTypeIsAF32(acc) ? 9 : 10)
+                                                                    : -1;
   if (i < 0) return false;
   *f = forms[i];
   return true;
+}
+
+/* Two fp8 elements of a 32-bit register of four (half 0: bytes 0 and 1,
+ * half 1: bytes 2 and 3) as an f16x2 register, low first, in 32-bit
+ * arithmetic on both at once. e5m2 is an f16's top byte: two byte moves.
+ * e4m3 (lower_data.c's lw_f8_to_f16, twice over): the magnitude at an
+ * f16's bit positions is the value times 2^-8, rescaled by one f16x2
+ * multiply by 2^8; S.1111.111 becomes NaN. (Not through i8 or i16 values:
+ * LLVM 22's SLP vectorizer narrows trunc(w >> 8) to i8 and widens it
+ * wrongly, rebuilding w's low 16 bits from its low byte.) */
+static MlirValue widen_pair(Lower *L, MlirValue w, int half, int fmt) {
+  MlirValue x = lw_bin(L, "arith.shrui", w, lw_const_i32(L, 16 * half));
+  /* byte 0 at bits 0-7, byte 1 at bits 16-23 */
+  MlirValue s = lw_bin(L, "arith.ori", lw_bin(L, "arith.andi", x, lw_const_i32(L, 0xff)),
+                       lw_bin(L, "arith.shli", lw_bin(L, "arith.andi", x, lw_const_i32(L, 0xff00)), lw_const_i32(L, 8)));
+  if (fmt == 1) return lw_bin(L, "arith.shli", s, lw_const_i32(L, 8));
+  MlirValue mag = lw_bin(L, "arith.andi", s, lw_const_i32(L, 0x007f007f));
+  MlirValue sign = lw_bin(L, "arith.shli", lw_bin(L, "arith.andi", s, lw_const_i32(L, 0x00800080)), lw_const_i32(L, 8));
+  MlirType f16 = mlirF16TypeGet(L->ctx), v2 = mlirVectorTypeGet(1, (int64_t[]){2}, f16);
+  MlirValue scaled = lw_emit1(L, "llvm.bitcast", v2, 1, (MlirValue[]){lw_bin(L, "arith.shli", mag, lw_const_i32(L, 7))}, 0, NULL);
+  MlirNamedAttribute k = lw_named(L, "value", mlirDenseElementsAttrSplatGet(v2, mlirFloatAttrDoubleGet(L->ctx, f16, 256.0)));
+  MlirValue k256 = lw_emit1(L, "arith.constant", v2, 0, NULL, 1, &k);
+  MlirValue p = lw_emit1(L, "llvm.bitcast", lw_i32(L), 1, (MlirValue[]){lw_bin(L, "arith.mulf", scaled, k256)}, 0, NULL);
+  /* 0xffff in a lane whose magnitude is 0x7f (its + 1 carries into bit 7) */
+  MlirValue nan = lw_bin(L, "arith.shrui", lw_bin(L, "arith.andi", lw_bin(L, "arith.addi", mag, lw_const_i32(L, 0x00010001)), lw_const_i32(L, 0x00800080)),
+                         lw_const_i32(L, 7));
+  nan = lw_bin(L, "arith.muli", nan, lw_const_i32(L, 0xffff));
+  MlirValue keep = lw_bin(L, "arith.andi", p, lw_bin(L, "arith.xori", nan, lw_const_i32(L, -1)));
+  MlirValue r = lw_bin(L, "arith.ori", keep, lw_bin(L, "arith.andi", nan, lw_const_i32(L, 0x7e007e00)));
+  return lw_bin(L, "arith.ori", r, sign);
 }
 
 int cg_mma_c_regs(const char *name, size_t len) {
@@ -225,12 +270,15 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   Elems ec;
   Layout ml;
   Lazy *za = lw_get(L, a)->lazy, *zb = lw_get(L, b)->lazy;
-  if (!mma_form(lw_scalar_of(L, mlirValueGetType(a)), acc, &f) || !lw_elems_of(L, rt, &ec) || !ec.mma ||
+  MlirType ae = mlirShapedTypeGetElementType(mlirValueGetType(a)), be = mlirShapedTypeGetElementType(mlirValueGetType(b));
+  if (!mma_form(ae, be, acc, L->comp->target->sm, &f) ||
+      !lw_elems_of(L, rt, &ec) || !ec.mma ||
       !layout_of_type(L->comp, rt, &ml) || !za || !zb || za->mma_operand != MMA_A ||
       zb->mma_operand != (f.bits == 16 ? MMA_B_ROWS : MMA_B_COLS)) {
     lw_fail(L, op, "on tensor cores with these operands is not supported by the GPU code generator");
     return;
   }
+  if (f.bits == 8 && !f.widen && lw_f8_format(ae) >= 0 && L->comp->ptx_isa < 84) L->comp->ptx_isa = 84; /* fp8 mma.sync */
   bool ldm = f.bits == 16; /* fragments by ldmatrix, else by 32-bit loads */
   int lead = ec.rank - 2; /* a batched dot's M and N are dims 1 and 2 */
   int wb = lead ? ml.wpc[0] : 1, wm = ml.wpc[lead], wn = ml.wpc[lead + 1];
@@ -353,6 +401,26 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       *x = big;
     }
   }
+  /* fp8 on fp16's instruction: a step's 32 elements of K are two
+   * instructions. The sum over K does not care in which order the elements
+   * meet, only that A's and B's meet alike: register q of A (row g + 8(q %
+   * 2), K 4t .. 4t + 3 of half q / 2) gives, widened, the instruction's a0
+   * (bytes 0, 1) and a2 (bytes 2, 3), or a1 and a3, and B's register of
+   * that half its b0 and b1 the same way, so that the pairs a0/b0 and
+   * a2/b1 hold the same elements of K. */
+  int subs = f.widen ? 2 : 1;
+  MlirValue *xa = ra, *xb = rb;
+  if (f.widen) {
+    int fa = lw_f8_format(ae), fb = lw_f8_format(be);
+    xa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 8);
+    xb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 4);
+    for (int rm = 0; rm < all_m; rm++)
+      for (int sub = 0; sub < 2; sub++)
+        for (int q = 0; q < 4; q++) xa[rm * 8 + sub * 4 + q] = widen_pair(L, ra[rm * 4 + 2 * sub + q % 2], q / 2, fa);
+    for (int rn = 0; rn < all_n; rn++)
+      for (int sub = 0; sub < 2; sub++)
+        for (int q = 0; q < 2; q++) xb[rn * 4 + sub * 2 + q] = widen_pair(L, rb[rn * 2 + sub], q, fb);
+  }
   char name[64];
   snprintf(name, sizeof name, "tilec.mma.%s", f.name);
   MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
@@ -362,13 +430,14 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       int p = rm * reps_n + n, rn = rm / reps_m * reps_n + n; /* the same batch element's */
       MlirValue args[10];
       for (int q = 0; q < f.nc; q++) args[6 + q] = carried[p * f.nc + q];
-      for (int term = x3 ? 0 : 2; term < 3; term++) {
-        /* tf32x3: small*big, big*small, then big*big */
-        for (int q = 0; q < 4; q++) args[q] = term == 0 ? sa[rm * 4 + q] : ra[rm * 4 + q];
-        for (int q = 0; q < 2; q++) args[4 + q] = term == 1 ? sb[rn * 2 + q] : rb[rn * 2 + q];
-        MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
-        for (int q = 0; q < f.nc; q++) args[6 + q] = extract(L, d, q);
-      }
+      for (int sub = 0; sub < subs; sub++)
+        for (int term = x3 ? 0 : 2; term < 3; term++) {
+          /* tf32x3: small*big, big*small, then big*big */
+          for (int q = 0; q < 4; q++) args[q] = term == 0 ? sa[rm * 4 + q] : xa[rm * 4 * subs + sub * 4 + q];
+          for (int q = 0; q < 2; q++) args[4 + q] = term == 1 ? sb[rn * 2 + q] : xb[rn * 2 * subs + sub * 2 + q];
+          MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
+          for (int q = 0; q < f.nc; q++) args[6 + q] = extract(L, d, q);
+        }
       for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = args[6 + q];
     }
   lw_end_for(L, &loop, next, regs);

@@ -554,6 +554,10 @@ static const MmaOp mma_ops[EMU_MMA_KINDS] = {
     {EMU_MMA_S32_S8U8, "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32"},
     {EMU_MMA_S32_U8S8, "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32"},
     {EMU_MMA_S32_U8U8, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"},
+    {EMU_MMA_F32_E4M3E4M3, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"},
+    {EMU_MMA_F32_E4M3E5M2, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"},
+    {EMU_MMA_F32_E5M2E4M3, "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32"},
+    {EMU_MMA_F32_E5M2E5M2, "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32"},
 };
 
 static void mma_complete(void *ctx, void *const lanes[32]) {
@@ -589,10 +593,15 @@ MMA(s8s8, EMU_MMA_S32_S8S8)
 MMA(s8u8, EMU_MMA_S32_S8U8)
 MMA(u8s8, EMU_MMA_S32_U8S8)
 MMA(u8u8, EMU_MMA_S32_U8U8)
+MMA(e4e4, EMU_MMA_F32_E4M3E4M3)
+MMA(e4e5, EMU_MMA_F32_E4M3E5M2)
+MMA(e5e4, EMU_MMA_F32_E5M2E4M3)
+MMA(e5e5, EMU_MMA_F32_E5M2E5M2)
 /* by EmuMmaKind: tilec.emu.mma.<emu_mma_name(kind)> */
 static void *const mma_fns[EMU_MMA_KINDS] = {
     FN(emu_mma_f32_f16), FN(emu_mma_f32_bf16), FN(emu_mma_f16_f16), FN(emu_mma_f32_tf32),
     FN(emu_mma_s8s8),    FN(emu_mma_s8u8),     FN(emu_mma_u8s8),    FN(emu_mma_u8u8),
+    FN(emu_mma_e4e4),    FN(emu_mma_e4e5),     FN(emu_mma_e5e4),    FN(emu_mma_e5e5),
 };
 
 /* ldmatrix.sync.aligned.m8n8.x<num>[.trans].shared.b16 */

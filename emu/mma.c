@@ -38,6 +38,10 @@ static const char *const kind_names[EMU_MMA_KINDS] = {
     [EMU_MMA_F16_F16] = "m16n8k16.row.col.f16.f16.f16.f16", [EMU_MMA_F32_TF32] = "m16n8k8.row.col.f32.tf32.tf32.f32",
     [EMU_MMA_S32_S8S8] = "m16n8k32.row.col.s32.s8.s8.s32",  [EMU_MMA_S32_S8U8] = "m16n8k32.row.col.s32.s8.u8.s32",
     [EMU_MMA_S32_U8S8] = "m16n8k32.row.col.s32.u8.s8.s32",  [EMU_MMA_S32_U8U8] = "m16n8k32.row.col.s32.u8.u8.s32",
+    [EMU_MMA_F32_E4M3E4M3] = "m16n8k32.row.col.f32.e4m3.e4m3.f32",
+    [EMU_MMA_F32_E4M3E5M2] = "m16n8k32.row.col.f32.e4m3.e5m2.f32",
+    [EMU_MMA_F32_E5M2E4M3] = "m16n8k32.row.col.f32.e5m2.e4m3.f32",
+    [EMU_MMA_F32_E5M2E5M2] = "m16n8k32.row.col.f32.e5m2.e5m2.f32",
 };
 
 const char *emu_mma_name(EmuMmaKind kind) { return (unsigned)kind < EMU_MMA_KINDS ? kind_names[kind] : "?"; }
@@ -57,6 +61,8 @@ typedef enum Shape { M16N8K16, M16N8K8, M16N8K32 } Shape;
 static Shape shape_of(EmuMmaKind kind) {
   return kind == EMU_MMA_F32_TF32 ? M16N8K8 : kind >= EMU_MMA_S32_S8S8 ? M16N8K32 : M16N8K16;
 }
+
+static bool is_integer(EmuMmaKind kind) { return kind >= EMU_MMA_S32_S8S8 && kind <= EMU_MMA_S32_U8U8; }
 
 static int k_of(Shape s) { return s == M16N8K8 ? 8 : s == M16N8K16 ? 16 : 32; }
 
@@ -145,9 +151,31 @@ static uint32_t f16_round(float x) {
   return sign | (((uint32_t)(e + 14) << 10) + (units - 0x400));
 }
 
-/* The value of element slot `i` of a register, for A's and B's type. */
-static float fp_element(EmuMmaKind kind, uint32_t reg, int slot) {
+/* An 8-bit float: 1 sign, `eb` exponent and 7 - eb mantissa bits, bias
+ * 2^(eb-1) - 1; e4m3 (fn) has no infinities and only S.1111.111 as NaN,
+ * e5m2 the IEEE specials. Every value is a float. */
+static float f8_value(uint32_t c, int eb) {
+  int mb = 7 - eb, bias = (1 << (eb - 1)) - 1;
+  uint32_t e = (c >> mb) & ((1u << eb) - 1), m = c & ((1u << mb) - 1);
+  float sign = (c & 0x80) ? -1.0f : 1.0f;
+  if (eb == 4 && e == 15 && m == 7) return NAN;
+  if (eb == 5 && e == 31) return m ? NAN : sign * INFINITY;
+  if (!e) return sign * ldexpf((float)m, 1 - bias - mb);
+  return sign * ldexpf((float)(m | 1u << mb), (int)e - bias - mb);
+}
+
+/* The value of element slot `i` of a register, for A's (b false) or B's type. */
+static float fp_element(EmuMmaKind kind, bool b, uint32_t reg, int slot) {
   switch (kind) {
+  case EMU_MMA_F32_E4M3E4M3:
+  case EMU_MMA_F32_E4M3E5M2:
+  case EMU_MMA_F32_E5M2E4M3:
+  case EMU_MMA_F32_E5M2E5M2: {
+    /* A's format: the first of the pair; B's: the second */
+    bool e5 = b ? kind == EMU_MMA_F32_E4M3E5M2 || kind == EMU_MMA_F32_E5M2E5M2
+                : kind == EMU_MMA_F32_E5M2E4M3 || kind == EMU_MMA_F32_E5M2E5M2;
+    return f8_value((reg >> (8 * slot)) & 0xff, e5 ? 5 : 4);
+  }
   case EMU_MMA_F32_BF16: return f32_of(((reg >> (16 * slot)) & 0xffff) << 16);
   case EMU_MMA_F32_TF32: return f32_of(reg & 0xffffe000u); /* tf32 reads 10 mantissa bits of the 23 */
   default: return f16_value((reg >> (16 * slot)) & 0xffff);
@@ -165,7 +193,7 @@ void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32]
                   uint32_t d[32][4]) {
   Shape s = shape_of(kind);
   int K = k_of(s), pr = per_reg(s);
-  bool integer = s == M16N8K32;
+  bool integer = is_integer(kind);
   bool a_signed = kind == EMU_MMA_S32_S8S8 || kind == EMU_MMA_S32_S8U8;
   bool b_signed = kind == EMU_MMA_S32_S8S8 || kind == EMU_MMA_S32_U8S8;
   /* the whole matrices, gathered from the fragments */
@@ -178,13 +206,13 @@ void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32]
       a_pos(s, l, i, &row, &col);
       uint32_t reg = a[l][i / pr];
       if (integer) ia[row][col] = int_element(a_signed, reg, i % pr);
-      else fa[row][col] = fp_element(kind, reg, i % pr);
+      else fa[row][col] = fp_element(kind, false, reg, i % pr);
     }
     for (int i = 0; i < 2 * pr; i++) {
       b_pos(s, l, i, &row, &col);
       uint32_t reg = b[l][i / pr];
       if (integer) ib[row][col] = int_element(b_signed, reg, i % pr);
-      else fb[row][col] = fp_element(kind, reg, i % pr);
+      else fb[row][col] = fp_element(kind, true, reg, i % pr);
     }
     for (int i = 0; i < 4; i++) {
       c_pos(l, i, &row, &col);
@@ -193,8 +221,9 @@ void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32]
       else fc[row][col] = f32_of(c[l][i]);
     }
   }
-  /* D = A·B + C, k in order; the products of f16, bf16 and tf32 values are
-   * exact in a float's 24 bits (at most 11 + 11), so fmaf rounds each step once */
+  /* D = A·B + C, k in order; the products of f16, bf16, tf32 and fp8 values
+   * are exact in a float's 24 bits (at most 11 + 11), so fmaf rounds each
+   * step once */
   for (int m = 0; m < 16; m++)
     for (int n = 0; n < 8; n++) {
       if (integer) {

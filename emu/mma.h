@@ -10,7 +10,7 @@
  *
  * Registers are 32-bit words as PTX has them: a .f16x2 or .bf16x2 register
  * holds its lower-numbered element in bits 15:0, a .b32 register of four
- * .s8/.u8 elements holds element i in bits 8i+7:8i, an .f32 or .tf32
+ * .s8/.u8/.e4m3/.e5m2 elements holds element i in bits 8i+7:8i, an .f32 or .tf32
  * register holds the value's IEEE bits, an .s32 register the integer.
  *
  * Nothing here allocates, prints or fails: every input has a defined
@@ -34,6 +34,10 @@ typedef enum EmuMmaKind {
   EMU_MMA_S32_S8U8, /* m16n8k32.row.col.s32.s8.u8.s32 */
   EMU_MMA_S32_U8S8, /* m16n8k32.row.col.s32.u8.s8.s32 */
   EMU_MMA_S32_U8U8, /* m16n8k32.row.col.s32.u8.u8.s32 */
+  EMU_MMA_F32_E4M3E4M3, /* m16n8k32.row.col.f32.e4m3.e4m3.f32 (sm_89) */
+  EMU_MMA_F32_E4M3E5M2, /* m16n8k32.row.col.f32.e4m3.e5m2.f32 */
+  EMU_MMA_F32_E5M2E4M3, /* m16n8k32.row.col.f32.e5m2.e4m3.f32 */
+  EMU_MMA_F32_E5M2E5M2, /* m16n8k32.row.col.f32.e5m2.e5m2.f32 */
   EMU_MMA_KINDS
 } EmuMmaKind;
 
@@ -56,6 +60,9 @@ int emu_mma_c_regs(EmuMmaKind kind);
  *     least half precision).
  *   - tf32: each input's low 13 bits of mantissa are dropped (truncated,
  *     as the hardware ignores them), then as f16.
+ *   - e4m3/e5m2 (A and B each its own): each product exact, then as f16.
+ *     e4m3 is the FN form (no infinities; S.1111.111 is NaN), e5m2 has
+ *     IEEE infinities and NaNs.
  *   - s8/u8: exact in 32 bits, wrapping on overflow (no .satfinite). */
 void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32][2], const uint32_t c[32][4],
                   uint32_t d[32][4]);

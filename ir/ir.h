@@ -110,6 +110,8 @@ typedef struct Compilation {
   const Target *target;   /* resolved once, from the options' arch */
   int num_warps;
   int threads_per_warp;   /* the target's */
+  int ptx_isa;            /* the PTX ISA version the code needs if newer than the target's
+                             (84 for fp8 mma.sync), set by the lowering; else 0 */
   struct CgCache *cg;     /* the code generator's state kept with the context (codegen.h) */
   StageClock *clock;      /* the time of each stage, when asked */
   struct AxisAnalysis *axis; /* the axis-analysis stage's result, for the lowering */

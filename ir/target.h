@@ -14,7 +14,8 @@ typedef struct Target {
   int sm;                   /* the compute capability: 80 for sm_80, 90 for sm_90 and sm_90a */
   int threads_per_warp;     /* 32 on every NVIDIA GPU */
   int64_t max_shared;       /* the shared memory a block may have, opting in past 48 KiB */
-  const char *ptx_features; /* LLVM's NVPTX feature string: the PTX version */
+  int ptx;                  /* the PTX ISA version its code declares, 80 for 8.0, unless
+                               the code needs a newer one (Compilation.ptx_isa) */
 } Target;
 
 extern const Target targets[];

@@ -16,8 +16,11 @@
  *                      or "tf32x3"              three of them (the operands split in two tf32)
  *   i8 x i8 -> i32                                m16n8k32 (.s8: the IR's
  *                                                 integers carry no sign)
- * fp8 operands reach the dot already widened to f16 (sema), so they take
- * the f16 form. input_precision "ieee" and the bf16 splits, f64,
+ *   e4m3/e5m2 x e4m3/e5m2 -> f32 on sm_89+           m16n8k32 (PTX 8.4)
+ *                         -> f32 or f16 otherwise     two m16n8k16 f16 per 32 of K
+ * fp8 operands reach the dot widened to f16 (sema), which is exact: when K
+ * is a multiple of 32 the dot takes them as they were loaded (fp8_source)
+ * and the lowering widens them after shared memory, else the f16 form. input_precision "ieee" and the bf16 splits, f64,
  * other accumulators, targets before sm_80 and warps other than 32 threads
  * stay on FMAs, as do tiles an instruction does not divide or too small for
  * every warp to have its own part (M/16 * N/8 < num_warps). A batched
@@ -36,9 +39,24 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 
+static bool is_fp8(MlirType t) { return mlirTypeIsAFloat8E4M3FN(t) || mlirTypeIsAFloat8E5M2(t); }
+
+/* The fp8 value an f16 dot operand was widened from (through layout
+ * conversions), or a null value. */
+static MlirValue fp8_source(MlirValue v) {
+  MlirOperation op = value_owner(v);
+  while (!mlirOperationIsNull(op) && op_is(op, "tile.convert_layout")) op = value_owner(mlirOperationGetOperand(op, 0));
+  if (mlirOperationIsNull(op) || !op_is(op, "arith.extf")) return (MlirValue){NULL};
+  MlirValue src = mlirOperationGetOperand(op, 0);
+  return is_fp8(mlirShapedTypeGetElementType(mlirValueGetType(src))) ? src : (MlirValue){NULL};
+}
+
 /* The K of one instruction for these operand and accumulator types; 0 when
  * no mma.sync computes them. */
 static int mma_k(MlirType a, MlirType b, MlirType acc, MlirOperation dot) {
+  /* either format with either; before sm_89 or into f16, on fp16's
+   * instruction (lower_mma.c widens them), two per step of 32 */
+  if (is_fp8(a) && is_fp8(b)) return mlirTypeIsAF32(acc) || mlirTypeIsAF16(acc) ? 32 : 0;
   if (!mlirTypeEqual(a, b) && !(mlirTypeIsAInteger(a) && mlirTypeIsAInteger(b))) return 0;
   if (mlirTypeIsAF16(a)) return mlirTypeIsAF32(acc) || mlirTypeIsAF16(acc) ? 16 : 0;
   if (mlirTypeIsABF16(a)) return mlirTypeIsAF32(acc) ? 16 : 0;
@@ -89,18 +107,26 @@ static void accelerate(Compilation *comp, MlirOperation dot) {
   MlirType rt = mlirValueGetType(r);
   int rank = (int)mlirShapedTypeGetRank(rt);
   if (rank != 2 && rank != 3) return;
-  MlirType ta = mlirValueGetType(mlirOperationGetOperand(dot, 0)), tb = mlirValueGetType(mlirOperationGetOperand(dot, 1));
-  int k = mma_k(mlirShapedTypeGetElementType(ta), mlirShapedTypeGetElementType(tb), mlirShapedTypeGetElementType(rt), dot);
+  MlirValue oa = mlirOperationGetOperand(dot, 0), ob = mlirOperationGetOperand(dot, 1);
   int64_t B = rank == 3 ? mlirShapedTypeGetDimSize(rt, 0) : 1;
   int64_t M = mlirShapedTypeGetDimSize(rt, rank - 2), N = mlirShapedTypeGetDimSize(rt, rank - 1);
-  int64_t K = mlirShapedTypeGetDimSize(ta, rank - 1);
+  int64_t K = mlirShapedTypeGetDimSize(mlirValueGetType(oa), rank - 1);
   /* a batched dot: the warps over the batch first, as many as divide it,
    * the rest over each product's M and N */
   int wb = 1, wm, wn;
   while (wb * 2 <= comp->num_warps && B % (wb * 2) == 0) wb *= 2;
-  if (!k || M % 16 || N % 8 || K % k || !mma_warps(M, N, comp->num_warps / wb, &wm, &wn) || M % (16 * wm) ||
-      N % (8 * wn))
-    return;
+  if (M % 16 || N % 8 || !mma_warps(M, N, comp->num_warps / wb, &wm, &wn) || M % (16 * wm) || N % (8 * wn)) return;
+  MlirType acc = mlirShapedTypeGetElementType(rt);
+  if ((mlirTypeIsAF32(acc) || mlirTypeIsAF16(acc)) && K % 32 == 0) {
+    /* fp8 operands as they were loaded where K allows (the widening to f16
+     * is left to dce): on sm_89+ into f32 its own instruction, else widened
+     * to f16 in registers, after shared memory, which then holds bytes */
+    MlirValue fa = fp8_source(oa), fb = fp8_source(ob);
+    if (!mlirValueIsNull(fa) && !mlirValueIsNull(fb)) oa = fa, ob = fb;
+  }
+  MlirType ta = mlirValueGetType(oa), tb = mlirValueGetType(ob);
+  int k = mma_k(mlirShapedTypeGetElementType(ta), mlirShapedTypeGetElementType(tb), acc, dot);
+  if (!k || K % k) return;
   Layout *mma = arena_alloc(comp->a, sizeof *mma);
   if (rank == 3) *mma = (Layout){.kind = L_MMA, .rank = 3, .version = 2, .wpc = {wb, wm, wn}, .instr = {1, 16, 8}};
   else *mma = (Layout){.kind = L_MMA, .rank = 2, .version = 2, .wpc = {wm, wn}, .instr = {16, 8}};
@@ -116,9 +142,9 @@ static void accelerate(Compilation *comp, MlirOperation dot) {
    * one 32-bit register), the accumulator in it */
   for (int i = 0; i < 2; i++) {
     MlirType et = mlirShapedTypeGetElementType(i ? tb : ta);
-    int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF32(et) ? 32 : 16;
+    int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF32(et) ? 32 : is_fp8(et) ? 8 : 16;
     Layout d = {.kind = L_DOT_OP, .rank = rank, .dim = i, .parent = mma, .k_width = 32 / bits};
-    mlirOperationSetOperand(dot, i, convert_before(comp, dot, mlirOperationGetOperand(dot, i), &d));
+    mlirOperationSetOperand(dot, i, convert_before(comp, dot, i ? ob : oa, &d));
   }
   mlirOperationSetOperand(dot, 2, convert_before(comp, dot, mlirOperationGetOperand(dot, 2), mma));
 }

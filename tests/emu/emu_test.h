@@ -64,11 +64,12 @@ static inline char *slurp(const char *path, size_t *len) {
 }
 
 #ifdef TILEC_RUNTIME_EMU_H
-/* Compiles kernel `kernel` of DIR/FILE for the emulator and runs it on a
- * grid of `grid` programs; 0 on success, else the failure is counted and
- * reported. (For the test programs that include emu/emu.h and tilec.h.) */
-static inline int emu_run_file(const char *dir, const char *file, const char *kernel, const char *sig, int warps,
-                               unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
+/* Compiles kernel `kernel` of DIR/FILE for the emulator, as for GPU target
+ * `arch` (NULL: sm_80), and runs it on a grid of `grid` programs; 0 on
+ * success, else the failure is counted and reported. (For the test
+ * programs that include emu/emu.h and tilec.h.) */
+static inline int emu_run_file_on(const char *arch, const char *dir, const char *file, const char *kernel, const char *sig,
+                                  int warps, unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   size_t len;
@@ -78,7 +79,7 @@ static inline int emu_run_file(const char *dir, const char *file, const char *ke
     failures++;
     return 1;
   }
-  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU};
+  tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU, .arch = arch};
   tilec_result *r = NULL;
   int bad = 1;
   if (tilec_compile(file, src, len, &o, &r) == TILEC_OK) {
@@ -104,6 +105,11 @@ static inline int emu_run_file(const char *dir, const char *file, const char *ke
   free(src);
   if (bad) failures++;
   return bad;
+}
+
+static inline int emu_run_file(const char *dir, const char *file, const char *kernel, const char *sig, int warps,
+                               unsigned grid, void **args, int nargs, EmuBuffer *bufs, int nbufs) {
+  return emu_run_file_on(NULL, dir, file, kernel, sig, warps, grid, args, nargs, bufs, nbufs);
 }
 #endif
 

@@ -478,6 +478,35 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* fp8 operands (e4m3 A, e5m2 B) into that fp16 accumulator: on 2 warps
+   * and K of 32 they stay fp8 into shared memory and are widened after, for
+   * fp16's instruction (sm_80), or stay fp16's after a widening at the load
+   * (sm_89, whose fp8 instruction has no fp16 accumulator in PTX 8.4) */
+  for (int sm89 = 0; sm89 < 2; sm89++) {
+    enum { M = 16, K = 32, N = 16 };
+    static const uint8_t e4[4] = {0xc0, 0xb8, 0x38, 0x40}, e5[4] = {0xc0, 0xbc, 0x3c, 0x40}; /* -2, -1, 1, 2 */
+    static const double val[4] = {-2, -1, 1, 2};
+    static uint8_t a[M * K], b[K * N];
+    static uint16_t c[M * N];
+    static int ia[M * K], ib[K * N];
+    for (int i = 0; i < M * K; i++) ia[i] = (int)(next_u32() % 4), a[i] = e4[ia[i]];
+    for (int i = 0; i < K * N; i++) ib[i] = (int)(next_u32() % 4), b[i] = e5[ib[i]];
+    for (int i = 0; i < M * N; i++) c[i] = 0x7e00;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!emu_run_file_on(sm89 ? "sm_89" : NULL, dir, "ptx_dot.py", "dot_f16_acc", "*fp8e4nv:16, *fp8e5:16, *fp16:16, 16, 32, 16", 2,
+                         1, args, 3, bf, 3)) {
+      int bad = 0;
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double want = 1;
+          for (int k = 0; k < K; k++) want += val[ia[m * K + k]] * val[ib[k * N + n]];
+          bad += half(c[m * N + n]) != want;
+        }
+      CHECK(bad == 0);
+    }
+  }
   /* a constant A, made in its dot layout: every row of C is twice B's
    * column sums; on 4 warps FMAs, on 1 mma.sync */
   for (int warps = 4; warps >= 1; warps -= 3) {
@@ -797,6 +826,9 @@ static void packed(void) {
  * warps: fp16 and bf16 products are exact and summed in fp32; fp32 goes
  * through tf32 (the reference truncates its inputs as the instruction
  * does, so plain fp32 arithmetic would fail it); int8 sums are exact.
+ * fp8 (e4m3, e5m2 and the two mixed) on sm_89, on the fp8 instruction,
+ * and on sm_80, widened to fp16 after shared memory: every finite code,
+ * products exact and summed in fp32.
  * Then with N and K multiples of 16, said in the signature as Triton's JIT
  * would: the 16-bit operands' rows are 16-byte aligned, and go to shared
  * memory by 16-byte cp.async (M stays ragged, so masked rows are
@@ -805,10 +837,14 @@ static void matmul_sizes(int M, int N, int K, bool hints) {
   static const struct {
     const char *type, *ctype;
     int bm, bn, bk, warps;
+    const char *btype, *arch; /* B's type when not A's; the target when not sm_80 */
   } cases[] = {
       {"fp16", "fp32", 64, 64, 32, 4}, {"fp16", "fp32", 32, 32, 16, 2}, {"fp16", "fp32", 128, 64, 32, 8},
       {"fp16", "fp32", 16, 64, 16, 1}, {"bf16", "fp32", 64, 32, 32, 4}, {"fp32", "fp32", 32, 64, 16, 4},
       {"i8", "i32", 64, 64, 64, 4},    {"i8", "i32", 32, 32, 32, 2},
+      {"fp8e4nv", "fp32", 64, 64, 64, 4, NULL, "sm_89"},   {"fp8e5", "fp32", 32, 64, 32, 2, NULL, "sm_89"},
+      {"fp8e4nv", "fp32", 64, 32, 32, 4, "fp8e5", "sm_89"}, {"fp8e5", "fp32", 128, 64, 64, 8, "fp8e4nv", "sm_89"},
+      {"fp8e4nv", "fp32", 64, 64, 32, 4, NULL, NULL},       {"fp8e5", "fp32", 32, 32, 64, 2, "fp8e4nv", NULL},
   };
   double *da = malloc(sizeof(double) * (size_t)(M * K)), *db = malloc(sizeof(double) * (size_t)(K * N));
   double *dc = malloc(sizeof(double) * (size_t)(M * N));
@@ -836,6 +872,14 @@ static void matmul_sizes(int M, int N, int K, bool hints) {
         *d = tf32(f);
         if (j < M * K) ((float *)a)[j] = f;
         else ((float *)b)[j - M * K] = f;
+      } else if (!strncmp(cases[i].type, "fp8", 3)) {
+        const char *t = j >= M * K && cases[i].btype ? cases[i].btype : cases[i].type;
+        double (*dec)(uint32_t) = !strcmp(t, "fp8e5") ? e5m2 : e4m3;
+        uint8_t code;
+        do code = (uint8_t)next_u32(); while (!isfinite(dec(code)));
+        *d = dec(code);
+        if (j < M * K) ((uint8_t *)a)[j] = code;
+        else ((uint8_t *)b)[j - M * K] = code;
       } else {
         int8_t v = (int8_t)(next_u32() % 255 - 127);
         *d = v;
@@ -847,17 +891,18 @@ static void matmul_sizes(int M, int N, int K, bool hints) {
     char sig[256];
     const char *h = hints ? "i32:16" : "i32";
     snprintf(sig, sizeof sig, "*%s:16, *%s:16, *%s:16, i32, %s, %s, %s, %s, %s, %d, %d, %d, 'tf32'", cases[i].type,
-             cases[i].type, cases[i].ctype, h, h, h, h, h, cases[i].bm, cases[i].bn, cases[i].bk);
+             cases[i].btype ? cases[i].btype : cases[i].type, cases[i].ctype, h, h, h, h, h, cases[i].bm, cases[i].bn,
+             cases[i].bk);
     int m = M, n = N, k = K, sam = K, sbk = N, scm = N;
     size_t ab = (size_t)(M * K) * 4, bb = (size_t)(K * N) * 4;
     EmuBuffer bf[3] = {{a, ab, "a"}, {b, bb, "b"}, {c, (size_t)(M * N) * 4, "c"}};
     void *p[3] = {a, b, c};
     void *args[9] = {&p[0], &p[1], &p[2], &m, &n, &k, &sam, &sbk, &scm};
     unsigned grid = (unsigned)(((M + cases[i].bm - 1) / cases[i].bm) * ((N + cases[i].bn - 1) / cases[i].bn));
-    if (emu_run_file(dir, "ptx_matmul.py", "matmul", sig, cases[i].warps, grid, args, 9, bf, 3)) continue;
+    if (emu_run_file_on(cases[i].arch, dir, "ptx_matmul.py", "matmul", sig, cases[i].warps, grid, args, 9, bf, 3)) continue;
     for (int j = 0; j < M * N; j++) dc[j] = cases[i].ctype[0] == 'i' ? (double)(int32_t)c[j] : (double)((float *)c)[j];
     int bad = dot_differs(da, db, dc, 1, M, K, N, cases[i].ctype[0] == 'i' ? 0 : 4e-7 * K);
-    if (bad) fprintf(stderr, "matmul %s\n", sig);
+    if (bad) fprintf(stderr, "matmul %s%s%s\n", sig, cases[i].arch ? " on " : "", cases[i].arch ? cases[i].arch : "");
     CHECK(bad == 0);
   }
   free(da), free(db), free(dc), free(a), free(b), free(c);

@@ -1,6 +1,7 @@
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --split-input-file | FileCheck %s
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul -w 8 --split-input-file | FileCheck %s --check-prefix=W8
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul,remove-layout-conversions --split-input-file | FileCheck %s --check-prefix=EPI
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --arch sm_89 --split-input-file | FileCheck %s --check-prefix=F8
 
 // fp16 operands, fp32 accumulator, 64x64 on 4 warps: m16n8k16, the warps
 // 2 x 2 over M and N; the operands converted to the dot-operand layouts (two
@@ -162,5 +163,43 @@ func.func @epilogue(%p: !tile.ptr<f16>, %bias: f32) attributes {tile.num_warps =
   %h = arith.truncf %r : tensor<64x64xf32> to tensor<64x64xf16>
   %s = "tile.splat"(%p) : (!tile.ptr<f16>) -> tensor<64x64x!tile.ptr<f16>>
   "tile.store"(%s, %h) : (tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>) -> ()
+  return
+}
+
+// -----
+
+// fp8 operands come widened to fp16 (sema). With K a multiple of 32 the dot
+// takes the fp8 values, e4m3 with e5m2 here, as its operands (four to a
+// 32-bit register), and the widenings are left unused: on sm_89 (F8) for
+// its fp8 instruction, on sm_80 for fp16's after shared memory.
+// CHECK-LABEL: func.func @fp8
+// CHECK: "tile.dot"({{.*}}) : (tensor<64x64xf8E4M3FN, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 4 : i64>>, tensor<64x64xf8E5M2, #tile.dot_op<1 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 4 : i64>>
+// F8-LABEL: func.func @fp8
+// F8: "tile.dot"({{.*}}) : (tensor<64x64xf8E4M3FN, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 4 : i64>>, tensor<64x64xf8E5M2, #tile.dot_op<1 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>, 4 : i64>>
+// A K of 16 is not a step of 32: the fp16 operands as they came.
+// CHECK-LABEL: func.func @fp8_k16
+// CHECK: "tile.dot"{{.*}}tensor<64x16xf16, #tile.dot_op<0 : i64, #tile.mma<
+// F8-LABEL: func.func @fp8_k16
+// F8: "tile.dot"{{.*}}tensor<64x16xf16, #tile.dot_op<0 : i64, #tile.mma<
+func.func @fp8(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
+  %a8 = arith.constant dense<1.0> : tensor<64x64xf8E4M3FN>
+  %b8 = arith.constant dense<1.0> : tensor<64x64xf8E5M2>
+  %a = arith.extf %a8 : tensor<64x64xf8E4M3FN> to tensor<64x64xf16>
+  %b = arith.extf %b8 : tensor<64x64xf8E5M2> to tensor<64x64xf16>
+  %c = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<64x64xf16>, tensor<64x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<64x64x!tile.ptr<f32>>
+  "tile.store"(%s, %d) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
+  return
+}
+func.func @fp8_k16(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
+  %a8 = arith.constant dense<1.0> : tensor<64x16xf8E4M3FN>
+  %b8 = arith.constant dense<1.0> : tensor<16x64xf8E4M3FN>
+  %a = arith.extf %a8 : tensor<64x16xf8E4M3FN> to tensor<64x16xf16>
+  %b = arith.extf %b8 : tensor<16x64xf8E4M3FN> to tensor<16x64xf16>
+  %c = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = "tile.dot"(%a, %b, %c) : (tensor<64x16xf16>, tensor<16x64xf16>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<64x64x!tile.ptr<f32>>
+  "tile.store"(%s, %d) : (tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>) -> ()
   return
 }

@@ -5,7 +5,10 @@
 # MMA layout and the operands its dot-operand layouts; fp16 and bf16 with an
 # fp32 accumulator and fp16 with an fp16 one are m16n8k16, fp32 is
 # m16n8k8 tf32 (Triton's default input_precision), int8 is m16n8k32 in
-# int32. fp8 operands are upcast to fp16 first, as Triton does before sm_89.
+# int32. fp8 operands with K a multiple of 32 go to shared memory as fp8,
+# read as int8 is: from sm_89 on into fp32, m16n8k32 of their own formats
+# (A and B each e4m3 or e5m2; PTX 8.4); else widened to fp16 in registers
+# for m16n8k16, two per 32 of K. Other K: widened at the load, fp16's.
 #
 # FMAs: input_precision="ieee", a tile with fewer 16x8 parts than warps. The operands take the dot-operand layouts of the
 # result's blocked layout (rows of A, columns of B, all of K in every
@@ -28,6 +31,26 @@
 # RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d -s "*fp8e5:16, *fp8e5:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
 # F8: (dot (cast {{.*}} : <32x16xfp16>) (cast {{.*}} : <16x32xfp16>)
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e5:16, *fp32:16, 32, 32, 32" --arch=sm_89 --emit=ptx | FileCheck %s --check-prefix=F8MMA
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e5:16, *fp32:16, 32, 32, 32" --arch=sm_89 --emit=ptx | %ptxas_check_sm89
+# RUN: %tilec compile %s -k dot2d -s "*fp8e5:16, *fp8e5:16, *fp32:16, 32, 32, 32" --arch=sm_90 --emit=ptx | FileCheck %s --check-prefix=F8E5
+# RUN: %tilec compile %s -k dot2d -s "*fp8e5:16, *fp8e5:16, *fp32:16, 32, 32, 32" --arch=sm_90 --emit=ptx | %ptxas_check_sm90
+# sm_80: bytes in shared memory, 32-bit reads, fp16's instruction
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e5:16, *fp32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=F8W
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e5:16, *fp32:16, 32, 32, 32" --emit=ptx | %ptxas_check
+# F8W: .version 8.0
+# F8W: ld.shared.b32
+# F8W: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+# F8W-NOT: m16n8k32
+# K of 16 is not one fp8 instruction: fp16's, and the PTX stays 8.0
+# RUN: %tilec compile %s -k dot2d -s "*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 16, 32" --arch=sm_89 --emit=ptx | FileCheck %s --check-prefix=F8K16
+# F8MMA: .version 8.4
+# F8MMA: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32
+# F8MMA-NOT: m16n8k16
+# F8E5: .version 8.4
+# F8E5: mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32
+# F8K16: .version 8.0
+# F8K16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 # RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | FileCheck %s --check-prefix=I8
 # RUN: %tilec compile %s -k dot2d -s "*i8:16, *i8:16, *i32:16, 32, 32, 32" --emit=ptx | %ptxas_check
 # 16x16 has two 16x8 parts: on 4 warps FMAs, on 2 mma.sync

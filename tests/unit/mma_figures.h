@@ -98,7 +98,17 @@ static double f16_double(uint32_t h) {
 
 /* ---- random cases and the triple loop ---------------------------------------------------------- */
 
-typedef enum Elem { E_F16, E_BF16, E_TF32, E_S8, E_U8 } Elem;
+/* An 8-bit float of a value that has one, normal and small: sign, `eb`
+ * exponent bits biased by 2^(eb-1) - 1, the rest mantissa (e4m3, e5m2). */
+static uint32_t f8_bits(double v, int eb) {
+  if (v == 0) return signbit(v) ? 0x80 : 0;
+  int mb = 7 - eb, e;
+  double f = frexp(fabs(v), &e); /* f in [0.5, 1): v = 1.x * 2^(e-1) */
+  uint32_t mant = (uint32_t)ldexp(f, mb + 1) & ((1u << mb) - 1);
+  return (v < 0 ? 0x80u : 0) | (uint32_t)(e - 1 + (1 << (eb - 1)) - 1) << mb | mant;
+}
+
+typedef enum Elem { E_F16, E_BF16, E_TF32, E_S8, E_U8, E_E4M3, E_E5M2 } Elem;
 
 /* The bits of value v (an integer for s8/u8) in a slot of `bits` bits. */
 static uint32_t encode(Elem e, double v) {
@@ -106,6 +116,8 @@ static uint32_t encode(Elem e, double v) {
   case E_F16: return f16_bits(v);
   case E_BF16: return f32_bits((float)v) >> 16; /* the values here have at most 8 significant bits */
   case E_TF32: return f32_bits((float)v) | (mma_next_u32() & 0x1fff); /* bits tf32 ignores: noise */
+  case E_E4M3: return f8_bits(v, 4);
+  case E_E5M2: return f8_bits(v, 5);
   default: return (uint32_t)(int)v & 0xff;
   }
 }
@@ -143,12 +155,18 @@ static const Case cases[] = {
     {EMU_MMA_S32_S8U8, 32, E_S8, E_U8, &a_k32, &b_k32, &c_f32, false, true},
     {EMU_MMA_S32_U8S8, 32, E_U8, E_S8, &a_k32, &b_k32, &c_f32, false, true},
     {EMU_MMA_S32_U8U8, 32, E_U8, E_U8, &a_k32, &b_k32, &c_f32, false, true},
+    /* the fp8 forms share the s8/u8 figures (the ISA's m16n8k32 figure names all four) */
+    {EMU_MMA_F32_E4M3E4M3, 32, E_E4M3, E_E4M3, &a_k32, &b_k32, &c_f32, false, false},
+    {EMU_MMA_F32_E4M3E5M2, 32, E_E4M3, E_E5M2, &a_k32, &b_k32, &c_f32, false, false},
+    {EMU_MMA_F32_E5M2E4M3, 32, E_E5M2, E_E4M3, &a_k32, &b_k32, &c_f32, false, false},
+    {EMU_MMA_F32_E5M2E5M2, 32, E_E5M2, E_E5M2, &a_k32, &b_k32, &c_f32, false, false},
 };
 
 static double random_value(Elem e) {
   switch (e) {
   case E_S8: return mma_rand_int(-128, 127);
   case E_U8: return mma_rand_int(0, 255);
+  case E_E4M3: return mma_rand_int(-16, 16) / 8.0; /* eighths up to 2: three mantissa bits (1.125, 1.875) */
   default: return mma_rand_int(-8, 8) / 4.0; /* quarters up to 2: sums of sixteenths below 80, exact even in f16 */
   }
 }
