@@ -83,18 +83,30 @@ static bool mma_form(MlirType at, MlirType bt, MlirType acc, int sm, MmaForm *f)
 
 /* Two fp8 elements of a 32-bit register of four (half 0: bytes 0 and 1,
  * half 1: bytes 2 and 3) as an f16x2 register, low first, in 32-bit
- * arithmetic on both at once. e5m2 is an f16's top byte: two byte moves.
+ * arithmetic on both at once. e5m2 is an f16's top byte: one byte shuffle.
  * e4m3 (lower_data.c's lw_f8_to_f16, twice over): the magnitude at an
  * f16's bit positions is the value times 2^-8, rescaled by one f16x2
  * multiply by 2^8; S.1111.111 becomes NaN. (Not through i8 or i16 values:
  * LLVM 22's SLP vectorizer narrows trunc(w >> 8) to i8 and widens it
  * wrongly, rebuilding w's low 16 bits from its low byte.) */
+/* The bytes of w rearranged: byte i of the result is byte sel[i] of w, or
+ * zero for 4 (a byte shuffle: one prmt on the GPU). */
+static MlirValue byte_shuffle(Lower *L, MlirValue w, const int32_t sel[4]) {
+  MlirType v4 = mlirVectorTypeGet(1, (int64_t[]){4}, mlirIntegerTypeGet(L->ctx, 8));
+  MlirValue v = lw_emit1(L, "llvm.bitcast", v4, 1, &w, 0, NULL);
+  MlirNamedAttribute z = lw_named(L, "value", mlirDenseElementsAttrSplatGet(v4, mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 8), 0)));
+  MlirValue zero = lw_emit1(L, "arith.constant", v4, 0, NULL, 1, &z);
+  MlirNamedAttribute m = lw_named(L, "mask", mlirDenseI32ArrayGet(L->ctx, 4, sel));
+  MlirValue r = lw_emit1(L, "llvm.shufflevector", v4, 2, (MlirValue[]){v, zero}, 1, &m);
+  return lw_emit1(L, "llvm.bitcast", lw_i32(L), 1, &r, 0, NULL);
+}
+
 static MlirValue widen_pair(Lower *L, MlirValue w, int half, int fmt) {
-  MlirValue x = lw_bin(L, "arith.shrui", w, lw_const_i32(L, 16 * half));
+  int b0 = 2 * half, b1 = 2 * half + 1;
+  /* e5m2: its bytes as the high bytes of two halves */
+  if (fmt == 1) return byte_shuffle(L, w, (int32_t[]){4, b0, 4, b1});
   /* byte 0 at bits 0-7, byte 1 at bits 16-23 */
-  MlirValue s = lw_bin(L, "arith.ori", lw_bin(L, "arith.andi", x, lw_const_i32(L, 0xff)),
-                       lw_bin(L, "arith.shli", lw_bin(L, "arith.andi", x, lw_const_i32(L, 0xff00)), lw_const_i32(L, 8)));
-  if (fmt == 1) return lw_bin(L, "arith.shli", s, lw_const_i32(L, 8));
+  MlirValue s = byte_shuffle(L, w, (int32_t[]){b0, 4, b1, 4});
   MlirValue mag = lw_bin(L, "arith.andi", s, lw_const_i32(L, 0x007f007f));
   MlirValue sign = lw_bin(L, "arith.shli", lw_bin(L, "arith.andi", s, lw_const_i32(L, 0x00800080)), lw_const_i32(L, 8));
   MlirType f16 = mlirF16TypeGet(L->ctx), v2 = mlirVectorTypeGet(1, (int64_t[]){2}, f16);
