@@ -572,6 +572,37 @@ static void matmul(void) {
   free(a), free(b), free(c), free(want), free(got);
 }
 
+/* The tutorial's fp8 config: 128x256x128 on 8 warps, e5m2 operands (the top
+ * bytes of fp16 values in [-2, 2]) with B K-major as the tutorial passes
+ * it, ragged in M, N and K: the fp8 bytes through shared memory, widened
+ * there for fp16's mma.sync. */
+static void matmul_fp8(void) {
+  int M = 130, N = 260, K = 160;
+  uint8_t *a = malloc((size_t)M * K), *b = malloc((size_t)K * N);
+  uint16_t *c = malloc((size_t)M * N * 2);
+  for (int i = 0; i < M * K; i++) a[i] = (uint8_t)(to_half(uniform(-2, 2)) >> 8);
+  for (int i = 0; i < K * N; i++) b[i] = (uint8_t)(to_half(uniform(-2, 2)) >> 8); /* b[n * K + k]: B[k][n] */
+  double *want = malloc((size_t)M * N * sizeof *want);
+  float *got = malloc((size_t)M * N * sizeof *got);
+  Kernel *k = load("matmul.py", "matmul_kernel",
+                   "*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 128, 256, 128, 8, ''", 8);
+  for (int i = 0; i < M * N; i++) c[i] = 0x7e00;
+  int sam = K, sak = 1, sbk = 1, sbn = K, scm = N, scn = 1;
+  EmuBuffer bf[3] = {{a, (size_t)M * K, "a_ptr"}, {b, (size_t)K * N, "b_ptr"}, {c, (size_t)M * N * 2, "c_ptr"}};
+  void *args[12] = {&bf[0].data, &bf[1].data, &bf[2].data, &M, &N, &K, &sam, &sak, &sbk, &sbn, &scm, &scn};
+  launch(k, "matmul_kernel", cdiv(M, 128) * cdiv(N, 256), 1, 8, args, 12, bf, 3);
+  for (int m = 0; m < M; m++)
+    for (int n = 0; n < N; n++) {
+      double s = 0;
+      for (int q = 0; q < K; q++) s += (double)from_half((uint16_t)(a[m * K + q] << 8)) * from_half((uint16_t)(b[n * K + q] << 8));
+      want[m * N + n] = s;
+      got[m * N + n] = from_half(c[m * N + n]);
+    }
+  compare("matmul_kernel fp8", got, want, (size_t)M * N, 1e-3, 1e-3);
+  unload(k);
+  free(a), free(b), free(c), free(want), free(got);
+}
+
 /* A library's kernels as it writes them (examples/normlib): helpers, tl and
  * the math functions from its own modules under conditional imports, a
  * kernel made by calling triton.jit, heuristics applied by a call, and a
@@ -710,6 +741,7 @@ int main(int argc, char **argv) {
   normlib_rms_norm();
   normlib_gelu();
   matmul();
+  matmul_fp8();
   same_lowered_kernel();
   tilec_device_destroy(device);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
