@@ -453,8 +453,8 @@ static bool approx_div(Lower *L, MlirOperation op, MlirValue r, int n) {
   return true;
 }
 
-/* exp, exp2, log, log2, rsqrt, sin, cos of fp32: Triton's fast paths
- * (ex2.approx, lg2.approx, ...); exp(x) = ex2(x * log2(e)). An fp32
+/* exp, exp2, log, log2, rsqrt, sqrt, sin, cos of fp32: Triton's fast paths
+ * (ex2.approx, lg2.approx, sqrt.approx.ftz, ...); exp(x) = ex2(x * log2(e)). An fp32
  * division that may be approximate: div.full.f32. */
 bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
   if (approx_div(L, op, r, n)) return true;
@@ -467,6 +467,7 @@ bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
       {"math.log", "llvm.nvvm.lg2.approx.f", 0, 0.6931471805599453},
       {"math.log2", "llvm.nvvm.lg2.approx.f", 0, 0},
       {"math.rsqrt", "llvm.nvvm.rsqrt.approx.f", 0, 0},
+      {"math.sqrt", "llvm.nvvm.sqrt.approx.ftz.f", 0, 0}, /* tl.sqrt; tl.sqrt_rn is IEEE */
       {"math.sin", "llvm.nvvm.sin.approx.f", 0, 0},
       {"math.cos", "llvm.nvvm.cos.approx.f", 0, 0},
   };

@@ -51,6 +51,9 @@ MlirOperation irgen_build(Gen *G, const char *name, MlirLocation loc, int nres, 
 MlirValue irgen_op1(Gen *G, const char *name, MlirLocation loc, MlirType ty, int nops, const MlirValue *ops, Attrs *as);
 MlirValue irgen_un(Gen *G, const char *name, MlirLocation loc, MlirType ty, MlirValue x);
 MlirValue irgen_bin(Gen *G, const char *name, MlirLocation loc, MlirValue x, MlirValue y);
+/* x / y of floats: IEEE, or (!ieee) allowed to be approximate, which fp32
+ * lowers to div.full.f32 (Triton's `/` and tl.fdiv) */
+MlirValue irgen_divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee);
 MlirType irgen_type(Gen *G, const Type *t);
 MlirValue irgen_constant(Gen *G, MlirLocation loc, MlirType ty, int64_t i, double f);
 DType irgen_dt_of(const Type *t); /* its element's dtype */

@@ -282,7 +282,7 @@ static MlirValue minmax(Gen *G, const TNode *e, MlirValue a, MlirValue b, bool i
  * approximate (arith's `afn`), which the GPU end makes div.full.f32 for
  * fp32. MLIR's C API has no builder for arith's fastmath attribute, so it
  * is parsed from its (fixed) syntax. */
-static MlirValue divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee) {
+MlirValue irgen_divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee) {
   if (ieee) return irgen_bin(G, "arith.divf", loc, x, y);
   Attrs as = {0};
   irgen_attr(G, &as, "fastmath", mlirAttributeParseGet(G->ctx, mlirStringRefCreateFromCString("#arith.fastmath<afn>")));
@@ -403,7 +403,7 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     return 1;
   }
   case CALL_fdiv:
-    res[0] = divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
+    res[0] = irgen_divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
     return 1;
   case CALL_div_rn: /* libdevice names these by type in front: __nv_fdiv_rn, __nv_ddiv_rn */
     res[0] = extern_call(G, e, irgen_dt_of(e->type) == DT_F64 ? "__nv_ddiv_rn" : "__nv_fdiv_rn");
@@ -448,7 +448,7 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     MlirValue s = mlirOperationGetResult(sm, 0);
     s = r == 1 ? irgen_un(G, "tile.splat", loc, kt, s) : irgen_op1(G, "tile.expand_dims", loc, kt, 1, &s, &ea);
     s = irgen_un(G, "tile.broadcast", loc, t, s);
-    res[0] = divf(G, loc, num, s, ca->ieee_rounding); /* as Triton's softmax, through fdiv */
+    res[0] = irgen_divf(G, loc, num, s, ca->ieee_rounding); /* as Triton's softmax, through fdiv */
     return 1;
   }
   case CALL_fp_downcast:

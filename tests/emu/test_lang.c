@@ -469,6 +469,28 @@ static void fdiv_rounding_of(bool exact) {
   CHECK(bad == 0);
 }
 
+/* tl.sqrt (sqrt.approx.ftz.f32: subnormals flushed to zero first, then
+ * within 1 ulp) and tl.sqrt_rn (IEEE, exact rounding). */
+static void sqrts(void) {
+  float a[32], out[64];
+  for (int i = 0; i < 32; i++) a[i] = i < 4 ? (i % 2 ? -1 : 1) * 1e-40f * (float)(i + 1) : uniform(0.001f, 1000);
+  for (int i = 0; i < 64; i++) out[i] = NAN;
+  EmuBuffer bufs[2] = {{a, sizeof a, "a_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[2] = {a, out};
+  void *args[2] = {&p[0], &p[1]};
+  if (emu_run_file(dir, "ptx_attrs.py", "sqrts", "*fp32, *fp32", 4, 1, args, 2, bufs, 2)) return;
+  int bad = 0;
+  for (int i = 0; i < 32; i++) {
+    if (i < 4) { /* subnormal: the signed zero's root, not the subnormal's (about 1e-20, or NaN below zero) */
+      bad += out[i] != 0.0f || !!signbit(out[i]) != (i % 2);
+      bad += i % 2 ? !isnan(out[32 + i]) : out[32 + i] != sqrtf(a[i]);
+      continue;
+    }
+    bad += fabsf(out[i] - sqrtf(a[i])) > 1.2e-7f * sqrtf(a[i]) || out[32 + i] != sqrtf(a[i]);
+  }
+  CHECK(bad == 0);
+}
+
 static void argmax_ties(void) {
   argmax_ties_of(true);
   argmax_ties_of(false);
@@ -494,6 +516,7 @@ int main(int argc, char **argv) {
   argmax_ties();
   fdiv_rounding_of(false);
   fdiv_rounding_of(true);
+  sqrts();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -37,24 +37,30 @@ def argmax_ties(x_ptr, out_ptr, N: tl.constexpr, LEFTMOST: tl.constexpr):
     tl.store(out_ptr + 2 * tl.program_id(0) + 1, tl.argmin(x, 0, LEFTMOST))
 
 
-# tl.fdiv and tl.softmax divide as Triton does: ieee_rounding=False (the
-# default) is div.full.f32, the approximate division within 2 ulp; True is
-# IEEE's div.rn.f32. A plain `/` is unchanged (div.rn.f32).
+# Division and square root as Triton 3.9 has them: tl.fdiv and tl.softmax
+# with ieee_rounding=False (the default) and a plain `/` of fp32 are
+# div.full.f32, the approximate division within 2 ulp; ieee_rounding=True
+# is IEEE's div.rn.f32 (and tl.div_rn). tl.sqrt is sqrt.approx.ftz.f32,
+# tl.sqrt_rn IEEE's sqrt.rn.f32. (Without ieee_rounding, tl.fdiv(a, b) and a / b
+# are one division.)
 # RUN: %tilec compile %s -k fdiv_rounding -s "*fp32, *fp32, *fp32, False" --emit=ptx | FileCheck %s --check-prefix=APPROX
 # RUN: %tilec compile %s -k fdiv_rounding -s "*fp32, *fp32, *fp32, True" --emit=ptx | FileCheck %s --check-prefix=IEEE
+# RUN: %tilec compile %s -k sqrts -s "*fp32, *fp32" --emit=ptx | FileCheck %s --check-prefix=SQRT
+# RUN: %tilec compile %s -k sqrts -s "*fp32, *fp32" --emit=ptx | %ptxas_check
 # APPROX-LABEL: .entry fdiv_rounding(
+# APPROX-NOT:   div.rn.f32
 # APPROX:       div.full.f32
-# APPROX:       div.rn.f32
 # APPROX:       div.full.f32
 # APPROX-NOT:   div.rn.f32
 # APPROX:       ret;
 # IEEE-LABEL:   .entry fdiv_rounding(
-# IEEE-NOT:     div.full.f32
 # IEEE:         div.rn.f32
-# IEEE-NOT:     div.full.f32
+# IEEE:         div.full.f32
 # IEEE:         div.rn.f32
-# IEEE-NOT:     div.full.f32
 # IEEE:         ret;
+# SQRT-LABEL:   .entry sqrts(
+# SQRT:         sqrt.approx.ftz.f32
+# SQRT:         sqrt.rn.f32
 @triton.jit
 def fdiv_rounding(a_ptr, b_ptr, out_ptr, EXACT: tl.constexpr):
     i = tl.arange(0, 32)
@@ -63,6 +69,14 @@ def fdiv_rounding(a_ptr, b_ptr, out_ptr, EXACT: tl.constexpr):
     tl.store(out_ptr + i, tl.fdiv(a, b, ieee_rounding=EXACT))
     tl.store(out_ptr + 32 + i, a / b + 1.0)
     tl.store(out_ptr + 64 + i, tl.softmax(a, ieee_rounding=EXACT))
+
+
+@triton.jit
+def sqrts(a_ptr, out_ptr):
+    i = tl.arange(0, 32)
+    a = tl.load(a_ptr + i)
+    tl.store(out_ptr + i, tl.sqrt(a))
+    tl.store(out_ptr + 32 + i, tl.sqrt_rn(a))
 
 
 # loop_unroll_factor=4: LLVM's llvm.loop.unroll.count on the loop, so the

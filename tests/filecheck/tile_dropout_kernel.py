@@ -21,7 +21,7 @@
 # CHECK-NEXT:     %cst_0 = arith.constant 1.000000e+00 : f32 loc(#loc10)
 # CHECK-NEXT:     %13 = arith.subf %cst_0, %arg3 : f32 loc(#loc10)
 # CHECK-NEXT:     %14 = "tile.splat"(%13) : (f32) -> tensor<1024xf32> loc(#loc11)
-# CHECK-NEXT:     %15 = arith.divf %9, %14 : tensor<1024xf32> loc(#loc11)
+# CHECK-NEXT:     %15 = arith.divf %9, %14 fastmath<afn> : tensor<1024xf32> loc(#loc11)
 # CHECK-NEXT:     %cst_1 = arith.constant dense<0.000000e+00> : tensor<1024xf32> loc(#loc12)
 # CHECK-NEXT:     %16 = arith.select %12, %15, %cst_1 : tensor<1024xi1>, tensor<1024xf32> loc(#loc12)
 # CHECK-NEXT:     %17 = "tile.splat"(%arg1) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>> loc(#loc13)

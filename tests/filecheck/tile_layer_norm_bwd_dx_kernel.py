@@ -45,14 +45,14 @@
 # CHECK-NEXT:       gpu.yield %62 : f32 loc(#loc24)
 # CHECK-NEXT:     }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<1024xf32>) -> f32 loc(#loc24)
 # CHECK-NEXT:     %30 = arith.sitofp %arg11 : i32 to f32 loc(#loc25)
-# CHECK-NEXT:     %31 = arith.divf %29, %30 : f32 loc(#loc25)
+# CHECK-NEXT:     %31 = arith.divf %29, %30 fastmath<afn> : f32 loc(#loc25)
 # CHECK-NEXT:     %32 = "tile.reduce"(%27) ({
 # CHECK-NEXT:     ^bb0(%arg12: f32 loc("layer_norm.py":95:10), %arg13: f32 loc("layer_norm.py":95:10)):
 # CHECK-NEXT:       %62 = arith.addf %arg12, %arg13 : f32 loc(#loc26)
 # CHECK-NEXT:       gpu.yield %62 : f32 loc(#loc26)
 # CHECK-NEXT:     }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<1024xf32>) -> f32 loc(#loc26)
 # CHECK-NEXT:     %33 = arith.sitofp %arg11 : i32 to f32 loc(#loc27)
-# CHECK-NEXT:     %34 = arith.divf %32, %33 : f32 loc(#loc27)
+# CHECK-NEXT:     %34 = arith.divf %32, %33 fastmath<afn> : f32 loc(#loc27)
 # CHECK-NEXT:     %35 = "tile.splat"(%31) : (f32) -> tensor<1024xf32> loc(#loc28)
 # CHECK-NEXT:     %36 = arith.mulf %25, %35 : tensor<1024xf32> loc(#loc28)
 # CHECK-NEXT:     %37 = "tile.splat"(%34) : (f32) -> tensor<1024xf32> loc(#loc29)

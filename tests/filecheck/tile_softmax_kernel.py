@@ -31,7 +31,7 @@
 # CHECK-NEXT:         gpu.yield %21 : f32 loc(#loc13)
 # CHECK-NEXT:       }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<1024xf32>) -> f32 loc(#loc13)
 # CHECK-NEXT:       %15 = "tile.splat"(%14) : (f32) -> tensor<1024xf32> loc(#loc14)
-# CHECK-NEXT:       %16 = arith.divf %13, %15 : tensor<1024xf32> loc(#loc14)
+# CHECK-NEXT:       %16 = arith.divf %13, %15 fastmath<afn> : tensor<1024xf32> loc(#loc14)
 # CHECK-NEXT:       %17 = arith.muli %arg6, %arg3 : i32 loc(#loc15)
 # CHECK-NEXT:       %18 = "tile.addptr"(%arg0, %17) : (!tile.ptr<f32>, i32) -> !tile.ptr<f32> loc(#loc16)
 # CHECK-NEXT:       %19 = "tile.splat"(%18) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>> loc(#loc17)
