@@ -582,9 +582,29 @@ static const char *const gpu_pipeline = GPU_PIPELINE("");
 static const char *const gpu_pipeline_unroll =
     GPU_PIPELINE("loop-unroll<O3;no-partial;no-runtime;no-upperbound;no-profile-peeling>,simplifycfg,");
 
+/* Floating-point fusion (Compilation.fp_fusion): every float add, subtract
+ * and multiply of the kernel's own code (libdevice's functions keep their
+ * exact sequences) may contract, so that LLVM makes an fma of a multiply
+ * and an add, as Triton's enable_fp_fusion lets NVPTX do. The explicit
+ * forms (tl.fma, div_rn, sqrt_rn, ...) are calls, untouched. */
+static void allow_contraction(LLVMModuleRef lm) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (n > 5 && !memcmp(name, "__nv_", 5)) continue;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+        LLVMOpcode op = LLVMGetInstructionOpcode(i);
+        if ((op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul) && LLVMCanValueUseFastMathFlags(i))
+          LLVMSetFastMathFlags(i, LLVMGetFastMathFlags(i) | LLVMFastMathAllowContract);
+      }
+  }
+}
+
 bool cg_optimize(Compilation *comp, LLVMModuleRef lm, bool host, bool unroll) {
   LLVMTargetMachineRef tm = cg_target_machine(comp, host);
   if (!tm) return false;
+  if (comp->fp_fusion) allow_contraction(lm);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
   char *dls = LLVMCopyStringRepOfTargetData(dl);
   LLVMSetDataLayout(lm, dls);

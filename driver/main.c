@@ -45,7 +45,7 @@ static void usage_compile(FILE *f) {
   fprintf(f,
           "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [-I DIR]... [--emit=KIND]\n"
           "                     [-w N] [--num-stages N] [--config N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [--time]\n"
-          "                     [--verify-each] [-o OUT]\n"
+          "                     [--verify-each] [--fp-fusion=0|1] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
           "\n"
@@ -66,6 +66,8 @@ static void usage_compile(FILE *f) {
           "  --dump-after=STAGE    also print the IR after STAGE to standard error\n"
           "  --time                also print the wall time of each stage to standard error\n"
           "  --verify-each         verify the IR after every pass (by default: after the first and last)\n"
+          "  --fp-fusion=0|1       whether a float multiply and add may become one fma (Triton's\n"
+          "                        enable_fp_fusion; default 1, or 0 with TILEC_ENABLE_FP_FUSION=0)\n"
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
           "  --config N            the @triton.autotune config whose meta-parameters, warps and stages\n"
@@ -136,6 +138,8 @@ static int cmd_compile(int argc, char **argv) {
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--dump-after", &bad))) opt.dump_after = v;
     else if (!strcmp(a, "--time")) opt.time_stages = 1;
     else if (!strcmp(a, "--verify-each")) opt.verify_each = 1;
+    else if (!strcmp(a, "--fp-fusion=0")) opt.fp_fusion = -1;
+    else if (!strcmp(a, "--fp-fusion=1")) opt.fp_fusion = 1;
     else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &bad))) opt.arch = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &bad))) {
       if (!cli_small_int(v, 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1))) {

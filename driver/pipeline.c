@@ -77,6 +77,12 @@ struct tilec_result {
 const char *tilec_version(void) { return TILEC_VERSION; }
 const char *tilec_build_id(void) { return TILEC_BUILD_ID; }
 
+int tilec_fp_fusion_enabled(int fp_fusion) {
+  if (fp_fusion) return fp_fusion > 0;
+  const char *v = getenv("TILEC_ENABLE_FP_FUSION");
+  return !(v && !strcmp(v, "0"));
+}
+
 static char *dup_text(const char *s, size_t n) {
   char *p = malloc(n + 1);
   if (!p) return NULL;
@@ -460,6 +466,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       .dump_after = o->dump_after,
       .dump = &dump,
       .verify_each = o->verify_each != 0,
+      .fp_fusion = tilec_fp_fusion_enabled(o->fp_fusion) != 0,
   };
   Work w = {.o = o, .host = path == CPU};
   const Stage *stop = last_stage(o, path, &d);

@@ -119,6 +119,7 @@ typedef struct Compilation {
   const char *dump_after;
   StrBuf *dump;
   bool verify_each;       /* verify the IR after every stage, not only at the ends */
+  bool fp_fusion;         /* a float multiply and add may fuse (Triton's enable_fp_fusion) */
 } Compilation;
 
 /* ---- ops, for passes and codegen (util.c) -------------------------------------------- */

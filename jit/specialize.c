@@ -119,7 +119,8 @@ void jit_cache_key(const JitIdentity *id, const char *filename, const char *sour
   /* the CPU's object code is for this host; the GPU's code comes through the toolkit */
   cache_hash_str(&h, o->emit == TILEC_EMIT_CPU ? id->host : id->toolkit);
   char num[80];
-  snprintf(num, sizeof num, "%d %d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines, o->config);
+  snprintf(num, sizeof num, "%d %d %d %d %d %d", (int)o->emit, o->num_warps, o->num_stages, o->num_defines, o->config,
+           tilec_fp_fusion_enabled(o->fp_fusion));
   cache_hash_str(&h, num);
   cache_hash_str(&h, o->arch ? o->arch : "");
   /* the CPU's entries hold the emulator's object code, not the compiler's output */
@@ -219,6 +220,7 @@ tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *o
       .config = config,
       .include_dirs = (const char *const *)k->includes,
       .num_include_dirs = k->opt.num_include_dirs,
+      .fp_fusion = k->opt.fp_fusion,
   };
   if (k->dev->cuda) o.arch = tilec_cuda_target(k->dev->cuda);
   /* the disk cache holds the metadata and the output, each NUL-terminated.

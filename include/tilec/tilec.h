@@ -85,6 +85,10 @@ typedef struct tilec_compile_options {
    * emulator's tail (retarget-host, host-object) and emit TILEC_EMIT_CPU
    * choose that tail. NULL: emit says. */
   const char *stop_after;
+  /* Floating-point fusion (Triton's enable_fp_fusion): a multiply and an
+   * add may become one fma. 0: the default, on unless the environment has
+   * TILEC_ENABLE_FP_FUSION=0; 1: on; -1: off (each op rounded on its own). */
+  int fp_fusion;
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
@@ -207,7 +211,12 @@ typedef struct tilec_jit_options {
                                  TILEC_CONFIG_TUNE */
   const char *const *include_dirs; /* as for tilec_compile: folders of imported modules */
   int num_include_dirs;
+  int fp_fusion;              /* as for tilec_compile */
 } tilec_jit_options;
+
+/* Whether options' fp_fusion (tilec_compile_options.fp_fusion) fuses, the
+ * environment read for 0. */
+TILEC_API int tilec_fp_fusion_enabled(int fp_fusion);
 
 typedef struct tilec_kernel tilec_kernel;
 

@@ -77,7 +77,7 @@ import triton.language as tl
 # F16-NOT: fma.rn
 # TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # X3: and.b32 {{.*}}, -8192;
-# X3: sub.rn.f32
+# X3: sub.f32
 # X3-COUNT-3: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # F32-NOT: mma.sync
 # F32: fma.rn.f32

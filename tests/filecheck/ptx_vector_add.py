@@ -10,7 +10,7 @@
 # V4: .maxntid 128
 # V4-COUNT-4: @p ld.global.v4.b32
 # V4-NOT: ld.global.b32
-# V4: add.rn.f32
+# V4: add.f32
 # V4: @p st.global.v4.b32
 # V4-NOT: bra
 # V4: ret;
