@@ -165,8 +165,6 @@ MlirValue lw_emit1(Lower *L, const char *name, MlirType t, int nops, const MlirV
 void lw_end_if(Lower *L, IfScope *s);
 int lw_f8_bits(double v, int fmt, bool rtz);
 int lw_f8_format(MlirType t);
-/* fmt's fp8 (its i8 bits) -> f16, exact */
-MlirValue lw_f8_to_f16(Lower *L, MlirValue b, int fmt);
 void lw_fail(Lower *L, MlirOperation op, const char *msg);
 bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n);
 MlirValue lw_from_bits(Lower *L, MlirValue v, MlirType t);

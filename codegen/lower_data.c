@@ -284,18 +284,18 @@ static MlirValue f8_convert(Lower *L, MlirValue v, int fmt, bool to, bool rtz) {
   return lw_call(L, name, ret, 1, &v);
 }
 
-/* fp8 widened to f16, exact (both formats' values are f16 values), in a
- * few integer operations: e5m2 is an f16's top byte; e4m3's magnitude
- * moved to an f16's bit positions is its value times 2^-8 (normal or not,
- * as f16's exponent bias is 8 more), so one exact f16 multiply by 2^8
- * rescales it; its NaN (S.1111.111) stays NaN. */
 static MlirValue c16(Lower *L, int64_t v) {
   MlirType i16 = mlirIntegerTypeGet(L->ctx, 16);
   MlirNamedAttribute a = lw_named(L, "value", mlirIntegerAttrGet(i16, v));
   return lw_emit1(L, "arith.constant", i16, 0, NULL, 1, &a);
 }
 
-MlirValue lw_f8_to_f16(Lower *L, MlirValue b, int fmt) {
+/* fp8 widened to f16, exact (both formats' values are f16 values), in a
+ * few integer operations: e5m2 is an f16's top byte; e4m3's magnitude
+ * moved to an f16's bit positions is its value times 2^-8 (normal or not,
+ * as f16's exponent bias is 8 more), so one exact f16 multiply by 2^8
+ * rescales it; its NaN (S.1111.111) stays NaN. */
+static MlirValue f8_to_f16(Lower *L, MlirValue b, int fmt) {
   MlirType i16 = mlirIntegerTypeGet(L->ctx, 16), f16 = mlirF16TypeGet(L->ctx);
   MlirValue c = lw_emit1(L, "arith.extui", i16, 1, &b, 0, NULL), v;
   if (fmt == 1) {
@@ -367,7 +367,7 @@ bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n) {
       continue;
     }
     if (ff >= 0 && mlirTypeIsAF16(to)) {
-      x->v[k] = memo[0] = lw_f8_to_f16(L, v, ff);
+      x->v[k] = memo[0] = f8_to_f16(L, v, ff);
       continue;
     }
     MlirValue f = to_f32(L, v, from, op_is(op, "arith.uitofp"));

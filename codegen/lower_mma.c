@@ -84,7 +84,7 @@ static bool mma_form(MlirType at, MlirType bt, MlirType acc, int sm, MmaForm *f)
 /* Two fp8 elements of a 32-bit register of four (half 0: bytes 0 and 1,
  * half 1: bytes 2 and 3) as an f16x2 register, low first, in 32-bit
  * arithmetic on both at once. e5m2 is an f16's top byte: one byte shuffle.
- * e4m3 (lower_data.c's lw_f8_to_f16, twice over): the magnitude at an
+ * e4m3 (lower_data.c's f8_to_f16, on both at once): the magnitude at an
  * f16's bit positions is the value times 2^-8, rescaled by one f16x2
  * multiply by 2^8; S.1111.111 becomes NaN. (Not through i8 or i16 values:
  * LLVM 22's SLP vectorizer narrows trunc(w >> 8) to i8 and widens it
