@@ -13,8 +13,9 @@
 #include "lower.h"
 
 /* How many consecutive elements one access can move: the layout's run
- * along its fastest dimension (coalesce made it as wide as alignment and
- * contiguity allow), at most 128 bits, when the mask is constant over it.
+ * along its fastest dimension, at most 128 bits, as far as the pointers
+ * are contiguous and aligned (coalesce may give a group of accesses the
+ * layout of its widest member) and the mask is constant over it.
  * Elements under 32 bits travel packed in 32-bit words (two bytes in one
  * 16-bit word, for a run of two), so that eight halves are one 128-bit
  * access, as in Triton. */
@@ -28,10 +29,12 @@ static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   while (vec * bits > 128) vec /= 2;
   /* a run must not wrap around the tensor: one holder owns it all */
   while (vec > 1 && e.shape[fast] % vec) vec /= 2;
-  if (vec < 2) return 1;
-  if (!mlirValueIsNull(mask)) {
+  const AxisInfo *pi = axis_info_of(L->aa, ptr);
+  int64_t align = pi ? pi->divisibility[fast] * 8 / bits : 1; /* elements */
+  while (vec > 1 && (!pi || pi->contiguity[fast] % vec || align % vec)) vec /= 2;
+  if (vec > 1 && !mlirValueIsNull(mask)) {
     const AxisInfo *ai = axis_info_of(L->aa, mask);
-    if (!ai || ai->constancy[fast] % vec) return 1;
+    while (vec > 1 && (!ai || ai->constancy[fast] % vec)) vec /= 2;
   }
   return vec;
 }

@@ -107,7 +107,11 @@ def layer_norm_bwd_dx_kernel(
 
     while tl.atomic_cas(lock, 0, 1) == 1:
         pass
-    if tl.load(count) == 0:
+    first = tl.load(count) == 0
+    # every thread reads the flag before the first writer's thread sets it:
+    # without the barrier, threads of one program could disagree
+    tl.debug_barrier()
+    if first:
         # first writer of this group: nothing to accumulate with yet
         tl.atomic_xchg(count, 1)
     else:

@@ -30,49 +30,20 @@
 
 struct AxisAnalysis {
   Compilation *comp;
-  /* value -> its info: open addressing, from the arena; a value analyzed
-   * again (a loop's body, until its fixed point) has its entry replaced */
-  const void **keys;
-  AxisInfo **infos;
-  size_t cap, n;
+  /* value -> its info; a value analyzed again (a loop's body, until its
+   * fixed point) has its info replaced */
+  PtrMap infos;
 };
 
-static size_t slot_of(const AxisAnalysis *aa, const void *key) {
-  size_t h = ((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull;
-  size_t i = h & (aa->cap - 1);
-  while (aa->keys[i] && aa->keys[i] != key) i = (i + 1) & (aa->cap - 1);
-  return i;
-}
-
-const AxisInfo *axis_info_of(AxisAnalysis *aa, MlirValue v) {
-  if (!aa->cap) return NULL;
-  size_t i = slot_of(aa, v.ptr);
-  return aa->keys[i] ? aa->infos[i] : NULL;
-}
+const AxisInfo *axis_info_of(AxisAnalysis *aa, MlirValue v) { return map_get(&aa->infos, v.ptr); }
 
 static void set_info(AxisAnalysis *aa, MlirValue v, const AxisInfo *ai) {
-  if (2 * (aa->n + 1) > aa->cap) {
-    const void **keys = aa->keys;
-    AxisInfo **infos = aa->infos;
-    size_t cap = aa->cap;
-    aa->cap = cap ? 2 * cap : 256;
-    aa->keys = arena_alloc(aa->comp->a, aa->cap * sizeof *aa->keys);
-    aa->infos = arena_alloc(aa->comp->a, aa->cap * sizeof *aa->infos);
-    memset(aa->keys, 0, aa->cap * sizeof *aa->keys);
-    for (size_t i = 0; i < cap; i++)
-      if (keys[i]) {
-        size_t j = slot_of(aa, keys[i]);
-        aa->keys[j] = keys[i];
-        aa->infos[j] = infos[i];
-      }
+  AxisInfo *slot = map_get(&aa->infos, v.ptr);
+  if (!slot) {
+    slot = arena_alloc(aa->comp->a, sizeof *slot);
+    map_put(aa->comp->a, &aa->infos, v.ptr, slot);
   }
-  size_t i = slot_of(aa, v.ptr);
-  if (!aa->keys[i]) {
-    aa->keys[i] = v.ptr;
-    aa->infos[i] = arena_alloc(aa->comp->a, sizeof(AxisInfo));
-    aa->n++;
-  }
-  *aa->infos[i] = *ai;
+  *slot = *ai;
 }
 
 static int64_t gcd(int64_t a, int64_t b) {

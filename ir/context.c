@@ -44,14 +44,14 @@ typedef struct CacheEntry {
 /* A map from pointers to pointer-sized values, open-addressed, its slots a
  * power of two: the printed texts of types and attributes, and the numbers
  * the hash gives values. */
-typedef struct PtrMap {
+typedef struct HeapMap {
   const void **key;
   uintptr_t *val;
   int n, cap;
-} PtrMap;
+} HeapMap;
 
 /* The value of key, added as 0 when it is not there (*added says so). */
-static uintptr_t *ptrmap_slot(PtrMap *m, const void *key, bool *added) {
+static uintptr_t *ptrmap_slot(HeapMap *m, const void *key, bool *added) {
   if (2 * (m->n + 1) > m->cap) {
     int cap = m->cap ? m->cap * 2 : 64;
     const void **k = calloc((size_t)cap, sizeof *k);
@@ -75,7 +75,7 @@ static uintptr_t *ptrmap_slot(PtrMap *m, const void *key, bool *added) {
   return &m->val[i];
 }
 
-static void ptrmap_free(PtrMap *m) {
+static void ptrmap_free(HeapMap *m) {
   free(m->key);
   free(m->val);
 }
@@ -84,7 +84,7 @@ struct IrContext {
   MlirContext ctx;
   CacheEntry *cache; /* cache_cap slots, a power of two */
   int ncache, cache_cap;
-  PtrMap printed;    /* type or attribute -> its text (malloc'd) */
+  HeapMap printed;    /* type or attribute -> its text (malloc'd) */
   MlirDiagnosticHandlerID handler;
   bool has_handler;
   Diags *diags;
@@ -359,7 +359,7 @@ void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src) {
 typedef struct Hasher {
   IrContext *ic;
   uint64_t h;
-  PtrMap num; /* values numbered in the order they are met */
+  HeapMap num; /* values numbered in the order they are met */
 } Hasher;
 
 static void mix(Hasher *hs, const void *data, size_t n) {

@@ -7,7 +7,13 @@
  * dimension, as wide as axis info proves safe (contiguity, and alignment
  * from divisibility) and at most 16 bytes; the order of dimensions follows
  * contiguity; the lanes of a warp and the warps then cover the tile from the
- * fastest dimension out. The memory op's operands are converted into that
+ * fastest dimension out. Memory ops that feed one computation share a
+ * layout, as in Triton: the ops connected through definitions and uses
+ * whose pointers have the same shape and order take the widest vector of
+ * their group (a store or atomic no wider than its own pointer allows), so
+ * that eight shifted loads summed into one tile need no conversions; a less
+ * aligned member moves its run in narrower instructions (codegen takes the
+ * width from axis info). The memory op's operands are converted into that
  * layout and its result back, for remove-layout-conversions to clean.
  */
 #include "passes.h"
@@ -21,7 +27,51 @@ typedef struct Coalesce {
   Compilation *comp;
   AxisAnalysis *aa;
   PtrVec ops;
+  /* the connected parts of the def-use graph: every op's index + 1, and a
+   * union-find forest over the indices */
+  PtrMap index;
+  PtrVec all;
+  int *parent;
 } Coalesce;
+
+static void number(MlirOperation op, void *user) {
+  Coalesce *c = user;
+  vec_push(c->comp->a, &c->all, op.ptr);
+  map_put(c->comp->a, &c->index, op.ptr, (void *)(intptr_t)c->all.n);
+}
+
+static int find(Coalesce *c, int i) {
+  while (c->parent[i] != i) i = c->parent[i] = c->parent[c->parent[i]];
+  return i;
+}
+
+static void join(Coalesce *c, MlirOperation a, MlirOperation b) {
+  intptr_t ia = (intptr_t)map_get(&c->index, a.ptr), ib = (intptr_t)map_get(&c->index, b.ptr);
+  if (!ia || !ib) return; /* outside the walk: the function itself */
+  c->parent[find(c, (int)ia - 1)] = find(c, (int)ib - 1);
+}
+
+/* Links each op with the producers of its operands (the op that owns a
+ * block argument, a loop for its iteration arguments) and a terminator
+ * with the op whose results it yields: Triton's multi-root slice. */
+static void connect(Coalesce *c) {
+  c->parent = arena_alloc(c->comp->a, (size_t)c->all.n * sizeof *c->parent);
+  for (int i = 0; i < c->all.n; i++) c->parent[i] = i;
+  for (int i = 0; i < c->all.n; i++) {
+    MlirOperation op = {c->all.v[i]};
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); k++) {
+      MlirValue v = mlirOperationGetOperand(op, k);
+      if (mlirValueIsAOpResult(v)) join(c, op, mlirOpResultGetOwner(v));
+      else {
+        /* a kernel argument links nothing: each use is a root of its own */
+        MlirOperation owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+        if (!op_is(owner, "func.func")) join(c, op, owner);
+      }
+    }
+    if (mlirOperationGetNumRegions(op) == 0 && mlirOperationGetNumResults(op) == 0 && op_is(op, "scf.yield"))
+      join(c, op, mlirOperationGetParentOperation(op));
+  }
+}
 
 static void collect(MlirOperation op, void *user) {
   Coalesce *c = user;
@@ -31,16 +81,11 @@ static void collect(MlirOperation op, void *user) {
   vec_push(c->comp->a, &c->ops, op.ptr);
 }
 
-/* The coalesced layout for a pointer tensor. */
-static Layout coalesced(Coalesce *c, MlirValue ptr) {
-  Compilation *comp = c->comp;
-  MlirType t = mlirValueGetType(ptr);
-  int r = (int)mlirShapedTypeGetRank(t);
-  int64_t shape[MAX_RANK], numel = 1;
-  for (int i = 0; i < r; i++) numel *= shape[i] = mlirShapedTypeGetDimSize(t, i);
+/* A pointer tensor's dimensions, fastest first: by contiguity, ties to
+ * the later dimension. */
+static void access_order(Coalesce *c, MlirValue ptr, int order[MAX_RANK]) {
+  int r = (int)mlirShapedTypeGetRank(mlirValueGetType(ptr));
   const AxisInfo *ai = axis_info_of(c->aa, ptr);
-  int order[MAX_RANK];
-  /* fastest first: by contiguity, ties to the later dimension */
   for (int i = 0; i < r; i++) order[i] = r - 1 - i;
   if (ai)
     for (int i = 0; i < r; i++)
@@ -50,9 +95,14 @@ static Layout coalesced(Coalesce *c, MlirValue ptr) {
           order[i] = order[j];
           order[j] = tmp;
         }
-  int fast = order[0];
-  int64_t bytes = pointee_bytes(comp, t);
-  int64_t per_thread = 1;
+}
+
+/* How many elements along `fast` one access to ptr may move: as many as
+ * are contiguous and aligned, at most 16 bytes. */
+static int64_t own_width(Coalesce *c, MlirValue ptr, int fast) {
+  MlirType t = mlirValueGetType(ptr);
+  int64_t bytes = pointee_bytes(c->comp, t), per_thread = 1;
+  const AxisInfo *ai = axis_info_of(c->aa, ptr);
   if (ai) {
     int64_t contig = ai->contiguity[fast];
     int64_t align = ai->divisibility[fast] / bytes; /* elements the first address is aligned to */
@@ -60,25 +110,64 @@ static Layout coalesced(Coalesce *c, MlirValue ptr) {
     per_thread = contig < align ? contig : align;
   }
   int64_t max_vec = 16 / bytes;
-  if (per_thread > max_vec) per_thread = max_vec;
+  return per_thread > max_vec ? max_vec : per_thread;
+}
+
+static bool same_shape(MlirType a, MlirType b) {
+  int r = (int)mlirShapedTypeGetRank(a);
+  if (r != mlirShapedTypeGetRank(b)) return false;
+  for (int i = 0; i < r; i++)
+    if (mlirShapedTypeGetDimSize(a, i) != mlirShapedTypeGetDimSize(b, i)) return false;
+  return true;
+}
+
+/* The coalesced layout for the pointer tensor of memory op i: its group's
+ * widest vector, no more than a thread's share of the tile. */
+static Layout coalesced(Coalesce *c, int i) {
+  Compilation *comp = c->comp;
+  MlirOperation op = {c->ops.v[i]};
+  MlirValue ptr = mlirOperationGetOperand(op, 0);
+  MlirType t = mlirValueGetType(ptr);
+  int r = (int)mlirShapedTypeGetRank(t);
+  int64_t shape[MAX_RANK], numel = 1;
+  for (int d = 0; d < r; d++) numel *= shape[d] = mlirShapedTypeGetDimSize(t, d);
+  int order[MAX_RANK], other[MAX_RANK];
+  access_order(c, ptr, order);
+  int fast = order[0];
+  int64_t own = own_width(c, ptr, fast), per_thread = own;
+  int root = find(c, (int)(intptr_t)map_get(&c->index, op.ptr) - 1);
+  for (int j = 0; j < c->ops.n; j++) {
+    MlirOperation o = {c->ops.v[j]};
+    MlirValue p = mlirOperationGetOperand(o, 0);
+    if (j == i || find(c, (int)(intptr_t)map_get(&c->index, o.ptr) - 1) != root ||
+        !same_shape(mlirValueGetType(p), t))
+      continue;
+    access_order(c, p, other);
+    if (memcmp(order, other, (size_t)r * sizeof *order)) continue;
+    int64_t w = own_width(c, p, fast);
+    if (w > per_thread) per_thread = w;
+  }
   int64_t threads = (int64_t)comp->num_warps * comp->threads_per_warp;
   int64_t fair = numel / threads; /* no thread should own more than its share */
   if (fair < 1) fair = 1;
   if (per_thread > fair) per_thread = fair;
+  /* a store's run is one instruction: gaps in a warp's writes cost more
+   * than a narrower load's in cache */
+  if (tile_op_of(op) != TOP_load && per_thread > own) per_thread = own;
   if (per_thread > shape[fast]) per_thread = shape[fast];
   int64_t p2 = 1;
   while (p2 * 2 <= per_thread) p2 *= 2;
   int spt[MAX_RANK];
-  for (int i = 0; i < r; i++) spt[i] = i == fast ? (int)p2 : 1;
+  for (int d = 0; d < r; d++) spt[d] = d == fast ? (int)p2 : 1;
   return layout_blocked(comp, r, shape, spt, order);
 }
 
-static void coalesce_op(Coalesce *c, MlirOperation op) {
+static void coalesce_op(Coalesce *c, MlirOperation op, const Layout *want) {
   Compilation *comp = c->comp;
   MlirValue ptr = mlirOperationGetOperand(op, 0);
-  Layout want = coalesced(c, ptr), have;
-  if (layout_of_type(comp, mlirValueGetType(ptr), &have) && layout_equal(&want, &have)) return;
-  MlirAttribute wa = layout_attr(comp, &want);
+  Layout have;
+  if (layout_of_type(comp, mlirValueGetType(ptr), &have) && layout_equal(want, &have)) return;
+  MlirAttribute wa = layout_attr(comp, want);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
     MlirValue v = mlirOperationGetOperand(op, i);
     if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) continue;
@@ -99,6 +188,11 @@ static void coalesce_op(Coalesce *c, MlirOperation op) {
 bool pass_coalesce(Compilation *comp, MlirOperation module) {
   Coalesce c = {.comp = comp, .aa = axis_analyze(comp, module)};
   walk_ops(module, collect, &c, false);
-  for (int i = 0; i < c.ops.n; i++) coalesce_op(&c, (MlirOperation){c.ops.v[i]});
+  walk_ops(module, number, &c, false);
+  connect(&c);
+  /* every layout first: the groups are read from the IR before it changes */
+  Layout *layouts = arena_alloc(comp->a, (size_t)(c.ops.n ? c.ops.n : 1) * sizeof *layouts);
+  for (int i = 0; i < c.ops.n; i++) layouts[i] = coalesced(&c, i);
+  for (int i = 0; i < c.ops.n; i++) coalesce_op(&c, (MlirOperation){c.ops.v[i]}, &layouts[i]);
   return true;
 }

@@ -87,6 +87,38 @@ void vec_push(Arena *a, PtrVec *vec, void *p) {
   vec->v[vec->n++] = p;
 }
 
+/* ---- pointer maps --------------------------------------------------------- */
+
+static size_t map_slot(const PtrMap *m, const void *key) {
+  size_t i = (size_t)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+void *map_get(const PtrMap *m, const void *key) {
+  if (!m->cap) return NULL;
+  size_t i = map_slot(m, key);
+  return m->keys[i] ? m->vals[i] : NULL;
+}
+
+void map_put(Arena *a, PtrMap *m, const void *key, void *val) {
+  if (2 * (m->n + 1) > m->cap) {
+    PtrMap old = *m;
+    m->cap = old.cap ? 2 * old.cap : 256;
+    m->keys = arena_alloc(a, m->cap * sizeof *m->keys);
+    m->vals = arena_alloc(a, m->cap * sizeof *m->vals);
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.keys[i]) {
+        size_t j = map_slot(m, old.keys[i]);
+        m->keys[j] = old.keys[i];
+        m->vals[j] = old.vals[i];
+      }
+  }
+  size_t i = map_slot(m, key);
+  if (!m->keys[i]) m->keys[i] = key, m->n++;
+  m->vals[i] = val;
+}
+
 /* ---- text buffers --------------------------------------------------------- */
 
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap) {

@@ -48,6 +48,16 @@ typedef struct PtrVec {
 } PtrVec;
 void vec_push(Arena *a, PtrVec *vec, void *p);
 
+/* A map from non-null pointers (IR handles, say) to pointers, open
+ * addressing in the arena. Zero-initialized, it is empty. */
+typedef struct PtrMap {
+  const void **keys;
+  void **vals;
+  size_t cap, n;
+} PtrMap;
+void *map_get(const PtrMap *m, const void *key); /* NULL when absent */
+void map_put(Arena *a, PtrMap *m, const void *key, void *val);
+
 /* A growable text buffer: on the heap, or in an arena when `arena` is set —
  * the form to use wherever an error may unwind past the buffer. */
 typedef struct StrBuf {

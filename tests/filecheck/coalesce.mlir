@@ -56,3 +56,55 @@ func.func @rows(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %stride: i32 
   "tile.store"(%xa, %w) : (tensor<32x64x!tile.ptr<f16>>, tensor<32x64xf16>) -> ()
   return
 }
+
+// -----
+
+// One computation, one layout (Triton's grouping): the shifted load is
+// neither aligned nor a vector on its own, but it feeds the same sum as an
+// aligned one, so it takes the group's 4 elements per thread and no
+// conversion is left between them; the misaligned store keeps its own width.
+// CHECK-LABEL: func.func @group
+// CHECK: "tile.load"({{.*}} -> tensor<1024xf32, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK: "tile.load"({{.*}} -> tensor<1024xf32, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK: "tile.store"({{.*}} : (tensor<1024x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK: "tile.store"({{.*}} : (tensor<1024x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>
+func.func @group(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
+  %one = arith.constant dense<1> : tensor<1024xi32>
+  %s = arith.addi %r, %one : tensor<1024xi32>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %xa = "tile.addptr"(%xp, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %xs = "tile.addptr"(%xp, %s) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %a = "tile.load"(%xa) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  %b = "tile.load"(%xs) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  %w = arith.addf %a, %b : tensor<1024xf32>
+  %yp = "tile.splat"(%y) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %ya = "tile.addptr"(%yp, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %ys = "tile.addptr"(%yp, %s) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  "tile.store"(%ya, %w) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  "tile.store"(%ys, %w) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  return
+}
+
+// -----
+
+// Accesses that share nothing but a kernel argument are not one group: the
+// shifted copy keeps one element per thread.
+// CHECK-LABEL: func.func @apart
+// CHECK: "tile.load"({{.*}} -> tensor<1024xf32, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK: "tile.load"({{.*}} -> tensor<1024xf32, #tile.blocked<[1], [32], [4], [0]>>
+func.func @apart(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %xa = "tile.addptr"(%xp, %r) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %a = "tile.load"(%xa) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  "tile.store"(%xa, %a) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  %r2 = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
+  %one = arith.constant dense<1> : tensor<1024xi32>
+  %s = arith.addi %r2, %one : tensor<1024xi32>
+  %yp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<1024x!tile.ptr<f32>>
+  %ys = "tile.addptr"(%yp, %s) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>) -> tensor<1024x!tile.ptr<f32>>
+  %b = "tile.load"(%ys) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32>>) -> tensor<1024xf32>
+  "tile.store"(%ys, %b) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
+  return
+}
