@@ -21,6 +21,7 @@ bool pass_convert_to_gpu(Compilation *comp, MlirOperation module);
 bool pass_coalesce(Compilation *comp, MlirOperation module);
 bool pass_accelerate_matmul(Compilation *comp, MlirOperation module);
 bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module);
+bool propagate_layouts(Compilation *comp, MlirOperation module); /* its first step: loads' layouts carried forward */
 bool pass_pipeline(Compilation *comp, MlirOperation module);
 
 #endif

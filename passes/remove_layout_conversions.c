@@ -361,6 +361,7 @@ static void collect(MlirOperation op, void *user) {
 static bool remove_conversions(Compilation *comp, MlirOperation module);
 
 bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
+  propagate_layouts(comp, module);
   remove_conversions(comp, module);
   Remat loops = {.comp = comp};
   walk_ops(module, collect_loops, &loops, true);

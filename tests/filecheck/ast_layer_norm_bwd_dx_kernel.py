@@ -29,11 +29,13 @@
 # CHECK-NEXT:   while  @108:5
 # CHECK-NEXT:     condition (eq (atomic_cas lock:*i32 0:i32 1:i32 [sem=acq_rel scope=gpu] : i32) 1:i32 : i1)
 # CHECK-NEXT:     do
-# CHECK-NEXT:   if (eq (load count:*i32 _ _ : i32) 0:i32 : i1) -> partial_dw, partial_db  @110:5
-# CHECK-NEXT:     (atomic_rmw count:*i32 1:i32 _ [op=xchg sem=acq_rel scope=gpu] : i32)  @112:9
+# CHECK-NEXT:   first = (eq (load count:*i32 _ _ : i32) 0:i32 : i1)  @110:5
+# CHECK-NEXT:   (debug_barrier : void)  @113:5
+# CHECK-NEXT:   if first:i1 -> partial_dw, partial_db  @114:5
+# CHECK-NEXT:     (atomic_rmw count:*i32 1:i32 _ [op=xchg sem=acq_rel scope=gpu] : i32)  @116:9
 # CHECK-NEXT:   else
-# CHECK-NEXT:     partial_dw = (add partial_dw:<1024xfp32> (load dw_ptrs:<1024x*fp32> mask:<1024xi1> 0.0:<1024xfp32> : <1024xfp32>) : <1024xfp32>)  @114:9
-# CHECK-NEXT:     partial_db = (add partial_db:<1024xfp32> (load db_ptrs:<1024x*fp32> mask:<1024xi1> 0.0:<1024xfp32> : <1024xfp32>) : <1024xfp32>)  @115:9
-# CHECK-NEXT:   (store dw_ptrs:<1024x*fp32> partial_dw:<1024xfp32> mask:<1024xi1> : void)  @116:5
-# CHECK-NEXT:   (store db_ptrs:<1024x*fp32> partial_db:<1024xfp32> mask:<1024xi1> : void)  @117:5
-# CHECK-NEXT:   (atomic_rmw lock:*i32 0:i32 _ [op=xchg sem=acq_rel scope=gpu] : i32)  @118:5
+# CHECK-NEXT:     partial_dw = (add partial_dw:<1024xfp32> (load dw_ptrs:<1024x*fp32> mask:<1024xi1> 0.0:<1024xfp32> : <1024xfp32>) : <1024xfp32>)  @118:9
+# CHECK-NEXT:     partial_db = (add partial_db:<1024xfp32> (load db_ptrs:<1024x*fp32> mask:<1024xi1> 0.0:<1024xfp32> : <1024xfp32>) : <1024xfp32>)  @119:9
+# CHECK-NEXT:   (store dw_ptrs:<1024x*fp32> partial_dw:<1024xfp32> mask:<1024xi1> : void)  @120:5
+# CHECK-NEXT:   (store db_ptrs:<1024x*fp32> partial_db:<1024xfp32> mask:<1024xi1> : void)  @121:5
+# CHECK-NEXT:   (atomic_rmw lock:*i32 0:i32 _ [op=xchg sem=acq_rel scope=gpu] : i32)  @122:5

@@ -3,15 +3,13 @@
 # memory by liveness. A barrier goes only where a read would see another
 # thread's write too early, or a write would clobber what is still read.
 #
-# argmax: the conversion before the reduction, then the value and the index
-# partials, each in its own buffer (the two partials no longer alias), and
-# one barrier before each read. A 1-D conversion needs no padding.
+# argmax: it reduces in the load's layout, with no conversion before it;
+# the value and the index partials of the four warps each get a buffer of
+# their own (the two do not alias), one barrier before they are read.
 # RUN: %tilec compile %s -k argmax_rows -s "*fp32:16, *i32, 1024" --emit=llvm-mlir | FileCheck %s --check-prefix=ARGMAX
 # ARGMAX: llvm.mlir.global external @tilec_smem() {{.*}} : !llvm.array<0 x i8>
-# ARGMAX: tilec.shared_bytes = 4128
-# ARGMAX-COUNT-1: nvvm.barrier0
-# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4096] : (!llvm.ptr<3>)
-# ARGMAX: llvm.getelementptr %{{[0-9]+}}[4112] : (!llvm.ptr<3>)
+# ARGMAX: tilec.shared_bytes = 32
+# ARGMAX: llvm.getelementptr %{{[0-9]+}}[16] : (!llvm.ptr<3>)
 # ARGMAX-COUNT-1: nvvm.barrier0
 # ARGMAX-NOT: nvvm.barrier0
 #

@@ -17,9 +17,10 @@ def row_sum(x_ptr, y_ptr, BLOCK: tl.constexpr):
     o = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + o)
     tl.store(y_ptr, tl.sum(x, 0))
+    tl.store(y_ptr + 1, tl.max(x, 0))
 
 # After coalesce, before remove-layout-conversions: the load's vector
-# layout is converted back for the reduction.
+# layout is converted back for the reductions (which later reduce in it).
 # COALESCE: "tile.load"{{.*}} -> tensor<256xf32, #tile.blocked<[2], [32], [4], [0]>>
 # COALESCE: "tile.convert_layout"
 
@@ -32,7 +33,7 @@ def row_sum(x_ptr, y_ptr, BLOCK: tl.constexpr):
 
 # allocate-shared places them in one, and still no barriers.
 # ALLOC: llvm.mlir.global external @tilec_smem()
-# ALLOC: tilec.shared_bytes = 1040 : i64, tilec.smem_offsets = array<i64: 0, 1024>, tilec.smem_sizes = array<i64: 1024, 16>
+# ALLOC: tilec.shared_bytes = 32 : i64, tilec.smem_offsets = array<i64: 0, 16>, tilec.smem_sizes = array<i64: 16, 16>
 # ALLOC-NOT: nvvm.barrier0
 
 # BARRIERS: llvm.func @row_sum
@@ -43,7 +44,7 @@ def row_sum(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # LLVMIR: @llvm.nvvm.barrier
 
 # HOST: llvm.func @tilec.emu.barrier()
-# HOST: llvm.mlir.global external constant @tilec_emu_shared_bytes(1040 : i64)
+# HOST: llvm.mlir.global external constant @tilec_emu_shared_bytes(32 : i64)
 # HOST: llvm.mlir.global external constant @tilec_emu_fibers(1 : i32)
 # HOST: llvm.func @tilec_emu_entry
 
