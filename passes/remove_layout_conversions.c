@@ -40,9 +40,21 @@ static bool rematerializable(MlirOperation op) {
   if (t == TOP_make_range || t == TOP_splat || t == TOP_broadcast || t == TOP_expand_dims || t == TOP_addptr ||
       t == TOP_extern_elementwise || t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy ||
       t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast || t == TOP_convert_layout || t == TOP_trans ||
-      t == TOP_join)
+      t == TOP_join || t == TOP_random)
     return true;
   return t == TOP_NONE; /* pure and not a tile op: arith.* and math.*, all elementwise */
+}
+
+/* Ops recomputed only where the original then goes away: a Philox chain
+ * or a libdevice call costs more than a conversion. */
+static bool costly(MlirOperation op) {
+  TileOp t = tile_op_of(op);
+  return t == TOP_random || t == TOP_extern_elementwise;
+}
+
+static bool single_use(MlirValue v) {
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
 }
 
 /* The layout operand i of op must have for op's result to be in `l`. */
@@ -95,7 +107,7 @@ static bool can_remat(Compilation *comp, MlirValue v, const Layout *l, int *budg
    * dot itself: nothing is computed in its layout */
   if (l->kind == L_DOT_OP && l->parent->kind != L_BLOCKED) return false;
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d)) {
+  if (mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && !single_use(v))) {
     ++*leaves;
     /* a conversion is possible; not of a dot's result, whose epilogue stays
      * in its MMA layout (sink_epilogues) */
@@ -136,7 +148,7 @@ static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
   Layout have;
   if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return v;
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d)) {
+  if (mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && !single_use(v))) {
     MlirType nt = with_layout(comp, mlirValueGetType(v), layout_attr(comp, l));
     MlirOperation at = mlirOperationIsNull(d) ? mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(v))
                                                : mlirOperationGetNextInBlock(d);
@@ -205,7 +217,7 @@ static bool remat_but(Compilation *comp, MlirValue v, const Layout *l, MlirValue
   if (mlirValueEqual(v, arg)) return true;
   if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d) || --*budget < 0) return false;
+  if (mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && !single_use(v)) || --*budget < 0) return false;
   if (tile_op_of(d) == TOP_convert_layout) return remat_but(comp, mlirOperationGetOperand(d, 0), l, arg, budget);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
