@@ -497,6 +497,27 @@ static void lower_constant(Lower *L, MlirOperation op, MlirValue r, MlirType rt,
   lw_put(L, r, x);
 }
 
+/* The first element of the run of equal values that element k of tile r
+ * is in, within the thread: axis info's constancy (runs of equal values,
+ * aligned to their length) cut to the thread's own runs. A mask
+ * `offs < n` with n a multiple of 16 is one compare per four elements a
+ * thread holds, as Triton deduplicates. */
+static int constant_run_start(Lower *L, MlirValue r, int k) {
+  Elems e;
+  const AxisInfo *ai = axis_info_of(L->aa, r);
+  if (!ai || !lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e)) return k;
+  int c[MAX_RANK] = {0};
+  lw_counters(&e, k, c);
+  bool moved = false;
+  for (int d = 0; d < e.rank; d++) {
+    int64_t run = e.l.spt[d];
+    while (run > 1 && ai->constancy[d] % run) run /= 2;
+    int off = (c[d] % e.l.spt[d]) % (int)run;
+    if (off) c[d] -= off, moved = true;
+  }
+  return moved ? lw_element_of(&e, c) : k;
+}
+
 /* arith and math: the same op on each element's scalars */
 static void lower_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
   intptr_t nops = mlirOperationGetNumOperands(op);
@@ -522,6 +543,11 @@ static void lower_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType 
   MlirType st = lw_scalar_of(L, rt);
   Vals *x = lw_new_vals(L, n);
   for (int k = 0; k < n; k++) {
+    int same = constant_run_start(L, r, k);
+    if (same < k) {
+      x->v[k] = x->v[same];
+      continue;
+    }
     MlirValue ops[8];
     for (intptr_t i = 0; i < nops && i < 8; i++) ops[i] = ins[i]->v[ins[i]->n == 1 ? 0 : k];
     x->v[k] = lw_emit1(L, name, st, (int)nops, ops, (int)na, attrs);
