@@ -147,3 +147,40 @@ func.func @carried_pointer(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y
   "tile.store"(%ya, %acc#0) : (tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>) -> ()
   return
 }
+
+// -----
+
+// A load's layout carries forward (Triton's layout propagation): through
+// the conversion coalesce left, into the reduction (which reduces in it, its
+// scalar result splat back in it) and the x - max, exp chain, which runs
+// once, in the load's layout; no conversion is left.
+// CHECK-LABEL: func.func @softmax_row
+// CHECK-NOT: tile.convert_layout
+// CHECK: "tile.reduce"(%{{[0-9]+}})
+// CHECK: (tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>) -> f32
+// CHECK: arith.subf {{.*}} : tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK: math.exp {{.*}} : tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: "tile.store"
+func.func @softmax_row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 512 : i32} : () -> tensor<512xi32, #tile.blocked<[1], [32], [4], [0]>>
+  %xp = "tile.splat"(%x) : (!tile.ptr<f32>) -> tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>
+  %xa = "tile.addptr"(%xp, %r) : (tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>, tensor<512xi32, #tile.blocked<[1], [32], [4], [0]>>) -> tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>
+  %xa4 = "tile.convert_layout"(%xa) : (tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>) -> tensor<512x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>
+  %v4 = "tile.load"(%xa4) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<512x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>) -> tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>
+  %v = "tile.convert_layout"(%v4) : (tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>) -> tensor<512xf32, #tile.blocked<[1], [32], [4], [0]>>
+  %m = "tile.reduce"(%v) ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.maxnumf %a, %b : f32
+    gpu.yield %c : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<512xf32, #tile.blocked<[1], [32], [4], [0]>>) -> f32
+  %ms = "tile.splat"(%m) : (f32) -> tensor<512xf32, #tile.blocked<[1], [32], [4], [0]>>
+  %d = arith.subf %v, %ms : tensor<512xf32, #tile.blocked<[1], [32], [4], [0]>>
+  %e = math.exp %d : tensor<512xf32, #tile.blocked<[1], [32], [4], [0]>>
+  %yp = "tile.splat"(%y) : (!tile.ptr<f32>) -> tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>
+  %ya = "tile.addptr"(%yp, %r) : (tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>, tensor<512xi32, #tile.blocked<[1], [32], [4], [0]>>) -> tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>
+  %ya4 = "tile.convert_layout"(%ya) : (tensor<512x!tile.ptr<f32>, #tile.blocked<[1], [32], [4], [0]>>) -> tensor<512x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>
+  %e4 = "tile.convert_layout"(%e) : (tensor<512xf32, #tile.blocked<[1], [32], [4], [0]>>) -> tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>
+  "tile.store"(%ya4, %e4) : (tensor<512x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>, tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>) -> ()
+  return
+}
