@@ -186,6 +186,13 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
 Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots);
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard);
+/* A load a pipelined loop without a dot prefetches (lower_memory.c): its
+ * buffer of `slots` slots in shared memory, its copy into a slot where
+ * guard holds, and its value read back from a slot. */
+typedef struct Prefetch Prefetch;
+Prefetch *lw_prefetch_buffer(Lower *L, MlirOperation load, int slots);
+void lw_prefetch_to_slot(Lower *L, MlirOperation load, const Prefetch *b, MlirValue slot, MlirValue guard);
+Vals *lw_prefetched(Lower *L, const Prefetch *b, MlirValue slot);
 MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k);
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);

@@ -165,8 +165,8 @@ static Vals *scalar(Lower *L, MlirValue v) {
  * induction variable and `carried` for the values it carries, its loads
  * into their buffers' slot `slot` (where iv < ub), one commit group;
  * `carried` then holds the next values. */
-static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, MlirValue iv, MlirValue ub, MlirValue slot,
-                        Vals **carried, const bool *c0, int n) {
+static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, PtrVec *pres, MlirValue iv, MlirValue ub,
+                        MlirValue slot, Vals **carried, const bool *c0, int n) {
   lw_put(L, mlirBlockGetArgument(src, 0), scalar(L, iv));
   for (int i = 0; i < n; i++)
     if (c0[i]) lw_put(L, mlirBlockGetArgument(src, 1 + i), carried[i]);
@@ -175,6 +175,7 @@ static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, M
     MlirOperation o = {stage0->v[i]};
     L->loc = mlirOperationGetLocation(o);
     if (bufs->v[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs->v[i], slot), guard);
+    else if (pres->v[i]) lw_prefetch_to_slot(L, o, pres->v[i], slot, guard);
     else lw_lower_op(L, o);
   }
   lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
@@ -203,16 +204,24 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   MlirValue lb = lw_get(L, mlirOperationGetOperand(op, 0))->v[0], ub = lw_get(L, mlirOperationGetOperand(op, 1))->v[0];
   MlirValue step = lw_get(L, mlirOperationGetOperand(op, 2))->v[0];
   /* the first stage's ops in order, and beside each load a buffer of S - 1 slots */
-  PtrVec stage0 = {0}, bufs = {0};
+  PtrVec stage0 = {0}, bufs = {0}, pres = {0};
   for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield); o = mlirOperationGetNextInBlock(o)) {
     if (op_int_attr(o, "tile.stage", -1) != 0) continue;
     Lazy *buf = NULL;
+    Prefetch *pre = NULL;
     if (tile_op_of(o) == TOP_load) {
+      /* an operand of mma.sync, read by the dot; else a load prefetched
+       * for the rest of the body */
       MlirOperation cv = mlirOpOperandGetOwner(mlirValueGetFirstUse(mlirOperationGetResult(o, 0)));
-      buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1);
+      if (tile_op_of(cv) == TOP_convert_layout) buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1);
+      if (!buf && !(pre = lw_prefetch_buffer(L, o, S - 1))) {
+        lw_fail(L, o, "goes ahead in a pipelined loop, which the GPU code generator does not support yet for its type");
+        return;
+      }
     }
     vec_push(L->comp->a, &stage0, o.ptr);
     vec_push(L->comp->a, &bufs, buf);
+    vec_push(L->comp->a, &pres, pre);
   }
   /* the carried values of the first stage: those whose next value it computes */
   bool *c0 = arena_alloc(L->comp->a, sizeof(bool) * 64);
@@ -224,7 +233,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   }
   /* the prologue */
   for (int s = 0; s < S - 1 && !L->failed; s++)
-    first_stage(L, src, &stage0, &bufs, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_i32(L, s))), ub,
+    first_stage(L, src, &stage0, &bufs, &pres, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_i32(L, s))), ub,
                 lw_const_i32(L, s), carried, c0, n);
   if (L->failed) return;
   /* the loop: the carried values, the first stage's ahead */
@@ -260,13 +269,19 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   lw_call(L, wait, (MlirType){NULL}, 0, NULL);
   /* j = (iv - lb) / step; this iteration reads slot j % (S - 1), and then
    * fills it with iteration j + S - 1 */
-  MlirValue j = lw_bin(L, "arith.divsi", lw_bin(L, "arith.subi", iv, lb), step);
-  MlirValue rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S - 1)), wslot = rslot;
+  MlirValue rslot = lw_const_i32(L, 0); /* one slot: no division */
+  if (S > 2) {
+    MlirValue j = lw_bin(L, "arith.divsi", lw_bin(L, "arith.subi", iv, lb), step);
+    rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S - 1));
+  }
+  MlirValue wslot = rslot;
   for (int i = 0; i < stage0.n; i++)
     if (bufs.v[i]) {
       Vals *x = lw_new_vals(L, 0);
       x->lazy = lw_mma_slot(L, bufs.v[i], rslot);
       lw_put(L, mlirOperationGetResult((MlirOperation){stage0.v[i]}, 0), x);
+    } else if (pres.v[i]) {
+      lw_put(L, mlirOperationGetResult((MlirOperation){stage0.v[i]}, 0), lw_prefetched(L, pres.v[i], rslot));
     }
   /* the last stage: the rest of the body */
   for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield) && !L->failed;
@@ -276,7 +291,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   MlirValue ahead = lw_bin(L, "arith.addi", iv, lw_bin(L, "arith.muli", step, lw_const_i32(L, S - 1)));
   Vals **next = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
   for (int i = 0; i < n; i++) next[i] = lw_get(L, mlirBlockGetArgument(src, 1 + i));
-  if (!L->failed) first_stage(L, src, &stage0, &bufs, ahead, ub, wslot, next, c0, n);
+  if (!L->failed) first_stage(L, src, &stage0, &bufs, &pres, ahead, ub, wslot, next, c0, n);
   if (!L->failed) {
     Vals **ys = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
     for (int i = 0; i < n; i++) ys[i] = c0[i] ? next[i] : lw_get(L, mlirOperationGetOperand(yield, i));

@@ -315,3 +315,71 @@ void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) 
     lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, &e, k), lw_val(L, x, k));
   lw_end_if(L, &s);
 }
+
+/* ---- prefetched loads ------------------------------------------------------------------
+ * A load that a pipelined loop without a dot runs ahead (passes/pipeline.c)
+ * goes to a buffer of its own in shared memory, where each thread keeps
+ * the elements it holds and only it reads them back: run r (vec elements,
+ * one cp.async of 4, 8 or 16 bytes) of thread t in slot s lies at
+ * ((s * runs + r) * threads + t) * vec, so that a warp's copies and reads
+ * of a run are consecutive. A thread reads only its own copies, after its
+ * own wait: no barrier orders them (the accesses are tagged private for
+ * insert-barriers). */
+struct Prefetch {
+  MlirValue base;
+  MlirType et;
+  Elems e;
+  int vec, runs, threads;
+};
+
+Prefetch *lw_prefetch_buffer(Lower *L, MlirOperation load, int slots) {
+  MlirValue r = mlirOperationGetResult(load, 0), ptr = mlirOperationGetOperand(load, 0);
+  MlirAttribute seg = mlirOperationGetAttributeByName(load, str("operandSegmentSizes"));
+  MlirValue mask = mlirDenseI32ArrayGetElement(seg, 1) ? mlirOperationGetOperand(load, 1) : (MlirValue){NULL};
+  Prefetch *b = arena_alloc(L->comp->a, sizeof *b);
+  if (!lw_elems_of(L, mlirValueGetType(r), &b->e) || !lw_plain(&b->e)) return NULL;
+  b->et = lw_scalar_of(L, mlirValueGetType(r));
+  int bits = lw_bits_of(b->et);
+  if (bits != 32 && bits != 64) return NULL;
+  b->vec = vector_width(L, ptr, mask, bits);
+  b->runs = b->e.n / b->vec;
+  b->threads = L->comp->num_warps * L->comp->threads_per_warp;
+  b->base = lw_shared_buffer(L, b->et, (int64_t)slots * b->e.n * b->threads);
+  return b;
+}
+
+static MlirValue prefetch_place(Lower *L, const Prefetch *b, MlirValue slot, int k) {
+  MlirValue run = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", slot, lw_const_i32(L, b->runs)), lw_const_i32(L, k / b->vec));
+  MlirValue at = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", run, lw_const_i32(L, b->threads)), L->tid);
+  return lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", at, lw_const_i32(L, b->vec)), lw_const_i32(L, k % b->vec));
+}
+
+static void mark_private(MlirOperation op) {
+  mlirOperationSetAttributeByName(op, str("tilec.private"), mlirUnitAttrGet(mlirOperationGetContext(op)));
+}
+
+void lw_prefetch_to_slot(Lower *L, MlirOperation load, const Prefetch *b, MlirValue slot, MlirValue guard) {
+  MlirAttribute seg = mlirOperationGetAttributeByName(load, str("operandSegmentSizes"));
+  Vals *p = lw_get(L, mlirOperationGetOperand(load, 0));
+  Vals *m = mlirDenseI32ArrayGetElement(seg, 1) ? lw_get(L, mlirOperationGetOperand(load, 1)) : NULL;
+  char name[32];
+  snprintf(name, sizeof name, "tilec.cp.async.%d", b->vec * lw_bits_of(b->et) / 8);
+  /* where the iteration exists only: its addresses may lie past the data */
+  IfScope where = lw_begin_if(L, guard);
+  for (int k = 0; k < p->n; k += b->vec) {
+    MlirValue args[3] = {lw_shared_at(L, b->base, b->et, prefetch_place(L, b, slot, k)), p->v[k], pred_of(L, m, k)};
+    MlirOperation cp = lw_call_op(L, name, (MlirType){NULL}, 3, args);
+    lw_tag_smem(L, cp, b->base);
+    mark_private(cp);
+  }
+  lw_end_if(L, &where);
+}
+
+Vals *lw_prefetched(Lower *L, const Prefetch *b, MlirValue slot) {
+  Vals *x = lw_new_vals(L, b->e.n);
+  for (int k = 0; k < b->e.n; k++) {
+    x->v[k] = lw_load_shared(L, b->base, b->et, prefetch_place(L, b, slot, k));
+    mark_private(mlirOpResultGetOwner(x->v[k]));
+  }
+  return x;
+}

@@ -344,7 +344,10 @@ static bool is_copy(MlirOperation op) {
 
 static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
   int id = smem_tag(op);
-  if (id >= 0) {
+  /* a thread's accesses to memory only it uses (a prefetched load's
+   * copies) are ordered by its own wait */
+  bool private = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.private")));
+  if (id >= 0 && !private) {
     if (op_is(op, "llvm.store") || is_copy(op)) *w |= 1ull << bit_of(id);
     else *r |= 1ull << bit_of(id);
   }

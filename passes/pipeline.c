@@ -14,8 +14,22 @@
  * runs: the loads go to S - 1 slots of a buffer in shared memory by
  * cp.async, S - 1 iterations ahead, as Triton's pipeliner does for sm_80.
  *
+ * A loop without a dot whose stages are its own (`tl.range(...,
+ * num_stages=S)`) prefetches its loads instead, as Triton does for such
+ * loops: each load of a tensor of 32- or 64-bit numbers in the body goes
+ * ahead (narrower ones stay where they are), the first stage being those
+ * loads and what they depend on, each copied to a buffer of the loop's own
+ * in shared memory (codegen: each thread's elements where only that thread
+ * reads them). A load whose `other` is not zero becomes a load of zeros
+ * and a select of `other` where the mask is off, in the last stage;
+ * first-stage values the last stage uses too (an offset both a load and a
+ * store take) are computed again there from the current induction
+ * variable, unless they come from a value the first stage carries, which
+ * runs ahead: then the loop is not pipelined. Nor is it when a load's
+ * address comes from another load's value.
+ *
  * A loop is pipelined when S >= 2, the target is sm_80 or later, its step
- * is a positive constant, it has such loads, and the first stage stands on
+ * is a positive constant or tl.num_programs, it has such loads, and the first stage stands on
  * its own: its ops are pure, without regions, directly in the body; they
  * use only values from outside the loop, the induction variable and
  * values the loop carries whose next value the first stage computes (a
@@ -26,6 +40,7 @@
  */
 #include "passes.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
@@ -50,10 +65,26 @@ static bool feeds_mma(Compilation *comp, MlirOperation op) {
          mlirBlockEqual(mlirOperationGetBlock(cv), mlirOperationGetBlock(op));
 }
 
+/* A load of a loop without a dot that goes ahead: a tensor of 32- or
+ * 64-bit numbers, directly in the body, not through a block pointer. */
+static bool prefetchable(MlirOperation op, MlirBlock body) {
+  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1 ||
+      !mlirBlockEqual(mlirOperationGetBlock(op), body))
+    return false;
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirTypeIsARankedTensor(rt) || !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))))
+    return false;
+  /* 32 or 64 bits: any run of them is a cp.async of 4, 8 or 16 bytes */
+  MlirType et = mlirShapedTypeGetElementType(rt);
+  return (mlirTypeIsAInteger(et) && (mlirIntegerTypeGetWidth(et) == 32 || mlirIntegerTypeGetWidth(et) == 64)) ||
+         mlirTypeIsAF32(et) || mlirTypeIsAF64(et);
+}
+
 typedef struct Plan {
   Compilation *comp;
   MlirOperation loop;
   MlirBlock body;
+  bool prefetch; /* a loop without a dot: its loads go ahead (prefetchable) */
   PtrVec stage0; /* ops of the first stage */
   unsigned long long carried; /* bit i: iter arg i is the first stage's */
   bool ok;
@@ -84,8 +115,13 @@ static void take(Plan *p, MlirValue v) {
   }
   MlirOperation d = value_owner(v);
   if (!mlirBlockEqual(mlirOperationGetBlock(d), p->body)) return; /* from outside */
-  if (in_stage0(p, d)) return;
-  bool load = feeds_mma(p->comp, d);
+  if (in_stage0(p, d)) {
+    if (p->prefetch && tile_op_of(d) == TOP_load) p->ok = false; /* an address from a load's value */
+    return;
+  }
+  /* a prefetched load is a root of the first stage, never what an address
+   * is computed from */
+  bool load = !p->prefetch && feeds_mma(p->comp, d);
   if (!load && (!op_is_pure(d) || mlirOperationGetNumRegions(d))) {
     p->ok = false;
     return;
@@ -116,27 +152,163 @@ static int stages_of(MlirOperation loop) {
   return s;
 }
 
-static bool positive_constant(MlirValue v) {
+/* A positive constant, or tl.num_programs (at least 1): a grid-stride
+ * loop's step. */
+static bool positive_step(MlirValue v) {
   MlirOperation d = value_owner(v);
+  if (!mlirOperationIsNull(d) && tile_op_of(d) == TOP_num_programs) return true;
   if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
   MlirAttribute a = mlirOperationGetAttributeByName(d, sref("value"));
   return mlirAttributeIsAInteger(a) && mlirIntegerAttrGetValueInt(a) > 0;
 }
 
+static bool has_dot(MlirOperation op) {
+  if (tile_op_of(op) == TOP_dot) return true;
+  for (intptr_t i = 0; i < mlirOperationGetNumRegions(op); i++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+        if (has_dot(o)) return true;
+  return false;
+}
+
+static bool zero_constant(MlirValue v) {
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, sref("value"));
+  if (!mlirAttributeIsADenseElements(a) || !mlirDenseElementsAttrIsSplat(a)) return false;
+  MlirAttribute x = mlirDenseElementsAttrGetSplatValue(a);
+  if (mlirAttributeIsAInteger(x)) return mlirIntegerAttrGetValueInt(x) == 0;
+  if (mlirAttributeIsAFloat(x)) {
+    double f = mlirFloatAttrGetValueDouble(x);
+    return f == 0 && !signbit(f);
+  }
+  return false;
+}
+
+/* load(p, m, other) with other not zero: load(p, m), zeros where m is off
+ * (what cp.async fills), and select(m, it, other) after it. */
+static MlirOperation split_other(MlirOperation load) {
+  MlirAttribute seg = mlirOperationGetAttributeByName(load, sref("operandSegmentSizes"));
+  if (mlirOperationGetNumOperands(load) != 3 || mlirDenseI32ArrayGetElement(seg, 1) != 1 ||
+      zero_constant(mlirOperationGetOperand(load, 2)))
+    return load;
+  MlirValue ptr = mlirOperationGetOperand(load, 0), mask = mlirOperationGetOperand(load, 1);
+  MlirValue other = mlirOperationGetOperand(load, 2), r = mlirOperationGetResult(load, 0);
+  MlirType rt = mlirValueGetType(r);
+  intptr_t na = mlirOperationGetNumAttributes(load);
+  MlirNamedAttribute attrs[16];
+  for (intptr_t i = 0; i < na && i < 16; i++) {
+    attrs[i] = mlirOperationGetAttribute(load, i);
+    if (mlirStringRefEqual(mlirIdentifierStr(attrs[i].name), sref("operandSegmentSizes")))
+      attrs[i].attribute = mlirDenseI32ArrayGet(mlirOperationGetContext(load), 3, (int32_t[]){1, 1, 0});
+  }
+  MlirValue ops[2] = {ptr, mask};
+  MlirOperation nl = create_before(load, "tile.load", mlirOperationGetLocation(load), 1, &rt, 2, ops, (int)(na < 16 ? na : 16), attrs);
+  MlirValue sops[3] = {mask, mlirOperationGetResult(nl, 0), other};
+  MlirOperation sel = create_before(load, "arith.select", mlirOperationGetLocation(load), 1, &rt, 3, sops, 0, NULL);
+  mlirValueReplaceAllUsesOfWith(r, mlirOperationGetResult(sel, 0));
+  mlirOperationDestroy(load);
+  return nl;
+}
+
+/* Whether v depends, through the first stage, on a value the loop carries
+ * (which runs ahead of the last stage). */
+static bool from_carried(const Plan *p, MlirValue v) {
+  if (mlirValueIsABlockArgument(v))
+    return mlirBlockEqual(mlirBlockArgumentGetOwner(v), p->body) && mlirBlockArgumentGetArgNumber(v) > 0;
+  MlirOperation d = value_owner(v);
+  if (!in_stage0(p, d)) return false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (from_carried(p, mlirOperationGetOperand(d, i))) return true;
+  return false;
+}
+
+/* Uses of first-stage values by the last stage get copies computed there:
+ * each such op, and the first-stage ops it stands on, cloned after the
+ * original, the last stage's uses moved to the clones. False when one of
+ * them comes from a carried value. */
+static bool copy_for_last_stage(Plan *p) {
+  MlirOperation yield = mlirBlockGetTerminator(p->body);
+  int n = p->stage0.n;
+  bool *need = arena_alloc(p->comp->a, (size_t)(n + 1));
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    MlirOperation o = {p->stage0.v[i]};
+    if (tile_op_of(o) == TOP_load) continue;
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(o); r++)
+      for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(o, r)); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+        MlirOperation w = mlirOpOperandGetOwner(u);
+        if (!in_stage0(p, w) && !(mlirOperationEqual(w, yield) && p->carried >> mlirOpOperandGetOperandNumber(u) & 1))
+          need[i] = any = true;
+      }
+  }
+  if (!any) return true;
+  /* what the needed ops stand on (the stage lists an op before its operands) */
+  for (int i = 0; i < n; i++) {
+    if (!need[i]) continue;
+    MlirOperation o = {p->stage0.v[i]};
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(o); k++) {
+      MlirValue v = mlirOperationGetOperand(o, k);
+      if (from_carried(p, v)) return false;
+      MlirOperation d = value_owner(v);
+      for (int j = 0; j < n && !mlirOperationIsNull(d); j++)
+        if (p->stage0.v[j] == d.ptr && tile_op_of(d) != TOP_load) need[j] = true;
+    }
+  }
+  /* cloned in body order, so that a clone's operands are cloned before it */
+  PtrMap clones = {0};
+  for (MlirOperation o = mlirBlockGetFirstOperation(p->body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    int i = 0;
+    while (i < n && p->stage0.v[i] != o.ptr) i++;
+    if (i == n || !need[i]) continue;
+    MlirOperation c = mlirOperationClone(o);
+    mlirBlockInsertOwnedOperationAfter(p->body, o, c);
+    for (intptr_t k = 0; k < mlirOperationGetNumOperands(c); k++) {
+      MlirValue v = mlirOperationGetOperand(c, k);
+      MlirOperation d = value_owner(v);
+      MlirOperation dc = {mlirOperationIsNull(d) ? NULL : map_get(&clones, d.ptr)};
+      if (!mlirOperationIsNull(dc)) mlirOperationSetOperand(c, k, mlirOperationGetResult(dc, mlirOpResultGetResultNumber(v)));
+    }
+    map_put(p->comp->a, &clones, o.ptr, c.ptr);
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(o); r++) {
+      MlirValue v = mlirOperationGetResult(o, r);
+      for (MlirOpOperand u = mlirValueGetFirstUse(v), next; !mlirOpOperandIsNull(u); u = next) {
+        next = mlirOpOperandGetNextUse(u);
+        MlirOperation w = mlirOpOperandGetOwner(u);
+        if (in_stage0(p, w) || mlirOperationEqual(w, c) ||
+            (mlirOperationEqual(w, yield) && p->carried >> mlirOpOperandGetOperandNumber(u) & 1))
+          continue;
+        mlirOperationSetOperand(w, mlirOpOperandGetOperandNumber(u), mlirOperationGetResult(c, r));
+      }
+    }
+  }
+  return true;
+}
+
 static void plan_loop(Compilation *comp, MlirOperation loop) {
   int stages = stages_of(loop);
-  if (stages < 2 || !positive_constant(mlirOperationGetOperand(loop, 2))) return;
+  if (stages < 2 || !positive_step(mlirOperationGetOperand(loop, 2))) return;
   Plan p = {.comp = comp, .loop = loop, .body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), .ok = true};
+  p.prefetch = !has_dot(loop) && op_int_attr(loop, "tile.num_stages", 0) >= 2;
   int loads = 0;
-  for (MlirOperation o = mlirBlockGetFirstOperation(p.body); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
-    if (feeds_mma(comp, o)) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(p.body), next; !mlirOperationIsNull(o); o = next) {
+    next = mlirOperationGetNextInBlock(o);
+    if (p.prefetch && prefetchable(o, p.body)) {
+      loads++;
+      o = split_other(o);
+      vec_push(comp->a, &p.stage0, o.ptr);
+      for (intptr_t i = 0; i < mlirOperationGetNumOperands(o); i++) take(&p, mlirOperationGetOperand(o, i));
+    } else if (!p.prefetch && feeds_mma(comp, o)) {
       loads++;
       take(&p, mlirOperationGetResult(o, 0));
     }
+  }
   if (!loads || !p.ok) return;
+  if (p.prefetch && !copy_for_last_stage(&p)) return;
   /* the first stage stands on its own */
   for (int i = 0; i < p.stage0.n && p.ok; i++) {
     MlirOperation o = {p.stage0.v[i]};
+    if (p.prefetch && tile_op_of(o) == TOP_load) continue; /* the last stage reads its copy */
     bool load = feeds_mma(comp, o);
     for (intptr_t r = 0; r < mlirOperationGetNumResults(o) && p.ok; r++)
       p.ok = used_by_stage0(&p, mlirOperationGetResult(o, r), load);

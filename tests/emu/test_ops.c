@@ -970,11 +970,64 @@ static void tiles_matmul(void) {
   free(a), free(b), free(c);
 }
 
+/* Loops without a dot that prefetch their loads (ptx_prefetch.py), at 1
+ * (not pipelined) to 4 stages. rows: a grid-stride loop over 37 rows of
+ * 200 columns (the mask cuts the 256 and its `other` 1.0 is selected
+ * there) on 5 programs, so each runs 7 or 8 iterations and the copies run
+ * past the last row; cols: a pointer advanced by 128 over 300 columns per
+ * program, the last block partial. Values are small integers: the sums are
+ * exact. */
+static void prefetched_loops(void) {
+  enum { R = 37, C = 200, S = 203, N = 300, P = 6 };
+  float *x = malloc(sizeof(float) * R * S), *y = malloc(sizeof(float) * R * S);
+  float *cx = malloc(sizeof(float) * P * N), *cy = malloc(sizeof(float) * P);
+  for (int i = 0; i < R * S; i++) x[i] = (float)((int)(next_u32() % 17) - 8);
+  for (int i = 0; i < P * N; i++) cx[i] = (float)((int)(next_u32() % 17) - 8);
+  for (int stages = 1; stages <= 4; stages++) {
+    char sig[128];
+    memset(y, 0, sizeof(float) * R * S);
+    snprintf(sig, sizeof sig, "*fp32:16, *fp32:16, i32, i32, i32, 256, %d", stages);
+    int nr = R, nc = C, st = S;
+    EmuBuffer bf[2] = {{x, sizeof(float) * R * S, "x"}, {y, sizeof(float) * R * S, "y"}};
+    void *p[2] = {x, y};
+    void *args[5] = {&p[0], &p[1], &nr, &nc, &st};
+    if (!emu_run_file(dir, "ptx_prefetch.py", "rows", sig, 4, 5, args, 5, bf, 2)) {
+      int bad = 0;
+      for (int r = 0; r < R; r++) {
+        float sum = 256 - C; /* the masked columns load 1.0 */
+        for (int c = 0; c < C; c++) sum += x[r * S + c];
+        for (int c = 0; c < S; c++) {
+          float want = c < C ? x[r * S + c] * 2 + sum : 0;
+          if (y[r * S + c] != want && bad++ == 0)
+            fprintf(stderr, "rows, %d stages: [%d][%d] is %g, want %g\n", stages, r, c, y[r * S + c], want);
+        }
+      }
+      CHECK(bad == 0);
+    }
+    snprintf(sig, sizeof sig, "*fp32:16, *fp32:16, i32, 128, %d", stages);
+    int n = N;
+    EmuBuffer cb[2] = {{cx, sizeof(float) * P * N, "x"}, {cy, sizeof(float) * P, "y"}};
+    void *q[2] = {cx, cy};
+    void *cargs[3] = {&q[0], &q[1], &n};
+    if (!emu_run_file(dir, "ptx_prefetch.py", "cols", sig, 4, P, cargs, 3, cb, 2)) {
+      int bad = 0;
+      for (int r = 0; r < P; r++) {
+        float want = 0;
+        for (int c = 0; c < N; c++) want += cx[r * N + c];
+        if (cy[r] != want && bad++ == 0) fprintf(stderr, "cols, %d stages: [%d] is %g, want %g\n", stages, r, cy[r], want);
+      }
+      CHECK(bad == 0);
+    }
+  }
+  free(x), free(y), free(cx), free(cy);
+}
+
 static void matmuls(void) {
   matmul_sizes(100, 70, 50, false);
   matmul_sizes(100, 80, 64, true);
   staged_matmuls();
   tiles_matmul();
+  prefetched_loops();
 }
 
 int main(int argc, char **argv) {
