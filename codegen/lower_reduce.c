@@ -84,6 +84,130 @@ MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b) {
   return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &p);
 }
 
+/* A shuffle from lane `src` (an i32 per thread); 32-bit values only. */
+static MlirValue shuffle_idx(Lower *L, MlirValue v, MlirValue src) {
+  MlirType t = mlirValueGetType(v);
+  if (!mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32)) return (MlirValue){NULL};
+  MlirValue ops[4] = {lw_const_i32(L, -1), v, src, lw_const_i32(L, 0x1f)};
+  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->comp->ic, "#nvvm<shfl_kind idx>"));
+  return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
+}
+
+/* A scan's steps 2 and 3 for one chunk of a group (elements ck[0..nk) of
+ * out, scanned within the thread, `total` the thread's inclusive total):
+ * the totals scanned across the lanes holding the axis, then across warps
+ * through shared memory, and each element given the prefix on its left.
+ * With need_total, chunk_total becomes the whole chunk's total, in every
+ * thread. */
+static void scan_across(Lower *L, MlirOperation op, int n, bool rev, int64_t lanes, int64_t warps, int lane_div,
+                        int lanes_along, int warp_div, int warps_along, MlirValue lane_c, MlirValue warp_c, bool need_total,
+                        const MlirValue *carry, MlirValue *total, MlirValue *chunk_total,
+                        const int *ck, int nk, Vals **out) {
+  /* a lane's and a warp's position in scan order (lanes and warps past
+   * the axis's extent hold copies: each mirrors its original) */
+  MlirValue lane_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(lanes - 1)),
+                                  lw_bin(L, "arith.remui", lane_c, lw_const_i32(L, (int32_t)lanes)))
+                         : lane_c;
+  MlirValue warp_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(warps - 1)),
+                                  lw_bin(L, "arith.remui", warp_c, lw_const_i32(L, (int32_t)warps)))
+                         : warp_c;
+  /* 2. across lanes: inclusive scan of the totals */
+  for (int step = 1; step < lanes && !L->failed; step *= 2) {
+    MlirValue up[8], comb[8];
+    for (int i = 0; i < n; i++) {
+      up[i] = shuffle_dir(L, total[i], step * lane_div, rev);
+      if (mlirValueIsNull(up[i])) {
+        lw_fail(L, op, "of values that are not 32 bits wide is not supported yet by the GPU code generator");
+        return;
+      }
+    }
+    combine(L, op, n, up, total, comb);
+    MlirValue take = lw_cmp_u32(L, 9 /* uge */, lane_s, lw_const_i32(L, step));
+    for (int i = 0; i < n; i++) total[i] = lw_pick(L, take, comb[i], total[i]);
+  }
+  /* the warp's part of the chunk: the last lane's (in scan order) inclusive total */
+  if (need_total && lanes > 1 && warps == 1) {
+    MlirValue last = lw_const_i32(L, (int32_t)((rev ? 0 : lanes - 1) * lane_div));
+    MlirValue src = lw_bin(L, "arith.addi", last, lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
+    for (int i = 0; i < n; i++) chunk_total[i] = shuffle_idx(L, total[i], src);
+  }
+  /* the exclusive prefix of this lane: the inclusive total of the lane before */
+  MlirValue prefix[8];
+  MlirValue has_prefix = lw_cmp_u32(L, 8 /* ugt */, lane_s, lw_const_i32(L, 0));
+  for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_dir(L, total[i], lane_div, rev);
+  /* 3. across warps: each warp's total (its last lane) through shared memory */
+  if (warps > 1 && !L->failed) {
+    MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_s, lw_const_i32(L, (int32_t)(lanes - 1)));
+    /* the warps of other rows (along the other dims) scan their own: the
+     * first of this warp's row of slots */
+    MlirValue wd = lw_const_i32(L, warp_div), wa = lw_const_i32(L, (int32_t)(warp_div * warps_along));
+    MlirValue other = lw_bin(L, "arith.addi", lw_bin(L, "arith.remui", L->warp, wd), lw_bin(L, "arith.muli", lw_bin(L, "arith.divui", L->warp, wa), wd));
+    MlirValue row = lw_bin(L, "arith.muli", other, lw_const_i32(L, (int32_t)warps));
+    MlirValue ld = lw_const_i32(L, lane_div), la = lw_const_i32(L, lane_div * lanes_along);
+    MlirValue lane_other = lw_bin(L, "arith.addi", lw_bin(L, "arith.remui", L->lane, ld), lw_bin(L, "arith.muli", lw_bin(L, "arith.divui", L->lane, la), ld));
+    for (int i = 0; i < n; i++) {
+      MlirType et = mlirValueGetType(total[i]);
+      base[i] = lw_shared_buffer(L, et, (int64_t)L->comp->num_warps * (32 / lanes_along));
+      /* slot: [the warp's place along the other dims][its coordinate along
+       * the axis][the lane's place along the other dims], one per lane
+       * group */
+      MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lw_bin(L, "arith.addi", row, warp_s), lw_const_i32(L, 32 / lanes_along)), lane_other);
+      lw_store_shared_at_if(L, base[i], et, slot, last, total[i]);
+    }
+    MlirValue wacc[8] = {{NULL}}, all[8] = {{NULL}};
+    for (int w = 0; w < warps && !L->failed; w++) {
+      if (w + 1 == warps && !need_total) break;
+      MlirValue t[8], cand[8];
+      MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lw_bin(L, "arith.addi", row, lw_const_i32(L, w)), lw_const_i32(L, 32 / lanes_along)), lane_other);
+      for (int i = 0; i < n; i++) t[i] = lw_load_shared(L, base[i], mlirValueGetType(total[i]), slot);
+      if (need_total) {
+        if (w == 0) {
+          for (int i = 0; i < n; i++) all[i] = t[i];
+        } else {
+          combine(L, op, n, all, t, all);
+        }
+      }
+      if (w + 1 == warps) break;
+      if (w == 0) {
+        for (int i = 0; i < n; i++) cand[i] = t[i];
+      } else {
+        combine(L, op, n, wacc, t, cand);
+      }
+      MlirValue before = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, w));
+      for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : lw_pick(L, before, cand[i], wacc[i]);
+    }
+    if (need_total)
+      for (int i = 0; i < n; i++) chunk_total[i] = all[i];
+    /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
+    MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, 0));
+    if (lanes > 1) {
+      MlirValue comb[8];
+      combine(L, op, n, wacc, prefix, comb);
+      for (int i = 0; i < n; i++) {
+        MlirValue with_lane = lw_pick(L, has_prefix, comb[i], wacc[i]);
+        prefix[i] = lw_pick(L, in_later_warp, with_lane, prefix[i]);
+      }
+    } else {
+      for (int i = 0; i < n; i++) prefix[i] = wacc[i];
+    }
+    has_prefix = lw_bin(L, "arith.ori", has_prefix, in_later_warp);
+  }
+  /* the chunks before this one (carry, when there are) come first: one
+   * prefix for the elements, not two combines each */
+  if (carry) {
+    MlirValue comb[8];
+    combine(L, op, n, carry, prefix, comb);
+    for (int i = 0; i < n; i++) prefix[i] = lw_pick(L, has_prefix, comb[i], carry[i]);
+  }
+  /* every element of the chunk takes the prefix on its left */
+  for (int j = 0; j < nk && !L->failed; j++) {
+    MlirValue x[8], comb[8];
+    for (int i = 0; i < n; i++) x[i] = out[i]->v[ck[j]];
+    combine(L, op, n, prefix, x, comb);
+    for (int i = 0; i < n; i++) out[i]->v[ck[j]] = carry ? comb[i] : lw_pick(L, has_prefix, comb[i], x[i]);
+  }
+}
+
 /* tile.scan (inclusive): within each thread along the axis, then across
  * its lanes (Hillis-Steele with shuffles), then across warps through shared
  * memory; each stage's prefix is combined on the left, so combine functions
@@ -96,7 +220,7 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
   Elems e;
   int axis = (int)op_int_attr(op, "axis", 0);
   bool rev = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("reverse")));
-  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e) || e.per[axis] != e.l.spt[axis]) {
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e) || e.per[axis] > 256) {
     lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
     return;
   }
@@ -112,7 +236,7 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
     int k = rev ? e.n - 1 - kk : kk;
     int c[MAX_RANK] = {0};
     lw_counters(&e, k, c);
-    if (c[axis] == (rev ? e.per[axis] - 1 : 0)) continue;
+    if (c[axis] % e.l.spt[axis] == (rev ? e.l.spt[axis] - 1 : 0)) continue; /* a chunk's first, in scan order */
     c[axis] += rev ? 1 : -1;
     int prev = lw_element_of(&e, c);
     MlirValue a[8], b[8], r[8];
@@ -133,91 +257,49 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
   if (warps > l->wpc[axis]) warps = l->wpc[axis];
   if (warps < 1) warps = 1;
   int ngroups = e.n / e.per[axis];
+  /* a thread holding the axis in several repetitions scans each chunk of
+   * the tensor the layout covers once on its own, then carries the totals
+   * of the chunks before it in scan order */
+  int spt = l->spt[axis], chunks = e.per[axis] / spt;
   Elems groups = e;
   groups.per[axis] = 1;
   groups.n = ngroups;
   MlirValue lane_c = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->lane, lw_const_i32(L, lane_div)), lw_const_i32(L, l->tpw[axis]));
   MlirValue warp_c = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, l->wpc[axis]));
-  for (int g = 0; g < ngroups && !L->failed && (lanes > 1 || warps > 1); g++) {
+  for (int g = 0; g < ngroups && !L->failed; g++) {
     /* the elements of group g (the same counters but the axis), in axis order */
-    int ks[64], nk = 0;
-    for (int k = 0; k < e.n && nk < 64; k++) {
+    int ks[256], nk = 0;
+    for (int k = 0; k < e.n && nk < 256; k++) {
       int c[MAX_RANK] = {0};
       lw_counters(&e, k, c);
       c[axis] = 0;
       if (lw_element_of(&groups, c) == g) ks[nk++] = k;
     }
-    MlirValue total[8];
-    for (int i = 0; i < n; i++) total[i] = out[i]->v[ks[rev ? 0 : nk - 1]];
-    /* a lane's and a warp's position in scan order (lanes and warps past
-     * the axis's extent hold copies: each mirrors its original) */
-    MlirValue lane_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(lanes - 1)),
-                                    lw_bin(L, "arith.remui", lane_c, lw_const_i32(L, (int32_t)lanes)))
-                           : lane_c;
-    MlirValue warp_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(warps - 1)),
-                                    lw_bin(L, "arith.remui", warp_c, lw_const_i32(L, (int32_t)warps)))
-                           : warp_c;
-    /* 2. across lanes: inclusive scan of the totals */
-    for (int step = 1; step < lanes && !L->failed; step *= 2) {
-      MlirValue up[8], comb[8];
-      for (int i = 0; i < n; i++) {
-        up[i] = shuffle_dir(L, total[i], step * lane_div, rev);
-        if (mlirValueIsNull(up[i])) {
-          lw_fail(L, op, "of values that are not 32 bits wide is not supported yet by the GPU code generator");
-          return;
+    MlirValue carry[8];
+    for (int q = 0; q < chunks && !L->failed; q++) {
+      const int *ck = ks + (rev ? chunks - 1 - q : q) * spt; /* this chunk's elements */
+      MlirValue total[8], chunk_total[8];
+      for (int i = 0; i < n; i++) chunk_total[i] = total[i] = out[i]->v[ck[rev ? 0 : spt - 1]];
+      bool across = lanes > 1 || warps > 1;
+      if (across)
+        scan_across(L, op, n, rev, lanes, warps, lane_div, l->tpw[axis], warp_div, l->wpc[axis], lane_c, warp_c, chunks > 1,
+                    q > 0 ? carry : NULL, total, chunk_total, ck, spt, out);
+      /* the chunks before this one, on the left (scan_across folds them
+       * into its prefix) */
+      if (q > 0 && !across)
+        for (int j = 0; j < spt && !L->failed; j++) {
+          MlirValue x[8], comb[8];
+          for (int i = 0; i < n; i++) x[i] = out[i]->v[ck[j]];
+          combine(L, op, n, carry, x, comb);
+          for (int i = 0; i < n; i++) out[i]->v[ck[j]] = comb[i];
         }
-      }
-      combine(L, op, n, up, total, comb);
-      MlirValue take = lw_cmp_u32(L, 9 /* uge */, lane_s, lw_const_i32(L, step));
-      for (int i = 0; i < n; i++) total[i] = lw_pick(L, take, comb[i], total[i]);
-    }
-    /* the exclusive prefix of this lane: the inclusive total of the lane before */
-    MlirValue prefix[8];
-    MlirValue has_prefix = lw_cmp_u32(L, 8 /* ugt */, lane_s, lw_const_i32(L, 0));
-    for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_dir(L, total[i], lane_div, rev);
-    /* 3. across warps: each warp's total (its last lane) through shared memory */
-    if (warps > 1 && !L->failed) {
-      MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_s, lw_const_i32(L, (int32_t)(lanes - 1)));
-      for (int i = 0; i < n; i++) {
-        MlirType et = mlirValueGetType(total[i]);
-        base[i] = lw_shared_buffer(L, et, warps * 32 * L->comp->num_warps);
-        /* slot: [warp coordinate][lane within the warp], one per lane group */
-        MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", warp_s, lw_const_i32(L, 32)), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
-        lw_store_shared_at_if(L, base[i], et, slot, last, total[i]);
-      }
-      MlirValue wacc[8] = {{NULL}};
-      for (int w = 0; w + 1 < warps; w++) {
-        MlirValue t[8], cand[8];
-        MlirValue slot = lw_bin(L, "arith.addi", lw_const_i32(L, w * 32), lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
-        for (int i = 0; i < n; i++) t[i] = lw_load_shared(L, base[i], mlirValueGetType(total[i]), slot);
-        if (w == 0) {
-          for (int i = 0; i < n; i++) cand[i] = t[i];
+      if (q + 1 < chunks) {
+        if (q == 0) {
+          for (int i = 0; i < n; i++) carry[i] = chunk_total[i];
         } else {
-          combine(L, op, n, wacc, t, cand);
+          combine(L, op, n, carry, chunk_total, carry);
         }
-        MlirValue before = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, w));
-        for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : lw_pick(L, before, cand[i], wacc[i]);
       }
-      /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
-      MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, 0));
-      if (lanes > 1) {
-        MlirValue comb[8];
-        combine(L, op, n, wacc, prefix, comb);
-        for (int i = 0; i < n; i++) {
-          MlirValue with_lane = lw_pick(L, has_prefix, comb[i], wacc[i]);
-          prefix[i] = lw_pick(L, in_later_warp, with_lane, prefix[i]);
-        }
-      } else {
-        for (int i = 0; i < n; i++) prefix[i] = wacc[i];
-      }
-      has_prefix = lw_bin(L, "arith.ori", has_prefix, in_later_warp);
-    }
-    /* every element of the group takes the prefix on its left */
-    for (int j = 0; j < nk && !L->failed; j++) {
-      MlirValue x[8], comb[8];
-      for (int i = 0; i < n; i++) x[i] = out[i]->v[ks[j]];
-      combine(L, op, n, prefix, x, comb);
-      for (int i = 0; i < n; i++) out[i]->v[ks[j]] = lw_pick(L, has_prefix, comb[i], x[i]);
     }
   }
   if (L->failed) return;

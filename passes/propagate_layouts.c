@@ -4,7 +4,7 @@
  *
  * Requires: tile IR with layouts, coalesced. Guarantees: the same program,
  * each value computed from a load (through elementwise ops, conversions,
- * reductions, expand_dims, broadcasts, and the values loops carry and
+ * reductions, scans, expand_dims, broadcasts, and the values loops carry and
  * branches yield) in that load's blocked layout, or the slice of it a
  * reduction makes, as Triton's layout propagation does; conversions are
  * left only where a value meets an op that needs another layout (a store,
@@ -145,6 +145,12 @@ static void pass_on(Prop *p, MlirOperation user, intptr_t idx, MlirValue v, Mlir
     }
     return;
   }
+  if (t == TOP_scan) {
+    /* a scan runs in a blocked layout, any number of chunks along its axis */
+    if (l.kind == L_BLOCKED)
+      for (intptr_t r = 0; r < mlirOperationGetNumResults(user); r++) reach(p, mlirOperationGetResult(user, r), a);
+    return;
+  }
   if (t == TOP_expand_dims) {
     if (l.kind == L_SLICE && l.dim == op_int_attr(user, "axis", 0) && l.parent->kind == L_BLOCKED)
       reach(p, mlirOperationGetResult(user, 0), layout_attr(comp, l.parent));
@@ -182,7 +188,7 @@ static bool needs(Prop *p, MlirOperation op, intptr_t i, MlirType *out) {
     *out = vt; /* any */
     return true;
   }
-  if (elementwise(op) || t == TOP_broadcast) {
+  if (elementwise(op) || t == TOP_broadcast || t == TOP_scan) {
     *out = with_layout(comp, vt, type_layout(mlirValueGetType(mlirOperationGetResult(op, 0))));
     return true;
   }

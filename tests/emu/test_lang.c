@@ -403,10 +403,42 @@ static void gdc(void) {
   CHECK(bad == 0);
 }
 
+/* chunked_scans (ptx_lang.py): int32 cumsums, forward and reverse, of
+ * blocks of 1024 on 1 and 4 warps and of 256 on 1 warp (8, 2 and 2 chunks
+ * of the layout's tile), 5 elements short of the block. Exact. */
+static void chunked_scans_of(int block, int warps) {
+  int n = block - 5;
+  int32_t *x = calloc((size_t)block, 4), *out = malloc((size_t)block * 8);
+  for (int i = 0; i < n; i++) x[i] = rand() % 201 - 100;
+  for (int i = 0; i < 2 * block; i++) out[i] = -12345;
+  EmuBuffer b[2] = {{x, (size_t)block * 4, "x_ptr"}, {out, (size_t)block * 8, "out_ptr"}};
+  void *p[2] = {x, out};
+  void *a[3] = {&p[0], &p[1], &n};
+  char sig[80];
+  snprintf(sig, sizeof sig, "*i32:16, *i32:16, i32, %d", block);
+  if (!emu_run_file(dir, "ptx_lang.py", "chunked_scans", sig, warps, 1, a, 3, b, 2)) {
+    int bad = 0;
+    int32_t fwd = 0, rev = 0;
+    for (int i = 0; i < n; i++) rev += x[i];
+    for (int i = 0; i < block; i++) {
+      fwd += i < n ? x[i] : 0;
+      int32_t want_f = i < n ? fwd : -12345, want_r = i < n ? rev : -12345;
+      if ((out[i] != want_f || out[block + i] != want_r) && bad++ == 0)
+        fprintf(stderr, "chunked_scans %d on %d warps at %d: %d %d, want %d %d\n", block, warps, i, out[i], out[block + i], want_f, want_r);
+      rev -= i < n ? x[i] : 0;
+    }
+    CHECK(bad == 0);
+  }
+  free(x), free(out);
+}
+
 static void reverse_scans(void) {
   reverse_scans_of(32, 64);  /* rows across warps, columns across lanes and threads */
   reverse_scans_of(4, 256);
   reverse_scans_of(128, 8);
+  chunked_scans_of(1024, 1);
+  chunked_scans_of(1024, 4);
+  chunked_scans_of(256, 1);
 }
 
 /* ---- argmax and argmin with ties (filecheck/ptx_attrs.py) ------------------------------------- */

@@ -310,3 +310,14 @@ def experimental_desc(a_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     o = tl._experimental_make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
     x = tl._experimental_descriptor_load(a, [row, col], [BM, BN], tl.float32)
     tl._experimental_descriptor_store(o, x - 3.0, [row, col])
+
+
+# Scans in the layout the load gives (four elements a thread): a block wider
+# than the layout's tile is scanned chunk by chunk, each chunk's total
+# carried into the next (forward) or the one before (reverse).
+@triton.jit
+def chunked_scans(x_ptr, out_ptr, n, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o, mask=o < n, other=0)
+    tl.store(out_ptr + o, tl.cumsum(x, 0), mask=o < n)
+    tl.store(out_ptr + N + o, tl.cumsum(x, 0, reverse=True), mask=o < n)
