@@ -13,8 +13,11 @@
  * their group (a store or atomic no wider than its own pointer allows), so
  * that eight shifted loads summed into one tile need no conversions; a less
  * aligned member moves its run in narrower instructions (codegen takes the
- * width from axis info). The memory op's operands are converted into that
- * layout and its result back, for remove-layout-conversions to clean.
+ * width from axis info). A load is no wider than the stores its value
+ * reaches, even when it is aligned wider: a row stored one element a
+ * thread is loaded so, not converted between the two. The memory op's
+ * operands are converted into that layout and its result back, for
+ * remove-layout-conversions to clean.
  */
 #include "passes.h"
 
@@ -32,6 +35,8 @@ typedef struct Coalesce {
   PtrMap index;
   PtrVec all;
   int *parent;
+  int64_t *cap; /* per memory op: the narrowest store its value reaches */
+  PtrMap seen;  /* the walk of one store's value */
 } Coalesce;
 
 static void number(MlirOperation op, void *user) {
@@ -121,8 +126,58 @@ static bool same_shape(MlirType a, MlirType b) {
   return true;
 }
 
+static int mem_index(Coalesce *c, MlirOperation op) {
+  for (int i = 0; i < c->ops.n; i++)
+    if (c->ops.v[i] == op.ptr) return i;
+  return -1;
+}
+
+/* Caps the loads that v is computed from at `width` elements: a value
+ * loaded wider than the store it goes to would cross threads through shared
+ * memory, which costs more than narrower loads. Walks producers, the
+ * values loops and branches yield, and loops' initial values. */
+static void cap_loads(Coalesce *c, MlirValue v, int64_t width, MlirType like) {
+  if (map_get(&c->seen, v.ptr)) return;
+  map_put(c->comp->a, &c->seen, v.ptr, (void *)1);
+  MlirOperation d;
+  if (mlirValueIsABlockArgument(v)) {
+    d = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+    if (op_is(d, "func.func")) return;
+  } else {
+    d = mlirOpResultGetOwner(v);
+  }
+  int m = tile_op_of(d) == TOP_load ? mem_index(c, d) : -1;
+  if (m >= 0) {
+    MlirType pt = mlirValueGetType(mlirOperationGetOperand(d, 0));
+    if (same_shape(pt, like) && width < c->cap[m]) c->cap[m] = width;
+    return;
+  }
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) cap_loads(c, mlirOperationGetOperand(d, i), width, like);
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(d); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(d, r)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b)) {
+      MlirOperation t = mlirBlockGetTerminator(b);
+      for (intptr_t i = 0; !mlirOperationIsNull(t) && i < mlirOperationGetNumOperands(t); i++)
+        cap_loads(c, mlirOperationGetOperand(t, i), width, like);
+    }
+}
+
+static void cap_by_stores(Coalesce *c) {
+  c->cap = arena_alloc(c->comp->a, sizeof(int64_t) * (size_t)(c->ops.n + 1));
+  for (int i = 0; i < c->ops.n; i++) c->cap[i] = INT64_MAX;
+  for (int i = 0; i < c->ops.n; i++) {
+    MlirOperation op = {c->ops.v[i]};
+    if (tile_op_of(op) == TOP_load || mlirOperationGetNumOperands(op) < 2) continue;
+    MlirValue ptr = mlirOperationGetOperand(op, 0);
+    int order[MAX_RANK];
+    access_order(c, ptr, order);
+    c->seen = (PtrMap){0};
+    cap_loads(c, mlirOperationGetOperand(op, 1), own_width(c, ptr, order[0]), mlirValueGetType(ptr));
+  }
+}
+
 /* The coalesced layout for the pointer tensor of memory op i: its group's
- * widest vector, no more than a thread's share of the tile. */
+ * widest vector, no more than a thread's share of the tile, nor, for a
+ * load, than the stores its value reaches allow. */
 static Layout coalesced(Coalesce *c, int i) {
   Compilation *comp = c->comp;
   MlirOperation op = {c->ops.v[i]};
@@ -147,6 +202,7 @@ static Layout coalesced(Coalesce *c, int i) {
     int64_t w = own_width(c, p, fast);
     if (w > per_thread) per_thread = w;
   }
+  if (per_thread > c->cap[i]) per_thread = c->cap[i];
   int64_t threads = (int64_t)comp->num_warps * comp->threads_per_warp;
   int64_t fair = numel / threads; /* no thread should own more than its share */
   if (fair < 1) fair = 1;
@@ -190,6 +246,7 @@ bool pass_coalesce(Compilation *comp, MlirOperation module) {
   walk_ops(module, collect, &c, false);
   walk_ops(module, number, &c, false);
   connect(&c);
+  cap_by_stores(&c);
   /* every layout first: the groups are read from the IR before it changes */
   Layout *layouts = arena_alloc(comp->a, (size_t)(c.ops.n ? c.ops.n : 1) * sizeof *layouts);
   for (int i = 0; i < c.ops.n; i++) layouts[i] = coalesced(&c, i);
