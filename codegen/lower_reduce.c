@@ -93,74 +93,97 @@ static MlirValue shuffle_idx(Lower *L, MlirValue v, MlirValue src) {
   return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
 }
 
-/* A scan's steps 2 and 3 for one chunk of a group (elements ck[0..nk) of
- * out, scanned within the thread, `total` the thread's inclusive total):
- * the totals scanned across the lanes holding the axis, then across warps
- * through shared memory, and each element given the prefix on its left.
- * With need_total, chunk_total becomes the whole chunk's total, in every
- * thread. */
-static void scan_across(Lower *L, MlirOperation op, int n, bool rev, int64_t lanes, int64_t warps, int lane_div,
-                        int lanes_along, int warp_div, int warps_along, MlirValue lane_c, MlirValue warp_c, bool need_total,
-                        const MlirValue *carry, MlirValue *total, MlirValue *chunk_total,
-                        const int *ck, int nk, Vals **out) {
+/* A scan's steps 2 and 3 across lanes and warps, for one chunk of a group
+ * (its elements scanned within the thread, `total` the thread's inclusive
+ * total), in two halves: scan_publish scans the totals across the lanes
+ * holding the axis and writes each warp's total to shared memory;
+ * scan_finish reads the warps' totals and gives each element the prefix on
+ * its left. Every chunk is published before any is finished, so that one
+ * barrier serves them all. */
+typedef struct ScanGeom {
+  int n;
+  bool rev, need_total; /* need_total: the chunk's whole total, for the chunks after it */
+  int64_t lanes, warps;
+  int lane_div, lanes_along, warp_div, warps_along;
+  MlirValue lane_c, warp_c;
+} ScanGeom;
+
+typedef struct ScanPart {
+  MlirValue total[8], prefix[8], chunk_total[8], base[8];
+  MlirValue has_prefix, lane_s, warp_s, row, lane_other;
+} ScanPart;
+
+static void scan_publish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart *sp) {
+  int n = g->n;
+  int64_t lanes = g->lanes, warps = g->warps;
+  MlirValue *total = sp->total;
   /* a lane's and a warp's position in scan order (lanes and warps past
    * the axis's extent hold copies: each mirrors its original) */
-  MlirValue lane_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(lanes - 1)),
-                                  lw_bin(L, "arith.remui", lane_c, lw_const_i32(L, (int32_t)lanes)))
-                         : lane_c;
-  MlirValue warp_s = rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(warps - 1)),
-                                  lw_bin(L, "arith.remui", warp_c, lw_const_i32(L, (int32_t)warps)))
-                         : warp_c;
+  sp->lane_s = g->rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(lanes - 1)),
+                               lw_bin(L, "arith.remui", g->lane_c, lw_const_i32(L, (int32_t)lanes)))
+                      : g->lane_c;
+  sp->warp_s = g->rev ? lw_bin(L, "arith.subi", lw_const_i32(L, (int32_t)(warps - 1)),
+                               lw_bin(L, "arith.remui", g->warp_c, lw_const_i32(L, (int32_t)warps)))
+                      : g->warp_c;
   /* 2. across lanes: inclusive scan of the totals */
   for (int step = 1; step < lanes && !L->failed; step *= 2) {
     MlirValue up[8], comb[8];
     for (int i = 0; i < n; i++) {
-      up[i] = shuffle_dir(L, total[i], step * lane_div, rev);
+      up[i] = shuffle_dir(L, total[i], step * g->lane_div, g->rev);
       if (mlirValueIsNull(up[i])) {
         lw_fail(L, op, "of values that are not 32 bits wide is not supported yet by the GPU code generator");
         return;
       }
     }
     combine(L, op, n, up, total, comb);
-    MlirValue take = lw_cmp_u32(L, 9 /* uge */, lane_s, lw_const_i32(L, step));
+    MlirValue take = lw_cmp_u32(L, 9 /* uge */, sp->lane_s, lw_const_i32(L, step));
     for (int i = 0; i < n; i++) total[i] = lw_pick(L, take, comb[i], total[i]);
   }
   /* the warp's part of the chunk: the last lane's (in scan order) inclusive total */
-  if (need_total && lanes > 1 && warps == 1) {
-    MlirValue last = lw_const_i32(L, (int32_t)((rev ? 0 : lanes - 1) * lane_div));
-    MlirValue src = lw_bin(L, "arith.addi", last, lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, lane_div)));
-    for (int i = 0; i < n; i++) chunk_total[i] = shuffle_idx(L, total[i], src);
+  if (g->need_total && lanes > 1 && warps == 1) {
+    MlirValue last = lw_const_i32(L, (int32_t)((g->rev ? 0 : lanes - 1) * g->lane_div));
+    MlirValue src = lw_bin(L, "arith.addi", last, lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, g->lane_div)));
+    for (int i = 0; i < n; i++) sp->chunk_total[i] = shuffle_idx(L, total[i], src);
   }
   /* the exclusive prefix of this lane: the inclusive total of the lane before */
-  MlirValue prefix[8];
-  MlirValue has_prefix = lw_cmp_u32(L, 8 /* ugt */, lane_s, lw_const_i32(L, 0));
-  for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_dir(L, total[i], lane_div, rev);
-  /* 3. across warps: each warp's total (its last lane) through shared memory */
+  sp->has_prefix = lw_cmp_u32(L, 8 /* ugt */, sp->lane_s, lw_const_i32(L, 0));
+  for (int i = 0; i < n && lanes > 1; i++) sp->prefix[i] = shuffle_dir(L, total[i], g->lane_div, g->rev);
+  if (warps <= 1 || L->failed) return;
+  /* 3. each warp's total (its last lane) to shared memory, at [the warp's
+   * place along the other dims][its coordinate along the axis][the lane's
+   * place along the other dims]: one slot per lane group */
+  MlirValue last = lw_cmp_u32(L, 0 /* eq */, sp->lane_s, lw_const_i32(L, (int32_t)(lanes - 1)));
+  MlirValue wd = lw_const_i32(L, g->warp_div), wa = lw_const_i32(L, (int32_t)(g->warp_div * g->warps_along));
+  MlirValue other = lw_bin(L, "arith.addi", lw_bin(L, "arith.remui", L->warp, wd), lw_bin(L, "arith.muli", lw_bin(L, "arith.divui", L->warp, wa), wd));
+  sp->row = lw_bin(L, "arith.muli", other, lw_const_i32(L, (int32_t)warps));
+  MlirValue ld = lw_const_i32(L, g->lane_div), la = lw_const_i32(L, g->lane_div * g->lanes_along);
+  sp->lane_other = lw_bin(L, "arith.addi", lw_bin(L, "arith.remui", L->lane, ld), lw_bin(L, "arith.muli", lw_bin(L, "arith.divui", L->lane, la), ld));
+  MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lw_bin(L, "arith.addi", sp->row, sp->warp_s), lw_const_i32(L, 32 / g->lanes_along)),
+                          sp->lane_other);
+  for (int i = 0; i < n; i++) {
+    MlirType et = mlirValueGetType(total[i]);
+    sp->base[i] = lw_shared_buffer(L, et, (int64_t)L->comp->num_warps * (32 / g->lanes_along));
+    lw_store_shared_at_if(L, sp->base[i], et, slot, last, total[i]);
+  }
+}
+
+/* The rest of the chunk's scan: the warps' totals read back, the prefix of
+ * each element (after `carry`, the chunks before it, when there are), and
+ * with need_total the chunk's whole total in chunk_total. */
+static void scan_finish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart *sp, const MlirValue *carry, const int *ck,
+                        int nk, Vals **out) {
+  int n = g->n;
+  int64_t lanes = g->lanes, warps = g->warps;
+  MlirValue *prefix = sp->prefix, has_prefix = sp->has_prefix;
   if (warps > 1 && !L->failed) {
-    MlirValue base[8], last = lw_cmp_u32(L, 0 /* eq */, lane_s, lw_const_i32(L, (int32_t)(lanes - 1)));
-    /* the warps of other rows (along the other dims) scan their own: the
-     * first of this warp's row of slots */
-    MlirValue wd = lw_const_i32(L, warp_div), wa = lw_const_i32(L, (int32_t)(warp_div * warps_along));
-    MlirValue other = lw_bin(L, "arith.addi", lw_bin(L, "arith.remui", L->warp, wd), lw_bin(L, "arith.muli", lw_bin(L, "arith.divui", L->warp, wa), wd));
-    MlirValue row = lw_bin(L, "arith.muli", other, lw_const_i32(L, (int32_t)warps));
-    MlirValue ld = lw_const_i32(L, lane_div), la = lw_const_i32(L, lane_div * lanes_along);
-    MlirValue lane_other = lw_bin(L, "arith.addi", lw_bin(L, "arith.remui", L->lane, ld), lw_bin(L, "arith.muli", lw_bin(L, "arith.divui", L->lane, la), ld));
-    for (int i = 0; i < n; i++) {
-      MlirType et = mlirValueGetType(total[i]);
-      base[i] = lw_shared_buffer(L, et, (int64_t)L->comp->num_warps * (32 / lanes_along));
-      /* slot: [the warp's place along the other dims][its coordinate along
-       * the axis][the lane's place along the other dims], one per lane
-       * group */
-      MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lw_bin(L, "arith.addi", row, warp_s), lw_const_i32(L, 32 / lanes_along)), lane_other);
-      lw_store_shared_at_if(L, base[i], et, slot, last, total[i]);
-    }
     MlirValue wacc[8] = {{NULL}}, all[8] = {{NULL}};
     for (int w = 0; w < warps && !L->failed; w++) {
-      if (w + 1 == warps && !need_total) break;
+      if (w + 1 == warps && !g->need_total) break;
       MlirValue t[8], cand[8];
-      MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lw_bin(L, "arith.addi", row, lw_const_i32(L, w)), lw_const_i32(L, 32 / lanes_along)), lane_other);
-      for (int i = 0; i < n; i++) t[i] = lw_load_shared(L, base[i], mlirValueGetType(total[i]), slot);
-      if (need_total) {
+      MlirValue slot = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lw_bin(L, "arith.addi", sp->row, lw_const_i32(L, w)), lw_const_i32(L, 32 / g->lanes_along)),
+                              sp->lane_other);
+      for (int i = 0; i < n; i++) t[i] = lw_load_shared(L, sp->base[i], mlirValueGetType(sp->total[i]), slot);
+      if (g->need_total) {
         if (w == 0) {
           for (int i = 0; i < n; i++) all[i] = t[i];
         } else {
@@ -173,13 +196,13 @@ static void scan_across(Lower *L, MlirOperation op, int n, bool rev, int64_t lan
       } else {
         combine(L, op, n, wacc, t, cand);
       }
-      MlirValue before = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, w));
+      MlirValue before = lw_cmp_u32(L, 8 /* ugt */, sp->warp_s, lw_const_i32(L, w));
       for (int i = 0; i < n; i++) wacc[i] = w == 0 ? cand[i] : lw_pick(L, before, cand[i], wacc[i]);
     }
-    if (need_total)
-      for (int i = 0; i < n; i++) chunk_total[i] = all[i];
+    if (g->need_total)
+      for (int i = 0; i < n; i++) sp->chunk_total[i] = all[i];
     /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
-    MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, warp_s, lw_const_i32(L, 0));
+    MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, sp->warp_s, lw_const_i32(L, 0));
     if (lanes > 1) {
       MlirValue comb[8];
       combine(L, op, n, wacc, prefix, comb);
@@ -275,29 +298,43 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
       c[axis] = 0;
       if (lw_element_of(&groups, c) == g) ks[nk++] = k;
     }
+    /* chunks published, then finished in scan order, each carrying the
+     * totals of those before it */
+    ScanGeom geom = {.n = n, .rev = rev, .need_total = chunks > 1, .lanes = lanes, .warps = warps, .lane_div = lane_div,
+                     .lanes_along = l->tpw[axis], .warp_div = warp_div, .warps_along = l->wpc[axis], .lane_c = lane_c,
+                     .warp_c = warp_c};
+    bool across = lanes > 1 || warps > 1;
+    ScanPart *parts = arena_alloc(L->comp->a, sizeof(ScanPart) * (size_t)chunks);
+    /* chunks published a batch at a time: one barrier for the batch, while
+     * the values it keeps across the barrier stay few */
+    int batch = 8 / (n * spt) > 1 ? 8 / (n * spt) : 1;
     MlirValue carry[8];
-    for (int q = 0; q < chunks && !L->failed; q++) {
-      const int *ck = ks + (rev ? chunks - 1 - q : q) * spt; /* this chunk's elements */
-      MlirValue total[8], chunk_total[8];
-      for (int i = 0; i < n; i++) chunk_total[i] = total[i] = out[i]->v[ck[rev ? 0 : spt - 1]];
-      bool across = lanes > 1 || warps > 1;
-      if (across)
-        scan_across(L, op, n, rev, lanes, warps, lane_div, l->tpw[axis], warp_div, l->wpc[axis], lane_c, warp_c, chunks > 1,
-                    q > 0 ? carry : NULL, total, chunk_total, ck, spt, out);
-      /* the chunks before this one, on the left (scan_across folds them
-       * into its prefix) */
-      if (q > 0 && !across)
-        for (int j = 0; j < spt && !L->failed; j++) {
-          MlirValue x[8], comb[8];
-          for (int i = 0; i < n; i++) x[i] = out[i]->v[ck[j]];
-          combine(L, op, n, carry, x, comb);
-          for (int i = 0; i < n; i++) out[i]->v[ck[j]] = comb[i];
+    for (int q0 = 0; q0 < chunks && !L->failed; q0 += batch) {
+      int q1 = q0 + batch < chunks ? q0 + batch : chunks;
+      for (int q = q0; q < q1 && !L->failed; q++) {
+        const int *ck = ks + (rev ? chunks - 1 - q : q) * spt; /* this chunk's elements */
+        for (int i = 0; i < n; i++) parts[q].chunk_total[i] = parts[q].total[i] = out[i]->v[ck[rev ? 0 : spt - 1]];
+        if (across) scan_publish(L, op, &geom, &parts[q]);
+      }
+      for (int q = q0; q < q1 && !L->failed; q++) {
+        const int *ck = ks + (rev ? chunks - 1 - q : q) * spt;
+        if (across) {
+          scan_finish(L, op, &geom, &parts[q], q > 0 ? carry : NULL, ck, spt, out);
+        } else if (q > 0) {
+          /* the chunk lies in this thread: the chunks before it, on the left */
+          for (int j = 0; j < spt && !L->failed; j++) {
+            MlirValue x[8], comb[8];
+            for (int i = 0; i < n; i++) x[i] = out[i]->v[ck[j]];
+            combine(L, op, n, carry, x, comb);
+            for (int i = 0; i < n; i++) out[i]->v[ck[j]] = comb[i];
+          }
         }
-      if (q + 1 < chunks) {
-        if (q == 0) {
-          for (int i = 0; i < n; i++) carry[i] = chunk_total[i];
-        } else {
-          combine(L, op, n, carry, chunk_total, carry);
+        if (q + 1 < chunks) {
+          if (q == 0) {
+            for (int i = 0; i < n; i++) carry[i] = parts[q].chunk_total[i];
+          } else {
+            combine(L, op, n, carry, parts[q].chunk_total, carry);
+          }
         }
       }
     }
