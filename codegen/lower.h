@@ -159,6 +159,7 @@ int lw_count_of(Lower *L, MlirType t);
 void lw_counters(const Elems *e, int k, int *c);
 void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirType *args);
 int lw_element_of(const Elems *e, const int *c);
+void lw_index_at(const Elems *e, int tid, int k, int64_t *idx); /* thread tid's element k, at compile time */
 bool lw_elems_of(Lower *L, MlirType t, Elems *e);
 MlirOperation lw_emit(Lower *L, const char *name, int nres, const MlirType *res, int nops, const MlirValue *ops, int nattrs, const MlirNamedAttribute *attrs);
 MlirValue lw_emit1(Lower *L, const char *name, MlirType t, int nops, const MlirValue *ops, int nattrs, const MlirNamedAttribute *attrs);

@@ -84,6 +84,27 @@ int lw_element_of(const Elems *e, const int *c) {
 /* The index along dim d of element k: rep * footprint + (warp * tpw + lane) * spt + j. */
 static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps);
 
+/* lw_index_of computed here for thread tid: the indices of element k of
+ * a plain or sliced blocked layout (the sliced dim's is 0). */
+void lw_index_at(const Elems *e, int tid, int k, int64_t *idx) {
+  int c[MAX_RANK];
+  lw_counters(e, k, c);
+  const Layout *l = &e->l;
+  int lane = tid % 32, warp = tid / 32, lane_div = 1, warp_div = 1;
+  for (int i = 0; i < l->rank; i++) {
+    int d = l->order[i];
+    int tc = (warp / warp_div) % l->wpc[d] * l->tpw[d] + (lane / lane_div) % l->tpw[d];
+    lane_div *= l->tpw[d];
+    warp_div *= l->wpc[d];
+    if (d == e->sliced) {
+      idx[d] = 0;
+      continue;
+    }
+    int64_t footprint = (int64_t)l->spt[d] * l->tpw[d] * l->wpc[d];
+    idx[d] = ((int64_t)(c[d] / l->spt[d]) * footprint + (int64_t)tc * l->spt[d] + c[d] % l->spt[d]) % e->shape[d];
+  }
+}
+
 /* The thread's place along dim in a blocked layout: warp * tpw + lane, each
  * its coordinate along dim from the layout's order. */
 static MlirValue thread_coord(Lower *L, const Layout *l, int dim) {

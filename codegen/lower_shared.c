@@ -160,6 +160,48 @@ static bool only_dots_use(MlirValue v) {
  * row-major places, and after a barrier reads those the new layout gives
  * it. A barrier before the writes keeps a loop's next conversion from
  * overwriting what slower threads still read. */
+/* Thread t's element k of e, by the tensor's own dims (a slice's parent
+ * has one more); its rank is returned. */
+static int tensor_index(const Elems *e, int t, int k, int64_t *idx) {
+  int64_t full[MAX_RANK];
+  lw_index_at(e, t, k, full);
+  int r = 0;
+  for (int d = 0; d < e->rank; d++)
+    if (d != e->sliced) idx[r++] = full[d];
+  return r;
+}
+
+static bool same_index(const Elems *a, int ta, int ka, const Elems *b, int tb, int kb) {
+  int64_t x[MAX_RANK], y[MAX_RANK];
+  int r = tensor_index(a, ta, ka, x);
+  if (tensor_index(b, tb, kb, y) != r) return false;
+  for (int d = 0; d < r; d++)
+    if (x[d] != y[d]) return false;
+  return true;
+}
+
+/* A conversion where every thread already holds the elements it needs, in
+ * the same registers whichever the thread (a reduction's slice and the
+ * 1-D layout that spreads the same columns the same way): out takes them,
+ * no data moves. */
+static bool in_registers(Lower *L, const Elems *es, const Elems *ed, Vals *in, Vals *out) {
+  int threads = L->comp->num_warps * L->comp->threads_per_warp;
+  if ((int64_t)threads * ed->n > (1 << 20) || (int64_t)ed->n * es->n > (1 << 20)) return false; /* not worth the check */
+  int *from = arena_alloc(L->comp->a, sizeof(int) * (size_t)(ed->n + 1));
+  /* thread 0 finds where each element is; every other thread must agree */
+  for (int k = 0; k < ed->n; k++) {
+    from[k] = -1;
+    for (int j = 0; j < es->n && from[k] < 0; j++)
+      if (same_index(ed, 0, k, es, 0, j)) from[k] = j;
+    if (from[k] < 0) return false;
+  }
+  for (int t = 1; t < threads; t++)
+    for (int k = 0; k < ed->n; k++)
+      if (!same_index(ed, t, k, es, t, from[k])) return false;
+  for (int k = 0; k < ed->n; k++) out->v[k] = lw_val(L, in, from[k]);
+  return true;
+}
+
 void lw_lower_convert(Lower *L, MlirOperation op) {
   MlirValue src = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
   MlirType st = mlirValueGetType(src), rt = mlirValueGetType(r);
@@ -186,6 +228,10 @@ void lw_lower_convert(Lower *L, MlirOperation op) {
     return;
   }
   Vals *out = lw_new_vals(L, ed.n);
+  if (!ed.whole && !es.whole && !ed.mma && !es.mma && in_registers(L, &es, &ed, lw_get(L, src), out)) {
+    lw_put(L, r, out);
+    return;
+  }
   Lazy *z = to_shared(L, st, &es, lw_get(L, src), rt, &ed);
   if (ed.whole && only_dots_use(r)) out->lazy = z; /* a dot operand: each element is read at the step of K that needs it */
   else
