@@ -23,7 +23,7 @@
 # holds that); one that compiles and then fails to run or disagrees with NumPy does.
 set -u
 
-LIGER_MIN_PTX=82
+LIGER_MIN_PTX=84
 
 LIGER_VERSION=0.8.5
 LIGER_WHEEL=liger_kernel-$LIGER_VERSION-py3-none-any.whl
