@@ -110,7 +110,7 @@ typedef struct ScanGeom {
 
 typedef struct ScanPart {
   MlirValue total[8], prefix[8], chunk_total[8], base[8];
-  MlirValue has_prefix, lane_s, warp_s, row, lane_other;
+  MlirValue lane_s, warp_s, row, lane_other;
 } ScanPart;
 
 static void scan_publish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart *sp) {
@@ -145,9 +145,6 @@ static void scan_publish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart
     MlirValue src = lw_bin(L, "arith.addi", last, lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, g->lane_div)));
     for (int i = 0; i < n; i++) sp->chunk_total[i] = shuffle_idx(L, total[i], src);
   }
-  /* the exclusive prefix of this lane: the inclusive total of the lane before */
-  sp->has_prefix = lw_cmp_u32(L, 8 /* ugt */, sp->lane_s, lw_const_i32(L, 0));
-  for (int i = 0; i < n && lanes > 1; i++) sp->prefix[i] = shuffle_dir(L, total[i], g->lane_div, g->rev);
   if (warps <= 1 || L->failed) return;
   /* 3. each warp's total (its last lane) to shared memory, at [the warp's
    * place along the other dims][its coordinate along the axis][the lane's
@@ -174,7 +171,11 @@ static void scan_finish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart 
                         int nk, Vals **out) {
   int n = g->n;
   int64_t lanes = g->lanes, warps = g->warps;
-  MlirValue *prefix = sp->prefix, has_prefix = sp->has_prefix;
+  /* the exclusive prefix of this lane: the inclusive total of the lane
+   * before (shuffled here, after the barrier: one value a chunk is kept
+   * across it, not two) */
+  MlirValue *prefix = sp->prefix, has_prefix = lw_cmp_u32(L, 8 /* ugt */, sp->lane_s, lw_const_i32(L, 0));
+  for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_dir(L, sp->total[i], g->lane_div, g->rev);
   if (warps > 1 && !L->failed) {
     MlirValue wacc[8] = {{NULL}}, all[8] = {{NULL}};
     for (int w = 0; w < warps && !L->failed; w++) {
@@ -307,7 +308,7 @@ void lw_lower_scan(Lower *L, MlirOperation op) {
     ScanPart *parts = arena_alloc(L->comp->a, sizeof(ScanPart) * (size_t)chunks);
     /* chunks published a batch at a time: one barrier for the batch, while
      * the values it keeps across the barrier stay few */
-    int batch = 8 / (n * spt) > 1 ? 8 / (n * spt) : 1;
+    int batch = 16 / (n * spt) > 1 ? 16 / (n * spt) : 1;
     MlirValue carry[8];
     for (int q0 = 0; q0 < chunks && !L->failed; q0 += batch) {
       int q1 = q0 + batch < chunks ? q0 + batch : chunks;
