@@ -139,20 +139,7 @@ static MlirValue pred_of(Lower *L, Vals *m, int k) {
 }
 
 /* Whether v is absent or a constant zero (+0.0 for floats). */
-static bool zero_or_none(MlirValue v) {
-  if (mlirValueIsNull(v)) return true;
-  MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(d, str("value"));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseElements(a) || !mlirDenseElementsAttrIsSplat(a)) return false;
-  MlirAttribute x = mlirDenseElementsAttrGetSplatValue(a);
-  if (mlirAttributeIsAInteger(x)) return mlirIntegerAttrGetValueInt(x) == 0;
-  if (mlirAttributeIsAFloat(x)) {
-    double f = mlirFloatAttrGetValueDouble(x);
-    return f == 0 && !signbit(f);
-  }
-  return false;
-}
+static bool zero_or_none(MlirValue v) { return mlirValueIsNull(v) || value_is_zero(v); }
 
 /* A load whose only use is its conversion to an operand of mma.sync of
  * 16-bit elements (sm_80 and later) goes from global memory straight to

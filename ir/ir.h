@@ -130,6 +130,7 @@ bool op_results_unused(MlirOperation op);
 void op_erase(MlirOperation op);
 int64_t op_int_attr(MlirOperation op, const char *name, int64_t dflt);
 MlirOperation value_owner(MlirValue v);    /* defining op, or null for block arguments */
+bool value_is_zero(MlirValue v);           /* a constant tensor of zeros (+0.0 for floats) */
 bool value_defined_in(MlirValue v, MlirOperation region_op); /* inside region_op's regions */
 /* Calls fn on every op in post-order (operands before users within a block). */
 typedef void (*OpFn)(MlirOperation op, void *user);

@@ -4,6 +4,7 @@
  */
 #include "ir.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,20 @@ int64_t op_int_attr(MlirOperation op, const char *name, int64_t dflt) {
 MlirOperation value_owner(MlirValue v) {
   if (mlirValueIsAOpResult(v)) return mlirOpResultGetOwner(v);
   return (MlirOperation){NULL};
+}
+
+bool value_is_zero(MlirValue v) {
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
+  MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseElements(a) || !mlirDenseElementsAttrIsSplat(a)) return false;
+  MlirAttribute x = mlirDenseElementsAttrGetSplatValue(a);
+  if (mlirAttributeIsAInteger(x)) return mlirIntegerAttrGetValueInt(x) == 0;
+  if (mlirAttributeIsAFloat(x)) {
+    double f = mlirFloatAttrGetValueDouble(x);
+    return f == 0 && !signbit(f);
+  }
+  return false;
 }
 
 bool value_defined_in(MlirValue v, MlirOperation region_op) {

@@ -40,7 +40,6 @@
  */
 #include "passes.h"
 
-#include <math.h>
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
@@ -171,26 +170,12 @@ static bool has_dot(MlirOperation op) {
   return false;
 }
 
-static bool zero_constant(MlirValue v) {
-  MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(d, sref("value"));
-  if (!mlirAttributeIsADenseElements(a) || !mlirDenseElementsAttrIsSplat(a)) return false;
-  MlirAttribute x = mlirDenseElementsAttrGetSplatValue(a);
-  if (mlirAttributeIsAInteger(x)) return mlirIntegerAttrGetValueInt(x) == 0;
-  if (mlirAttributeIsAFloat(x)) {
-    double f = mlirFloatAttrGetValueDouble(x);
-    return f == 0 && !signbit(f);
-  }
-  return false;
-}
-
 /* load(p, m, other) with other not zero: load(p, m), zeros where m is off
  * (what cp.async fills), and select(m, it, other) after it. */
 static MlirOperation split_other(MlirOperation load) {
   MlirAttribute seg = mlirOperationGetAttributeByName(load, sref("operandSegmentSizes"));
   if (mlirOperationGetNumOperands(load) != 3 || mlirDenseI32ArrayGetElement(seg, 1) != 1 ||
-      zero_constant(mlirOperationGetOperand(load, 2)))
+      value_is_zero(mlirOperationGetOperand(load, 2)))
     return load;
   MlirValue ptr = mlirOperationGetOperand(load, 0), mask = mlirOperationGetOperand(load, 1);
   MlirValue other = mlirOperationGetOperand(load, 2), r = mlirOperationGetResult(load, 0);
