@@ -60,17 +60,20 @@ static MlirValue shuffle_xor(Lower *L, MlirValue v, int offset) {
   return r;
 }
 
+/* A shuffle of a 32-bit value (else null) of the given kind (`#nvvm<shfl_kind KIND>`)
+ * from lane or offset src. */
+static MlirValue shuffle32(Lower *L, MlirValue v, const char *kind, MlirValue src, int clamp) {
+  MlirType t = mlirValueGetType(v);
+  if (!mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32)) return (MlirValue){NULL};
+  MlirValue ops[4] = {lw_const_i32(L, -1), v, src, lw_const_i32(L, clamp)};
+  MlirNamedAttribute k = lw_named(L, "kind", ir_parse_attr(L->comp->ic, kind));
+  return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &k);
+}
+
 /* A shuffle up by offset lanes (lanes below take nothing new: the caller
  * selects), or down for a reverse scan; 32-bit values only. */
 static MlirValue shuffle_dir(Lower *L, MlirValue v, int offset, bool down) {
-  MlirType t = mlirValueGetType(v);
-  MlirValue x = v;
-  bool cast = !mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32);
-  if (cast) return (MlirValue){NULL};
-  MlirValue ops[4] = {lw_const_i32(L, -1), x, lw_const_i32(L, offset), lw_const_i32(L, down ? 0x1f : 0)};
-  MlirNamedAttribute kind =
-      lw_named(L, "kind", ir_parse_attr(L->comp->ic, down ? "#nvvm<shfl_kind down>" : "#nvvm<shfl_kind up>"));
-  return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
+  return shuffle32(L, v, down ? "#nvvm<shfl_kind down>" : "#nvvm<shfl_kind up>", lw_const_i32(L, offset), down ? 0x1f : 0);
 }
 
 MlirValue lw_pick(Lower *L, MlirValue c, MlirValue a, MlirValue b) {
@@ -82,15 +85,6 @@ MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b) {
   MlirValue ops[2] = {a, b};
   MlirNamedAttribute p = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), pred));
   return lw_emit1(L, "arith.cmpi", mlirIntegerTypeGet(L->ctx, 1), 2, ops, 1, &p);
-}
-
-/* A shuffle from lane `src` (an i32 per thread); 32-bit values only. */
-static MlirValue shuffle_idx(Lower *L, MlirValue v, MlirValue src) {
-  MlirType t = mlirValueGetType(v);
-  if (!mlirTypeIsAF32(t) && !(mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 32)) return (MlirValue){NULL};
-  MlirValue ops[4] = {lw_const_i32(L, -1), v, src, lw_const_i32(L, 0x1f)};
-  MlirNamedAttribute kind = lw_named(L, "kind", ir_parse_attr(L->comp->ic, "#nvvm<shfl_kind idx>"));
-  return lw_emit1(L, "nvvm.shfl.sync", t, 4, ops, 1, &kind);
 }
 
 /* A scan's steps 2 and 3 across lanes and warps, for one chunk of a group
@@ -143,7 +137,7 @@ static void scan_publish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart
   if (g->need_total && lanes > 1 && warps == 1) {
     MlirValue last = lw_const_i32(L, (int32_t)((g->rev ? 0 : lanes - 1) * g->lane_div));
     MlirValue src = lw_bin(L, "arith.addi", last, lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, g->lane_div)));
-    for (int i = 0; i < n; i++) sp->chunk_total[i] = shuffle_idx(L, total[i], src);
+    for (int i = 0; i < n; i++) sp->chunk_total[i] = shuffle32(L, total[i], "#nvvm<shfl_kind idx>", src, 0x1f);
   }
   if (warps <= 1 || L->failed) return;
   /* 3. each warp's total (its last lane) to shared memory, at [the warp's

@@ -126,6 +126,10 @@ typedef struct Compilation {
 
 bool op_is(MlirOperation op, const char *name);
 bool op_is_pure(MlirOperation op);        /* no side effects: removable, CSE-able, hoistable */
+/* Pure, without regions, its results tensors of the shape of every tensor
+ * operand, of which it has one at least: what acts element by element when
+ * its kind does (the callers name the kinds). */
+bool op_is_shape_preserving(MlirOperation op);
 bool op_results_unused(MlirOperation op);
 void op_erase(MlirOperation op);
 int64_t op_int_attr(MlirOperation op, const char *name, int64_t dflt);

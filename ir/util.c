@@ -48,6 +48,26 @@ MlirOperation value_owner(MlirValue v) {
   return (MlirOperation){NULL};
 }
 
+bool op_is_shape_preserving(MlirOperation op) {
+  intptr_t nops = mlirOperationGetNumOperands(op), nres = mlirOperationGetNumResults(op);
+  if (nres < 1 || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op)) return false;
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
+  if (!mlirTypeIsARankedTensor(rt)) return false;
+  bool any = false;
+  for (intptr_t k = 0; k < nops + nres; k++) {
+    MlirType t = mlirValueGetType(k < nops ? mlirOperationGetOperand(op, k) : mlirOperationGetResult(op, k - nops));
+    if (!mlirTypeIsARankedTensor(t)) {
+      if (k >= nops) return false;
+      continue;
+    }
+    if (mlirShapedTypeGetRank(t) != mlirShapedTypeGetRank(rt)) return false;
+    for (intptr_t d = 0; d < mlirShapedTypeGetRank(rt); d++)
+      if (mlirShapedTypeGetDimSize(t, d) != mlirShapedTypeGetDimSize(rt, d)) return false;
+    any |= k < nops;
+  }
+  return any;
+}
+
 bool value_is_zero(MlirValue v) {
   MlirOperation d = value_owner(v);
   if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;

@@ -30,6 +30,7 @@ typedef struct Coalesce {
   Compilation *comp;
   AxisAnalysis *aa;
   PtrVec ops;
+  PtrMap mem; /* memory op -> its index in ops + 1 */
   /* the connected parts of the def-use graph: every op's index + 1, and a
    * union-find forest over the indices */
   PtrMap index;
@@ -84,6 +85,7 @@ static void collect(MlirOperation op, void *user) {
   if (t != TOP_load && t != TOP_store && t != TOP_atomic_rmw && t != TOP_atomic_cas) return;
   if (!mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0)))) return;
   vec_push(c->comp->a, &c->ops, op.ptr);
+  map_put(c->comp->a, &c->mem, op.ptr, (void *)(intptr_t)c->ops.n);
 }
 
 /* A pointer tensor's dimensions, fastest first: by contiguity, ties to
@@ -126,12 +128,6 @@ static bool same_shape(MlirType a, MlirType b) {
   return true;
 }
 
-static int mem_index(Coalesce *c, MlirOperation op) {
-  for (int i = 0; i < c->ops.n; i++)
-    if (c->ops.v[i] == op.ptr) return i;
-  return -1;
-}
-
 /* Caps the loads that v is computed from at `width` elements: a value
  * loaded wider than the store it goes to would cross threads through shared
  * memory, which costs more than narrower loads. Walks producers, the
@@ -146,7 +142,7 @@ static void cap_loads(Coalesce *c, MlirValue v, int64_t width, MlirType like) {
   } else {
     d = mlirOpResultGetOwner(v);
   }
-  int m = tile_op_of(d) == TOP_load ? mem_index(c, d) : -1;
+  int m = tile_op_of(d) == TOP_load ? (int)(intptr_t)map_get(&c->mem, d.ptr) - 1 : -1;
   if (m >= 0) {
     MlirType pt = mlirValueGetType(mlirOperationGetOperand(d, 0));
     if (same_shape(pt, like) && width < c->cap[m]) c->cap[m] = width;

@@ -54,31 +54,14 @@ static bool layout_kind_of(Compilation *comp, MlirAttribute a, MlirType like, La
   return layout_of_type(comp, with_layout(comp, like, a), out);
 }
 
-/* Elementwise: pure, no regions, every tensor operand and result of one
- * shape; arith, math and the tile ops that act on each element alone. */
+/* Elementwise: arith, math and the tile ops that act on each element
+ * alone, their tensors all of one shape. */
 static bool elementwise(MlirOperation op) {
-  if (mlirOperationGetNumResults(op) < 1 || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op)) return false;
   TileOp t = tile_op_of(op);
-  if (t != TOP_NONE && t != TOP_extern_elementwise && t != TOP_bitcast && t != TOP_random && t != TOP_addptr &&
-      t != TOP_ptr_to_int && t != TOP_int_to_ptr && t != TOP_multiple_of && t != TOP_max_contiguous &&
-      t != TOP_max_constancy)
-    return false;
-  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
-  if (!mlirTypeIsARankedTensor(rt)) return false;
-  intptr_t r = mlirShapedTypeGetRank(rt);
-  for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) + mlirOperationGetNumResults(op); k++) {
-    bool operand = k < mlirOperationGetNumOperands(op);
-    MlirType ot = mlirValueGetType(operand ? mlirOperationGetOperand(op, k)
-                                           : mlirOperationGetResult(op, k - mlirOperationGetNumOperands(op)));
-    if (!mlirTypeIsARankedTensor(ot)) {
-      if (!operand) return false;
-      continue;
-    }
-    if (mlirShapedTypeGetRank(ot) != r) return false;
-    for (intptr_t d = 0; d < r; d++)
-      if (mlirShapedTypeGetDimSize(ot, d) != mlirShapedTypeGetDimSize(rt, d)) return false;
-  }
-  return true;
+  return (t == TOP_NONE || t == TOP_extern_elementwise || t == TOP_bitcast || t == TOP_random || t == TOP_addptr ||
+          t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_multiple_of || t == TOP_max_contiguous ||
+          t == TOP_max_constancy) &&
+         op_is_shape_preserving(op);
 }
 
 static void touch(Prop *p, MlirOperation op) {

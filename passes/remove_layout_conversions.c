@@ -276,21 +276,9 @@ static bool retype_loop(Compilation *comp, MlirOperation loop) {
  * store, as Triton keeps a dot's epilogue in its layout. */
 
 static bool elementwise(MlirOperation op) {
-  if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op)) return false;
   TileOp t = tile_op_of(op);
-  if (t != TOP_NONE && t != TOP_extern_elementwise && t != TOP_bitcast) return false;
-  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
-  if (!mlirTypeIsARankedTensor(rt)) return false;
-  bool any = false;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
-    MlirType ot = mlirValueGetType(mlirOperationGetOperand(op, i));
-    if (!mlirTypeIsARankedTensor(ot)) continue;
-    if (mlirShapedTypeGetRank(ot) != mlirShapedTypeGetRank(rt)) return false;
-    for (intptr_t d = 0; d < mlirShapedTypeGetRank(rt); d++)
-      if (mlirShapedTypeGetDimSize(ot, d) != mlirShapedTypeGetDimSize(rt, d)) return false;
-    any = true;
-  }
-  return any;
+  return mlirOperationGetNumResults(op) == 1 && (t == TOP_NONE || t == TOP_extern_elementwise || t == TOP_bitcast) &&
+         op_is_shape_preserving(op);
 }
 
 /* The source of v when v is a conversion out of layout a. */
