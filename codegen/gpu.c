@@ -205,7 +205,7 @@ static void expand_mma(MlirOperation call, MlirStringRef n) {
 }
 
 /* tilec.ldmatrix.x<n>[.trans].b16(row) -> {i32 x n}: the row's address is
- * a 64-bit shared-space pointer. */
+ * a shared-space pointer, 32 bits wide (short pointers, see register_once). */
 static void expand_ldmatrix(MlirOperation call, MlirStringRef n) {
   int num = n.data[16] - '0';
   bool trans = n.length > 21 && !memcmp(n.data + 17, ".trans", 6);
@@ -214,7 +214,7 @@ static void expand_ldmatrix(MlirOperation call, MlirStringRef n) {
   for (int i = 0; i < num; i++) sb_printf(&text, "%s$%d", i ? ", " : "", i);
   sb_printf(&text, "}, [$%d];", num);
   for (int i = 0; i < num; i++) sb_printf(&cons, "=r,");
-  sb_printf(&cons, "l");
+  sb_printf(&cons, "r");
   MlirValue row = mlirOperationGetOperand(call, 0);
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
   MlirOperation a = inline_asm_before(call, mlirOperationGetLocation(call), mlirStringRefCreate(text.s, text.len),
@@ -249,7 +249,7 @@ static void expand_cp_async(Compilation *comp, MlirOperation call, MlirStringRef
     snprintf(text, sizeof text,
              "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, %d, 0, p; cp.async.%s.shared.global [$0], [$1], %d, n; }",
              bytes, bytes == 16 ? "cg" : "ca", bytes);
-    inline_asm_before(call, loc, str(text), str("l,l,r"), true, NULL, 3, ops);
+    inline_asm_before(call, loc, str(text), str("r,l,r"), true, NULL, 3, ops); /* 32-bit shared address */
   }
   op_erase(call);
 }
@@ -399,6 +399,10 @@ static void register_once(void) {
   LLVMInitializeNVPTXAsmPrinter();
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
+  /* 32-bit pointers to shared memory, as Triton has them: one register per
+   * shared address, 32-bit adds, no widening before ld/st.shared. */
+  const char *argv[] = {"tilec", "-nvptx-short-ptr"};
+  LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
 static pthread_once_t registered = PTHREAD_ONCE_INIT;

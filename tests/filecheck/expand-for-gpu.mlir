@@ -59,11 +59,11 @@ module {
 
 // -----
 
-// ldmatrix: the registers out, the row's shared address in (64-bit); kept
+// ldmatrix: the registers out, the row's shared address in (32 bits: short shared pointers); kept
 // where it is (a read of shared memory must stay between its barriers).
 // CHECK-LABEL: llvm.func @ldmatrix
-// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" {{.*}} -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {$0, $1}, [$2];", "=r,=r,l" {{.*}} -> !llvm.struct<(i32, i32)>
+// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r" {{.*}} -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm has_side_effects "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {$0, $1}, [$2];", "=r,=r,r" {{.*}} -> !llvm.struct<(i32, i32)>
 module {
   llvm.func @tilec.ldmatrix.x4.trans.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
   llvm.func @tilec.ldmatrix.x2.b16(!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
@@ -80,10 +80,11 @@ module {
 // -----
 
 // cp.async: 16 bytes by .cg, 8 and 4 by .ca, the source size 0 where the
-// predicate is off (zero fill); commit_group and wait_group.
+// predicate is off (zero fill), the shared address a 32-bit register;
+// commit_group and wait_group.
 // CHECK-LABEL: llvm.func @copies
-// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, 16, 0, p; cp.async.cg.shared.global [$0], [$1], 16, n; }", "l,l,r"
-// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, 4, 0, p; cp.async.ca.shared.global [$0], [$1], 4, n; }", "l,l,r"
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, 16, 0, p; cp.async.cg.shared.global [$0], [$1], 16, n; }", "r,l,r"
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; .reg .b32 n; setp.ne.b32 p, $2, 0; selp.b32 n, 4, 0, p; cp.async.ca.shared.global [$0], [$1], 4, n; }", "r,l,r"
 // CHECK: llvm.inline_asm has_side_effects "cp.async.commit_group;"
 // CHECK: llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
 module {

@@ -5,13 +5,15 @@
 # butterfly shuffles and across warps through shared memory (dynamic: its
 # size is given at launch); exp is ex2.approx of x * log2(e), once per
 # element; masked copies zero-fill, and -inf is selected where the mask is off.
+# Shared addresses are 32-bit registers (short pointers, as Triton).
 # RUN: %tilec compile %examples/softmax.py -k softmax_kernel -s "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024" --emit=ptx | FileCheck %s
 # RUN: %tilec compile %examples/softmax.py -k softmax_kernel -s "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 1024" --emit=ptx | FileCheck %s --check-prefix=WIDE
 # RUN: %tilec compile %examples/softmax.py -k softmax_kernel -s "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 1024" --emit=ptx | %ptxas_check
 
 # CHECK: .extern .shared .align 16 .b8 tilec_smem[];
 # CHECK: .visible .entry softmax_kernel(
-# CHECK-COUNT-8: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4, n;
+# CHECK: mov.b32 %r{{[0-9]+}}, tilec_smem;
+# CHECK-COUNT-8: cp.async.ca.shared.global [%r{{[0-9]+}}], [{{.*}}], 4, n;
 # CHECK: cp.async.commit_group;
 # CHECK: cp.async.wait_group 0;
 # CHECK: ld.shared.b32
