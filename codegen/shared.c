@@ -11,9 +11,11 @@
  * buffer the interval from its first access to its last, widened to the
  * whole of any loop it crosses. Buffers are placed first fit, in order of
  * first access, 16-byte aligned; two buffers share memory only when their
- * intervals do not overlap, and only when all of them side by side would
- * need more than 16 KiB (sharing costs a barrier between one use's reads
- * and the next one's writes). The addresses become offsets into one buffer,
+ * intervals do not overlap. Sharing can cost a barrier between one use's
+ * reads and the next one's writes: while all of them side by side fit in
+ * 16 KiB, a buffer shares only where insert-barriers, run dry on the
+ * placement so far, needs no more barriers for it (weighted by the loops
+ * around them) than with every buffer apart; past 16 KiB, always. The addresses become offsets into one buffer,
  * @tilec_smem: the block's dynamic shared memory (an external array of no
  * size, `.extern .shared` in PTX), whose size, the kernel's shared bytes,
  * the launch gives. Being dynamic, it may pass 48 KiB, up to what the
@@ -75,6 +77,7 @@ typedef struct Live {
   Compilation *comp;
   int n;
   int64_t *first, *last; /* per buffer: program positions, -1 when unused */
+  bool *private;         /* per buffer: each thread reads only what it wrote */
   int pos;
   int64_t *loop_start, *loop_end; /* the spans of the loops */
   int nloops, cap_loops;
@@ -88,6 +91,7 @@ static void number_op(Live *lv, MlirOperation op) {
   if (id >= 0 && id < lv->n) {
     if (lv->first[id] < 0) lv->first[id] = here;
     lv->last[id] = here;
+    if (!mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.private")))) lv->private[id] = true;
   }
   for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
     for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
@@ -145,6 +149,7 @@ typedef struct SharedPlan {
 } SharedPlan;
 
 static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *plan);
+static int64_t barrier_cost(MlirOperation k, int n, const int64_t *offset, const int64_t *size, const bool *placed);
 
 /* The kernel's name, for messages. */
 static MlirStringRef kernel_name(MlirOperation k) {
@@ -177,6 +182,28 @@ bool cg_allocate_shared(Compilation *comp, MlirOperation module) {
   return true;
 }
 
+/* The first offset for buffer order[i] clear of the buffers placed before
+ * it that are live at the same time or marked in avoid; of all of them
+ * when avoid is NULL. A buffer of private accesses (a thread's prefetched
+ * copies, which no barrier orders) shares with none. */
+static int64_t first_fit(const SharedPlan *plan, const Live *lv, const int *order, int i, const bool *avoid) {
+  int b = order[i];
+  int64_t at = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int j = 0; j < i; j++) {
+      int p = order[j];
+      bool in_time = !avoid || avoid[p] || lv->private[b] || lv->private[p] || (lv->first[b] >= 0 && lv->first[p] >= 0 && lv->first[b] <= lv->last[p] && lv->first[p] <= lv->last[b]);
+      bool in_memory = at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b];
+      if (in_time && in_memory) {
+        at = align16(plan->offset[p] + plan->size[p]);
+        moved = true;
+      }
+    }
+  }
+  return at;
+}
+
 static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *plan) {
   memset(plan, 0, sizeof *plan);
   MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
@@ -203,6 +230,7 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
   }
   plan->n = n;
   plan->offset = arena_alloc(comp->a, sizeof(int64_t) * (size_t)(n ? n : 1));
+  memset(plan->offset, 0, sizeof(int64_t) * (size_t)(n ? n : 1));
   plan->size = arena_alloc(comp->a, sizeof(int64_t) * (size_t)(n ? n : 1));
   memset(plan->size, 0, sizeof(int64_t) * (size_t)n);
   if (!n) return true; /* no shared memory, and no @tilec_smem */
@@ -216,6 +244,8 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
   Live lv = {.comp = comp, .n = n};
   lv.first = arena_alloc(comp->a, sizeof(int64_t) * (size_t)n);
   lv.last = arena_alloc(comp->a, sizeof(int64_t) * (size_t)n);
+  lv.private = arena_alloc(comp->a, sizeof(bool) * (size_t)n);
+  memset(lv.private, 0, sizeof(bool) * (size_t)n);
   for (int i = 0; i < n; i++) lv.first[i] = lv.last[i] = -1;
   MlirOperation k = kernel_of(module);
   if (!mlirOperationIsNull(k)) number_op(&lv, k);
@@ -244,28 +274,35 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
-  /* small buffers side by side: sharing memory would cost a barrier
-   * between one use's reads and the next one's writes */
+  /* Small buffers share memory only where that costs no barrier: where
+   * one that is done is separated from the next one's writes by a barrier
+   * that is there anyway. Past 16 KiB side by side, memory counts more
+   * and intervals apart share it, at the price of the barriers. */
   int64_t side_by_side = 0;
   for (int i = 0; i < n; i++) side_by_side += align16(plan->size[i]);
-  bool share = side_by_side > SHARE_ABOVE;
+  bool share = side_by_side > SHARE_ABOVE || mlirOperationIsNull(k);
+  bool *placed = arena_alloc(comp->a, sizeof(bool) * (size_t)n), *avoid = arena_alloc(comp->a, sizeof(bool) * (size_t)n);
+  memset(placed, 0, sizeof(bool) * (size_t)n);
+  int64_t apart = share ? 0 : barrier_cost(k, n, plan->offset, plan->size, placed);
   int64_t total = 0;
   for (int i = 0; i < n; i++) {
     int b = order[i];
-    int64_t at = 0;
-    for (bool moved = true; moved;) {
-      moved = false;
+    memset(avoid, 0, sizeof(bool) * (size_t)n);
+    int64_t at = first_fit(plan, &lv, order, i, avoid), alone = first_fit(plan, &lv, order, i, NULL);
+    /* where sharing with some buffer would cost a barrier, avoid it and
+     * those beside it, and try the next place */
+    while (!share && at != alone) {
+      plan->offset[b] = at;
+      placed[b] = true;
+      if (barrier_cost(k, n, plan->offset, plan->size, placed) <= apart) break;
       for (int j = 0; j < i; j++) {
         int p = order[j];
-        bool in_time = !share || (lv.first[b] >= 0 && lv.first[p] >= 0 && lv.first[b] <= lv.last[p] && lv.first[p] <= lv.last[b]);
-        bool in_memory = at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b];
-        if (in_time && in_memory) {
-          at = align16(plan->offset[p] + plan->size[p]);
-          moved = true;
-        }
+        if (at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b]) avoid[p] = true;
       }
+      at = first_fit(plan, &lv, order, i, avoid);
     }
     plan->offset[b] = at;
+    placed[b] = true;
     if (at + plan->size[b] > total) total = at + plan->size[b];
   }
   plan->total = total;
@@ -321,6 +358,7 @@ typedef struct Sets {
 
 typedef struct Fence {
   uint64_t overlap[64]; /* per buffer bit: the bits whose memory meets it */
+  int64_t *cost;        /* when set, barriers are counted here, not inserted */
 } Fence;
 
 static int bit_of(int id) { return id < 63 ? id : 63; }
@@ -359,11 +397,21 @@ static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
 
 static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert);
 
+/* What a barrier before op costs: 16 for each loop around it. */
+static int64_t loop_weight(MlirOperation op) {
+  int64_t w = 1;
+  for (MlirOperation p = mlirOperationGetParentOperation(op); !mlirOperationIsNull(p) && w < ((int64_t)1 << 40);
+       p = mlirOperationGetParentOperation(p))
+    if (op_is(p, "scf.for") || op_is(p, "scf.while")) w *= 16;
+  return w;
+}
+
 /* A barrier before op when its writes w and reads r would race with s;
  * the sets after it. */
 static Sets fence(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t r, bool insert) {
   if (!(w & meets(f, s.r)) && !(r & meets(f, s.w))) return s;
-  if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
+  if (insert && f->cost) *f->cost += loop_weight(op);
+  else if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
   return (Sets){0, 0};
 }
 
@@ -430,6 +478,8 @@ static Sets walk_block(const Fence *f, MlirBlock b, Sets s, bool insert) {
   return s;
 }
 
+static Fence fence_of(int n, const int64_t *offset, const int64_t *size, const bool *placed, int64_t *cost);
+
 bool cg_insert_barriers(Compilation *comp, MlirOperation module) {
   MlirOperation k = kernel_of(module);
   MlirAttribute offs = mlirOperationIsNull(k) ? (MlirAttribute){NULL} : mlirOperationGetAttributeByName(k, str("tilec.smem_offsets"));
@@ -441,14 +491,40 @@ bool cg_insert_barriers(Compilation *comp, MlirOperation module) {
   }
   int n = (int)mlirDenseArrayGetNumElements(offs);
   if (!n) return true;
-  Fence f = {{0}};
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      int64_t oi = mlirDenseI64ArrayGetElement(offs, i), si = mlirDenseI64ArrayGetElement(sizes, i);
-      int64_t oj = mlirDenseI64ArrayGetElement(offs, j), sj = mlirDenseI64ArrayGetElement(sizes, j);
-      bool overlap = oi < oj + sj && oj < oi + si;
-      if (overlap || i >= 63 || j >= 63) f.overlap[bit_of(i)] |= 1ull << bit_of(j);
-    }
+  int64_t *offset = malloc(sizeof(int64_t) * (size_t)n), *size = malloc(sizeof(int64_t) * (size_t)n);
+  bool *placed = malloc(sizeof(bool) * (size_t)n);
+  if (!offset || !size || !placed) {
+    free(offset), free(size), free(placed);
+    diag_plain_error(comp->d, "insert-barriers: out of memory");
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    offset[i] = mlirDenseI64ArrayGetElement(offs, i);
+    size[i] = mlirDenseI64ArrayGetElement(sizes, i);
+    placed[i] = true;
+  }
+  Fence f = fence_of(n, offset, size, placed, NULL);
+  free(offset), free(size), free(placed);
   walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
   return true;
+}
+
+/* Which buffers' memory meets which: those placed by their offsets, the
+ * others only themselves. */
+static Fence fence_of(int n, const int64_t *offset, const int64_t *size, const bool *placed, int64_t *cost) {
+  Fence f = {.cost = cost};
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      bool overlap = i == j || (placed[i] && placed[j] && offset[i] < offset[j] + size[j] && offset[j] < offset[i] + size[i]);
+      if (overlap || i >= 63 || j >= 63) f.overlap[bit_of(i)] |= 1ull << bit_of(j);
+    }
+  return f;
+}
+
+/* The barriers a placement needs, each weighted by the loops around it. */
+static int64_t barrier_cost(MlirOperation k, int n, const int64_t *offset, const int64_t *size, const bool *placed) {
+  int64_t cost = 0;
+  Fence f = fence_of(n, offset, size, placed, &cost);
+  walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
+  return cost;
 }

@@ -4,7 +4,8 @@
 // RUN: { %tilec opt %s --pass=allocate-shared --split-input-file --arch=sm_90a 2>/dev/null || true; } | FileCheck %s --check-prefix=SM90
 
 // Small buffers lie side by side, 16-byte aligned, even where their uses
-// do not overlap in time: sharing would cost a barrier. Each address
+// do not overlap in time, when sharing would cost a barrier (here between
+// the load of buffer 0 and the store to buffer 1). Each address
 // becomes an offset into the one dynamic buffer, and the placement stays
 // on the kernel for insert-barriers.
 // CHECK-LABEL: llvm.mlir.global external @tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
@@ -22,6 +23,52 @@ module {
     %a = llvm.mlir.addressof @tilec_smem_0 : !llvm.ptr<3>
     llvm.store %v, %a {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
     %x = llvm.load %a {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
+    %b = llvm.mlir.addressof @tilec_smem_1 : !llvm.ptr<3>
+    llvm.store %x, %b {tilec.smem = 1 : i32} : f32, !llvm.ptr<3>
+    llvm.return
+  }
+}
+
+// -----
+
+// A small buffer shares memory with one done before it where a barrier
+// lies between them anyway: buffer 2 is written after the barrier that
+// buffer 1's load needs, which is after buffer 0's last load, so it takes
+// buffer 0's place. Buffer 1, written right after that load, stays apart.
+// CHECK-LABEL: llvm.func @free_sharing
+// CHECK-SAME: tilec.shared_bytes = 80 : i64, tilec.smem_offsets = array<i64: 0, 64, 0>, tilec.smem_sizes = array<i64: 64, 16, 48>
+module {
+  llvm.mlir.global internal @tilec_smem_0() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 64 : i64} : !llvm.array<64 x i8>
+  llvm.mlir.global internal @tilec_smem_1() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 16 : i64} : !llvm.array<16 x i8>
+  llvm.mlir.global internal @tilec_smem_2() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 48 : i64} : !llvm.array<48 x i8>
+  llvm.func @free_sharing(%v: f32) attributes {nvvm.kernel} {
+    %a = llvm.mlir.addressof @tilec_smem_0 : !llvm.ptr<3>
+    llvm.store %v, %a {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    %x = llvm.load %a {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
+    %b = llvm.mlir.addressof @tilec_smem_1 : !llvm.ptr<3>
+    llvm.store %x, %b {tilec.smem = 1 : i32} : f32, !llvm.ptr<3>
+    %y = llvm.load %b {tilec.smem = 1 : i32} : !llvm.ptr<3> -> f32
+    %c = llvm.mlir.addressof @tilec_smem_2 : !llvm.ptr<3>
+    llvm.store %y, %c {tilec.smem = 2 : i32} : f32, !llvm.ptr<3>
+    %z = llvm.load %c {tilec.smem = 2 : i32} : !llvm.ptr<3> -> f32
+    llvm.store %z, %c {tilec.smem = 2 : i32} : f32, !llvm.ptr<3>
+    llvm.return
+  }
+}
+
+// -----
+
+// A buffer a thread alone reads back (prefetched copies: tilec.private; no
+// barrier orders them) shares memory with no other, even past 16 KiB.
+// CHECK-LABEL: llvm.func @private_apart
+// CHECK-SAME: tilec.shared_bytes = 20480 : i64, tilec.smem_offsets = array<i64: 0, 12288>
+module {
+  llvm.mlir.global internal @tilec_smem_0() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 12288 : i64} : !llvm.array<12288 x i8>
+  llvm.mlir.global internal @tilec_smem_1() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 8192 : i64} : !llvm.array<8192 x i8>
+  llvm.func @private_apart(%v: f32) attributes {nvvm.kernel} {
+    %a = llvm.mlir.addressof @tilec_smem_0 : !llvm.ptr<3>
+    llvm.store %v, %a {tilec.smem = 0 : i32, tilec.private} : f32, !llvm.ptr<3>
+    %x = llvm.load %a {tilec.smem = 0 : i32, tilec.private} : !llvm.ptr<3> -> f32
     %b = llvm.mlir.addressof @tilec_smem_1 : !llvm.ptr<3>
     llvm.store %x, %b {tilec.smem = 1 : i32} : f32, !llvm.ptr<3>
     llvm.return
