@@ -18,8 +18,9 @@
  * around them) than with every buffer apart; past 16 KiB, always. The
  * addresses become offsets into one buffer, @tilec_smem: the block's
  * dynamic shared memory (an external array of no size, `.extern .shared`
- * in PTX), whose size, the kernel's shared bytes, the launch gives. Being dynamic, it may pass 48 KiB, up to what the
- * target allows a block. The placement stays on the kernel as attributes
+ * in PTX), whose size, the kernel's shared bytes, the launch gives. Being
+ * dynamic, it may pass 48 KiB, up to what the target allows a block. The
+ * placement stays on the kernel as attributes
  * (tilec.smem_offsets and tilec.smem_sizes, by buffer; tilec.shared_bytes,
  * which the metadata reports), so that insert-barriers reads it from the IR
  * and either pass runs alone on IR text (`tilec opt`).
