@@ -2,12 +2,13 @@
 # Installs what a fresh Debian 12 machine lacks to build and test tilec:
 # LLVM/MLIR 22, Meson, Ninja and a C compiler, from the distribution's own
 # package sources; with CI=true also clang 14 and its libFuzzer runtime, for
-# the fuzzing run of scripts/test.sh. Idempotent, and silent when everything
-# is already present.
+# the fuzzing run of scripts/test.sh, and Python 3, pip and valgrind, for
+# bench/compare (pip fetches a pinned nvdisasm; valgrind counts compile
+# instructions). Idempotent, and silent when everything is already present.
 set -euo pipefail
 
 pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools meson ninja-build gcc g++ pkg-config)
-[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev)
+[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev python3 python3-pip valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -2,7 +2,9 @@
 # Sets up, builds, and runs the whole test suite.
 # With CI=true: warnings are errors, a second build with ASan+UBSan runs
 # the unit, diag and emu suites (the emulator's runtime, fibers included, under the sanitizers),
-# and a third, with clang, fuzzes the frontend on deep programs for a minute.
+# a third, with clang, fuzzes the frontend on deep programs for a minute, and
+# bench/compare checks the deterministic code metrics and compile instruction
+# counts against bench/baseline.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -52,4 +54,8 @@ if [ "${CI:-}" = "true" ]; then
     tail -n 60 build-fuzz/fuzz-deep.log
     exit 1
   }
+
+  # static code metrics and callgrind compile counts against the committed baseline;
+  # wall times are left out here (they are noisy and only ever reported)
+  python3 bench/compare --build build --no-time
 fi
