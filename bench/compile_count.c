@@ -21,38 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "tilec/tilec.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *s = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (s = malloc((size_t)n + 1))) {
-      if (fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-      } else {
-        s[n] = 0;
-        *len = (size_t)n;
-      }
-    }
-  }
-  fclose(f);
-  return s;
-}
 
 typedef struct Job {
   const char *file, *src;
@@ -119,11 +89,11 @@ int main(int argc, char **argv) {
     failed |= compile_once(&j); /* warm-up: the kernel's imports, caches */
     if (timing) {
       for (int r = 0; r < runs; r++) {
-        double t0 = now_ms();
+        double t0 = clock_ms();
         failed |= measured_compile(&j);
-        ms[r] = now_ms() - t0;
+        ms[r] = clock_ms() - t0;
       }
-      qsort(ms, (size_t)runs, sizeof *ms, cmp);
+      sort_doubles(ms, runs);
       printf("%s\t%s\t%s\t%.3f\t%.3f\t%.3f\n", f[0], f[1], f[4], ms[runs / 2], ms[0], ms[runs - 1]);
     } else {
       failed |= measured_compile(&j);

@@ -22,18 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "tilec/tilec.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 typedef struct Text {
   char *s;
@@ -118,9 +108,9 @@ static void run(const char *family, long size, int runs) {
   tilec_compile_options o = {.kernel = "kernel", .signature = sig, .emit = TILEC_EMIT_PTX, .time_stages = true};
   for (int r = 0; r < runs; r++) {
     tilec_result *res = NULL;
-    double t0 = now_ms();
+    double t0 = clock_ms();
     tilec_status rc = tilec_compile("growth.py", src.s, src.len, &o, &res);
-    t[r] = now_ms() - t0;
+    t[r] = clock_ms() - t0;
     if (rc != TILEC_OK) {
       const char *d = tilec_result_diagnostics(res);
       const char *nl = strchr(d, '\n');
@@ -133,10 +123,10 @@ static void run(const char *family, long size, int runs) {
     for (int i = 0; i < NSHOWN; i++) st[i][r] = ms[i];
     tilec_result_destroy(res);
   }
-  qsort(t, (size_t)runs, sizeof *t, cmp);
+  sort_doubles(t, runs);
   printf("%-14s %8ld %10.1f %10.1f..%-10.1f", family, size, t[runs / 2], t[0], t[runs - 1]);
   for (int i = 0; i < NSHOWN; i++) {
-    qsort(st[i], (size_t)runs, sizeof(double), cmp);
+    sort_doubles(st[i], runs);
     printf(" %10.1f", st[i][runs / 2]);
   }
   printf("\n");

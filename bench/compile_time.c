@@ -15,35 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "tilec/tilec.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  fclose(f);
-  if (s) s[n] = 0;
-  *len = (size_t)n;
-  return s;
-}
 
 /* The kernels measured: file, kernel, signature. */
 static const struct {
@@ -90,7 +63,7 @@ static void add_stages(Stages *st, const char *text, int r, int runs) {
 
 static void print_stages(Stages *st, int runs) {
   for (int i = 0; i < st->n; i++) {
-    qsort(st->ms[i], (size_t)runs, sizeof(double), cmp);
+    sort_doubles(st->ms[i], runs);
     printf("    %-36s %8.3f ms  (%.3f..%.3f)\n", st->name[i], st->ms[i][runs / 2], st->ms[i][0], st->ms[i][runs - 1]);
     free(st->ms[i]);
   }
@@ -128,11 +101,11 @@ int main(int argc, char **argv) {
     bool ok = true;
     for (int r = -1; r < runs; r++) {
       tilec_result *res = NULL;
-      double t0 = now_ms();
+      double t0 = clock_ms();
       if (warm && !ctx) tilec_context_create(&ctx);
       o.context = ctx;
       tilec_status rc = tilec_compile(kernels[k].file, src, len, &o, &res);
-      double dt = now_ms() - t0;
+      double dt = clock_ms() - t0;
       if (rc != TILEC_OK) {
         printf("%-24s %-9s %s", kernels[k].kernel, emit_name, tilec_result_diagnostics(res));
         ok = false;
@@ -149,7 +122,7 @@ int main(int argc, char **argv) {
     free(src);
     tilec_context_destroy(ctx);
     if (!ok) continue;
-    qsort(t, (size_t)runs, sizeof *t, cmp);
+    sort_doubles(t, runs);
     printf("%-24s %-9s %-5s %10.2f %10.2f %10.2f..%-10.2f\n", kernels[k].kernel, emit_name, warm ? "warm" : "cold", first,
            t[runs / 2], t[0], t[runs - 1]);
     print_stages(&st, runs);

@@ -17,19 +17,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "emu/emu.h"
 #include "tilec/tilec.h"
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static EmuKernel *load(const char *dir, const char *file, const char *kernel, const char *sig, int warps) {
   char path[1024];
@@ -60,13 +50,13 @@ static void measure_one(const char *name, EmuKernel *k, EmuLaunch *l, int runs) 
   double *t = calloc((size_t)runs, sizeof *t);
   for (int i = 0; i < runs; i++) {
     char *report = NULL;
-    double t0 = now_ms();
+    double t0 = clock_ms();
     bool ok = emu_launch(k, l, &report, NULL);
-    t[i] = now_ms() - t0;
+    t[i] = clock_ms() - t0;
     if (!ok) fprintf(stderr, "%s: %s", name, report ? report : "");
     free(report);
   }
-  qsort(t, (size_t)runs, sizeof *t, cmp);
+  sort_doubles(t, runs);
   double threads = (double)l->grid[0] * l->grid[1] * l->grid[2] * 32 * l->num_warps;
   printf("%-40s %10.0f %10.2f %10.2f..%-10.2f %12.3g\n", name, threads, t[runs / 2], t[0], t[runs - 1],
          threads / (t[runs / 2] / 1e3));

@@ -10,20 +10,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "emu/fiber.h"
 
 static int rounds = 20000;
-
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static void barrier_loop(void *arg, int tid) {
   for (int i = 0; i < rounds; i++) fiber_barrier();
@@ -50,16 +40,16 @@ static int bench(const char *name, void (*fn)(void *, int), int nthreads) {
   uint32_t sink = 0;
   for (int r = 0; r < 5; r++) {
     FiberError err;
-    double t0 = now_ns();
+    double t0 = clock_ms() * 1e6;
     if (fiber_sched_run(s, fn, &sink, 0, &err) != FIBER_OK) {
       fprintf(stderr, "fiber_switch: %s", err.msg);
       fiber_sched_destroy(s);
       return 1;
     }
     switches = fiber_sched_switches(s);
-    ns[r] = (now_ns() - t0) / (double)switches;
+    ns[r] = (clock_ms() * 1e6 - t0) / (double)switches;
   }
-  qsort(ns, 5, sizeof *ns, cmp);
+  sort_doubles(ns, 5);
   printf("%-14s %5d %12llu %8.1f\n", name, nthreads, (unsigned long long)switches, ns[2]);
   fiber_sched_destroy(s);
   return 0;

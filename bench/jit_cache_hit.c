@@ -13,18 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "tilec/tilec.h"
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -52,17 +42,17 @@ int main(int argc, char **argv) {
   for (int i = -1; i < runs; i++) {
     tilec_kernel *k = NULL;
     char *diag = NULL;
-    double t0 = now_us();
+    double t0 = clock_ms() * 1e3;
     if (tilec_kernel_create(dev, "vector_add.py", src, len, &o, &k, &diag) != TILEC_OK) {
       fprintf(stderr, "%s\n", diag ? diag : "");
       return 1;
     }
-    double dt = now_us() - t0;
+    double dt = clock_ms() * 1e3 - t0;
     if (i < 0) first = dt;
     else t[i] = dt;
     tilec_kernel_destroy(k);
   }
-  qsort(t, (size_t)runs, sizeof *t, cmp);
+  sort_doubles(t, runs);
   printf("device %s: first (compile, fill the cache) %.0f us; cache hit median %.0f us (%.0f..%.0f), %d runs\n",
          tilec_device_kind_of(dev) == TILEC_DEVICE_CUDA ? "CUDA" : "CPU", first, t[runs / 2], t[0], t[runs - 1], runs);
   char cmd[128];

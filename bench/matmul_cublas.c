@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "tilec/tilec.h"
 
 /* cuBLAS and the driver, opened at run time (neither is linked): the few
@@ -44,17 +45,6 @@ static bool blas_open(Blas *b) {
   return b->create && b->destroy && b->gemm && b->sync;
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static uint16_t to_half(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
@@ -79,12 +69,12 @@ static double median_time(Blas *b, RunFn fn, void *ctx, int runs) {
   if (!fn(ctx)) return -1;
   b->sync();
   for (int i = 0; i < runs; i++) {
-    double t0 = now_s();
+    double t0 = clock_ms() / 1e3;
     fn(ctx);
     b->sync();
-    t[i] = now_s() - t0;
+    t[i] = clock_ms() / 1e3 - t0;
   }
-  qsort(t, (size_t)runs, sizeof *t, cmp_double);
+  sort_doubles(t, runs);
   double m = t[runs / 2];
   free(t);
   return m;

@@ -180,12 +180,6 @@ void sb_free(StrBuf *sb) {
   sb->len = sb->cap = 0;
 }
 
-double clock_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 void stage_time(StageClock *c, const char *fmt, ...) {
   if (!c || !c->out) return;
   double now = clock_ms();

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timing.h"
+
 /* The most dimensions a tensor may have. */
 #define MAX_RANK 4
 
@@ -77,7 +79,6 @@ typedef struct StageClock {
   StrBuf *out; /* NULL: not timing */
   double mark;
 } StageClock;
-double clock_ms(void);
 void stage_time(StageClock *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- sources and diagnostics -------------------------------------------- */
