@@ -25,6 +25,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUevent_st *CUevent;
 
 enum {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -63,6 +64,12 @@ typedef struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemGetAddressRange)(CUdeviceptr *, size_t *, CUdeviceptr);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 } Driver;
@@ -118,6 +125,12 @@ static void open_driver(void) {
       {(void **)&drv.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
       {(void **)&drv.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
       {(void **)&drv.cuMemGetAddressRange, "cuMemGetAddressRange_v2"},
+      {(void **)&drv.cuMemsetD8, "cuMemsetD8_v2"},
+      {(void **)&drv.cuEventCreate, "cuEventCreate"},
+      {(void **)&drv.cuEventRecord, "cuEventRecord"},
+      {(void **)&drv.cuEventSynchronize, "cuEventSynchronize"},
+      {(void **)&drv.cuEventElapsedTime, "cuEventElapsedTime"},
+      {(void **)&drv.cuEventDestroy, "cuEventDestroy_v2"},
       {(void **)&drv.cuGetErrorName, "cuGetErrorName"},
       {(void **)&drv.cuGetErrorString, "cuGetErrorString"},
   };
@@ -143,6 +156,11 @@ struct tilec_cuda {
   CUcontext ctx;
   bool retained; /* the primary context, released on close */
   int arch;
+};
+
+struct tilec_cuda_event {
+  tilec_cuda *cuda;
+  CUevent ev;
 };
 
 struct tilec_cuda_module {
@@ -318,6 +336,65 @@ tilec_rt_status tilec_cuda_copy_from(tilec_cuda *c, void *dst, tilec_devptr src,
   CUresult r = drv.cuMemcpyDtoH(dst, src, bytes);
   leave(pushed);
   return r ? cuda_failed(r, "cuMemcpyDtoH", message) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_memset(tilec_cuda *c, tilec_devptr ptr, unsigned char value, size_t bytes, char **message) {
+  clear(message);
+  if (!c) return invalid(message, "tilec_cuda_memset", "the device is NULL");
+  bool pushed = enter(c);
+  CUresult r = drv.cuMemsetD8(ptr, value, bytes);
+  leave(pushed);
+  return r ? cuda_failed(r, "cuMemsetD8", message) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_event_create(tilec_cuda *c, tilec_cuda_event **out, char **message) {
+  clear(message);
+  if (!out) return invalid(message, "tilec_cuda_event_create", "out is NULL");
+  *out = NULL;
+  if (!c) return invalid(message, "tilec_cuda_event_create", "the device is NULL");
+  tilec_cuda_event *e = calloc(1, sizeof *e);
+  if (!e) {
+    say(message, "tilec_cuda_event_create: out of memory");
+    return TILEC_RT_NO_MEMORY;
+  }
+  e->cuda = c;
+  bool pushed = enter(c);
+  CUresult r = drv.cuEventCreate(&e->ev, 0);
+  leave(pushed);
+  if (r) {
+    free(e);
+    return cuda_failed(r, "cuEventCreate", message);
+  }
+  *out = e;
+  return TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_event_record(tilec_cuda_event *e, void *stream, char **message) {
+  clear(message);
+  if (!e) return invalid(message, "tilec_cuda_event_record", "the event is NULL");
+  bool pushed = enter(e->cuda);
+  CUresult r = drv.cuEventRecord(e->ev, (CUstream)stream);
+  leave(pushed);
+  return r ? cuda_failed(r, "cuEventRecord", message) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_event_elapsed(tilec_cuda_event *start, tilec_cuda_event *end, float *ms, char **message) {
+  clear(message);
+  if (!start || !end || !ms) return invalid(message, "tilec_cuda_event_elapsed", "an event or ms is NULL");
+  bool pushed = enter(end->cuda);
+  CUresult r = drv.cuEventSynchronize(end->ev);
+  const char *what = "cuEventSynchronize";
+  if (!r) r = drv.cuEventElapsedTime(ms, start->ev, end->ev), what = "cuEventElapsedTime";
+  leave(pushed);
+  return r ? cuda_failed(r, what, message) : TILEC_RT_OK;
+}
+
+void tilec_cuda_event_destroy(tilec_cuda_event *e) {
+  if (!e) return;
+  bool pushed = enter(e->cuda);
+  drv.cuEventDestroy(e->ev);
+  leave(pushed);
+  free(e);
 }
 
 tilec_rt_status tilec_cuda_synchronize(tilec_cuda *c, char **message) {

@@ -71,6 +71,20 @@ TILEC_API tilec_rt_status tilec_cuda_copy_to(tilec_cuda *cuda, tilec_devptr dst,
 TILEC_API tilec_rt_status tilec_cuda_copy_from(tilec_cuda *cuda, void *dst, tilec_devptr src, size_t bytes,
                                                char **message);
 TILEC_API tilec_rt_status tilec_cuda_synchronize(tilec_cuda *cuda, char **message);
+/* Sets `bytes` bytes from ptr to value (cuMemsetD8): an output zeroed, or
+ * the L2 cache flushed by writing a buffer larger than it. */
+TILEC_API tilec_rt_status tilec_cuda_memset(tilec_cuda *cuda, tilec_devptr ptr, unsigned char value, size_t bytes,
+                                            char **message);
+
+/* GPU time between two points of a stream: record an event before and one
+ * after the work; elapsed waits for `end` and gives the milliseconds
+ * between them (about half a microsecond's resolution). */
+typedef struct tilec_cuda_event tilec_cuda_event;
+TILEC_API tilec_rt_status tilec_cuda_event_create(tilec_cuda *cuda, tilec_cuda_event **out, char **message);
+TILEC_API tilec_rt_status tilec_cuda_event_record(tilec_cuda_event *e, void *stream, char **message);
+TILEC_API tilec_rt_status tilec_cuda_event_elapsed(tilec_cuda_event *start, tilec_cuda_event *end, float *ms,
+                                                   char **message);
+TILEC_API void tilec_cuda_event_destroy(tilec_cuda_event *e); /* NULL is allowed */
 /* The bytes from ptr to the end of the allocation holding it;
  * TILEC_RT_INVALID for a NULL device or bytes, or a ptr that is not in an
  * allocation. */

@@ -133,6 +133,25 @@ static void on_fake_cuda(void) {
   size_t bytes = 0;
   CHECK(CALL(tilec_cuda_extent(c, 16, &bytes, &msg)) == TILEC_RT_INVALID);
   CHECK_MSG("tilec_cuda_extent: 0x10 is not in an allocation");
+  /* memset writes the byte over the range, and no further */
+  tilec_devptr z = 0;
+  unsigned char back[64];
+  CHECK(tilec_cuda_alloc(c, sizeof back, &z, NULL) == TILEC_RT_OK && z);
+  CHECK(tilec_cuda_memset(c, z, 0, sizeof back, NULL) == TILEC_RT_OK);
+  CHECK(CALL(tilec_cuda_memset(c, z + 8, 0xab, 16, &msg)) == TILEC_RT_OK);
+  CHECK_NONE();
+  CHECK(tilec_cuda_copy_from(c, back, z, sizeof back, NULL) == TILEC_RT_OK);
+  CHECK(back[7] == 0 && back[8] == 0xab && back[23] == 0xab && back[24] == 0);
+  CHECK(tilec_cuda_free(c, z, NULL) == TILEC_RT_OK);
+  /* events: elapsed time between two records, never negative */
+  tilec_cuda_event *e0 = NULL, *e1 = NULL;
+  float ms = -1;
+  CHECK(tilec_cuda_event_create(c, &e0, NULL) == TILEC_RT_OK && tilec_cuda_event_create(c, &e1, NULL) == TILEC_RT_OK);
+  CHECK(tilec_cuda_event_record(e0, NULL, NULL) == TILEC_RT_OK && tilec_cuda_event_record(e1, NULL, NULL) == TILEC_RT_OK);
+  CHECK(CALL(tilec_cuda_event_elapsed(e0, e1, &ms, &msg)) == TILEC_RT_OK && ms >= 0);
+  CHECK_NONE();
+  tilec_cuda_event_destroy(e0);
+  tilec_cuda_event_destroy(e1);
   tilec_cuda_module *m = NULL;
   static const char bad[] = "bad image";
   CHECK(CALL(tilec_cuda_module_load(c, bad, sizeof bad, "k", 4, 0, &m, &msg)) == TILEC_RT_LOAD_ERROR && !m);
