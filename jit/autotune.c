@@ -5,15 +5,17 @@
  * as Triton's autotuner does, and the fastest is kept for the key. The
  * buffers reset_to_zero and restore_value name are saved first, zeroed or
  * restored before each run, and put back after, so that tuning leaves
- * them as the caller had them.
+ * them as the caller had them. With TILEC_PRINT_AUTOTUNING=1 (Triton's
+ * variable), each tuning prints its table to standard error: every
+ * config's time, or why it did not compile or run, and the one chosen.
  */
 #include "jit.h"
 
 #include "support/timing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The values of the key's parameters in these arguments. */
 static void key_of(const tilec_kernel *k, void **args, int64_t key[MAX_KEYS]) {
@@ -113,13 +115,20 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
   if (st != TILEC_OK) return st;
   /* running out of memory, or copying the buffers back in, is no config's fault: it ends tuning */
   bool fatal = false;
+  const char *print = getenv("TILEC_PRINT_AUTOTUNING");
+  FILE *table = print && !strcmp(print, "1") ? stderr : NULL;
+  double started = clock_ms();
+  if (table) fprintf(table, "tilec: autotuning %s: %d configs\n", k->name, k->nconfigs);
   for (int c = 0; c < k->nconfigs && !fatal; c++) {
     free(why);
     why = NULL;
     st = TILEC_OK;
     Spec *s = jit_spec_for(k, hints, c, &why, &st);
     fatal = st == TILEC_ERROR_NO_MEMORY;
-    if (!s) continue;
+    if (!s) {
+      if (table) fprintf(table, "  config %-3d does not compile: %s\n", c, why ? why : "");
+      continue;
+    }
     double t = 0;
     for (int r = 0; r <= TUNE_RUNS && st == TILEC_OK; r++) {
       if ((st = put_buffers(k, saved, nsaved, true, &why)) != TILEC_OK) {
@@ -134,7 +143,12 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
       if (r == 1 || (r > 1 && dt < t)) t = dt;
     }
     if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
+    if (table && st == TILEC_OK) fprintf(table, "  config %-3d %12.4f ms\n", c, t * 1e3);
+    else if (table) fprintf(table, "  config %-3d does not run: %s\n", c, why ? why : "");
   }
+  if (table && *best >= 0 && !fatal)
+    fprintf(table, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", k->name, clock_ms() - started,
+            *best, best_t * 1e3);
   if (fatal) *best = -1;
   if (!fatal && (st = put_buffers(k, saved, nsaved, false, &why)) != TILEC_OK) *best = -1, fatal = true;
   free_saved(saved, nsaved);

@@ -193,9 +193,29 @@ static void autotune(tilec_device *cpu) {
   free(diag);
   n = N;
   CHECK(tilec_kernel_config_of(k, args, 3) == -1);
+  /* with TILEC_PRINT_AUTOTUNING=1 the tuning prints its table to stderr */
+  fflush(stderr);
+  FILE *table = tmpfile();
+  int saved_stderr = dup(2);
+  CHECK(table && saved_stderr >= 0 && dup2(fileno(table), 2) == 2);
+  setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
   CHECK(run_twice(cpu, k, x, y, N, in, out) == 0);
+  unsetenv("TILEC_PRINT_AUTOTUNING");
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
   int c = tilec_kernel_config_of(k, args, 3);
   CHECK(c == 1 || c == 2);
+  char printed[2048] = "", want[64];
+  if (table) {
+    rewind(table);
+    printed[fread(printed, 1, sizeof printed - 1, table)] = 0;
+    fclose(table);
+  }
+  snprintf(want, sizeof want, "chosen: config %d (", c);
+  CHECK(strstr(printed, "tilec: autotuning twice: 3 configs\n") && strstr(printed, want));
+  CHECK(strstr(printed, "  config 0   does not run: ") && strstr(printed, "  config 1   ") &&
+        strstr(printed, " ms\n"));
   int specs = tilec_kernel_specializations(k);
   /* config 0 without hints (at creation), then each config with the hints
    * of these arguments; config 0's compiles, its launch is what fails */
