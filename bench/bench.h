@@ -1,5 +1,5 @@
 /*
- * bench.h — what the benchmark programs share: the clock and summaries of
+ * bench.h — what the benchmark programs share: the clock and sorting of
  * support/timing.h, and reading a whole file.
  */
 #ifndef TILEC_BENCH_H

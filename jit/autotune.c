@@ -135,20 +135,20 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
         fatal = true;
         break;
       }
-      double t0 = clock_ms() / 1e3;
+      double t0 = clock_ms();
       st = jit_run_spec(k, s, grid, args, nargs, stream, &why);
       if (st == TILEC_OK && k->dev->cuda) st = jit_from_rt(tilec_cuda_synchronize(k->dev->cuda, &why));
       fatal = st == TILEC_ERROR_NO_MEMORY;
-      double dt = clock_ms() / 1e3 - t0;
+      double dt = clock_ms() - t0;
       if (r == 1 || (r > 1 && dt < t)) t = dt;
     }
     if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
-    if (table && st == TILEC_OK) fprintf(table, "  config %-3d %12.4f ms\n", c, t * 1e3);
+    if (table && st == TILEC_OK) fprintf(table, "  config %-3d %12.4f ms\n", c, t);
     else if (table) fprintf(table, "  config %-3d does not run: %s\n", c, why ? why : "");
   }
   if (table && *best >= 0 && !fatal)
     fprintf(table, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", k->name, clock_ms() - started,
-            *best, best_t * 1e3);
+            *best, best_t);
   if (fatal) *best = -1;
   if (!fatal && (st = put_buffers(k, saved, nsaved, false, &why)) != TILEC_OK) *best = -1, fatal = true;
   free_saved(saved, nsaved);
