@@ -31,7 +31,10 @@ static void usage_main(FILE *f) {
           "  compile FILE.py -s SIGNATURE   compile one kernel of a Python file\n"
           "  opt FILE.mlir --pass=NAMES     run tile IR passes on IR text\n"
           "  run FILE.py -s SIG -g GRID ARG...\n"
-          "                                 run one kernel on the CPU emulator, on .npy arrays\n"
+          "                                 run one kernel on the GPU or the CPU emulator, on .npy arrays\n"
+          "  bench FILE.py -s SIG -g GRID ARG...\n"
+          "                                 time one kernel (each config, over a sweep): a table,\n"
+          "                                 JSON, CSV or a plot\n"
           "  aot FILE.py -s SIG [-s SIG]... -o PREFIX\n"
           "                                 compile one kernel into C (PREFIX.c, PREFIX.h) that\n"
           "                                 launches it with libcuda alone\n"
@@ -374,6 +377,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
   if (!strcmp(cmd, "opt")) return cmd_opt(argc - 2, argv + 2);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+  if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
   if (!strcmp(cmd, "aot")) return cmd_aot(argc - 2, argv + 2);
   if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
   return usage_error("unknown command '%s'", cmd);

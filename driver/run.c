@@ -113,9 +113,8 @@ static bool parse_seed(const char *s, uint64_t *out) {
   return run_parse_integer(s, &neg, out) && !neg && *s != '+';
 }
 
-/* Prints a grid error: the message, the expression, a caret under pos. */
-static int grid_error(const char *grid, const char *msg, size_t pos) {
-  fprintf(stderr, "%s: error: in the grid: %s\n  ", prog, msg);
+int run_expr_error(const char *what, const char *grid, const char *msg, size_t pos) {
+  fprintf(stderr, "%s: error: in %s: %s\n  ", prog, what, msg);
   size_t col = 0;
   for (size_t i = 0; grid[i]; i++) {
     unsigned char c = (unsigned char)grid[i];
@@ -126,28 +125,24 @@ static int grid_error(const char *grid, const char *msg, size_t pos) {
   return 1;
 }
 
-/* The command line of `tilec run`, as given. */
-typedef struct RunOptions {
-  const char *file, *grid, *device;
-  tilec_cuda *cuda; /* the GPU, when the run goes there */
-  const char **args, **saves, **prints;
-  int nargs, nsaves, nprints;
-  bool has_seed;
-  uint64_t seed;
-  bool no_racecheck;
-  tilec_compile_options compile;
-  const char **defines;
-  const char **includes;
-} RunOptions;
 
-/* Parses the command line; 0, or the exit code of a usage error (-1 for --help). */
-static int parse_run_options(int argc, char **argv, RunOptions *o) {
+int run_parse_options(int argc, char **argv, RunOptions *o, RunExtraOption extra, void *ctx) {
+  if (!o->cmd) {
+    o->cmd = "run";
+    o->usage = RUN_USAGE;
+    o->help = usage_run;
+  }
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v;
     bool missing = false;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage_run(stdout);
+      o->help(stdout);
       return -1;
+    }
+    if (extra && a[0] == '-' && a[1] && !looks_negative_number(a)) {
+      int took = extra(argc, argv, &i, ctx);
+      if (took == 1) continue;
+      if (took) return took;
     }
     if (!strcmp(a, "--")) {
       for (i++; i < argc; i++) o->args[o->nargs++] = argv[i];
@@ -166,54 +161,52 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     else if ((v = cli_opt_value(argc, argv, &i, "-s", "--signature", &missing))) o->compile.signature = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-g", "--grid", &missing))) o->grid = v;
     else if ((v = cli_opt_value(argc, argv, &i, "-D", "--define", &missing))) {
-      if (!strchr(v, '=')) return cli_usage_error("run", RUN_USAGE, "-D expects NAME=VALUE, got '%s'", v);
+      if (!strchr(v, '=')) return cli_usage_error(o->cmd, o->usage, "-D expects NAME=VALUE, got '%s'", v);
       o->defines[o->compile.num_defines++] = v;
     } else if ((v = cli_opt_value(argc, argv, &i, "-I", "--include-dir", &missing))) {
       o->includes[o->compile.num_include_dirs++] = v;
     } else if ((v = cli_opt_value(argc, argv, &i, "-w", "--num-warps", &missing))) {
       int w;
       if (!cli_small_int(v, 1, 32, &w) || (w & (w - 1)))
-        return cli_usage_error("run", RUN_USAGE, "--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
+        return cli_usage_error(o->cmd, o->usage, "--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->compile.num_warps = w;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
       if (!cli_small_int(v, 1, 1 << 30, &o->compile.num_stages))
-        return cli_usage_error("run", RUN_USAGE, "--num-stages expects a positive number (of stages), got '%s'", v);
+        return cli_usage_error(o->cmd, o->usage, "--num-stages expects a positive number (of stages), got '%s'", v);
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &missing))) {
       if (!cli_small_int(v, 0, 100000, &o->compile.config))
-        return cli_usage_error("run", RUN_USAGE, "--config expects a config number from 0, got '%s'", v);
+        return cli_usage_error(o->cmd, o->usage, "--config expects a config number from 0, got '%s'", v);
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--device", &missing))) {
       o->device = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
-      if (!parse_seed(v, &o->seed)) return cli_usage_error("run", RUN_USAGE, "--seed expects a non-negative integer, got '%s'", v);
+      if (!parse_seed(v, &o->seed)) return cli_usage_error(o->cmd, o->usage, "--seed expects a non-negative integer, got '%s'", v);
       o->has_seed = true;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--save", &missing))) {
       const char *eq = strchr(v, '=');
-      if (!eq || eq == v || !eq[1]) return cli_usage_error("run", RUN_USAGE, "--save expects I=PATH.npy, got '%s'", v);
+      if (!eq || eq == v || !eq[1]) return cli_usage_error(o->cmd, o->usage, "--save expects I=PATH.npy, got '%s'", v);
       o->saves[o->nsaves++] = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--print", &missing))) {
       o->prints[o->nprints++] = v;
     } else if (missing) {
-      return cli_usage_error("run", RUN_USAGE, "option '%s' needs a value", a);
+      return cli_usage_error(o->cmd, o->usage, "option '%s' needs a value", a);
     } else {
-      return cli_usage_error("run", RUN_USAGE, "unknown option '%s' for 'run'", a);
+      return cli_usage_error(o->cmd, o->usage, "unknown option '%s' for '%s'", a, o->cmd);
     }
-    if (missing) return cli_usage_error("run", RUN_USAGE, "option '%s' needs a value", a);
+    if (missing) return cli_usage_error(o->cmd, o->usage, "option '%s' needs a value", a);
   }
-  if (!o->file) return cli_usage_error("run", RUN_USAGE, "run needs an input file");
-  if (!o->compile.signature) return cli_usage_error("run", RUN_USAGE, "run needs a signature (-s \"*fp32:16, i32, 1024\")");
-  if (!o->grid) return cli_usage_error("run", RUN_USAGE, "run needs a grid (-g \"cdiv(n_elements, BLOCK_SIZE)\")");
+  if (!o->file) return cli_usage_error(o->cmd, o->usage, "%s needs an input file", o->cmd);
+  if (!o->compile.signature) return cli_usage_error(o->cmd, o->usage, "%s needs a signature (-s \"*fp32:16, i32, 1024\")", o->cmd);
+  if (!o->grid) return cli_usage_error(o->cmd, o->usage, "%s needs a grid (-g \"cdiv(n_elements, BLOCK_SIZE)\")", o->cmd);
   return 0;
 }
 
-/* Chooses the device: the GPU for cuda, and for auto when there is one;
- * the emulator for cpu and otherwise. 0, or the exit code. */
-static int pick_device(RunOptions *o) {
+int run_pick_device(RunOptions *o) {
   const char *dev = o->device, *from = "--device";
   if (!dev && (dev = getenv("TILEC_DEVICE")) && *dev) from = "TILEC_DEVICE";
   if (!dev || !*dev) dev = "auto";
   if (!strcmp(dev, "cpu")) return 0;
   if (strcmp(dev, "cuda") && strcmp(dev, "auto"))
-    return cli_usage_error("run", RUN_USAGE, "%s expects cpu, cuda or auto, got '%s'", from, dev);
+    return cli_usage_error(o->cmd, o->usage, "%s expects cpu, cuda or auto, got '%s'", from, dev);
   char *err = NULL, old[160] = "";
   if (tilec_cuda_open(0, &o->cuda, &err) == TILEC_RT_OK && !tilec_cuda_target(o->cuda)) {
     int a = tilec_cuda_arch(o->cuda);
@@ -347,15 +340,8 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
     free(bufs);
     return cli_error("out of memory");
   }
-  int nbufs = 0;
-  for (int i = 0; i < m->nparams; i++) {
-    Arg *a = &args[i];
-    if (a->is_ptr) {
-      a->slot.ptr = a->buf.data;
-      bufs[nbufs++] = (EmuBuffer){.data = a->buf.data, .bytes = a->buf.nbytes, .name = a->param->name, .init = a->init};
-    }
-    argv[i] = &a->slot;
-  }
+  int nbufs;
+  run_emu_args(m, args, argv, bufs, &nbufs);
   size_t olen;
   const char *obj = tilec_result_output(r, &olen);
   char *msg = NULL;
@@ -405,8 +391,8 @@ static int count_error(const KernelMeta *m, int got) {
   return 1;
 }
 
-/* Compiles, checks the arguments and the grid, launches; the exit code. */
-static int run_kernel(const RunOptions *o, const char *src, size_t len) {
+int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k) {
+  memset(k, 0, sizeof *k);
   tilec_compile_options copt = o->compile;
   copt.emit = TILEC_EMIT_CPU;
   if (o->cuda) {
@@ -415,100 +401,142 @@ static int run_kernel(const RunOptions *o, const char *src, size_t len) {
   }
   copt.defines = o->defines;
   copt.include_dirs = o->includes;
-  tilec_result *r = NULL;
-  tilec_status st = tilec_compile(o->file, src, len, &copt, &r);
-  fputs(tilec_result_diagnostics(r), stderr);
-  if (st != TILEC_OK) {
-    tilec_result_destroy(r);
+  tilec_status st = tilec_compile(o->file, src, len, &copt, &k->result);
+  fputs(tilec_result_diagnostics(k->result), stderr);
+  if (st != TILEC_OK)
     return st == TILEC_ERROR_USAGE ? 2 : st == TILEC_ERROR_NO_MEMORY ? cli_error("out of memory") : 1;
-  }
-  KernelMeta m;
   char err[512];
-  if (!meta_parse(tilec_result_metadata(r), &m, err, sizeof err, NULL)) {
-    tilec_result_destroy(r);
+  if (!meta_parse(tilec_result_metadata(k->result), &k->meta, err, sizeof err, NULL))
     return cli_error("the kernel's metadata cannot be read: %s", err);
-  }
+  k->has_meta = true;
+  return 0;
+}
+
+int run_bind(const RunOptions *o, RunKernel *k) {
+  const KernelMeta *m = &k->meta;
   int rc = 0;
-  Arg *args = calloc((size_t)m.nparams + 1, sizeof *args);
-  int *saves = calloc((size_t)o->nsaves + 1, sizeof *saves), *prints = calloc((size_t)o->nprints + 1, sizeof *prints);
-  RunName *names = calloc((size_t)m.nparams + (size_t)m.nconsts + 1, sizeof *names);
-  if (!args || !saves || !prints || !names) rc = cli_error("out of memory");
+  k->args = calloc((size_t)m->nparams + 1, sizeof *k->args);
+  k->saves = calloc((size_t)o->nsaves + 1, sizeof *k->saves);
+  k->prints = calloc((size_t)o->nprints + 1, sizeof *k->prints);
+  k->names = calloc((size_t)m->nparams + (size_t)m->nconsts + 1, sizeof *k->names);
+  if (!k->args || !k->saves || !k->prints || !k->names) return cli_error("out of memory");
+  Arg *args = k->args;
 
   /* the arguments: one per runtime parameter, each of its type; then the
    * buffers --save names */
-  if (!rc && o->nargs != m.nparams) rc = count_error(&m, o->nargs);
-  for (int i = 0; i < m.nparams && !rc; i++) rc = run_type_arg(&args[i], &m.params[i]);
-  for (int i = 0; i < o->nsaves && !rc; i++) rc = resolve_buffer(&m, args, "--save", o->saves[i], '=', &saves[i]);
-  for (int i = 0; i < o->nprints && !rc; i++) rc = resolve_buffer(&m, args, "--print", o->prints[i], ':', &prints[i]);
-  for (int i = 0; i < m.nparams && !rc; i++)
+  if (o->nargs != m->nparams) rc = count_error(m, o->nargs);
+  for (int i = 0; i < m->nparams && !rc; i++) rc = run_type_arg(&args[i], &m->params[i]);
+  for (int i = 0; i < o->nsaves && !rc; i++) rc = resolve_buffer(m, args, "--save", o->saves[i], '=', &k->saves[i]);
+  for (int i = 0; i < o->nprints && !rc; i++) rc = resolve_buffer(m, args, "--print", o->prints[i], ':', &k->prints[i]);
+  for (int i = 0; i < m->nparams && !rc; i++)
     rc = args[i].is_ptr ? run_buffer_arg(&args[i], o->args[i], i) : run_scalar_arg(&args[i], o->args[i]);
+  k->bound = m->nparams;
+  if (rc) return rc;
 
   /* the grid, over the integer arguments and the constexprs */
-  unsigned grid[3];
-  if (!rc) {
-    int n = 0;
-    for (int i = 0; i < m.nparams; i++, n++) {
-      names[n].name = m.params[i].name;
-      names[n].unusable = run_grid_value(&args[i], &names[n].value);
-    }
-    for (int i = 0; i < m.nconsts; i++, n++) names[n] = (RunName){.name = m.consts[i].name, .value = m.consts[i].value};
-    size_t pos;
-    if (!run_grid_eval(o->grid, names, n, grid, err, sizeof err, &pos)) rc = grid_error(o->grid, err, pos);
+  int n = 0;
+  for (int i = 0; i < m->nparams; i++, n++) {
+    k->names[n].name = m->params[i].name;
+    k->names[n].unusable = run_grid_value(&args[i], &k->names[n].value);
   }
+  for (int i = 0; i < m->nconsts; i++, n++) k->names[n] = (RunName){.name = m->consts[i].name, .value = m->consts[i].value};
+  k->nnames = n;
+  size_t pos;
+  char err[512];
+  if (!run_grid_eval(o->grid, k->names, n, k->grid, err, sizeof err, &pos))
+    return run_expr_error("the grid", o->grid, err, pos);
+  return 0;
+}
 
-  if (!rc) {
-    rc = o->cuda ? launch_cuda(o, r, &m, args, saves, grid) : launch(o, r, &m, args, saves, grid);
-    for (int i = 0; i < o->nprints; i++) run_print_buffer(&args[prints[i]], o->prints[i]);
+void run_unbind(RunKernel *k) {
+  for (int i = 0; k->args && i < k->bound; i++) {
+    npy_free(&k->args[i].buf);
+    free(k->args[i].init);
   }
-  for (int i = 0; args && i < m.nparams; i++) {
-    npy_free(&args[i].buf);
-    free(args[i].init);
+  free(k->args);
+  free(k->saves);
+  free(k->prints);
+  free(k->names);
+  k->args = NULL;
+  k->saves = k->prints = NULL;
+  k->names = NULL;
+  k->bound = k->nnames = 0;
+}
+
+void run_release(RunKernel *k) {
+  run_unbind(k);
+  if (k->has_meta) meta_free(&k->meta);
+  tilec_result_destroy(k->result);
+  memset(k, 0, sizeof *k);
+}
+
+void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs) {
+  *nbufs = 0;
+  for (int i = 0; i < m->nparams; i++) {
+    Arg *a = &args[i];
+    if (a->is_ptr) {
+      a->slot.ptr = a->buf.data;
+      bufs[(*nbufs)++] = (EmuBuffer){.data = a->buf.data, .bytes = a->buf.nbytes, .name = a->param->name, .init = a->init};
+    }
+    argv[i] = &a->slot;
   }
-  free(args);
-  free(saves);
-  free(prints);
-  free(names);
-  meta_free(&m);
-  tilec_result_destroy(r);
-  return rc;
+}
+
+bool run_options_init(RunOptions *o, int argc) {
+  memset(o, 0, sizeof *o);
+  o->args = calloc((size_t)argc + 1, sizeof *o->args);
+  o->saves = calloc((size_t)argc + 1, sizeof *o->saves);
+  o->prints = calloc((size_t)argc + 1, sizeof *o->prints);
+  o->defines = calloc((size_t)argc + 1, sizeof *o->defines);
+  o->includes = calloc((size_t)argc + 1, sizeof *o->includes);
+  return o->args && o->saves && o->prints && o->defines && o->includes;
+}
+
+void run_options_free(RunOptions *o) {
+  tilec_cuda_close(o->cuda);
+  free(o->args);
+  free(o->saves);
+  free(o->prints);
+  free(o->defines);
+  free(o->includes);
+  o->cuda = NULL;
+}
+
+int run_seed_from_env(RunOptions *o) {
+  const char *s = getenv("TILEC_EMU_SEED");
+  if (o->has_seed || !s || !*s) return 0;
+  if (!parse_seed(s, &o->seed))
+    return cli_usage_error(o->cmd, o->usage, "TILEC_EMU_SEED expects a non-negative integer, got '%s'", s);
+  return 0;
 }
 
 int cmd_run(int argc, char **argv) {
-  RunOptions o = {0};
-  o.args = calloc((size_t)argc + 1, sizeof *o.args);
-  o.saves = calloc((size_t)argc + 1, sizeof *o.saves);
-  o.prints = calloc((size_t)argc + 1, sizeof *o.prints);
-  o.defines = calloc((size_t)argc + 1, sizeof *o.defines);
-  o.includes = calloc((size_t)argc + 1, sizeof *o.includes);
+  RunOptions o;
   int rc = 1;
-  if (!o.args || !o.saves || !o.prints || !o.defines || !o.includes) goto done;
-  rc = parse_run_options(argc, argv, &o);
+  if (!run_options_init(&o, argc)) goto done;
+  rc = run_parse_options(argc, argv, &o, NULL, NULL);
   if (rc) {
     rc = rc < 0 ? 0 : rc;
     goto done;
   }
-  if ((rc = pick_device(&o))) goto done;
-  if (!o.has_seed) {
-    const char *s = getenv("TILEC_EMU_SEED");
-    if (s && *s && !parse_seed(s, &o.seed)) {
-      rc = cli_usage_error("run", RUN_USAGE, "TILEC_EMU_SEED expects a non-negative integer, got '%s'", s);
-      goto done;
-    }
-  }
+  if ((rc = run_pick_device(&o)) || (rc = run_seed_from_env(&o))) goto done;
   size_t len;
   char *src = cli_read_source(o.file, &len);
   if (!src) {
     rc = 1;
     goto done;
   }
-  rc = run_kernel(&o, src, len);
+  RunKernel k;
+  rc = run_compile(&o, src, len, &k);
   free(src);
+  if (!rc) rc = run_bind(&o, &k);
+  if (!rc) {
+    rc = o.cuda ? launch_cuda(&o, k.result, &k.meta, k.args, k.saves, k.grid)
+                : launch(&o, k.result, &k.meta, k.args, k.saves, k.grid);
+    for (int i = 0; i < o.nprints; i++) run_print_buffer(&k.args[k.prints[i]], o.prints[i]);
+  }
+  run_release(&k);
 done:
-  tilec_cuda_close(o.cuda);
-  free(o.args);
-  free(o.saves);
-  free(o.prints);
-  free(o.defines);
-  free(o.includes);
+  run_options_free(&o);
   return rc;
 }

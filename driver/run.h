@@ -14,10 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "emu/emu.h"
 #include "npy.h"
 #include "runtime/meta.h"
 #include "support/dtype.h"
+#include "tilec/runtime.h"
+#include "tilec/tilec.h"
 
 /* A name a grid expression may use. `unusable`, when set, says why it
  * cannot be used ("a pointer parameter"), for a better message than
@@ -75,7 +79,74 @@ void run_print_buffer(const Arg *a, const char *spec);
 /* "0x1F", "-12", "+7": *neg and the magnitude; false if not an integer. */
 bool run_parse_integer(const char *s, bool *neg, uint64_t *mag);
 
+/* ---- the command's pieces, which `tilec bench` (bench.c) shares --------------------------- */
+
+/* The command line of `tilec run` (or of a command built on it), as given. */
+typedef struct RunOptions {
+  const char *cmd, *usage;    /* "run" and its usage line, for messages */
+  void (*help)(FILE *f);      /* --help */
+  const char *file, *grid, *device;
+  tilec_cuda *cuda; /* the GPU, when the run goes there */
+  const char **args, **saves, **prints;
+  int nargs, nsaves, nprints;
+  bool has_seed;
+  uint64_t seed;
+  bool no_racecheck;
+  tilec_compile_options compile;
+  const char **defines;
+  const char **includes;
+} RunOptions;
+
+/* Room for the lists of a command line of argc words; false when out of memory. */
+bool run_options_init(RunOptions *o, int argc);
+void run_options_free(RunOptions *o); /* closes the GPU too */
+
+/* An option of the command built on run's, offered each option first:
+ * 1 when it took argv[*i] (and *i moved past its value), 0 when it is not
+ * its own, else the exit code of a usage error. */
+typedef int (*RunExtraOption)(int argc, char **argv, int *i, void *ctx);
+
+/* Parses the command line; 0, or the exit code of a usage error (-1 after
+ * --help). o->cmd, usage and help default to run's. */
+int run_parse_options(int argc, char **argv, RunOptions *o, RunExtraOption extra, void *ctx);
+/* Chooses the device: the GPU for cuda, and for auto when there is one;
+ * the emulator for cpu and otherwise. 0, or the exit code. */
+int run_pick_device(RunOptions *o);
+/* --seed's default from TILEC_EMU_SEED; 0, or the exit code. */
+int run_seed_from_env(RunOptions *o);
+
+/* One kernel compiled for the device, then bound to the arguments. */
+typedef struct RunKernel {
+  tilec_result *result;
+  KernelMeta meta;
+  bool has_meta;
+  Arg *args; /* one per runtime parameter */
+  int bound; /* how many of args hold something to free */
+  int *saves, *prints; /* the argument each --save, --print names */
+  RunName *names;      /* what a grid sees: the arguments, then the constexprs */
+  int nnames;
+  unsigned grid[3];
+} RunKernel;
+
+/* Compiles o's kernel of src (diagnostics on stderr); 0, or the exit code.
+ * Either way run_release(k) follows. */
+int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k);
+/* The arguments, --save and --print, and the grid; 0, or the exit code. */
+int run_bind(const RunOptions *o, RunKernel *k);
+void run_unbind(RunKernel *k);  /* the arguments only: bind again, to other values */
+void run_release(RunKernel *k); /* everything */
+/* The emulator's view of the arguments: argv[i] for each parameter, and a
+ * buffer for each pointer (bufs has room for one per parameter). */
+void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs);
+
+/* Prints an error in an expression: "in WHAT: MSG", the text, a caret under
+ * byte pos; returns 1. */
+int run_expr_error(const char *what, const char *text, const char *msg, size_t pos);
+
 /* `tilec run ARGS...` (argv without "tilec run"); the exit code. */
 int cmd_run(int argc, char **argv);
+
+/* `tilec bench ARGS...` (bench.c); the exit code. */
+int cmd_bench(int argc, char **argv);
 
 #endif

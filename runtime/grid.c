@@ -355,6 +355,11 @@ bool grid_eval(const Grid *g, const int64_t *values, unsigned dims[3], GridError
   return true;
 }
 
+bool grid_eval_value(const Grid *g, const int64_t *values, int64_t *out, GridError *e) {
+  if (g->ndims != 1) return efail(e, g->start[1], "one expression is expected here, not a grid of %d", g->ndims);
+  return eval(g, g->root[0], values, out, e);
+}
+
 const char *grid_unusable_type(const char *type) {
   if (!type || !*type) return "of no known type";
   if (type[0] == '*') return "a pointer parameter";

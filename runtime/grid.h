@@ -79,6 +79,11 @@ bool grid_parse(Grid *g, const char *text, const GridName *names, int nnames, Gr
  * of range. Allocates nothing. */
 bool grid_eval(const Grid *g, const int64_t *values, unsigned dims[3], GridError *e);
 
+/* Evaluates a grid of one expression, without the range check of a grid
+ * dimension: `tilec bench --bytes`. False with *e as grid_eval, or when the
+ * text has more than one expression. */
+bool grid_eval_value(const Grid *g, const int64_t *values, int64_t *out, GridError *e);
+
 /* Why a parameter of this type (as the signature spells it: "*fp32",
  * "i32", "fp16") cannot be in a grid: a pointer or a float; NULL for an
  * integer or a boolean (a u64 past INT64_MAX is the caller's to refuse). */

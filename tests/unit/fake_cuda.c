@@ -6,7 +6,9 @@
  * CUDA_ERROR_OUT_OF_MEMORY. An image starting with "bad image" does not
  * load (CUDA_ERROR_INVALID_PTX, with an error log); any other loads, and
  * every launch fails with CUDA_ERROR_LAUNCH_FAILED, as a kernel that
- * faults would. Only the entry points runtime/cuda.c opens are here, with
+ * faults would. With FAKE_CUDA_TRACE=FILE, launches succeed (and do
+ * nothing), and each launch, memset and event record appends a line to FILE:
+ * what `tilec bench` does around a launch shows there. Only the entry points runtime/cuda.c opens are here, with
  * their _v2 names where it takes those. */
 #include <stdint.h>
 #include <stdio.h>
@@ -67,9 +69,23 @@ API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *
 API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) { return *fn = &fn_token, OK; }
 API CUresult cuModuleUnload(void *mod) { return OK; }
 API CUresult cuFuncSetAttribute(void *fn, int attr, int value) { return OK; }
+/* FAKE_CUDA_TRACE's file, opened at the first call that writes to it */
+static FILE *trace(void) {
+  static FILE *f;
+  static int tried;
+  const char *path = getenv("FAKE_CUDA_TRACE");
+  if (!tried && path && *path) f = fopen(path, "w");
+  tried = 1;
+  return f;
+}
+
 API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared, void *stream, void **args, void **extra) {
-  return LAUNCH_FAILED;
+  FILE *f = trace();
+  if (!f) return LAUNCH_FAILED;
+  fprintf(f, "launch %u %u %u, %u threads\n", gx, gy, gz, bx * by * bz);
+  fflush(f);
+  return OK;
 }
 
 API CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
@@ -107,6 +123,8 @@ API CUresult cuMemGetAddressRange_v2(unsigned long long *base, size_t *size, uns
 }
 
 API CUresult cuMemsetD8_v2(unsigned long long p, unsigned char v, size_t n) {
+  FILE *f = trace();
+  if (f) fprintf(f, "memset %zu\n", n), fflush(f);
   memset((void *)(uintptr_t)p, v, n);
   return OK;
 }
@@ -114,6 +132,8 @@ API CUresult cuMemsetD8_v2(unsigned long long p, unsigned char v, size_t n) {
 /* events: a host clock's reading at record */
 API CUresult cuEventCreate(void **e, unsigned flags) { return (*e = calloc(1, sizeof(double))) ? OK : OUT_OF_MEMORY; }
 API CUresult cuEventRecord(void *e, void *stream) {
+  FILE *f = trace();
+  if (f) fputs("record\n", f), fflush(f);
   *(double *)e = (double)clock() * 1e3 / CLOCKS_PER_SEC;
   return OK;
 }

@@ -1,0 +1,198 @@
+/*
+ * plot.c — line plots through PLplot's C API, opened with dlopen.
+ *
+ * The functions below are PLplot 5.15's (libplplot.so.17), with PLFLT a
+ * double and PLINT a 32-bit int as Debian builds it. PLplot ends the process
+ * when it meets an error it cannot go on from, unless the exit handler
+ * (plsexit) does not return: ours jumps back here, so that --plot fails
+ * with a message and the benchmark's other output stands. It also asks on
+ * standard input for a device it does not know, so the device is checked
+ * against its list (plgDevs) first.
+ */
+#include "plot.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef double PLFLT;
+typedef int32_t PLINT;
+
+#define PL_POSITION_LEFT 0x1
+#define PL_POSITION_TOP 0x4
+#define PL_POSITION_INSIDE 0x10
+#define PL_LEGEND_LINE 0x4
+#define PL_LEGEND_BACKGROUND 0x20
+#define PL_LEGEND_BOUNDING_BOX 0x40
+
+typedef struct PLplot {
+  void (*sdev)(const char *);
+  void (*sfnam)(const char *);
+  void (*spage)(PLFLT, PLFLT, PLINT, PLINT, PLINT, PLINT);
+  void (*scolbg)(PLINT, PLINT, PLINT);
+  void (*scol0)(PLINT, PLINT, PLINT, PLINT);
+  void (*col0)(PLINT);
+  void (*init)(void);
+  void (*env)(PLFLT, PLFLT, PLFLT, PLFLT, PLINT, PLINT);
+  void (*lab)(const char *, const char *, const char *);
+  void (*width)(PLFLT);
+  void (*line)(PLINT, const PLFLT *, const PLFLT *);
+  void (*poin)(PLINT, const PLFLT *, const PLFLT *, PLINT);
+  void (*legend)(PLFLT *, PLFLT *, PLINT, PLINT, PLFLT, PLFLT, PLFLT, PLINT, PLINT, PLINT, PLINT, PLINT, PLINT,
+                 const PLINT *, PLFLT, PLFLT, PLFLT, PLFLT, const PLINT *, const char *const *, const PLINT *,
+                 const PLINT *, const PLFLT *, const PLFLT *, const PLINT *, const PLINT *, const PLFLT *,
+                 const PLINT *, const PLFLT *, const PLINT *, const char *const *);
+  void (*end)(void);
+  void (*sexit)(int (*)(const char *));
+  void (*gdevs)(const char ***, const char ***, int *);
+} PLplot;
+
+/* Opens PLplot once; NULL when it is not installed. */
+static const PLplot *plplot(void) {
+  static PLplot pl;
+  static int state; /* 0 not tried, 1 loaded, -1 missing */
+  if (state) return state > 0 ? &pl : NULL;
+  state = -1;
+  void *lib = dlopen("libplplot.so.17", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  struct {
+    void *slot;
+    const char *name;
+  } syms[] = {
+      {&pl.sdev, "c_plsdev"},     {&pl.sfnam, "c_plsfnam"},   {&pl.spage, "c_plspage"},
+      {&pl.scolbg, "c_plscolbg"}, {&pl.scol0, "c_plscol0"},   {&pl.col0, "c_plcol0"},
+      {&pl.init, "c_plinit"},     {&pl.env, "c_plenv"},       {&pl.lab, "c_pllab"},
+      {&pl.width, "c_plwidth"},   {&pl.line, "c_plline"},     {&pl.poin, "c_plpoin"},
+      {&pl.legend, "c_pllegend"}, {&pl.end, "c_plend"},       {&pl.sexit, "plsexit"},
+      {&pl.gdevs, "plgDevs"},
+  };
+  for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
+    void *f = dlsym(lib, syms[i].name);
+    if (!f) {
+      dlclose(lib);
+      return NULL;
+    }
+    memcpy(syms[i].slot, &f, sizeof f);
+  }
+  state = 1;
+  return &pl;
+}
+
+const char *plot_device(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (!dot || strchr(dot, '/')) return NULL;
+  if (!strcmp(dot, ".png")) return "pngcairo";
+  if (!strcmp(dot, ".svg")) return "svgcairo";
+  if (!strcmp(dot, ".pdf")) return "pdfcairo";
+  return NULL;
+}
+
+static jmp_buf plot_abort;
+static char plot_abort_msg[256];
+
+static int on_plplot_exit(const char *msg) {
+  snprintf(plot_abort_msg, sizeof plot_abort_msg, "%s", msg && *msg ? msg : "PLplot gave up");
+  longjmp(plot_abort, 1);
+}
+
+/* The colours of the lines, in order (those of matplotlib's tab10). */
+static const unsigned char palette[][3] = {
+    {31, 119, 180}, {255, 127, 14}, {44, 160, 44},   {214, 39, 40},   {148, 103, 189},
+    {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207},
+};
+#define NCOLORS ((int)(sizeof palette / sizeof *palette))
+#define MAX_LEGEND 64
+
+bool plot_write(const Plot *p, char *err, size_t errlen) {
+  const char *dev = plot_device(p->path);
+  if (!dev) return snprintf(err, errlen, "%s: the format is named by the extension: .png, .svg or .pdf", p->path), false;
+  const PLplot *pl = plplot();
+  if (!pl)
+    return snprintf(err, errlen, "PLplot is not installed (libplplot.so.17: Debian's libplplot17 and "
+                                 "plplot-driver-cairo)"), false;
+  const char **menu = NULL, **names = NULL;
+  const char *menu_buf[128], *name_buf[128];
+  int ndev = 128;
+  menu = menu_buf;
+  names = name_buf;
+  pl->gdevs(&menu, &names, &ndev);
+  bool have = false;
+  for (int i = 0; i < ndev && !have; i++) have = names[i] && !strcmp(names[i], dev);
+  if (!have)
+    return snprintf(err, errlen, "PLplot has no %s device (its cairo driver: Debian's plplot-driver-cairo)", dev),
+           false;
+  FILE *probe = fopen(p->path, "wb");
+  if (!probe) return snprintf(err, errlen, "cannot write '%s'", p->path), false;
+  fclose(probe);
+
+  /* the extent of the data */
+  double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
+  for (int s = 0; s < p->nseries; s++)
+    for (int i = 0; i < p->series[s].n; i++) {
+      double x = p->series[s].x[i], y = p->series[s].y[i];
+      if (!isfinite(x) || !isfinite(y) || (p->xlog && x <= 0)) continue;
+      x = p->xlog ? log10(x) : x;
+      xmin = x < xmin ? x : xmin;
+      xmax = x > xmax ? x : xmax;
+      ymax = y > ymax ? y : ymax;
+    }
+  if (xmin > xmax) return snprintf(err, errlen, "there is nothing to plot: no point has a finite value"), false;
+  double pad = xmin == xmax ? 0.5 : (xmax - xmin) * 0.03; /* the end points not on the frame */
+  xmin -= pad;
+  xmax += pad;
+  ymax = ymax > 0 ? ymax * 1.12 : 1;
+
+  static double xs[4096], ys[4096];
+  PLINT opts[MAX_LEGEND], colors[MAX_LEGEND], styles[MAX_LEGEND];
+  PLFLT widths[MAX_LEGEND];
+  const char *labels[MAX_LEGEND];
+  int nleg = p->nseries < MAX_LEGEND ? p->nseries : MAX_LEGEND;
+
+  if (setjmp(plot_abort)) return snprintf(err, errlen, "PLplot: %s", plot_abort_msg), false;
+  pl->sexit(on_plplot_exit);
+  pl->sdev(dev);
+  pl->sfnam(p->path);
+  pl->spage(0, 0, 960, 640, 0, 0);
+  pl->scolbg(255, 255, 255);
+  pl->init();
+  pl->scol0(1, 0, 0, 0); /* the axes and labels: black */
+  for (int c = 0; c < NCOLORS; c++) pl->scol0(2 + c, palette[c][0], palette[c][1], palette[c][2]);
+  pl->col0(1);
+  pl->env(xmin, xmax, 0, ymax, 0, p->xlog ? 12 : 2); /* 2: a grid at the major ticks; 12: the same, x in log10 */
+  pl->lab(p->xlabel, p->ylabel, p->title);
+  for (int s = 0; s < p->nseries; s++) {
+    const PlotSeries *ser = &p->series[s];
+    int n = 0;
+    for (int i = 0; i < ser->n && n < (int)(sizeof xs / sizeof *xs); i++) {
+      double x = ser->x[i], y = ser->y[i];
+      if (!isfinite(x) || !isfinite(y) || (p->xlog && x <= 0)) continue;
+      xs[n] = p->xlog ? log10(x) : x;
+      ys[n++] = y;
+    }
+    pl->col0(2 + s % NCOLORS);
+    pl->width(2.0);
+    if (n > 1) pl->line(n, xs, ys);
+    pl->poin(n, xs, ys, 4);
+    if (s < nleg) {
+      opts[s] = PL_LEGEND_LINE;
+      colors[s] = 2 + s % NCOLORS;
+      styles[s] = 1;
+      widths[s] = 2.0;
+      labels[s] = ser->label;
+    }
+  }
+  pl->width(1.0);
+  pl->col0(1);
+  if (nleg > 1) {
+    PLFLT w, h;
+    pl->legend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, PL_POSITION_TOP | PL_POSITION_LEFT | PL_POSITION_INSIDE,
+               0.02, 0.02, 0.08, 0, 1, 1, 0, 0, nleg, opts, 1.0, 0.9, 2.0, 0.0, colors, labels, NULL, NULL, NULL, NULL,
+               colors, styles, widths, NULL, NULL, NULL, NULL);
+  }
+  pl->end();
+  pl->sexit(NULL);
+  return true;
+}
