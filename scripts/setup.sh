@@ -4,11 +4,13 @@
 # package sources; with CI=true also clang 14 and its libFuzzer runtime, for
 # the fuzzing run of scripts/test.sh, and Python 3, pip and valgrind, for
 # bench/compare (pip fetches a pinned nvdisasm; valgrind counts compile
-# instructions). Idempotent, and silent when everything is already present.
+# instructions), and PLplot with its cairo driver, which `tilec bench --plot`
+# opens at run time and the bench test draws with. Idempotent, and silent
+# when everything is already present.
 set -euo pipefail
 
 pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools meson ninja-build gcc g++ pkg-config)
-[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev python3 python3-pip valgrind)
+[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev python3 python3-pip valgrind libplplot17 plplot-driver-cairo)
 missing=()
 for p in "${pkgs[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -83,7 +83,14 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
                             unsigned shared, void *stream, void **args, void **extra) {
   FILE *f = trace();
   if (!f) return LAUNCH_FAILED;
-  fprintf(f, "launch %u %u %u, %u threads\n", gx, gy, gz, bx * by * bz);
+  /* which allocation the first argument points into (tilec's argument
+   * slots are 8 bytes, whatever the parameter) */
+  unsigned long long a0;
+  memcpy(&a0, args[0], sizeof a0);
+  int which = -1;
+  for (int i = 0; i < MAX_ALLOCS; i++)
+    if (allocs[i].p && a0 >= (uintptr_t)allocs[i].p && a0 < (uintptr_t)allocs[i].p + allocs[i].n) which = i;
+  fprintf(f, "launch %u %u %u, %u threads, argument 0 in allocation %d\n", gx, gy, gz, bx * by * bz, which);
   fflush(f);
   return OK;
 }

@@ -1,0 +1,12 @@
+# COMMAND: bench
+# ARGS: -s "*fp32:16, *fp32:16, i32, 128" -g "cdiv(n, BLOCK)" --device=cpu rand:fp32:100 empty:fp32:100 100 --sweep N=1,2
+# EXIT: 2
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
