@@ -8,8 +8,12 @@
  * them as the caller had them. With TILEC_PRINT_AUTOTUNING=1 (Triton's
  * variable), each tuning prints its table to standard error: every
  * config's time, or why it did not compile or run, and the one chosen.
+ * The choice is kept on disk too (tuning.h), unless the kernel has
+ * no_disk_cache or a pointer in its key, and a later process takes it
+ * from there instead of tuning.
  */
 #include "jit.h"
+#include "tuning.h"
 
 #include "support/timing.h"
 
@@ -105,7 +109,7 @@ static tilec_status put_buffers(tilec_kernel *k, const Saved *sv, int n, bool be
  * that does not compile or launch (too much shared memory, a grid out of
  * range) is left out; *best is the fastest of the others. */
 static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs, void *stream,
-                         int *best, char **report) {
+                         int *best, double *best_ms, char **report) {
   double best_t = 0;
   char *why = NULL;
   *best = -1;
@@ -158,7 +162,39 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
     return st != TILEC_OK ? st : TILEC_ERROR_UNSUPPORTED;
   }
   free(why);
+  *best_ms = best_t;
   return TILEC_OK;
+}
+
+/* The key of the choice on disk, in hex; false when it is not kept there
+ * (no disk cache, or a pointer or a u64 past INT64_MAX in the key). */
+static bool disk_key(const tilec_kernel *k, void **args, const char **dir, char *dirbuf, size_t n, char hex[65]) {
+  int64_t vals[MAX_KEYS];
+  for (int i = 0; i < k->nkeys; i++)
+    if (!jit_arg_value(k, args, k->key_param[i], &vals[i])) return false;
+  if (!(*dir = jit_cache_dir(k, dirbuf, n))) return false;
+  TuneIdentity id = {
+      .device = k->dev->cuda ? tilec_cuda_target(k->dev->cuda) : "cpu-emulator",
+      .kernel = k->name,
+      .source = k->source,
+      .length = k->length,
+      .signature = k->opt.signature,
+      .defines = (const char *const *)k->defines,
+      .ndefines = k->opt.num_defines,
+      .num_warps = k->opt.num_warps,
+      .num_stages = k->opt.num_stages,
+      .keys = vals,
+      .nkeys = k->nkeys,
+  };
+  tune_key(&id, hex);
+  return true;
+}
+
+/* A warning of the tuning cache, under the kernel's lock, which also guards the warnings of compiles. */
+static void warn_locked(tilec_kernel *k, const char *w) {
+  pthread_mutex_lock(&k->lock);
+  jit_warn(k, w);
+  pthread_mutex_unlock(&k->lock);
 }
 
 tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs,
@@ -171,7 +207,19 @@ tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid
   pthread_mutex_lock(&k->tune_lock);
   tilec_status st = TILEC_OK;
   if ((*config = find_tuned(k, key)) < 0) {
-    st = tune(k, hints, grid, args, nargs, stream, config, report);
+    char dirbuf[1024], hex[65], w[512];
+    const char *dir = NULL;
+    bool disk = disk_key(k, args, &dir, dirbuf, sizeof dirbuf, hex);
+    double ms = 0;
+    if (disk && tune_get(dir, hex, k->nconfigs, config, w, sizeof w)) {
+      const char *print = getenv("TILEC_PRINT_AUTOTUNING");
+      if (print && !strcmp(print, "1"))
+        fprintf(stderr, "tilec: autotuning %s: config %d, from the tuning cache\n", k->name, *config);
+    } else {
+      if (disk) warn_locked(k, w);
+      st = tune(k, hints, grid, args, nargs, stream, config, &ms, report);
+      if (st == TILEC_OK && disk && !tune_put(dir, hex, k->nconfigs, *config, ms, w, sizeof w)) warn_locked(k, w);
+    }
     int n = k->ntuned;
     if (st == TILEC_OK && n < MAX_TUNED) {
       memcpy(k->tuned[n].key, key, sizeof key);

@@ -165,6 +165,11 @@ bool jit_arg_value(const tilec_kernel *k, void **args, int i, int64_t *v);
 
 /* ---- specializations (specialize.c) ------------------------------------------------------- */
 
+/* Adds a line (what the disk cache had to say) to tilec_kernel_warnings. */
+void jit_warn(tilec_kernel *k, const char *w);
+/* The disk cache's directory; NULL with no_disk_cache or when there is none. */
+const char *jit_cache_dir(const tilec_kernel *k, char *buf, size_t n);
+
 /* Compiles (or finds in the disk cache) the specialization of `key` for an
  * autotune config, and loads it. With `meta`, its metadata goes there
  * (meta_free it). */

@@ -9,6 +9,7 @@
  * once over the parameters and constexprs.
  */
 #include "jit.h"
+#include "tuning.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,16 +81,7 @@ static tilec_status split_signature(tilec_kernel *k, const char *sig, char **why
 }
 
 bool jit_arg_value(const tilec_kernel *k, void **args, int i, int64_t *v) {
-  if (k->kind[i] == P_PTR) return false;
-  DType t = k->dtype[i];
-  size_t bytes = (size_t)dtype_bytes(t);
-  uint64_t u = 0;
-  memcpy(&u, args[i], bytes); /* little-endian: the low bytes */
-  if (dtype_is_signed(t) && bytes < 8 && (u >> (8 * bytes - 1)) & 1) u |= ~(uint64_t)0 << (8 * bytes);
-  if (t == DT_I1) u &= 1;
-  if (t == DT_U64 && u > INT64_MAX) return false;
-  *v = (int64_t)u;
-  return true;
+  return k->kind[i] != P_PTR && tune_scalar_value(k->dtype[i], args[i], v);
 }
 
 void tilec_kernel_destroy(tilec_kernel *k) {

@@ -40,8 +40,7 @@ static char *signature_for(const tilec_kernel *k, uint64_t key) {
   return s;
 }
 
-/* Adds a line of what the cache had to say to tilec_kernel_warnings. */
-static void warn(tilec_kernel *k, const char *w) {
+void jit_warn(tilec_kernel *k, const char *w) {
   if (!w || !*w) return;
   size_t old = k->warnings ? strlen(k->warnings) : 0, n = strlen(w);
   char *grown = realloc(k->warnings, old + n + 2);
@@ -50,6 +49,10 @@ static void warn(tilec_kernel *k, const char *w) {
   grown[old + n] = '\n';
   grown[old + n + 1] = 0;
   k->warnings = grown;
+}
+
+const char *jit_cache_dir(const tilec_kernel *k, char *buf, size_t n) {
+  return k->opt.no_disk_cache ? NULL : k->opt.cache_dir ? k->opt.cache_dir : cache_default_dir(buf, n);
 }
 
 /* ---- the identity in the cache keys (jit.h) ---------------------------------------------- */
@@ -174,7 +177,7 @@ static void put_entry(tilec_kernel *k, const char *dir, const char hex[65], cons
   payload[rl + ml + len] = 0;
   char w8[512] = "";
   cache_put(dir, hex, payload, rl + ml + len + 1, w8, sizeof w8);
-  warn(k, w8);
+  jit_warn(k, w8);
   free(payload);
 }
 
@@ -227,7 +230,7 @@ tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *o
    * On CUDA a cubin (nvJitLink) is tried first, so that the driver need not
    * compile PTX at load time; PTX when there is no toolkit. */
   char dirbuf[1024], hex[65], w8[512] = "";
-  const char *dir = k->opt.no_disk_cache ? NULL : k->opt.cache_dir ? k->opt.cache_dir : cache_default_dir(dirbuf, sizeof dirbuf);
+  const char *dir = jit_cache_dir(k, dirbuf, sizeof dirbuf);
   tilec_emit emits[2] = {TILEC_EMIT_CPU, TILEC_EMIT_CPU};
   int nemits = 1;
   if (k->dev->cuda) emits[0] = TILEC_EMIT_CUBIN, emits[1] = TILEC_EMIT_PTX, nemits = 2;
@@ -251,7 +254,7 @@ tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *o
         }
         free(blob), blob = NULL;
       }
-      warn(k, w8);
+      jit_warn(k, w8);
     }
     st = k->ctx ? TILEC_OK : tilec_context_create(&k->ctx);
     o.context = k->ctx;

@@ -135,6 +135,97 @@ static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, u
   return bad != 0;
 }
 
+/* The cache entry under dir whose file holds `needle`: its path and key. */
+static bool entry_with(const char *dir, const char *needle, char *path, size_t n, char key[65]) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "grep -rl '%s' '%s' --include='*.tc'", needle, dir);
+  FILE *p = popen(cmd, "r");
+  bool found = p && fgets(path, (int)n, p);
+  if (p) pclose(p);
+  if (!found) return false;
+  path[strcspn(path, "\n")] = 0;
+  const char *base = strrchr(path, '/');
+  return base && strlen(base + 1) == 67 && (snprintf(key, 65, "%.64s", base + 1), true);
+}
+
+/* A fresh kernel of tuned_src, tuned with the disk cache in dir, launched
+ * at n elements: the config taken, what TILEC_PRINT_AUTOTUNING printed,
+ * and its warnings. */
+static int tune_fresh(tilec_device *cpu, const char *dir, unsigned long long x, unsigned long long y, int n, float *in,
+                      float *out, char *printed, size_t plen, char *warnings, size_t wlen) {
+  tilec_jit_options o = {.signature = "*fp32, *fp32, i32", .grid = "1, cdiv(n, B)", .config = TILEC_CONFIG_TUNE,
+                         .cache_dir = dir};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  printed[0] = warnings[0] = 0;
+  if (tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) != TILEC_OK) {
+    free(diag);
+    return -2;
+  }
+  free(diag);
+  fflush(stderr);
+  FILE *table = tmpfile();
+  int saved_stderr = dup(2);
+  if (!table || saved_stderr < 0 || dup2(fileno(table), 2) != 2) return -3;
+  setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
+  int bad = run_twice(cpu, k, x, y, n, in, out);
+  unsetenv("TILEC_PRINT_AUTOTUNING");
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  rewind(table);
+  printed[fread(printed, 1, plen - 1, table)] = 0;
+  fclose(table);
+  void *args[3] = {&x, &y, &n};
+  int c = bad ? -4 : tilec_kernel_config_of(k, args, 3);
+  snprintf(warnings, wlen, "%s", tilec_kernel_warnings(k));
+  tilec_kernel_destroy(k);
+  return c;
+}
+
+/* The tuning kept on disk: a later kernel (as a later process) takes it
+ * without tuning; a stale or corrupt entry is tuned again and replaced; the
+ * key's values are part of the key. */
+static void autotune_disk(tilec_device *cpu, unsigned long long x, unsigned long long y, float *in, float *out) {
+  char dir[] = "/tmp/tilec-tune-cache-XXXXXX", printed[4096], warnings[2048], path[1024], key[65];
+  CHECK(mkdtemp(dir) != NULL);
+  int c1 = tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings);
+  CHECK(c1 >= 0 && c1 <= 2);
+  CHECK_CONTAINS(printed, "tilec: autotuning twice: 3 configs\n");
+  CHECK(entry_with(dir, "tilec tuning 1", path, sizeof path, key));
+  int c2 = tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings);
+  CHECK(c2 == c1);
+  char want[128];
+  snprintf(want, sizeof want, "tilec: autotuning twice: config %d, from the tuning cache\n", c1);
+  CHECK_STR(printed, want);
+  CHECK_STR(warnings, "");
+  /* another value of the key (n) is tuned on its own */
+  int c3 = tune_fresh(cpu, dir, x, y, 777, in, out, printed, sizeof printed, warnings, sizeof warnings);
+  CHECK(c3 >= 0 && c3 <= 2);
+  CHECK_CONTAINS(printed, "3 configs");
+  /* a stale entry: a config the kernel does not have */
+  const char stale[] = "tilec tuning 1\nconfigs 3\nconfig 9\n";
+  CHECK(cache_put(dir, key, stale, sizeof stale - 1, NULL, 0) == 1);
+  int c4 = tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings);
+  CHECK(c4 >= 0 && c4 <= 2);
+  CHECK_CONTAINS(printed, "3 configs");
+  CHECK_CONTAINS(warnings, "is stale (no such config); tuning again");
+  CHECK(tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings) == c4);
+  CHECK_CONTAINS(printed, "from the tuning cache");
+  /* a corrupt entry: one byte of its payload changed */
+  FILE *f = fopen(path, "r+b");
+  CHECK(f && fseek(f, -3, SEEK_END) == 0 && fputc('7', f) != EOF && fclose(f) == 0);
+  int c5 = tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings);
+  CHECK(c5 >= 0 && c5 <= 2);
+  CHECK_CONTAINS(printed, "3 configs");
+  CHECK(warnings[0] != 0);
+  CHECK(tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings) == c5);
+  CHECK_CONTAINS(printed, "from the tuning cache");
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 static void autotune(tilec_device *cpu) {
   enum { N = 1 << 20 };
   static float in[N], out[N];
@@ -245,6 +336,7 @@ static void autotune(tilec_device *cpu) {
       if (round == 0) seen[cfg] = entries(dir, NULL, 0);
     }
   CHECK(seen[1] == 2 && seen[2] == 4 && entries(dir, NULL, 0) == 4);
+  autotune_disk(cpu, x, y, in, out);
   /* tuning's many runs show in what the kernel accumulates and updates,
    * unless reset_to_zero and restore_value name those buffers */
   CHECK(tuned_side_effects(cpu, "", false) == 0);
