@@ -31,6 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jit/tuning.h"
+#include "runtime/cache.h"
 #include "runtime/grid.h"
 #include "support/timing.h"
 
@@ -93,6 +95,7 @@ typedef struct Bench {
   double warmup_ms, rep_ms;
   const char *bytes, *flops, *plot;
   bool json, csv, tune, no_flush;
+  bool quiet; /* autotuning's runs: a failed launch's report is not printed */
   int rotate;
   const char **kernels;
   int nkernels;
@@ -340,6 +343,7 @@ static int param_index(const KernelMeta *m, const char *name) {
 /* ==== the CPU ===================================================================== */
 
 typedef struct CpuRun {
+  bool quiet;
   EmuKernel *ek;
   EmuLaunch l;
   RunKernel *k;
@@ -364,7 +368,7 @@ static bool cpu_once(CpuRun *c, double *ms) {
   bool ok = emu_launch(c->ek, &c->l, &msg, NULL);
   *ms = clock_ms() - t0;
   fflush(stdout);
-  if (!ok) {
+  if (!ok && !c->quiet) {
     const char *rep = msg ? msg : "the launch failed";
     size_t n = strlen(rep);
     fprintf(stderr, "%s%s", rep, n && rep[n - 1] == '\n' ? "" : "\n");
@@ -376,7 +380,7 @@ static bool cpu_once(CpuRun *c, double *ms) {
 static int measure_cpu(Bench *b, Line *ln, Row *row, const char *what) {
   RunKernel *k = &ln->k;
   const KernelMeta *m = &k->meta;
-  CpuRun c = {.k = k};
+  CpuRun c = {.k = k, .quiet = b->quiet};
   void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
   EmuBuffer *bufs = calloc((size_t)m->nparams + 1, sizeof *bufs);
   double *t = malloc(MAX_REPS * sizeof *t);
@@ -557,6 +561,96 @@ static int measure_cuda(Bench *b, Line *ln, Row *row, const char *what) {
   return rc;
 }
 
+/* ==== the tuning cache ============================================================= */
+
+/* The key of k's tuning choice on disk (jit/tuning.h), the same the JIT
+ * computes for the same file, kernel, signature and key values; false when
+ * a key parameter is a pointer (or a u64 past INT64_MAX), which is not kept. */
+static bool tuning_key(const RunOptions *o, const char *src, size_t len, const RunKernel *k, char hex[65]) {
+  const KernelMeta *m = &k->meta;
+  int64_t vals[64];
+  if (m->nkeys > 64) return false;
+  for (int i = 0; i < m->nkeys; i++) {
+    int p = param_index(m, m->keys[i]);
+    if (p < 0 || k->args[p].is_ptr || !tune_scalar_value(k->args[p].type, &k->args[p].slot, &vals[i])) return false;
+  }
+  TuneIdentity id = {
+      .device = o->cuda ? tilec_cuda_target(o->cuda) : "cpu-emulator",
+      .kernel = m->name,
+      .source = src,
+      .length = len,
+      .signature = o->compile.signature,
+      .defines = o->defines,
+      .ndefines = o->compile.num_defines,
+      .num_warps = o->compile.num_warps,
+      .num_stages = o->compile.num_stages,
+      .keys = vals,
+      .nkeys = m->nkeys,
+  };
+  tune_key(&id, hex);
+  return true;
+}
+
+static bool print_autotuning(void) {
+  const char *p = getenv("TILEC_PRINT_AUTOTUNING");
+  return p && !strcmp(p, "1");
+}
+
+/* Keeps the choice; a warning when it cannot be written. */
+static void keep_choice(const char *dir, const char *hex, int nconfigs, int config, double ms) {
+  char w[512];
+  if (!tune_put(dir, hex, nconfigs, config, ms, w, sizeof w)) fprintf(stderr, "tilec: warning: %s\n", w);
+}
+
+static int measure(Bench *b, Line *ln, Row *row, const char *what);
+
+/* run_tuned_config, with the time budget of each config's measurement. */
+static int tuned_config(const RunOptions *o, const char *src, size_t len, const RunKernel *k, double warmup_ms,
+                        double rep_ms, int *config) {
+  const KernelMeta *m = &k->meta;
+  *config = m->config;
+  if (m->nconfigs < 2) return 0;
+  char dirbuf[1024], hex[65], w[512] = "";
+  const char *dir = cache_default_dir(dirbuf, sizeof dirbuf);
+  bool disk = dir && tuning_key(o, src, len, k, hex), print = print_autotuning();
+  if (disk && tune_get(dir, hex, m->nconfigs, config, w, sizeof w)) {
+    if (print) fprintf(stderr, "tilec: autotuning %s: config %d, from the tuning cache\n", m->name, *config);
+    return 0;
+  }
+  if (*w) fprintf(stderr, "tilec: warning: %s\n", w);
+  /* as Triton's autotuner: do_bench on a GPU; on the emulator the fewest runs */
+  Bench tb = {.run = *o, .warmup_ms = warmup_ms, .rep_ms = rep_ms, .rotate = 1, .quiet = true};
+  double started = clock_ms(), best_ms = 0;
+  int best = -1;
+  if (print) fprintf(stderr, "tilec: autotuning %s: %d configs\n", m->name, m->nconfigs);
+  for (int c = 0; c < m->nconfigs; c++) {
+    RunOptions oc = *o;
+    oc.compile.config = c;
+    oc.quiet = true;
+    Line ln = {.config = c};
+    Row row = {0};
+    int rc = run_compile(&oc, src, len, &ln.k);
+    if (!rc) rc = run_bind(&oc, &ln.k);
+    if (!rc) rc = measure(&tb, &ln, &row, m->name);
+    run_release(&ln.k);
+    if (print && !rc) fprintf(stderr, "  config %-3d %12.4f ms\n", c, row.median);
+    else if (print) fprintf(stderr, "  config %-3d does not compile or run\n", c);
+    if (!rc && (best < 0 || row.median < best_ms)) best = c, best_ms = row.median;
+  }
+  if (best < 0) return cli_error("%s: no @triton.autotune config compiles and runs on these arguments", m->name);
+  if (print)
+    fprintf(stderr, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", m->name, clock_ms() - started,
+            best, best_ms);
+  if (disk) keep_choice(dir, hex, m->nconfigs, best, best_ms);
+  *config = best;
+  return 0;
+}
+
+int run_tuned_config(const RunOptions *o, const char *src, size_t len, const RunKernel *k, int *config) {
+  /* as Triton's autotuner: do_bench's budget on a GPU; on the emulator the fewest runs */
+  return tuned_config(o, src, len, k, o->cuda ? 25 : 0, o->cuda ? 100 : 0, config);
+}
+
 /* ==== one point of the sweep ======================================================= */
 
 /* --bytes or --flops: the expression over the scalar arguments, the
@@ -646,8 +740,10 @@ static void describe_lines(Line *lines, int nlines) {
     int p = 0;
     ln->desc[0] = 0;
     if (!ln->k.has_meta) continue;
+    int same = 0; /* the lines of this kernel */
+    for (int o = 0; o < nlines; o++) same += lines[o].k.has_meta && !strcmp(lines[o].k.meta.name, m->name);
     for (int c = 0; c < m->nconsts; c++) {
-      bool differs = false;
+      bool differs = same == 1 && ln->shown_config >= 0; /* a tuned config: all of them */
       for (int o = 0; o < nlines && !differs; o++) {
         const KernelMeta *om = &lines[o].k.meta;
         if (!lines[o].k.has_meta || strcmp(om->name, m->name)) continue;
@@ -659,6 +755,11 @@ static void describe_lines(Line *lines, int nlines) {
     }
     if (p < (int)sizeof ln->desc) snprintf(ln->desc + p, sizeof ln->desc - (size_t)p, "w%d s%d", m->num_warps, m->num_stages);
   }
+}
+
+/* The time of the line's launch, on the device of the run. */
+static int measure(Bench *b, Line *ln, Row *row, const char *what) {
+  return b->run.cuda ? measure_cuda(b, ln, row, what) : measure_cpu(b, ln, row, what);
 }
 
 /* ==== output ====================================================================== */
@@ -892,6 +993,8 @@ static int bench(Bench *b, const char *src, size_t len) {
   for (int p = 0; p < npoints && !rc; p++) {
     int64_t x = b->nsweep ? b->sweep[p] : 0;
     int base = nrows;
+    char hex[65], dirbuf[1024];
+    bool have_key = false;
     /* every line compiled first, so that the first table row knows the configs apart */
     for (int l = 0; l < nlines && !rc; l++) {
       RunOptions o;
@@ -925,6 +1028,17 @@ static int bench(Bench *b, const char *src, size_t len) {
       RunOptions o;
       if (!point_options(b, ln, x, &o, &used)) rc = cli_error("out of memory");
       if (!rc) rc = run_bind(&o, &ln->k);
+      if (!rc && b->tune && b->nkernels <= 1 && !have_key) have_key = tuning_key(&o, src, len, &ln->k, hex);
+      /* an autotuned kernel without --config or --tune: its tuned config */
+      int c;
+      if (!rc && !b->tune && !b->nconfigs && ln->k.meta.nconfigs > 1 &&
+          !(rc = tuned_config(&o, src, len, &ln->k, b->warmup_ms, b->rep_ms, &c)) && c != ln->k.meta.config) {
+        ln->config = c;
+        if (!point_options(b, ln, x, &o, &used)) rc = cli_error("out of memory");
+        if (!rc) rc = compile_line(b, ln, &o, src, len);
+        if (!rc) rc = run_bind(&o, &ln->k);
+        describe_lines(lines, nlines);
+      }
       if (!rc && b->bytes) {
         char *t = subst(b->bytes, b->nsweep ? b->sweep_name : "", x, &used);
         rc = t ? eval_amount("--bytes", t, &ln->k, &r->bytes) : cli_error("out of memory");
@@ -945,7 +1059,7 @@ static int bench(Bench *b, const char *src, size_t len) {
         int w = snprintf(what, sizeof what, "%s", ln->k.meta.name);
         if (b->nsweep) w += snprintf(what + w, sizeof what - (size_t)w, " %s=%" PRId64, b->sweep_name, x);
         if (ln->shown_config >= 0) snprintf(what + w, sizeof what - (size_t)w, " config %d", ln->shown_config);
-        rc = b->run.cuda ? measure_cuda(b, ln, r, what) : measure_cpu(b, ln, r, what);
+        rc = measure(b, ln, r, what);
         progress_clear(b);
         if (rc && b->tune) {
           fprintf(stderr, "tilec: config %d does not run; it is left out\n", ln->shown_config);
@@ -961,6 +1075,9 @@ static int bench(Bench *b, const char *src, size_t len) {
       else if (!b->json) table_row(b, &cols, ln, r);
       fflush(stdout);
     }
+    const char *dir = cache_default_dir(dirbuf, sizeof dirbuf);
+    if (!rc && best && best[p] >= 0 && have_key && dir)
+      keep_choice(dir, hex, lines[best[p]].k.meta.nconfigs, lines[best[p]].shown_config, rows[base + best[p]].median);
     if (!rc && best && !b->json && !b->csv) {
       if (best[p] < 0) printf("no config ran\n");
       else {

@@ -77,7 +77,9 @@ static void usage_run(FILE *f) {
           "  -w, --num-warps N     warps per program (default: autotune config, else 4)\n"
           "  --num-stages N        software pipelining stages (default: config, else 3)\n"
           "  --config N            the @triton.autotune config whose meta-parameters, warps and stages\n"
-          "                        apply, numbered from 0 (default: 0, the first)\n"
+          "                        apply, numbered from 0 (default: the tuned one: the tuning cache's,\n"
+          "                        else every config is timed on these arguments and the fastest kept\n"
+          "                        in the cache; TILEC_PRINT_AUTOTUNING=1 prints the times)\n"
           "  --device DEVICE       cpu (the emulator), cuda (the GPU) or auto (the default: the GPU\n"
           "                        when there is one); without it, the TILEC_DEVICE environment variable\n"
           "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
@@ -176,6 +178,7 @@ int run_parse_options(int argc, char **argv, RunOptions *o, RunExtraOption extra
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &missing))) {
       if (!cli_small_int(v, 0, 100000, &o->compile.config))
         return cli_usage_error(o->cmd, o->usage, "--config expects a config number from 0, got '%s'", v);
+      o->has_config = true;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--device", &missing))) {
       o->device = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
@@ -402,7 +405,7 @@ int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k) 
   copt.defines = o->defines;
   copt.include_dirs = o->includes;
   tilec_status st = tilec_compile(o->file, src, len, &copt, &k->result);
-  fputs(tilec_result_diagnostics(k->result), stderr);
+  if (!o->quiet) fputs(tilec_result_diagnostics(k->result), stderr);
   if (st != TILEC_OK)
     return st == TILEC_ERROR_USAGE ? 2 : st == TILEC_ERROR_NO_MEMORY ? cli_error("out of memory") : 1;
   char err[512];
@@ -528,8 +531,17 @@ int cmd_run(int argc, char **argv) {
   }
   RunKernel k;
   rc = run_compile(&o, src, len, &k);
-  free(src);
   if (!rc) rc = run_bind(&o, &k);
+  /* an autotuned kernel runs in its tuned config, unless --config names one */
+  int tuned;
+  if (!rc && !o.has_config && k.meta.nconfigs > 1 && !(rc = run_tuned_config(&o, src, len, &k, &tuned)) &&
+      tuned != k.meta.config) {
+    run_release(&k);
+    o.compile.config = tuned;
+    rc = run_compile(&o, src, len, &k);
+    if (!rc) rc = run_bind(&o, &k);
+  }
+  free(src);
   if (!rc) {
     rc = o.cuda ? launch_cuda(&o, k.result, &k.meta, k.args, k.saves, k.grid)
                 : launch(&o, k.result, &k.meta, k.args, k.saves, k.grid);

@@ -92,6 +92,8 @@ typedef struct RunOptions {
   bool has_seed;
   uint64_t seed;
   bool no_racecheck;
+  bool has_config; /* --config was given */
+  bool quiet;      /* no compile diagnostics (autotuning's compiles of each config) */
   tilec_compile_options compile;
   const char **defines;
   const char **includes;
@@ -145,6 +147,13 @@ int run_expr_error(const char *what, const char *text, const char *msg, size_t p
 
 /* `tilec run ARGS...` (argv without "tilec run"); the exit code. */
 int cmd_run(int argc, char **argv);
+
+/* The config of an autotuned kernel for these options and k's arguments
+ * (k compiled in any config, and bound): the one the tuning cache
+ * (jit/tuning.h) holds, else the fastest of all, timed on fresh copies of
+ * the arguments and then kept in the cache. *config is k's own config for
+ * a kernel with fewer than two configs. 0, or the exit code (bench.c). */
+int run_tuned_config(const RunOptions *o, const char *src, size_t len, const RunKernel *k, int *config);
 
 /* `tilec bench ARGS...` (bench.c); the exit code. */
 int cmd_bench(int argc, char **argv);

@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
+#include "driver/cli.h"
 #include "driver/run.h"
 #include "unit.h"
 
@@ -317,7 +320,119 @@ static void test_half_floats(void) {
   CHECK(run_bf16_bits(1.0 + 0x1p-8) == 0x3f80);
 }
 
+/* Runs f(argc, argv) with standard error in `err`. */
+static int with_stderr(int (*f)(int, char **), int argc, char **argv, char *err, size_t n) {
+  fflush(stderr);
+  FILE *t = tmpfile();
+  int saved = dup(2);
+  if (!t || saved < 0 || dup2(fileno(t), 2) != 2) return -1;
+  int rc = f(argc, argv);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(t);
+  err[fread(err, 1, n - 1, t)] = 0;
+  fclose(t);
+  return rc;
+}
+
+/* A JIT launch of examples/autotune.py's axpy_kernel, tuned with the disk
+ * cache in dir: the config it took; what TILEC_PRINT_AUTOTUNING printed in err. */
+static int jit_axpy(const char *dir, char *err, size_t n) {
+  size_t len;
+  char *src = cli_read_source(EXAMPLES_DIR "/autotune.py", &len);
+  tilec_device *cpu = NULL;
+  tilec_kernel *k = NULL;
+  tilec_devptr x = 0, y = 0, out = 0;
+  int count = 5000, config = -1;
+  float alpha = 2.0f;
+  void *args[5] = {&x, &y, &out, &alpha, &count};
+  tilec_jit_options o = {.signature = "*fp32, *fp32, *fp32, fp32, i32", .grid = "cdiv(n_elements, BLOCK_SIZE)",
+                         .config = TILEC_CONFIG_TUNE, .cache_dir = dir};
+  char *diag = NULL;
+  if (src && tilec_device_create(TILEC_DEVICE_CPU, &cpu, NULL) == TILEC_OK &&
+      (tilec_kernel_create(cpu, "autotune.py", src, len, &o, &k, &diag) == TILEC_OK || (fprintf(stderr, "%s\n", diag), 0)) &&
+      tilec_device_alloc(cpu, 4 * 5000, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, 4 * 5000, &y, NULL) == TILEC_OK &&
+      tilec_device_alloc(cpu, 4 * 5000, &out, NULL) == TILEC_OK) {
+    static float ones[5000];
+    for (int i = 0; i < 5000; i++) ones[i] = 1.0f;
+    tilec_device_copy_to(cpu, x, ones, sizeof ones, NULL);
+    tilec_device_copy_to(cpu, y, ones, sizeof ones, NULL);
+    fflush(stderr);
+    FILE *t = tmpfile();
+    int saved = dup(2);
+    if (t && saved >= 0 && dup2(fileno(t), 2) == 2) {
+      setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
+      char *report = NULL;
+      if (tilec_kernel_launch(k, NULL, args, 5, NULL, &report) == TILEC_OK) config = tilec_kernel_config_of(k, args, 5);
+      else fprintf(stderr, "the launch failed: %s\n", report ? report : "");
+      free(report);
+      unsetenv("TILEC_PRINT_AUTOTUNING");
+      fflush(stderr);
+      dup2(saved, 2);
+      close(saved);
+      rewind(t);
+      err[fread(err, 1, n - 1, t)] = 0;
+      fclose(t);
+    }
+  }
+  free(diag);
+  tilec_kernel_destroy(k);
+  tilec_device_destroy(cpu);
+  free(src);
+  return config;
+}
+
+/* The tuning cache is one for the CLI and the JIT: what `tilec bench
+ * --tune` chose, a JIT launch of the same kernel, signature and key takes
+ * without tuning, and what the JIT chose, `tilec run` takes. */
+static void test_tuning_shared_with_the_jit(void) {
+  char dir[] = "/tmp/tilec-tuning-XXXXXX", err[8192], want[128];
+  CHECK(mkdtemp(dir) != NULL);
+  setenv("TILEC_CACHE_DIR", dir, 1);
+  char *bench[] = {EXAMPLES_DIR "/autotune.py", "-s", "*fp32:16, *fp32:16, *fp32:16, fp32, i32", "-g",
+                   "cdiv(n_elements, meta['BLOCK_SIZE'])", "--device=cpu", "--tune", "--warmup", "0", "--rep", "1",
+                   "--json", "rand:fp32:5000", "rand:fp32:5000", "empty:fp32:5000", "2.0", "5000", NULL};
+  FILE *saved_out = stdout;
+  stdout = tmpfile(); /* the JSON */
+  CHECK(stdout && with_stderr(cmd_bench, 17, bench, err, sizeof err) == 0);
+  char json[8192] = "";
+  if (stdout) {
+    rewind(stdout);
+    json[fread(json, 1, sizeof json - 1, stdout)] = 0;
+    fclose(stdout);
+  }
+  stdout = saved_out;
+  const char *best = strstr(json, "\"best\"");
+  const char *c = best ? strstr(best, "\"config\": ") : NULL;
+  int chosen = c ? atoi(c + 10) : -1;
+  CHECK(chosen >= 0 && chosen <= 2);
+  CHECK(jit_axpy(dir, err, sizeof err) == chosen);
+  snprintf(want, sizeof want, "tilec: autotuning axpy_kernel: config %d, from the tuning cache\n", chosen);
+  CHECK_STR(err, want);
+
+  /* the other way: a fresh cache, the JIT tunes, tilec run takes its choice */
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'/*", dir);
+  CHECK(system(cmd) == 0);
+  int jit = jit_axpy(dir, err, sizeof err);
+  CHECK(jit >= 0 && jit <= 2);
+  CHECK_CONTAINS(err, "tilec: autotuning axpy_kernel: 3 configs\n");
+  char *run[] = {EXAMPLES_DIR "/autotune.py", "-s", "*fp32:16, *fp32:16, *fp32:16, fp32, i32", "-g",
+                 "cdiv(n_elements, meta['BLOCK_SIZE'])", "--device=cpu", "rand:fp32:5000", "rand:fp32:5000",
+                 "empty:fp32:5000", "2.0", "5000", NULL};
+  setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
+  CHECK(with_stderr(cmd_run, 11, run, err, sizeof err) == 0);
+  unsetenv("TILEC_PRINT_AUTOTUNING");
+  snprintf(want, sizeof want, "tilec: autotuning axpy_kernel: config %d, from the tuning cache\n", jit);
+  CHECK_STR(err, want);
+  unsetenv("TILEC_CACHE_DIR");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+}
+
 int unit_main(void) {
+  test_tuning_shared_with_the_jit();
   test_meta_reads_the_compilers_json();
   test_meta_errors();
   test_meta_never_crashes();
