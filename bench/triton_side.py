@@ -4,8 +4,8 @@ Reads jobs (JSON, one per line) on standard input: an example kernel (file, kern
 signature, the autotune config), a target and a number of timed compiles. For each it compiles
 the kernel with Triton for that target, without a GPU, writes the PTX and the cubin, and prints
 one JSON line: the files, the shared memory, and the wall times of the compiles (the first in
-this process apart: it pays for Triton's lazy set-up). Triton's own ptxas is reported too, so
-that both compilers' PTX go through the same ptxas.
+this process apart: it pays for Triton's lazy set-up). The ptxas Triton takes for each target is
+reported too, so that both compilers' PTX go through the same one.
 
 The example files may import torch, which the kernels do not need: a module of that name with
 nothing in it stands in for it.
@@ -127,7 +127,9 @@ def main():
     from triton.runtime.jit import JITFunction
 
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
-    ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+    # Triton's own choice of ptxas: the older one below sm_90, the newer from sm_90 on
+    from triton.backends.nvidia.compiler import get_ptxas
+    ptxas = {arch: get_ptxas(int(arch[3:5])).path for arch in ("sm_80", "sm_90a")}
     print(json.dumps({"triton": triton.__version__, "ptxas": ptxas}), flush=True)
     first = True
     for line in sys.stdin:
