@@ -353,11 +353,8 @@ typedef struct CpuRun {
 /* One launch: the buffers reset, then the timed launch. False after printing the report. */
 static bool cpu_once(CpuRun *c, double *ms) {
   const KernelMeta *m = &c->k->meta;
-  for (int j = 0; j < m->nreset; j++) {
-    Arg *a = &c->k->args[param_index(m, m->reset[j])];
-    memset(a->buf.data, 0, a->buf.nbytes);
-    if (a->init) memset(a->init, 0xff, (a->buf.nbytes + 7) / 8);
-  }
+  for (int j = 0; j < m->nreset + m->npre_zero; j++)
+    run_zero_buffer(&c->k->args[param_index(m, j < m->nreset ? m->reset[j] : m->pre_zero[j - m->nreset])]);
   for (int j = 0; j < m->nrestore; j++) {
     Arg *a = &c->k->args[param_index(m, m->restore[j])];
     memcpy(a->buf.data, c->saved[j], a->buf.nbytes);
@@ -387,12 +384,11 @@ static int measure_cpu(Bench *b, Line *ln, Row *row, const char *what) {
   c.saved = calloc((size_t)m->nrestore + 1, sizeof *c.saved);
   int rc = 0, nbufs;
   if (!argv || !bufs || !t || !c.saved) rc = cli_error("out of memory");
-  for (int j = 0; j < m->nreset + m->nrestore && !rc; j++) {
-    const char *name = j < m->nreset ? m->reset[j] : m->restore[j - m->nreset];
-    int i = param_index(m, name);
-    if (i < 0 || !k->args[i].is_ptr) rc = cli_error("%s: autotune names '%s', which is not a pointer parameter", m->name, name);
-    else if (j >= m->nreset && !(c.saved[j - m->nreset] = malloc(k->args[i].buf.nbytes + 1))) rc = cli_error("out of memory");
-    else if (j >= m->nreset) memcpy(c.saved[j - m->nreset], k->args[i].buf.data, k->args[i].buf.nbytes);
+  if (!rc) rc = run_check_buffers(k);
+  for (int j = 0; j < m->nrestore && !rc; j++) {
+    const Arg *a = &k->args[param_index(m, m->restore[j])];
+    if (!(c.saved[j] = malloc(a->buf.nbytes + 1))) rc = cli_error("out of memory");
+    else memcpy(c.saved[j], a->buf.data, a->buf.nbytes);
   }
   char *msg = NULL;
   if (!rc) {
@@ -457,8 +453,8 @@ typedef struct GpuRun {
 static bool gpu_prepare(GpuRun *g, int i) {
   const KernelMeta *m = &g->k->meta;
   int r = i % g->rotate;
-  for (int j = 0; j < m->nreset; j++) {
-    int p = param_index(m, m->reset[j]);
+  for (int j = 0; j < m->nreset + m->npre_zero; j++) {
+    int p = param_index(m, j < m->nreset ? m->reset[j] : m->pre_zero[j - m->nreset]);
     if (tilec_cuda_memset(g->cuda, g->dev[r * m->nparams + p], 0, g->k->args[p].buf.nbytes, &g->log) != TILEC_RT_OK)
       return false;
   }
@@ -487,11 +483,7 @@ static int measure_cuda(Bench *b, Line *ln, Row *row, const char *what) {
   tilec_cuda_event **ev = calloc(2 * (MAX_REPS + 1), sizeof *ev);
   double *t = malloc(MAX_REPS * sizeof *t);
   if (!g.dev || !g.slots || !g.ptrs || !ev || !t) rc = cli_error("out of memory");
-  for (int j = 0; j < m->nreset + m->nrestore && !rc; j++) {
-    const char *name = j < m->nreset ? m->reset[j] : m->restore[j - m->nreset];
-    int i = param_index(m, name);
-    if (i < 0 || !k->args[i].is_ptr) rc = cli_error("%s: autotune names '%s', which is not a pointer parameter", m->name, name);
-  }
+  if (!rc) rc = run_check_buffers(k);
   size_t len;
   const char *image = tilec_result_output(k->result, &len);
   if (!rc && tilec_cuda_module_load(g.cuda, image, len + 1, m->name, m->num_warps, (size_t)m->shared_bytes, &g.mod,
@@ -647,8 +639,11 @@ static int tuned_config(const RunOptions *o, const char *src, size_t len, const 
 }
 
 int run_tuned_config(const RunOptions *o, const char *src, size_t len, const RunKernel *k, int *config) {
-  /* as Triton's autotuner: do_bench's budget on a GPU; on the emulator the fewest runs */
-  return tuned_config(o, src, len, k, o->cuda ? 25 : 0, o->cuda ? 100 : 0, config);
+  /* as Triton's autotuner: do_bench's budget on a GPU (the decorator's warmup
+   * and rep, else 25 and 100 ms); on the emulator the fewest runs */
+  const KernelMeta *m = &k->meta;
+  double warmup = m->warmup_ms ? m->warmup_ms : 25, rep = m->rep_ms ? m->rep_ms : 100;
+  return tuned_config(o, src, len, k, o->cuda ? warmup : 0, o->cuda ? rep : 0, config);
 }
 
 /* ==== one point of the sweep ======================================================= */

@@ -284,12 +284,15 @@ static bool metadata(Compilation *comp, Work *w) {
     sb_printf(sb, "%s\"%s\": %lld", nc++ ? ", " : "", (const char *)k->const_names.v[i],
               c->kind == CV_BOOL ? (long long)c->b : (long long)c->i);
   }
-  /* @triton.autotune: how many configs, the one taken, the key's parameters,
-   * those tuning zeroes before each run and those it restores after */
+  /* @triton.autotune: how many configs, the one taken, its warmup and rep
+   * (0: not given), the key's parameters, those tuning zeroes before each
+   * run and those it restores after, and those the config's pre_hook zeroes
+   * before every launch */
   sb_printf(sb, "},\n  \"autotune\": {\"configs\": %d, \"config\": %d", k->nconfigs, k->config);
-  const PtrVec *lists[3] = {&k->autotune_keys, &k->autotune_reset, &k->autotune_restore};
-  static const char *const names[3] = {"key", "reset", "restore"};
-  for (int l = 0; l < 3; l++) {
+  const PtrVec *lists[4] = {&k->autotune_keys, &k->autotune_reset, &k->autotune_restore, &k->pre_zero};
+  static const char *const names[4] = {"key", "reset", "restore", "pre_zero"};
+  sb_printf(sb, ", \"warmup_ms\": %d, \"rep_ms\": %d", k->tune_warmup, k->tune_rep);
+  for (int l = 0; l < 4; l++) {
     sb_printf(sb, ", \"%s\": [", names[l]);
     for (int i = 0; i < lists[l]->n; i++) sb_printf(sb, "%s\"%s\"", i ? ", " : "", (const char *)lists[l]->v[i]);
     sb_putc(sb, ']');

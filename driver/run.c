@@ -473,6 +473,28 @@ void run_release(RunKernel *k) {
   memset(k, 0, sizeof *k);
 }
 
+int run_check_buffers(const RunKernel *k) {
+  const KernelMeta *m = &k->meta;
+  for (int l = 0; l < 3; l++) {
+    char **names = l == 0 ? m->reset : l == 1 ? m->restore : m->pre_zero;
+    int n = l == 0 ? m->nreset : l == 1 ? m->nrestore : m->npre_zero;
+    for (int j = 0; j < n; j++) {
+      int i = 0;
+      while (i < m->nparams && strcmp(m->params[i].name, names[j])) i++;
+      if (i == m->nparams || !k->args[i].is_ptr)
+        return cli_error("%s: %s names '%s', which is not a pointer parameter", m->name,
+                         l == 0 ? "autotune's reset_to_zero" : l == 1 ? "autotune's restore_value" : "the config's pre_hook",
+                         names[j]);
+    }
+  }
+  return 0;
+}
+
+void run_zero_buffer(Arg *a) {
+  memset(a->buf.data, 0, a->buf.nbytes);
+  if (a->init) memset(a->init, 0xff, (a->buf.nbytes + 7) / 8);
+}
+
 void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs) {
   *nbufs = 0;
   for (int i = 0; i < m->nparams; i++) {
@@ -542,6 +564,11 @@ int cmd_run(int argc, char **argv) {
     if (!rc) rc = run_bind(&o, &k);
   }
   free(src);
+  /* the config's pre_hook: its buffers zeroed before the launch */
+  if (!rc) rc = run_check_buffers(&k);
+  for (int j = 0; !rc && j < k.meta.npre_zero; j++)
+    for (int i = 0; i < k.meta.nparams; i++)
+      if (!strcmp(k.meta.params[i].name, k.meta.pre_zero[j])) run_zero_buffer(&k.args[i]);
   if (!rc) {
     rc = o.cuda ? launch_cuda(&o, k.result, &k.meta, k.args, k.saves, k.grid)
                 : launch(&o, k.result, &k.meta, k.args, k.saves, k.grid);

@@ -137,6 +137,11 @@ int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k);
 int run_bind(const RunOptions *o, RunKernel *k);
 void run_unbind(RunKernel *k);  /* the arguments only: bind again, to other values */
 void run_release(RunKernel *k); /* everything */
+/* That the buffers autotune's reset_to_zero and restore_value and the
+ * config's pre_hook name are pointer parameters; 0, or 1 with a message. */
+int run_check_buffers(const RunKernel *k);
+/* Zeroes a buffer argument, and marks it written (its bytes are values). */
+void run_zero_buffer(Arg *a);
 /* The emulator's view of the arguments: argv[i] for each parameter, and a
  * buffer for each pointer (bufs has room for one per parameter). */
 void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs);

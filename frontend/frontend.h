@@ -122,6 +122,7 @@ struct Node {
 typedef struct AutotuneConfig {
   NodeList kwargs;   /* meta-parameter name = value */
   int num_warps, num_stages; /* 0 when not given */
+  PtrVec pre_zero;   /* Node* strings: the buffers its pre_hook zeroes before each launch */
   Token *tok;
 } AutotuneConfig;
 
@@ -141,6 +142,7 @@ typedef struct JitFunc {
   PtrVec heuristics;  /* KWARG nodes: name -> lambda, from @triton.heuristics */
   PtrVec autotune_keys; /* Node* strings */
   PtrVec autotune_reset, autotune_restore; /* Node* strings: reset_to_zero, restore_value */
+  int autotune_warmup, autotune_rep; /* ms, from @triton.autotune(warmup=, rep=); 0 when not given */
   PtrVec do_not_specialize; /* Node*: names (strings) or indices, from @triton.jit(do_not_specialize=) */
   int jit_num_warps;  /* from @triton.jit(...) kwargs when given, else 0 */
 } JitFunc;
@@ -417,6 +419,8 @@ typedef struct Kernel {
   int nconfigs, config;  /* @triton.autotune's configs, and the one this specialization takes */
   PtrVec autotune_keys;  /* const char*: the parameters whose values key the tuning */
   PtrVec autotune_reset, autotune_restore; /* const char*: pointer parameters tuning zeroes, or restores */
+  PtrVec pre_zero;       /* const char*: pointer parameters the config's pre_hook zeroes before each launch */
+  int tune_warmup, tune_rep; /* ms, @triton.autotune's warmup and rep (0: not given) */
   PtrVec notes;          /* const char*: how module-level names were resolved, for --emit=ast */
   PtrVec deps;           /* const Module*: the other files its compilation read (imported modules) */
 } Kernel;

@@ -376,6 +376,18 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
         diag_error(d, sema_loc(name), "autotune %s '%s' is not a parameter of kernel '%s'", what[l], name->sval, fn->name);
       vec_push(a, outs[l], (void *)name->sval);
     }
+  /* the buffers the config's pre_hook zeroes: parameters of the kernel */
+  for (int i = 0; cfg && i < cfg->pre_zero.n; i++) {
+    Node *name = cfg->pre_zero.v[i];
+    int j = 0;
+    while (j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
+    if (j == np)
+      diag_error(d, sema_loc(name), "the pre_hook of config %d zeroes '%s', which is not a parameter of kernel '%s'",
+                 opt->config, name->sval, fn->name);
+    vec_push(a, &k->pre_zero, (void *)name->sval);
+  }
+  k->tune_warmup = fn->autotune_warmup;
+  k->tune_rep = fn->autotune_rep;
   SigEntry **descs = arena_alloc(a, sizeof(SigEntry *) * (size_t)(np + 1));
   bool *from_cfg = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));
   bool *from_heur = arena_alloc(a, sizeof(bool) * (size_t)(np + 1));

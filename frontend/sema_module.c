@@ -116,6 +116,39 @@ static int literal_int(Sema *S, Node *e, const char *what) {
   return (int)e->ival;
 }
 
+/* One `nargs['NAME'].zero_()` of a pre_hook whose parameter is `param`:
+ * the string node of NAME, or NULL. */
+static Node *zeroed_buffer(Node *e, const char *param) {
+  if (e->kind != N_CALL || e->kids.n || e->kwargs.n || e->lhs->kind != N_ATTR || strcmp(e->lhs->name, "zero_")) return NULL;
+  Node *sub = e->lhs->lhs;
+  if (sub->kind != N_SUBSCRIPT || sub->lhs->kind != N_NAME || strcmp(sub->lhs->name, param) || sub->rhs->kind != N_STR)
+    return NULL;
+  return sub->rhs;
+}
+
+/* A config's pre_hook: tilec runs those that zero buffers before a launch,
+ * `lambda nargs: nargs['C'].zero_()` (or a tuple of such calls), as Triton
+ * runs the hook before each launch of the config; other host code it cannot. */
+static void read_pre_hook(Sema *S, AutotuneConfig *cfg, Node *h) {
+  if (h->kind == N_NONE) return;
+  bool ok = h->kind == N_LAMBDA && h->kids.n == 1 && !h->kids.v[0]->rhs;
+  Node *body = ok ? h->lhs : NULL;
+  PtrVec calls = {0};
+  if (ok && (body->kind == N_TUPLE || body->kind == N_LIST))
+    for (int i = 0; i < body->kids.n; i++) vec_push(S->a, &calls, body->kids.v[i]);
+  else if (ok)
+    vec_push(S->a, &calls, body);
+  for (int i = 0; ok && i < calls.n; i++) {
+    Node *name = zeroed_buffer(calls.v[i], h->kids.v[0]->name);
+    if (name) vec_push(S->a, &cfg->pre_zero, name);
+    ok = name != NULL;
+  }
+  if (!ok)
+    diag_error(S->d, h->tok->loc,
+               "tilec runs a config's pre_hook only when it zeroes buffers, as in "
+               "`lambda nargs: nargs['c_ptr'].zero_()`; other host code cannot run before a launch");
+}
+
 /* triton.Config({'BLOCK': 128, ...}, num_warps=4, num_stages=3) */
 static bool read_config(Sema *S, const Module *m, JitFunc *f, Node *c) {
   if (c->kind != N_CALL || !sema_path_is(module_path_of(S, m, c->lhs), "triton.Config") || c->kids.n < 1 ||
@@ -141,6 +174,7 @@ static bool read_config(Sema *S, const Module *m, JitFunc *f, Node *c) {
     Node *k = c->kwargs.v[i];
     if (!strcmp(k->name, "num_warps")) cfg->num_warps = literal_int(S, k->lhs, "num_warps");
     if (!strcmp(k->name, "num_stages")) cfg->num_stages = literal_int(S, k->lhs, "num_stages");
+    if (!strcmp(k->name, "pre_hook")) read_pre_hook(S, cfg, k->lhs);
   }
   vec_push(S->a, &f->configs, cfg);
   return true;
@@ -194,10 +228,32 @@ static JitFunc *decorate(Sema *S, const Module *m, JitFunc *base, Node *d) {
                        "autotune configs are computed by host code and cannot be read; "
                        "give the meta-parameters in the signature or with -D");
         }
-      } else if (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE) {
+      } else if (!strcmp(k->name, "warmup") || !strcmp(k->name, "rep")) {
+        Node *e = k->lhs;
+        double v = e->kind == N_INT ? (double)e->ival : e->kind == N_FLOAT ? e->fval : -1;
+        if (v < 0 || v > 100000)
+          diag_warning(S->d, e->tok->loc, "autotune %s is a number of ms from 0 to 100000; ignored", k->name);
+        else
+          *(!strcmp(k->name, "warmup") ? &f->autotune_warmup : &f->autotune_rep) = (int)(v + 0.5);
+      } else if (!strcmp(k->name, "prune_configs_by")) {
+        diag_warning(S->d, k->tok->loc,
+                     "prune_configs_by is host code that tilec does not run: every config is timed");
+      } else if (!strcmp(k->name, "do_bench")) {
+        diag_warning(S->d, k->tok->loc, "do_bench is host code that tilec does not run: it times configs itself");
+      } else if (!strcmp(k->name, "pre_hook") || !strcmp(k->name, "post_hook")) {
+        if (k->lhs->kind != N_NONE)
+          diag_error(S->d, k->tok->loc,
+                     "@triton.autotune's %s is host code that tilec cannot run; a config's pre_hook that zeroes "
+                     "buffers can (triton.Config(..., pre_hook=lambda nargs: nargs['c_ptr'].zero_()))", k->name);
+      } else if (!strcmp(k->name, "use_cuda_graph") || !strcmp(k->name, "cache_results")) {
+        /* tilec times each launch with CUDA events, and always keeps its choices on disk */
+      } else if (!strcmp(k->name, "key") || !strcmp(k->name, "reset_to_zero") || !strcmp(k->name, "restore_value")) {
         PtrVec *names = !strcmp(k->name, "key") ? &f->autotune_keys : !strcmp(k->name, "reset_to_zero") ? &f->autotune_reset
-                      : !strcmp(k->name, "restore_value") ? &f->autotune_restore : NULL;
-        for (int j = 0; names && j < k->lhs->kids.n; j++) vec_push(S->a, names, k->lhs->kids.v[j]);
+                                                                                                        : &f->autotune_restore;
+        for (int j = 0; (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE) && j < k->lhs->kids.n; j++)
+          vec_push(S->a, names, k->lhs->kids.v[j]);
+      } else {
+        diag_warning(S->d, k->tok->loc, "@triton.autotune has no argument '%s' that tilec knows; it is ignored", k->name);
       }
     }
     return f;

@@ -46,8 +46,7 @@ typedef struct Saved {
   bool zero;
 } Saved;
 
-/* The bytes from address to the end of the device allocation holding it; 0 when none does. */
-static size_t extent(tilec_device *d, tilec_devptr address) {
+size_t jit_extent(tilec_device *d, tilec_devptr address) {
   size_t bytes = 0;
   if (d->cuda) return tilec_cuda_extent(d->cuda, address, &bytes, NULL) == TILEC_RT_OK ? bytes : 0;
   pthread_mutex_lock(&d->lock);
@@ -72,7 +71,7 @@ static tilec_status save_buffers(tilec_kernel *k, void **args, Saved *sv, int *n
     Saved *s = &sv[(*n)++];
     *s = (Saved){.zero = zero};
     memcpy(&s->addr, args[p], sizeof s->addr);
-    s->bytes = extent(k->dev, s->addr);
+    s->bytes = jit_extent(k->dev, s->addr);
     if (!s->bytes) {
       jit_tell(why, "%s: argument %d, named by autotune's %s, is not in device memory", k->name, p,
                zero ? "reset_to_zero" : "restore_value");
@@ -103,7 +102,9 @@ static tilec_status put_buffers(tilec_kernel *k, const Saved *sv, int n, bool be
 }
 
 /* Times every config on these arguments, as Triton's autotuner does: one
- * launch to warm up, then the best of TUNE_RUNS, each waited for, with
+ * launch to warm up, then the best of TUNE_RUNS (or, with the decorator's
+ * warmup and rep, warm-up launches for warmup ms and timed ones for rep ms,
+ * as do_bench sizes them from the first), each waited for, with
  * reset_to_zero's buffers zeroed and restore_value's restored before each;
  * after, every such buffer holds what the caller had put there. A config
  * that does not compile or launch (too much shared memory, a grid out of
@@ -134,7 +135,8 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
       continue;
     }
     double t = 0;
-    for (int r = 0; r <= TUNE_RUNS && st == TILEC_OK; r++) {
+    int runs = TUNE_RUNS; /* after the first, which warms up; the decorator's warmup and rep size them */
+    for (int r = 0; r <= runs && st == TILEC_OK; r++) {
       if ((st = put_buffers(k, saved, nsaved, true, &why)) != TILEC_OK) {
         fatal = true;
         break;
@@ -145,6 +147,14 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
       fatal = st == TILEC_ERROR_NO_MEMORY;
       double dt = clock_ms() - t0;
       if (r == 1 || (r > 1 && dt < t)) t = dt;
+      if (r == 0 && (k->tune_warmup_ms || k->tune_rep_ms)) {
+        double one = dt > 1e-3 ? dt : 1e-3, w = k->tune_warmup_ms / one - 1, n = (k->tune_rep_ms ? k->tune_rep_ms : 100) / one;
+        for (int i = 0; i < (w > 1000 ? 1000 : (int)w) && st == TILEC_OK; i++) {
+          if ((st = put_buffers(k, saved, nsaved, true, &why)) == TILEC_OK) st = jit_run_spec(k, s, grid, args, nargs, stream, &why);
+          if (st == TILEC_OK && k->dev->cuda) st = jit_from_rt(tilec_cuda_synchronize(k->dev->cuda, &why));
+        }
+        runs = n < 1 ? 1 : n > 1000 ? 1000 : (int)n;
+      }
     }
     if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
     if (table && st == TILEC_OK) fprintf(table, "  config %-3d %12.4f ms\n", c, t);

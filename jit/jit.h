@@ -112,6 +112,8 @@ typedef struct Spec {
   int config;   /* the autotune config */
   int num_warps;
   size_t shared_bytes;
+  int zero_param[MAX_KEYS]; /* the pointer parameters the config's pre_hook zeroes before each launch */
+  int nzero;
   int64_t *consts; /* the values of the constexprs a grid may name, in their order */
   EmuKernel *emu;
   tilec_cuda_module *cuda;
@@ -154,10 +156,14 @@ struct tilec_kernel {
   int nkeys;
   int reset_param[MAX_KEYS], restore_param[MAX_KEYS]; /* reset_to_zero's, restore_value's */
   int nreset, nrestore;
+  int tune_warmup_ms, tune_rep_ms; /* @triton.autotune's warmup and rep (0: TUNE_RUNS runs) */
   pthread_mutex_t tune_lock;
   Tuned tuned[MAX_TUNED];
   _Atomic int ntuned;
 };
+
+/* The bytes from address to the end of the device allocation holding it; 0 when none does. */
+size_t jit_extent(tilec_device *d, tilec_devptr address);
 
 /* Runtime parameter i's value as an integer: an integer's value (false for
  * a u64 past INT64_MAX), a float's bits; false for a pointer. */

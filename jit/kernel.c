@@ -144,6 +144,8 @@ static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why
  * and the grid expression, parsed over the parameters and constexprs. */
 static tilec_status read_kernel(tilec_kernel *k, const KernelMeta *m, char **why) {
   k->nconfigs = m->nconfigs;
+  k->tune_warmup_ms = m->warmup_ms;
+  k->tune_rep_ms = m->rep_ms;
   for (int i = 0; i < m->nkeys; i++) {
     int p = 0;
     while (p < m->nparams && strcmp(m->params[p].name, m->keys[i])) p++;

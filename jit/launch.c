@@ -62,6 +62,27 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
     if (st != TILEC_OK) return st;
     grid = dims;
   }
+  /* the config's pre_hook: each buffer it names zeroed, from its pointer
+   * to the end of its allocation, as Triton's hook zeroes the tensor */
+  for (int i = 0; i < s->nzero; i++) {
+    tilec_devptr addr;
+    memcpy(&addr, all[s->zero_param[i]], sizeof addr);
+    size_t bytes = jit_extent(k->dev, addr);
+    if (!bytes) {
+      jit_tell(report, "%s: argument %d, which the config's pre_hook zeroes, is not in device memory", k->name,
+               s->zero_param[i]);
+      return TILEC_ERROR_USAGE;
+    }
+    tilec_status st;
+    if (k->dev->cuda) {
+      st = jit_from_rt(tilec_cuda_memset(k->dev->cuda, addr, 0, bytes, report));
+    } else {
+      void *zeros = calloc(1, bytes);
+      st = zeros ? tilec_device_copy_to(k->dev, addr, zeros, bytes, report) : jit_no_memory(report, k->name);
+      free(zeros);
+    }
+    if (st != TILEC_OK) return st;
+  }
   void *kept[MAX_PARAMS], **args = kept;
   int nargs = 0;
   for (int i = 0; i < nall; i++)

@@ -194,6 +194,21 @@ static tilec_status take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *ou
   }
   out->num_warps = m->num_warps;
   out->shared_bytes = (size_t)m->shared_bytes;
+  /* the config's pre_hook: pointer parameters zeroed before each launch */
+  for (int i = 0; i < m->npre_zero; i++) {
+    int p = 0;
+    while (p < m->nparams && strcmp(m->params[p].name, m->pre_zero[i])) p++;
+    if (p == m->nparams || m->params[p].type[0] != '*') {
+      jit_tell(why, "%s: the pre_hook of config %d zeroes '%s', which is not a pointer parameter", k->name ? k->name : m->name,
+               out->config, m->pre_zero[i]);
+      return TILEC_ERROR_USAGE;
+    }
+    if (out->nzero == MAX_KEYS) {
+      jit_tell(why, "%s: the pre_hook of config %d zeroes more than %d buffers", m->name, out->config, MAX_KEYS);
+      return TILEC_ERROR_UNSUPPORTED;
+    }
+    out->zero_param[out->nzero++] = p;
+  }
   out->consts = calloc((size_t)k->nconsts + 1, sizeof *out->consts);
   if (!k->name || !out->consts || (m->nconsts && !k->const_names)) return jit_no_memory(why, "the kernel's metadata");
   for (int i = 0; i < k->nconsts; i++) {

@@ -40,12 +40,16 @@ typedef struct KernelMeta {
   int nkeys;
   char **reset, **restore; /* pointer parameters tuning zeroes before each run, or restores after */
   int nreset, nrestore;
+  char **pre_zero; /* pointer parameters the config's pre_hook zeroes before every launch */
+  int npre_zero;
+  int warmup_ms, rep_ms; /* @triton.autotune's warmup and rep; 0 when not given */
 } KernelMeta;
 
 /* Reads exactly the JSON object tilec_result_metadata writes: the keys
  * name, arch, num_warps, num_stages, shared_bytes, params (objects of name,
  * type, divisibility, entry), constexprs (names to integers), autotune (configs,
- * config, and the lists of names key, reset and restore) and lowered_hash,
+ * config, warmup_ms, rep_ms, and the lists of names key, reset, restore and
+ * pre_zero) and lowered_hash,
  * each once, in any order, nothing else. On failure *out is empty ({0}) and err says where
  * and what, and *oom (oom may be NULL) whether it was for want of memory.
  * Any input is safe: the reader stops at the NUL. */

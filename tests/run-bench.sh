@@ -73,6 +73,26 @@ grep -q "median ms" "$tmp/table.txt" && grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +
 rc=$?
 [ $rc = 1 ] && grep -q "out-of-bounds load" "$tmp/oob.err" || fail "out of bounds: exit $rc: $(cat "$tmp/oob.err")"
 
+# ---- a config's pre_hook that zeroes a buffer runs before tilec run's
+# launch (and its tuning's): a sum of zeros into a random total is 0
+cat >"$tmp/acc.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({'B': 64}, pre_hook=lambda nargs: nargs['total'].zero_()),
+                          triton.Config({'B': 128}, pre_hook=lambda nargs: nargs['total'].zero_())], key=['n'])
+@triton.jit
+def acc(x, total, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    tl.atomic_add(total + o % 4, tl.load(x + o, mask=o < n, other=0), mask=o < n)
+PY
+for config in "" "--config 1"; do
+  got=$(TILEC_CACHE_DIR="$tmp/cache" "$tilec" run "$tmp/acc.py" -s "*fp32:16, *fp32:16, i32" -g "cdiv(n, meta['B'])" \
+    --device=cpu $config zeros:fp32:1000 rand:fp32:4 1000 --print 1 2>&1)
+  [ "$got" = "total[0:4] = 0 0 0 0" ] || fail "pre_hook $config: $got"
+done
+
 # ---- a plot: a PNG and an SVG of the sweep, when PLplot is installed
 if ldconfig -p | grep -q 'libplplot\.so\.17 '; then
   for ext in png svg; do

@@ -116,6 +116,52 @@ static int tuned_side_effects(tilec_device *dev, const char *decorator_args, boo
   return bad || same != exact;
 }
 
+/* A config's pre_hook that zeroes a buffer runs before every launch of
+ * the config, tuning's and the caller's, as Triton runs it: the total is
+ * one launch's sum, never the initial values' or several launches'. And the
+ * decorator's warmup and rep are taken. config: TILEC_CONFIG_TUNE or one. */
+static int pre_hook_zeroes(tilec_device *dev, int config) {
+  static const char hook_src[] =
+      "import triton\n"
+      "import triton.language as tl\n"
+      "@triton.autotune(configs=[triton.Config({'B': 64}, num_warps=2, pre_hook=lambda nargs: nargs['total'].zero_()),\n"
+      "                          triton.Config({'B': 128}, pre_hook=lambda nargs: (nargs['total'].zero_(),))],\n"
+      "                 key=['n'], warmup=1, rep=3)\n"
+      "@triton.jit\n"
+      "def acc(x, total, n, B: tl.constexpr):\n"
+      "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+      "    tl.atomic_add(total + o % 4, tl.load(x + o, mask=o < n, other=0), mask=o < n)\n";
+  tilec_jit_options o = {.signature = "*i32, *i32, i32", .grid = "cdiv(n, B)", .config = config, .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  if (tilec_kernel_create(dev, "acc.py", hook_src, sizeof hook_src - 1, &o, &k, &diag) != TILEC_OK) {
+    fprintf(stderr, "%s\n", diag ? diag : "");
+    free(diag);
+    return 1;
+  }
+  free(diag);
+  enum { N = 1000 };
+  int32_t x[N], total[4] = {5, 6, 7, 8}, want[4] = {0, 0, 0, 0};
+  for (int i = 0; i < N; i++) x[i] = (int32_t)((i * 37 + 11) % 100) + 1, want[i % 4] += x[i];
+  unsigned long long dx, dt;
+  int n = N, bad = tilec_device_alloc(dev, sizeof x, &dx, NULL) || tilec_device_alloc(dev, sizeof total, &dt, NULL) ||
+                   tilec_device_copy_to(dev, dx, x, sizeof x, NULL) || tilec_device_copy_to(dev, dt, total, sizeof total, NULL);
+  void *args[3] = {&dx, &dt, &n};
+  for (int launch = 0; launch < 2 && !bad; launch++) {
+    char *report = NULL;
+    if (tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
+      fprintf(stderr, "%s\n", report ? report : "");
+      bad = 1;
+    }
+    free(report);
+    bad = bad || tilec_device_copy_from(dev, total, dt, sizeof total, NULL);
+    for (int i = 0; !bad && i < 4; i++) bad = total[i] != want[i];
+  }
+  tilec_device_free(dev, dx, NULL), tilec_device_free(dev, dt, NULL);
+  tilec_kernel_destroy(k);
+  return bad;
+}
+
 /* Launches with the grid the options compute; 0 when y = 2 x over n elements. */
 static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, unsigned long long y, int n, float *in,
                      float *out) {
@@ -214,7 +260,8 @@ static void autotune_disk(tilec_device *cpu, unsigned long long x, unsigned long
   CHECK_CONTAINS(printed, "from the tuning cache");
   /* a corrupt entry: one byte of its payload changed */
   FILE *f = fopen(path, "r+b");
-  CHECK(f && fseek(f, -3, SEEK_END) == 0 && fputc('7', f) != EOF && fclose(f) == 0);
+  int byte = f && fseek(f, -3, SEEK_END) == 0 ? fgetc(f) : EOF;
+  CHECK(byte != EOF && fseek(f, -3, SEEK_END) == 0 && fputc(byte ^ 1, f) != EOF && fclose(f) == 0);
   int c5 = tune_fresh(cpu, dir, x, y, 4099, in, out, printed, sizeof printed, warnings, sizeof warnings);
   CHECK(c5 >= 0 && c5 <= 2);
   CHECK_CONTAINS(printed, "3 configs");
@@ -341,6 +388,8 @@ static void autotune(tilec_device *cpu) {
    * unless reset_to_zero and restore_value name those buffers */
   CHECK(tuned_side_effects(cpu, "", false) == 0);
   CHECK(tuned_side_effects(cpu, ", reset_to_zero=['total'], restore_value=['x']", true) == 0);
+  CHECK(pre_hook_zeroes(cpu, TILEC_CONFIG_TUNE) == 0);
+  CHECK(pre_hook_zeroes(cpu, 1) == 0);
   /* they name pointer parameters */
   char text[1024];
   snprintf(text, sizeof text, side_effects_fmt, ", reset_to_zero=['n']");

@@ -21,7 +21,7 @@ static const char meta_json[] =
     "    {\"name\": \"n_elements\", \"type\": \"i32\", \"divisibility\": 16, \"entry\": 3}\n"
     "  ],\n  \"constexprs\": {\"BLOCK_SIZE\": 1024, \"EVEN\": 1},\n"
     "  \"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"],"
-    " \"restore\": []},\n"
+    " \"restore\": [], \"warmup_ms\": 10, \"rep_ms\": 40, \"pre_zero\": [\"y_ptr\"]},\n"
     "  \"lowered_hash\": \"8f2c3a9d01b4e765\"\n}\n";
 
 static void test_meta_reads_the_compilers_json(void) {
@@ -51,6 +51,8 @@ static void test_meta_reads_the_compilers_json(void) {
   }
   CHECK(m.nconfigs == 3 && m.config == 1 && m.nkeys == 2 && m.nreset == 1 && m.nrestore == 0);
   if (m.nreset == 1) CHECK_STR(m.reset[0], "out_ptr");
+  CHECK(m.warmup_ms == 10 && m.rep_ms == 40 && m.npre_zero == 1);
+  if (m.npre_zero == 1) CHECK_STR(m.pre_zero[0], "y_ptr");
   if (m.nkeys == 2) {
     CHECK_STR(m.keys[0], "n_elements");
     CHECK_STR(m.keys[1], "x_ptr");
@@ -61,7 +63,8 @@ static void test_meta_reads_the_compilers_json(void) {
   /* no parameters, no constexprs, keys in another order, escapes */
   const char *small = "{\"constexprs\": {}, \"params\": [], \"name\": \"k\\\"\\\\\", \"arch\": \"sm_90a\", "
                       "\"num_warps\": 32, \"num_stages\": 1, \"shared_bytes\": 98304, \"lowered_hash\": \"\", "
-                      "\"autotune\": {\"key\": [], \"restore\": [\"k\"], \"config\": 0, \"configs\": 0, \"reset\": []}}";
+                      "\"autotune\": {\"key\": [], \"restore\": [\"k\"], \"config\": 0, \"configs\": 0, \"reset\": [], "
+                      "\"pre_zero\": [], \"rep_ms\": 0, \"warmup_ms\": 0}}";
   CHECK(meta_parse(small, &m, err, sizeof err, NULL));
   CHECK_STR(m.name, "k\"\\");
   CHECK(m.nparams == 0 && m.nconsts == 0 && m.num_warps == 32 && m.shared_bytes == 98304 && m.nkeys == 0);
@@ -72,6 +75,7 @@ static void test_meta_reads_the_compilers_json(void) {
   CHECK(meta_parse("{\"name\": \"k\", \"arch\": \"a\", \"num_warps\": 1, \"num_stages\": 0, \"shared_bytes\": 0,"
                        " \"params\": [], \"constexprs\": {\"A\": -9223372036854775808, \"B\": 9223372036854775807},"
                        " \"lowered_hash\": \"0\", \"autotune\": {\"configs\": 0, \"config\": 0, \"key\": [], \"reset\": [],"
+                       " \"warmup_ms\": 0, \"rep_ms\": 0, \"pre_zero\": [],"
                        " \"restore\": []}}",
                        &m, err, sizeof err, NULL));
   CHECK(m.nconsts == 2 && m.consts[0].value == INT64_MIN && m.consts[1].value == INT64_MAX);
@@ -111,16 +115,16 @@ static void test_meta_errors(void) {
   meta_fails("\"x_ptr\"", "\"x\\u0041\"", "at byte 132: unsupported escape in a string");
   meta_fails("\"x_ptr\"", "\"x\nptr\"", "at byte 132: unterminated string");
   meta_fails("\n  ],", "\n  ,],", "at byte 412: expected '{', found ']'"); /* no trailing commas */
-  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 614: text after the object");
+  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 668: text after the object");
   meta_fails(",\n  \"lowered_hash\": \"8f2c3a9d01b4e765\"", "", "at byte 0: no key 'lowered_hash'");
-  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 593: expected '\"', found '1'");
+  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 647: expected '\"', found '1'");
   meta_fails("{\n", "[", "at byte 0: expected '{', found '['");
   meta_fails("\"config\": 1", "\"config\": 3", "at byte 477: autotune config 3, but there are 3 configs");
-  meta_fails("\"config\": 1, ", "", "at byte 477: autotune needs exactly configs, config, key, reset and restore");
+  meta_fails("\"config\": 1, ", "", "at byte 477: autotune needs exactly configs, config, warmup_ms, rep_ms, key, reset, restore and pre_zero");
   meta_fails("\"x_ptr\"]", "\"x_ptr\",]", "at byte 535: expected '\"', found ']'");
   meta_fails("\"key\": [", "\"key\": [1, ", "at byte 513: expected '\"', found '1'");
   meta_fails("\"configs\": 3", "\"configs\": 3, \"configs\": 3", "at byte 492: duplicate key 'configs'");
-  meta_fails("\"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"], \"restore\": []},\n  ", "", "at byte 0: no key 'autotune'");
+  meta_fails("\"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"], \"restore\": [], \"warmup_ms\": 10, \"rep_ms\": 40, \"pre_zero\": [\"y_ptr\"]},\n  ", "", "at byte 0: no key 'autotune'");
   meta_fails("\"restore\": []", "\"restore\": [\"a\", 2]", "at byte 576: expected '\"', found '2'");
 }
 
