@@ -615,20 +615,33 @@ static int tuned_config(const RunOptions *o, const char *src, size_t len, const 
   double started = clock_ms(), best_ms = 0;
   int best = -1;
   if (print) fprintf(stderr, "tilec: autotuning %s: %d configs\n", m->name, m->nconfigs);
+  /* the configs compiled in parallel, then timed one by one */
+  RunCompileJob *jobs = calloc((size_t)m->nconfigs, sizeof *jobs);
+  if (!jobs) return cli_error("out of memory");
   for (int c = 0; c < m->nconfigs; c++) {
-    RunOptions oc = *o;
-    oc.compile.config = c;
-    oc.quiet = true;
-    Line ln = {.config = c};
+    jobs[c].o = *o;
+    jobs[c].o.compile.config = c;
+    jobs[c].o.quiet = true;
+  }
+  run_compile_all(jobs, m->nconfigs, src, len);
+  tb.tty = isatty(STDERR_FILENO);
+  tb.start_ms = started;
+  for (int c = 0; c < m->nconfigs; c++) {
+    Line ln = {.config = c, .k = jobs[c].k};
     Row row = {0};
-    int rc = run_compile(&oc, src, len, &ln.k);
-    if (!rc) rc = run_bind(&oc, &ln.k);
-    if (!rc) rc = measure(&tb, &ln, &row, m->name);
+    char what[200];
+    int at = snprintf(what, sizeof what, "autotuning %s: config %d (%d of %d)", m->name, c, c + 1, m->nconfigs);
+    if (best >= 0) snprintf(what + at, sizeof what - (size_t)at, ", best so far config %d, %.4f ms", best, best_ms);
+    int rc = jobs[c].rc;
+    if (!rc) rc = run_bind(&jobs[c].o, &ln.k);
+    if (!rc) rc = measure(&tb, &ln, &row, what);
+    progress_clear(&tb);
     run_release(&ln.k);
     if (print && !rc) fprintf(stderr, "  config %-3d %12.4f ms\n", c, row.median);
     else if (print) fprintf(stderr, "  config %-3d does not compile or run\n", c);
     if (!rc && (best < 0 || row.median < best_ms)) best = c, best_ms = row.median;
   }
+  free(jobs);
   if (best < 0) return cli_error("%s: no @triton.autotune config compiles and runs on these arguments", m->name);
   if (print)
     fprintf(stderr, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", m->name, clock_ms() - started,
@@ -703,13 +716,12 @@ static bool point_options(Bench *b, const Line *ln, int64_t x, RunOptions *o, bo
 }
 
 /* Compiles the line for its options (again only when they changed); 0 or the exit code. */
-static int compile_line(const Bench *b, Line *ln, const RunOptions *o, const char *src, size_t len) {
-  size_t n = strlen(o->compile.signature) + 64;
-  for (int i = 0; i < o->compile.num_defines; i++) n += strlen(o->defines[i]) + 1;
-  char *key = malloc(n);
+static char *compile_key(const Line *ln, const RunOptions *o);
+static void line_compiled(Line *ln);
+
+static int compile_line(Line *ln, const RunOptions *o, const char *src, size_t len) {
+  char *key = compile_key(ln, o);
   if (!key) return cli_error("out of memory");
-  int p = snprintf(key, n, "%s|%d|%s", ln->kernel ? ln->kernel : "", o->compile.config, o->compile.signature);
-  for (int i = 0; i < o->compile.num_defines; i++) p += snprintf(key + p, n - (size_t)p, "|%s", o->defines[i]);
   if (ln->key && !strcmp(ln->key, key)) {
     free(key);
     return 0;
@@ -718,12 +730,102 @@ static int compile_line(const Bench *b, Line *ln, const RunOptions *o, const cha
   ln->key = key;
   run_release(&ln->k);
   int rc = run_compile(o, src, len, &ln->k);
-  if (rc) return rc;
+  if (!rc) line_compiled(ln);
+  return rc;
+}
+
+/* The key of what a line is compiled from: its kernel, config, signature and -D. */
+static char *compile_key(const Line *ln, const RunOptions *o) {
+  size_t n = strlen(o->compile.signature) + 64;
+  for (int i = 0; i < o->compile.num_defines; i++) n += strlen(o->defines[i]) + 1;
+  char *key = malloc(n);
+  if (!key) return NULL;
+  int p = snprintf(key, n, "%s|%d|%s", ln->kernel ? ln->kernel : "", o->compile.config, o->compile.signature);
+  for (int i = 0; i < o->compile.num_defines; i++) p += snprintf(key + p, n - (size_t)p, "|%s", o->defines[i]);
+  return key;
+}
+
+/* What a line takes from its compile. */
+static void line_compiled(Line *ln) {
   const KernelMeta *m = &ln->k.meta;
   ln->shown_config = m->nconfigs ? m->config : -1;
   ln->num_warps = m->num_warps;
   ln->num_stages = m->num_stages;
-  return 0;
+}
+
+/* Compiles, in parallel, the lines whose options at sweep value x differ
+ * from those they were compiled from. A line that does not compile is left
+ * out with --tune (its key cleared, so that the next value tries again);
+ * otherwise it is the command's error. 0, or the exit code. */
+static int compile_lines(Bench *b, Line *lines, int nlines, int64_t x, const char *src, size_t len, bool *used) {
+  RunCompileJob *jobs = calloc((size_t)nlines + 1, sizeof *jobs);
+  char **keys = calloc((size_t)nlines + 1, sizeof *keys), **sigs = calloc((size_t)nlines + 1, sizeof *sigs);
+  char ***defs = calloc((size_t)nlines + 1, sizeof *defs);
+  int *which = calloc((size_t)nlines + 1, sizeof *which), njobs = 0, rc = 0, nd = b->run.compile.num_defines;
+  if (!jobs || !keys || !sigs || !defs || !which) rc = cli_error("out of memory");
+  for (int l = 0; l < nlines && !rc; l++) {
+    RunOptions o;
+    char *key = NULL;
+    if (!point_options(b, &lines[l], x, &o, used) || !(key = compile_key(&lines[l], &o))) {
+      rc = cli_error("out of memory");
+      break;
+    }
+    if (lines[l].key && !strcmp(lines[l].key, key)) {
+      free(key);
+      continue;
+    }
+    /* the job's own copies of what point_options' next call frees */
+    sigs[l] = strdup(o.compile.signature);
+    defs[l] = calloc((size_t)nd + 1, sizeof *defs[l]);
+    for (int i = 0; defs[l] && i < nd; i++) defs[l][i] = strdup(o.defines[i]);
+    bool ok = sigs[l] && defs[l];
+    for (int i = 0; ok && i < nd; i++) ok = defs[l][i] != NULL;
+    if (!ok) {
+      free(key);
+      rc = cli_error("out of memory");
+      break;
+    }
+    keys[l] = key;
+    o.compile.signature = sigs[l];
+    o.defines = (const char **)defs[l];
+    o.quiet = b->tune;
+    jobs[njobs].o = o;
+    which[njobs++] = l;
+  }
+  if (!rc) run_compile_all(jobs, njobs, src, len);
+  for (int j = 0; j < njobs; j++) {
+    Line *ln = &lines[which[j]];
+    if (rc) {
+      run_release(&jobs[j].k);
+      continue;
+    }
+    run_release(&ln->k);
+    ln->k = jobs[j].k;
+    free(ln->key);
+    ln->key = keys[which[j]];
+    keys[which[j]] = NULL;
+    if (!jobs[j].rc) {
+      line_compiled(ln);
+    } else if (b->tune) {
+      fprintf(stderr, "tilec: config %d does not compile; it is left out\n", ln->config);
+      free(ln->key);
+      ln->key = NULL;
+    } else {
+      rc = jobs[j].rc;
+    }
+  }
+  for (int l = 0; l < nlines; l++) {
+    free(keys ? keys[l] : NULL);
+    free(sigs ? sigs[l] : NULL);
+    for (int i = 0; defs && defs[l] && i < nd; i++) free(defs[l][i]);
+    free(defs ? defs[l] : NULL);
+  }
+  free(jobs);
+  free(keys);
+  free(sigs);
+  free(defs);
+  free(which);
+  return rc;
 }
 
 /* "BLOCK_SIZE=1024 w4 s3": the constexprs in which the lines of one kernel
@@ -940,7 +1042,7 @@ static int make_lines(Bench *b, const char *src, size_t len, Line **out, int *no
       RunOptions o;
       bool used = false;
       int rc = point_options(b, &probe, b->nsweep ? b->sweep[0] : 0, &o, &used) ? 0 : cli_error("out of memory");
-      if (!rc) rc = compile_line(b, &probe, &o, src, len);
+      if (!rc) rc = compile_line(&probe, &o, src, len);
       int total = rc ? 0 : probe.k.meta.nconfigs;
       const char *kname = probe.k.has_meta ? probe.k.meta.name : "the kernel";
       if (!rc && !total) rc = cli_error("--tune: %s has no @triton.autotune configs", kname);
@@ -990,18 +1092,8 @@ static int bench(Bench *b, const char *src, size_t len) {
     int base = nrows;
     char hex[65], dirbuf[1024];
     bool have_key = false;
-    /* every line compiled first, so that the first table row knows the configs apart */
-    for (int l = 0; l < nlines && !rc; l++) {
-      RunOptions o;
-      if (!point_options(b, &lines[l], x, &o, &used)) rc = cli_error("out of memory");
-      if (!rc) rc = compile_line(b, &lines[l], &o, src, len);
-      if (rc && b->tune) {
-        fprintf(stderr, "tilec: config %d does not compile; it is left out\n", lines[l].config);
-        free(lines[l].key);
-        lines[l].key = NULL;
-        rc = 0;
-      }
-    }
+    /* every line compiled first, in parallel, so that the first table row knows the configs apart */
+    rc = compile_lines(b, lines, nlines, x, src, len, &used);
     if (rc) break;
     if (p == 0) {
       describe_lines(lines, nlines);
@@ -1030,7 +1122,7 @@ static int bench(Bench *b, const char *src, size_t len) {
           !(rc = tuned_config(&o, src, len, &ln->k, b->warmup_ms, b->rep_ms, &c)) && c != ln->k.meta.config) {
         ln->config = c;
         if (!point_options(b, ln, x, &o, &used)) rc = cli_error("out of memory");
-        if (!rc) rc = compile_line(b, ln, &o, src, len);
+        if (!rc) rc = compile_line(ln, &o, src, len);
         if (!rc) rc = run_bind(&o, &ln->k);
         describe_lines(lines, nlines);
       }
@@ -1053,7 +1145,10 @@ static int bench(Bench *b, const char *src, size_t len) {
         char what[160];
         int w = snprintf(what, sizeof what, "%s", ln->k.meta.name);
         if (b->nsweep) w += snprintf(what + w, sizeof what - (size_t)w, " %s=%" PRId64, b->sweep_name, x);
-        if (ln->shown_config >= 0) snprintf(what + w, sizeof what - (size_t)w, " config %d", ln->shown_config);
+        if (ln->shown_config >= 0) w += snprintf(what + w, sizeof what - (size_t)w, " config %d", ln->shown_config);
+        if (best && best[p] >= 0 && w < (int)sizeof what)
+          snprintf(what + w, sizeof what - (size_t)w, " (%d of %d; best so far config %d, %.4f ms)", l + 1, nlines,
+                   lines[best[p]].shown_config, rows[base + best[p]].median);
         rc = measure(b, ln, r, what);
         progress_clear(b);
         if (rc && b->tune) {

@@ -24,9 +24,11 @@
 #include "run.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu/emu.h"
 #include "runtime/grid.h"
@@ -413,6 +415,38 @@ int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k) 
     return cli_error("the kernel's metadata cannot be read: %s", err);
   k->has_meta = true;
   return 0;
+}
+
+typedef struct CompileAll {
+  RunCompileJob *jobs;
+  int n;
+  const char *src;
+  size_t len;
+  _Atomic int next;
+} CompileAll;
+
+static void *compile_jobs(void *arg) {
+  CompileAll *c = arg;
+  for (int i; (i = c->next++) < c->n;) {
+    RunOptions o = c->jobs[i].o;
+    o.quiet = true;
+    c->jobs[i].rc = run_compile(&o, c->src, c->len, &c->jobs[i].k);
+  }
+  return NULL;
+}
+
+void run_compile_all(RunCompileJob *jobs, int n, const char *src, size_t len) {
+  CompileAll c = {.jobs = jobs, .n = n, .src = src, .len = len};
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int nthreads = (int)(cpus < 1 ? 1 : cpus > 16 ? 16 : cpus);
+  pthread_t t[16];
+  int started = 0;
+  for (int i = 1; i < nthreads && i < n; i++)
+    if (pthread_create(&t[started], NULL, compile_jobs, &c) == 0) started++;
+  compile_jobs(&c); /* this thread too, and alone if none started */
+  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < n; i++)
+    if (!jobs[i].o.quiet && jobs[i].k.result) fputs(tilec_result_diagnostics(jobs[i].k.result), stderr);
 }
 
 int run_bind(const RunOptions *o, RunKernel *k) {

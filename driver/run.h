@@ -133,6 +133,17 @@ typedef struct RunKernel {
 /* Compiles o's kernel of src (diagnostics on stderr); 0, or the exit code.
  * Either way run_release(k) follows. */
 int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k);
+/* Compiles of several kernels, run in parallel (autotune's configs). */
+typedef struct RunCompileJob {
+  RunOptions o; /* what to compile; its strings stay the caller's */
+  RunKernel k;  /* the result, to run_release */
+  int rc;       /* run_compile's */
+} RunCompileJob;
+
+/* Compiles each job on up to one thread per CPU, then prints the
+ * diagnostics of those whose options are not quiet, in order. */
+void run_compile_all(RunCompileJob *jobs, int n, const char *src, size_t len);
+
 /* The arguments, --save and --print, and the grid; 0, or the exit code. */
 int run_bind(const RunOptions *o, RunKernel *k);
 void run_unbind(RunKernel *k);  /* the arguments only: bind again, to other values */

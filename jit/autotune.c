@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The values of the key's parameters in these arguments. */
 static void key_of(const tilec_kernel *k, void **args, int64_t key[MAX_KEYS]) {
@@ -109,6 +110,37 @@ static tilec_status put_buffers(tilec_kernel *k, const Saved *sv, int n, bool be
  * after, every such buffer holds what the caller had put there. A config
  * that does not compile or launch (too much shared memory, a grid out of
  * range) is left out; *best is the fastest of the others. */
+/* The configs' compiles, in parallel: threads take configs in turn and
+ * compile each into the disk cache (jit_prefetch). */
+typedef struct Prefetch {
+  tilec_kernel *k;
+  uint64_t hints;
+  _Atomic int next;
+} Prefetch;
+
+static void *prefetch_configs(void *arg) {
+  Prefetch *p = arg;
+  for (int c; (c = p->next++) < p->k->nconfigs;) jit_prefetch(p->k, p->hints, c);
+  return NULL;
+}
+
+/* Compiles the configs not compiled yet on up to TUNE_THREADS threads (one
+ * per CPU), when there is a disk cache to hand them over through. */
+static void compile_configs(tilec_kernel *k, uint64_t hints) {
+  char dirbuf[1024];
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int n = (int)(cpus < 1 ? 1 : cpus > TUNE_THREADS ? TUNE_THREADS : cpus);
+  if (n > k->nconfigs) n = k->nconfigs;
+  if (n < 2 || !jit_cache_dir(k, dirbuf, sizeof dirbuf)) return;
+  Prefetch p = {.k = k, .hints = hints};
+  pthread_t t[TUNE_THREADS];
+  int started = 0;
+  for (int i = 1; i < n; i++)
+    if (pthread_create(&t[started], NULL, prefetch_configs, &p) == 0) started++;
+  prefetch_configs(&p); /* this thread too, and alone if none started */
+  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+}
+
 static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs, void *stream,
                          int *best, double *best_ms, char **report) {
   double best_t = 0;
@@ -124,6 +156,7 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
   FILE *table = print && !strcmp(print, "1") ? stderr : NULL;
   double started = clock_ms();
   if (table) fprintf(table, "tilec: autotuning %s: %d configs\n", k->name, k->nconfigs);
+  compile_configs(k, hints);
   for (int c = 0; c < k->nconfigs && !fatal; c++) {
     free(why);
     why = NULL;
@@ -200,13 +233,6 @@ static bool disk_key(const tilec_kernel *k, void **args, const char **dir, char 
   return true;
 }
 
-/* A warning of the tuning cache, under the kernel's lock, which also guards the warnings of compiles. */
-static void warn_locked(tilec_kernel *k, const char *w) {
-  pthread_mutex_lock(&k->lock);
-  jit_warn(k, w);
-  pthread_mutex_unlock(&k->lock);
-}
-
 tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs,
                             void *stream, int *config, char **report) {
   *config = k->opt.config > 0 ? k->opt.config : 0;
@@ -226,9 +252,9 @@ tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid
       if (print && !strcmp(print, "1"))
         fprintf(stderr, "tilec: autotuning %s: config %d, from the tuning cache\n", k->name, *config);
     } else {
-      if (disk) warn_locked(k, w);
+      if (disk) jit_warn(k, w);
       st = tune(k, hints, grid, args, nargs, stream, config, &ms, report);
-      if (st == TILEC_OK && disk && !tune_put(dir, hex, k->nconfigs, *config, ms, w, sizeof w)) warn_locked(k, w);
+      if (st == TILEC_OK && disk && !tune_put(dir, hex, k->nconfigs, *config, ms, w, sizeof w)) jit_warn(k, w);
     }
     int n = k->ntuned;
     if (st == TILEC_OK && n < MAX_TUNED) {

@@ -106,6 +106,7 @@ typedef enum { P_PTR, P_INT, P_INT64, P_FLOAT, P_OTHER } ParamKind;
 #define MAX_KEYS 16        /* the parameters of an autotune key */
 #define MAX_TUNED 64       /* the keys a kernel remembers the tuned config of */
 #define TUNE_RUNS 5        /* timed launches per config, after one to warm up */
+#define TUNE_THREADS 8     /* the most threads that compile a tuning's configs */
 
 typedef struct Spec {
   uint64_t key; /* the hints */
@@ -142,6 +143,7 @@ struct tilec_kernel {
   int nparams;
   tilec_context *ctx; /* made when something must be compiled */
   char *warnings;     /* what the cache had to say */
+  pthread_mutex_t warn_lock; /* guards warnings */
   pthread_mutex_t lock;
   Spec specs[MAX_SPECIALIZATIONS];
   _Atomic int nspecs;
@@ -171,8 +173,14 @@ bool jit_arg_value(const tilec_kernel *k, void **args, int i, int64_t *v);
 
 /* ---- specializations (specialize.c) ------------------------------------------------------- */
 
-/* Adds a line (what the disk cache had to say) to tilec_kernel_warnings. */
+/* Adds a line (what the disk cache had to say) to tilec_kernel_warnings;
+ * any thread (k->warn_lock). */
 void jit_warn(tilec_kernel *k, const char *w);
+/* Compiles the specialization of key and a config into the disk cache, if
+ * it is not there, on a context of its own: what tuning's threads do before
+ * its launches take each config from the cache. Nothing without a disk cache;
+ * a compile error is the launch's to report. Any thread. */
+void jit_prefetch(tilec_kernel *k, uint64_t key, int config);
 /* The disk cache's directory; NULL with no_disk_cache or when there is none. */
 const char *jit_cache_dir(const tilec_kernel *k, char *buf, size_t n);
 

@@ -110,6 +110,7 @@ void tilec_kernel_destroy(tilec_kernel *k) {
   tilec_context_destroy(k->ctx);
   pthread_mutex_destroy(&k->lock);
   pthread_mutex_destroy(&k->tune_lock);
+  pthread_mutex_destroy(&k->warn_lock);
   free(k);
 }
 
@@ -216,6 +217,7 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   if (!k) return jit_no_memory(message, "tilec_kernel_create");
   pthread_mutex_init(&k->lock, NULL);
   pthread_mutex_init(&k->tune_lock, NULL);
+  pthread_mutex_init(&k->warn_lock, NULL);
   k->dev = d;
   k->opt = *options;
   k->opt.kernel = options->kernel ? jit_dup_text(options->kernel) : NULL;

@@ -42,13 +42,16 @@ static char *signature_for(const tilec_kernel *k, uint64_t key) {
 
 void jit_warn(tilec_kernel *k, const char *w) {
   if (!w || !*w) return;
+  pthread_mutex_lock(&k->warn_lock);
   size_t old = k->warnings ? strlen(k->warnings) : 0, n = strlen(w);
   char *grown = realloc(k->warnings, old + n + 2);
-  if (!grown) return;
-  memcpy(grown + old, w, n);
-  grown[old + n] = '\n';
-  grown[old + n + 1] = 0;
-  k->warnings = grown;
+  if (grown) {
+    memcpy(grown + old, w, n);
+    grown[old + n] = '\n';
+    grown[old + n + 1] = 0;
+    k->warnings = grown;
+  }
+  pthread_mutex_unlock(&k->warn_lock);
 }
 
 const char *jit_cache_dir(const tilec_kernel *k, char *buf, size_t n) {
@@ -223,9 +226,8 @@ static tilec_status take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *ou
   return TILEC_OK;
 }
 
-tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *out, KernelMeta *meta, char **why) {
-  char *sig = signature_for(k, key);
-  if (!sig) return jit_no_memory(why, k->name ? k->name : "tilec_kernel_create");
+/* The options of a specialization's compile; sig is signature_for's. */
+static tilec_compile_options spec_options(const tilec_kernel *k, const char *sig, int config) {
   tilec_compile_options o = {
       .kernel = k->opt.kernel,
       .signature = sig,
@@ -234,13 +236,55 @@ tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *o
       .num_warps = k->opt.num_warps,
       .num_stages = k->opt.num_stages,
       .emit = k->dev->cuda ? TILEC_EMIT_PTX : TILEC_EMIT_CPU,
-      .context = k->ctx,
       .config = config,
       .include_dirs = (const char *const *)k->includes,
       .num_include_dirs = k->opt.num_include_dirs,
       .fp_fusion = k->opt.fp_fusion,
   };
   if (k->dev->cuda) o.arch = tilec_cuda_target(k->dev->cuda);
+  return o;
+}
+
+void jit_prefetch(tilec_kernel *k, uint64_t key, int config) {
+  char dirbuf[1024], hex[65], w8[512];
+  const char *dir = jit_cache_dir(k, dirbuf, sizeof dirbuf);
+  char *sig = dir ? signature_for(k, key) : NULL;
+  if (!sig) return;
+  tilec_compile_options o = spec_options(k, sig, config);
+  tilec_emit emits[2] = {TILEC_EMIT_CPU, TILEC_EMIT_CPU};
+  int nemits = 1;
+  if (k->dev->cuda) emits[0] = TILEC_EMIT_CUBIN, emits[1] = TILEC_EMIT_PTX, nemits = 2;
+  tilec_context *ctx = NULL;
+  bool done = false;
+  for (int e = 0; e < nemits && !done; e++) {
+    o.emit = emits[e];
+    cache_key(k, &o, hex);
+    void *blob = NULL;
+    size_t blen = 0;
+    if (cache_get(dir, hex, &blob, &blen, w8, sizeof w8) == 1) { /* its warnings are the launch's to give */
+      free(blob);
+      break;
+    }
+    if (!ctx && tilec_context_create(&ctx) != TILEC_OK) break;
+    o.context = ctx;
+    tilec_result *r = NULL;
+    if (tilec_compile(k->filename, k->source, k->length, &o, &r) == TILEC_OK) {
+      size_t len;
+      const char *text = tilec_result_output(r, &len);
+      put_entry(k, dir, hex, r, tilec_result_metadata(r), text, len);
+      done = true;
+    }
+    tilec_result_destroy(r);
+  }
+  tilec_context_destroy(ctx);
+  free(sig);
+}
+
+tilec_status jit_compile_spec(tilec_kernel *k, uint64_t key, int config, Spec *out, KernelMeta *meta, char **why) {
+  char *sig = signature_for(k, key);
+  if (!sig) return jit_no_memory(why, k->name ? k->name : "tilec_kernel_create");
+  tilec_compile_options o = spec_options(k, sig, config);
+  o.context = k->ctx;
   /* the disk cache holds the metadata and the output, each NUL-terminated.
    * On CUDA a cubin (nvJitLink) is tried first, so that the driver need not
    * compile PTX at load time; PTX when there is no toolkit. */

@@ -38,7 +38,8 @@ if [ "${CI:-}" = "true" ]; then
       -Db_lundef=false -Dbuildtype=debug
   fi
   quiet ninja -C build-asan
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs --suite unit --suite diag --suite emu
 
   # programs nested past every limit, which no input of 4096 bytes reaches
