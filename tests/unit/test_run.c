@@ -324,19 +324,35 @@ static void test_half_floats(void) {
   CHECK(run_bf16_bits(1.0 + 0x1p-8) == 0x3f80);
 }
 
+/* Standard error into a temporary file, and back. */
+typedef struct Captured {
+  FILE *t;
+  int saved;
+} Captured;
+
+static bool capture_begin(Captured *c) {
+  fflush(stderr);
+  c->t = tmpfile();
+  c->saved = dup(2);
+  return c->t && c->saved >= 0 && dup2(fileno(c->t), 2) == 2;
+}
+
+/* What was written to standard error since capture_begin, in err. */
+static void capture_end(Captured *c, char *err, size_t n) {
+  fflush(stderr);
+  dup2(c->saved, 2);
+  close(c->saved);
+  rewind(c->t);
+  err[fread(err, 1, n - 1, c->t)] = 0;
+  fclose(c->t);
+}
+
 /* Runs f(argc, argv) with standard error in `err`. */
 static int with_stderr(int (*f)(int, char **), int argc, char **argv, char *err, size_t n) {
-  fflush(stderr);
-  FILE *t = tmpfile();
-  int saved = dup(2);
-  if (!t || saved < 0 || dup2(fileno(t), 2) != 2) return -1;
+  Captured c;
+  if (!capture_begin(&c)) return -1;
   int rc = f(argc, argv);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(t);
-  err[fread(err, 1, n - 1, t)] = 0;
-  fclose(t);
+  capture_end(&c, err, n);
   return rc;
 }
 
@@ -362,22 +378,15 @@ static int jit_axpy(const char *dir, char *err, size_t n) {
     for (int i = 0; i < 5000; i++) ones[i] = 1.0f;
     tilec_device_copy_to(cpu, x, ones, sizeof ones, NULL);
     tilec_device_copy_to(cpu, y, ones, sizeof ones, NULL);
-    fflush(stderr);
-    FILE *t = tmpfile();
-    int saved = dup(2);
-    if (t && saved >= 0 && dup2(fileno(t), 2) == 2) {
+    Captured c;
+    if (capture_begin(&c)) {
       setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
       char *report = NULL;
       if (tilec_kernel_launch(k, NULL, args, 5, NULL, &report) == TILEC_OK) config = tilec_kernel_config_of(k, args, 5);
       else fprintf(stderr, "the launch failed: %s\n", report ? report : "");
       free(report);
       unsetenv("TILEC_PRINT_AUTOTUNING");
-      fflush(stderr);
-      dup2(saved, 2);
-      close(saved);
-      rewind(t);
-      err[fread(err, 1, n - 1, t)] = 0;
-      fclose(t);
+      capture_end(&c, err, n);
     }
   }
   free(diag);
