@@ -269,6 +269,7 @@ typedef struct Line {
   RunKernel k;     /* compiled; bound for its measurement only */
   char *key;       /* what it was compiled from, to compile again only when that changes */
   char desc[160];  /* "BLOCK_SIZE=1024 w4 s3": what sets the config apart */
+  char name[128];  /* the kernel's name, from its compile or a sibling line's */
   int num_warps, num_stages;
 } Line;
 
@@ -748,6 +749,7 @@ static char *compile_key(const Line *ln, const RunOptions *o) {
 /* What a line takes from its compile. */
 static void line_compiled(Line *ln) {
   const KernelMeta *m = &ln->k.meta;
+  snprintf(ln->name, sizeof ln->name, "%s", m->name);
   ln->shown_config = m->nconfigs ? m->config : -1;
   ln->num_warps = m->num_warps;
   ln->num_stages = m->num_stages;
@@ -807,6 +809,7 @@ static int compile_lines(Bench *b, Line *lines, int nlines, int64_t x, const cha
     if (!jobs[j].rc) {
       line_compiled(ln);
     } else if (b->tune) {
+      ln->shown_config = ln->config; /* the row names the config that did not compile */
       fprintf(stderr, "tilec: config %d does not compile; it is left out\n", ln->config);
       free(ln->key);
       ln->key = NULL;
@@ -814,6 +817,10 @@ static int compile_lines(Bench *b, Line *lines, int nlines, int64_t x, const cha
       rc = jobs[j].rc;
     }
   }
+  /* a line that did not compile takes its name from one of the same kernel that did */
+  for (int l = 0; l < nlines && !rc; l++)
+    for (int o = 0; o < nlines && !lines[l].name[0]; o++)
+      if (lines[o].name[0] && lines[o].kernel == lines[l].kernel) memcpy(lines[l].name, lines[o].name, sizeof lines[l].name);
   for (int l = 0; l < nlines; l++) {
     free(keys ? keys[l] : NULL);
     free(sigs ? sigs[l] : NULL);
@@ -859,7 +866,15 @@ static int measure(Bench *b, Line *ln, Row *row, const char *what) {
   return b->run.cuda ? measure_cuda(b, ln, row, what) : measure_cpu(b, ln, row, what);
 }
 
-/* ==== output ====================================================================== */
+/* ==== output ==== */
+
+/* The line's kernel, by name: the compiled one's, or as -k gave it when it
+ * did not compile (at this point of a sweep). */
+static const char *line_name(const Line *ln) {
+  return ln->k.has_meta ? ln->k.meta.name : ln->name[0] ? ln->name : ln->kernel ? ln->kernel : "the kernel";
+}
+
+/* ====================================================================== */
 
 static void json_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -891,7 +906,7 @@ static void table_header(const Bench *b, const Columns *c) {
 
 static void table_row(const Bench *b, const Columns *c, const Line *ln, const Row *r) {
   if (c->x) printf("%12" PRId64 "  ", r->x);
-  if (c->kernel) printf("%-24s  ", ln->k.meta.name);
+  if (c->kernel) printf("%-24s  ", line_name(ln));
   if (c->config) {
     char cfg[200];
     if (ln->shown_config >= 0) snprintf(cfg, sizeof cfg, "%d: %s", ln->shown_config, ln->desc);
@@ -915,7 +930,7 @@ static void csv_header(const Bench *b) {
 }
 
 static void csv_row(const Bench *b, const Line *ln, const Row *r) {
-  printf("%s,%s,%d,%d,%d,", b->run.cuda ? "cuda" : "cpu-emulator", ln->k.meta.name, ln->shown_config, ln->num_warps,
+  printf("%s,%s,%d,%d,%d,", b->run.cuda ? "cuda" : "cpu-emulator", line_name(ln), ln->shown_config, ln->num_warps,
          ln->num_stages);
   if (b->nsweep) printf("%" PRId64 ",", r->x);
   if (!r->ok) {
@@ -943,7 +958,7 @@ static void json_output(const Bench *b, const Line *lines, const Row *rows, int 
     const Line *ln = &lines[r->line];
     const KernelMeta *m = &ln->k.meta;
     printf("%s\n    {\"kernel\": ", i ? "," : "");
-    json_string(stdout, m->name);
+    json_string(stdout, line_name(ln));
     printf(", \"config\": %d, \"num_warps\": %d, \"num_stages\": %d, \"constexprs\": {", ln->shown_config,
            ln->num_warps, ln->num_stages);
     for (int c = 0; c < m->nconsts; c++) {
@@ -972,7 +987,7 @@ static void json_output(const Bench *b, const Line *lines, const Row *rows, int 
       if (best[p] < 0) printf("\"config\": null}");
       else {
         printf("\"kernel\": ");
-        json_string(stdout, lines[best[p]].k.meta.name);
+        json_string(stdout, line_name(&lines[best[p]]));
         printf(", \"config\": %d}", lines[best[p]].shown_config);
       }
     }
@@ -990,7 +1005,7 @@ static int draw(const Bench *b, const Line *lines, int nlines, const Row *rows, 
     return cli_error("out of memory");
   }
   bool kernels = false;
-  for (int l = 1; l < nlines; l++) kernels |= strcmp(lines[l].k.meta.name, lines[0].k.meta.name) != 0;
+  for (int l = 1; l < nlines; l++) kernels |= strcmp(line_name(&lines[l]), line_name(&lines[0])) != 0;
   int used = 0;
   for (int l = 0; l < nlines; l++) {
     const Line *ln = &lines[l];
@@ -1003,15 +1018,15 @@ static int draw(const Bench *b, const Line *lines, int nlines, const Row *rows, 
         ys[used++] = b->bytes ? gbps(&rows[i]) : b->flops ? tflops(&rows[i]) : rows[i].median;
         s->n++;
       }
-    int p = snprintf(labels[l], sizeof labels[l], "%s", kernels ? ln->k.meta.name : "");
+    int p = snprintf(labels[l], sizeof labels[l], "%s", kernels ? line_name(ln) : "");
     if (ln->shown_config >= 0)
       snprintf(labels[l] + p, sizeof labels[l] - (size_t)p, "%sconfig %d: %s", p ? " " : "", ln->shown_config, ln->desc);
     else if (!p)
-      snprintf(labels[l], sizeof labels[l], "%s", ln->k.meta.name);
+      snprintf(labels[l], sizeof labels[l], "%s", line_name(ln));
     s->label = labels[l];
   }
   char title[200];
-  snprintf(title, sizeof title, "%s%s", lines[0].k.meta.name, b->run.cuda ? "" : " (CPU emulator)");
+  snprintf(title, sizeof title, "%s%s", line_name(&lines[0]), b->run.cuda ? "" : " (CPU emulator)");
   Plot p = {.path = b->plot, .title = title, .xlabel = b->sweep_name,
             .ylabel = b->bytes ? "GB/s" : b->flops ? "TFLOP/s" : "median time (ms)", .xlog = b->sweep_log,
             .series = series, .nseries = nlines};
@@ -1143,7 +1158,7 @@ static int bench(Bench *b, const char *src, size_t len) {
                              b->sweep_name, b->sweep_name);
       if (!rc) {
         char what[160];
-        int w = snprintf(what, sizeof what, "%s", ln->k.meta.name);
+        int w = snprintf(what, sizeof what, "%s", line_name(ln));
         if (b->nsweep) w += snprintf(what + w, sizeof what - (size_t)w, " %s=%" PRId64, b->sweep_name, x);
         if (ln->shown_config >= 0) w += snprintf(what + w, sizeof what - (size_t)w, " config %d", ln->shown_config);
         if (best && best[p] >= 0 && w < (int)sizeof what)

@@ -93,6 +93,28 @@ for config in "" "--config 1"; do
   [ "$got" = "total[0:4] = 0 0 0 0" ] || fail "pre_hook $config: $got"
 done
 
+# ---- --tune with a config that does not compile (BLOCK 3 is no power of
+# 2): it is reported and left out, its row says so, the others are timed
+cat >"$tmp/fill.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({'BLOCK': 64}), triton.Config({'BLOCK': 3}), triton.Config({'BLOCK': 128})],
+                 key=['n'])
+@triton.jit
+def fill(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, 1.0, mask=offs < n)
+PY
+TILEC_CACHE_DIR="$tmp/cache" "$tilec" bench "$tmp/fill.py" -s "*fp32:16, i32" -g "cdiv(n, meta['BLOCK'])" --device=cpu \
+  empty:fp32:1000 1000 --tune --warmup 0 --rep 0 --json >"$tmp/fill.json" 2>"$tmp/fill.err" ||
+  fail "tune with a bad config: exit $?: $(cat "$tmp/fill.err")"
+grep -q "config 1 does not compile; it is left out" "$tmp/fill.err" || fail "tune with a bad config: $(cat "$tmp/fill.err")"
+grep -q '"kernel": "fill", "config": 1, .*"ok": false}' "$tmp/fill.json" || fail "tune with a bad config: $(cat "$tmp/fill.json")"
+[ "$(grep -c '"ok": true' "$tmp/fill.json")" = 2 ] || fail "tune with a bad config: configs 0 and 2 should run"
+grep -A2 '"best"' "$tmp/fill.json" | grep -Eq '"config": (0|2)' || fail "tune with a bad config: best: $(cat "$tmp/fill.json")"
+
 # ---- a plot: a PNG and an SVG of the sweep, when PLplot is installed
 if ldconfig -p | grep -q 'libplplot\.so\.17 '; then
   for ext in png svg; do
