@@ -2,7 +2,7 @@
 # bench/gpu.sh — what needs a GPU, as one command, on a machine with one:
 # the gpu test suite (the example kernels through the JIT on CUDA, the JIT
 # example, the AOT example); every memory-bound example's throughput with
-# `tilec bench` over a sweep of sizes, against a copy's (bench/copy.py: what
+# `tilec bench` over a sweep of sizes, against a copy's (bench/kernels/copy.py: what
 # the memory delivers to a streaming kernel), one JSON file and one plot
 # each, and a table; the runtime's benchmarks on CUDA: a cache hit (a cubin,
 # from source text to a launchable kernel), the host time of a launch
@@ -60,7 +60,7 @@ bench() {
   fi
 }
 f32=fp32
-bench copy bench/copy.py copy_kernel "*fp32:16, *fp32:16, i32, 1024" "cdiv(n_elements, BLOCK_SIZE)" \
+bench copy bench/kernels/copy.py copy_kernel "*fp32:16, *fp32:16, i32, 1024" "cdiv(n_elements, BLOCK_SIZE)" \
   "x_ptr + y_ptr" N=$sizes rand:$f32:{N} empty:$f32:{N} {N}
 bench vector_add examples/vector_add.py add_kernel "*fp32:16, *fp32:16, *fp32:16, i32, 1024" \
   "cdiv(n_elements, BLOCK_SIZE)" "x_ptr + y_ptr + out_ptr" N=$sizes rand:$f32:{N} rand:$f32:{N} empty:$f32:{N} {N}

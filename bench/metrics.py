@@ -91,6 +91,7 @@ def ptx_counts(ptx):
             op = s.split(None, 1)[0] if s else ""
             if not op or op.endswith(":"):
                 continue
+            op = re.sub(r"::\w+", "", op)  # st.shared::cta.b32 is a st.shared
             n += 1
             for k in kinds:
                 if op == k or op.startswith(k + "."):
