@@ -355,8 +355,8 @@ typedef struct CpuRun {
 /* One launch: the buffers reset, then the timed launch. False after printing the report. */
 static bool cpu_once(CpuRun *c, double *ms) {
   const KernelMeta *m = &c->k->meta;
-  for (int j = 0; j < m->nreset + m->npre_zero; j++)
-    run_zero_buffer(&c->k->args[param_index(m, j < m->nreset ? m->reset[j] : m->pre_zero[j - m->nreset])]);
+  for (int j = 0; j < m->nreset; j++) run_zero_buffer(run_arg_named(c->k, m->reset[j]));
+  run_pre_hook(c->k);
   for (int j = 0; j < m->nrestore; j++) {
     Arg *a = &c->k->args[param_index(m, m->restore[j])];
     memcpy(a->buf.data, c->saved[j], a->buf.nbytes);
@@ -465,6 +465,16 @@ static bool gpu_prepare(GpuRun *g, int i) {
     if (tilec_cuda_copy_to(g->cuda, g->dev[r * m->nparams + p], g->k->args[p].buf.data, g->k->args[p].buf.nbytes,
                            &g->log) != TILEC_RT_OK)
       return false;
+  }
+  /* the pre_hook's copies, device to device through the host */
+  for (int j = 0; j + 1 < m->npre_copy; j += 2) {
+    int d = param_index(m, m->pre_copy[j]), s = param_index(m, m->pre_copy[j + 1]);
+    size_t n = g->k->args[d].buf.nbytes;
+    void *tmp = malloc(n + 1);
+    bool ok = tmp && tilec_cuda_copy_from(g->cuda, tmp, g->dev[r * m->nparams + s], n, &g->log) == TILEC_RT_OK &&
+              tilec_cuda_copy_to(g->cuda, g->dev[r * m->nparams + d], tmp, n, &g->log) == TILEC_RT_OK;
+    free(tmp);
+    if (!ok) return false;
   }
   return !g->flush || tilec_cuda_memset(g->cuda, g->flush, (unsigned char)i, g->flush_bytes, &g->log) == TILEC_RT_OK;
 }

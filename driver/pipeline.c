@@ -287,12 +287,12 @@ static bool metadata(Compilation *comp, Work *w) {
   /* @triton.autotune: how many configs, the one taken, its warmup and rep
    * (0: not given), the key's parameters, those tuning zeroes before each
    * run and those it restores after, and those the config's pre_hook zeroes
-   * before every launch */
+   * before every launch, and copies (into, from: in pairs) */
   sb_printf(sb, "},\n  \"autotune\": {\"configs\": %d, \"config\": %d", k->nconfigs, k->config);
-  const PtrVec *lists[4] = {&k->autotune_keys, &k->autotune_reset, &k->autotune_restore, &k->pre_zero};
-  static const char *const names[4] = {"key", "reset", "restore", "pre_zero"};
+  const PtrVec *lists[5] = {&k->autotune_keys, &k->autotune_reset, &k->autotune_restore, &k->pre_zero, &k->pre_copy};
+  static const char *const names[5] = {"key", "reset", "restore", "pre_zero", "pre_copy"};
   sb_printf(sb, ", \"warmup_ms\": %d, \"rep_ms\": %d", k->tune_warmup, k->tune_rep);
-  for (int l = 0; l < 4; l++) {
+  for (int l = 0; l < 5; l++) {
     sb_printf(sb, ", \"%s\": [", names[l]);
     for (int i = 0; i < lists[l]->n; i++) sb_printf(sb, "%s\"%s\"", i ? ", " : "", (const char *)lists[l]->v[i]);
     sb_putc(sb, ']');

@@ -509,9 +509,9 @@ void run_release(RunKernel *k) {
 
 int run_check_buffers(const RunKernel *k) {
   const KernelMeta *m = &k->meta;
-  for (int l = 0; l < 3; l++) {
-    char **names = l == 0 ? m->reset : l == 1 ? m->restore : m->pre_zero;
-    int n = l == 0 ? m->nreset : l == 1 ? m->nrestore : m->npre_zero;
+  for (int l = 0; l < 4; l++) {
+    char **names = l == 0 ? m->reset : l == 1 ? m->restore : l == 2 ? m->pre_zero : m->pre_copy;
+    int n = l == 0 ? m->nreset : l == 1 ? m->nrestore : l == 2 ? m->npre_zero : m->npre_copy;
     for (int j = 0; j < n; j++) {
       int i = 0;
       while (i < m->nparams && strcmp(m->params[i].name, names[j])) i++;
@@ -521,7 +521,32 @@ int run_check_buffers(const RunKernel *k) {
                          names[j]);
     }
   }
+  for (int j = 0; j + 1 < m->npre_copy; j += 2) {
+    const Arg *dst = run_arg_named(k, m->pre_copy[j]), *src = run_arg_named(k, m->pre_copy[j + 1]);
+    if (dst->buf.nbytes != src->buf.nbytes)
+      return cli_error("%s: the config's pre_hook copies '%s' (%zu bytes) into '%s' (%zu bytes); they must be the same size",
+                       m->name, m->pre_copy[j + 1], src->buf.nbytes, m->pre_copy[j], dst->buf.nbytes);
+  }
   return 0;
+}
+
+Arg *run_arg_named(const RunKernel *k, const char *name) {
+  for (int i = 0; i < k->meta.nparams; i++)
+    if (!strcmp(k->meta.params[i].name, name)) return &k->args[i];
+  return NULL;
+}
+
+void run_pre_hook(RunKernel *k) {
+  const KernelMeta *m = &k->meta;
+  for (int j = 0; j < m->npre_zero; j++) run_zero_buffer(run_arg_named(k, m->pre_zero[j]));
+  for (int j = 0; j + 1 < m->npre_copy; j += 2) {
+    Arg *dst = run_arg_named(k, m->pre_copy[j]), *src = run_arg_named(k, m->pre_copy[j + 1]);
+    memmove(dst->buf.data, src->buf.data, dst->buf.nbytes);
+    if (dst->init) {
+      if (src->init) memmove(dst->init, src->init, (dst->buf.nbytes + 7) / 8);
+      else memset(dst->init, 0xff, (dst->buf.nbytes + 7) / 8);
+    }
+  }
 }
 
 void run_zero_buffer(Arg *a) {
@@ -598,11 +623,9 @@ int cmd_run(int argc, char **argv) {
     if (!rc) rc = run_bind(&o, &k);
   }
   free(src);
-  /* the config's pre_hook: its buffers zeroed before the launch */
+  /* the config's pre_hook: its buffers zeroed and copied before the launch */
   if (!rc) rc = run_check_buffers(&k);
-  for (int j = 0; !rc && j < k.meta.npre_zero; j++)
-    for (int i = 0; i < k.meta.nparams; i++)
-      if (!strcmp(k.meta.params[i].name, k.meta.pre_zero[j])) run_zero_buffer(&k.args[i]);
+  if (!rc) run_pre_hook(&k);
   if (!rc) {
     rc = o.cuda ? launch_cuda(&o, k.result, &k.meta, k.args, k.saves, k.grid)
                 : launch(&o, k.result, &k.meta, k.args, k.saves, k.grid);

@@ -149,10 +149,15 @@ int run_bind(const RunOptions *o, RunKernel *k);
 void run_unbind(RunKernel *k);  /* the arguments only: bind again, to other values */
 void run_release(RunKernel *k); /* everything */
 /* That the buffers autotune's reset_to_zero and restore_value and the
- * config's pre_hook name are pointer parameters; 0, or 1 with a message. */
+ * config's pre_hook name are pointer parameters, and that those the hook
+ * copies between are the same size; 0, or 1 with a message. */
 int run_check_buffers(const RunKernel *k);
 /* Zeroes a buffer argument, and marks it written (its bytes are values). */
 void run_zero_buffer(Arg *a);
+/* The argument of the parameter named so (run_check_buffers has checked those of the metadata). */
+Arg *run_arg_named(const RunKernel *k, const char *name);
+/* What the config's pre_hook does before a launch: its buffers zeroed, then copied. */
+void run_pre_hook(RunKernel *k);
 /* The emulator's view of the arguments: argv[i] for each parameter, and a
  * buffer for each pointer (bufs has room for one per parameter). */
 void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs);

@@ -123,6 +123,7 @@ typedef struct AutotuneConfig {
   NodeList kwargs;   /* meta-parameter name = value */
   int num_warps, num_stages; /* 0 when not given */
   PtrVec pre_zero;   /* Node* strings: the buffers its pre_hook zeroes before each launch */
+  PtrVec pre_copy;   /* Node* strings, in pairs: the buffer its pre_hook copies into, and from */
   Token *tok;
 } AutotuneConfig;
 
@@ -420,6 +421,7 @@ typedef struct Kernel {
   PtrVec autotune_keys;  /* const char*: the parameters whose values key the tuning */
   PtrVec autotune_reset, autotune_restore; /* const char*: pointer parameters tuning zeroes, or restores */
   PtrVec pre_zero;       /* const char*: pointer parameters the config's pre_hook zeroes before each launch */
+  PtrVec pre_copy;       /* const char*, in pairs: those it copies into, and from which */
   int tune_warmup, tune_rep; /* ms, @triton.autotune's warmup and rep (0: not given) */
   PtrVec notes;          /* const char*: how module-level names were resolved, for --emit=ast */
   PtrVec deps;           /* const Module*: the other files its compilation read (imported modules) */

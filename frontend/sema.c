@@ -386,6 +386,15 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
                  opt->config, name->sval, fn->name);
     vec_push(a, &k->pre_zero, (void *)name->sval);
   }
+  for (int i = 0; cfg && i < cfg->pre_copy.n; i++) {
+    Node *name = cfg->pre_copy.v[i];
+    int j = 0;
+    while (j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
+    if (j == np)
+      diag_error(d, sema_loc(name), "the pre_hook of config %d copies %s '%s', which is not a parameter of kernel '%s'",
+                 opt->config, i % 2 ? "from" : "into", name->sval, fn->name);
+    vec_push(a, &k->pre_copy, (void *)name->sval);
+  }
   k->tune_warmup = fn->autotune_warmup;
   k->tune_rep = fn->autotune_rep;
   SigEntry **descs = arena_alloc(a, sizeof(SigEntry *) * (size_t)(np + 1));

@@ -116,19 +116,28 @@ static int literal_int(Sema *S, Node *e, const char *what) {
   return (int)e->ival;
 }
 
-/* One `nargs['NAME'].zero_()` of a pre_hook whose parameter is `param`:
- * the string node of NAME, or NULL. */
-static Node *zeroed_buffer(Node *e, const char *param) {
-  if (e->kind != N_CALL || e->kids.n || e->kwargs.n || e->lhs->kind != N_ATTR || strcmp(e->lhs->name, "zero_")) return NULL;
-  Node *sub = e->lhs->lhs;
-  if (sub->kind != N_SUBSCRIPT || sub->lhs->kind != N_NAME || strcmp(sub->lhs->name, param) || sub->rhs->kind != N_STR)
+/* `nargs['NAME']` where nargs is the pre_hook's parameter: the string node of NAME, or NULL. */
+static Node *hook_arg(Node *e, const char *param) {
+  if (e->kind != N_SUBSCRIPT || e->lhs->kind != N_NAME || strcmp(e->lhs->name, param) || e->rhs->kind != N_STR)
     return NULL;
-  return sub->rhs;
+  return e->rhs;
 }
 
-/* A config's pre_hook: tilec runs those that zero buffers before a launch,
- * `lambda nargs: nargs['C'].zero_()` (or a tuple of such calls), as Triton
- * runs the hook before each launch of the config; other host code it cannot. */
+/* One call of a pre_hook whose parameter is `param`: `nargs['A'].zero_()`
+ * (*copy_from NULL) or `nargs['A'].copy_(nargs['B'])`; the node of A, or NULL. */
+static Node *hook_call(Node *e, const char *param, Node **copy_from) {
+  *copy_from = NULL;
+  if (e->kind != N_CALL || e->kwargs.n || e->lhs->kind != N_ATTR) return NULL;
+  Node *dst = hook_arg(e->lhs->lhs, param);
+  if (!strcmp(e->lhs->name, "zero_") && !e->kids.n) return dst;
+  if (!strcmp(e->lhs->name, "copy_") && e->kids.n == 1 && (*copy_from = hook_arg(e->kids.v[0], param))) return dst;
+  return NULL;
+}
+
+/* A config's pre_hook: tilec runs those that zero or copy buffers before a
+ * launch, `lambda nargs: nargs['C'].zero_()` or `nargs['A'].copy_(nargs['B'])`
+ * (or a tuple of such calls), as Triton runs the hook before each launch of
+ * the config; other host code it cannot. */
 static void read_pre_hook(Sema *S, AutotuneConfig *cfg, Node *h) {
   if (h->kind == N_NONE) return;
   bool ok = h->kind == N_LAMBDA && h->kids.n == 1 && !h->kids.v[0]->rhs;
@@ -139,14 +148,16 @@ static void read_pre_hook(Sema *S, AutotuneConfig *cfg, Node *h) {
   else if (ok)
     vec_push(S->a, &calls, body);
   for (int i = 0; ok && i < calls.n; i++) {
-    Node *name = zeroed_buffer(calls.v[i], h->kids.v[0]->name);
-    if (name) vec_push(S->a, &cfg->pre_zero, name);
+    Node *from, *name = hook_call(calls.v[i], h->kids.v[0]->name, &from);
+    if (name && !from) vec_push(S->a, &cfg->pre_zero, name);
+    if (name && from) vec_push(S->a, &cfg->pre_copy, name), vec_push(S->a, &cfg->pre_copy, from);
     ok = name != NULL;
   }
   if (!ok)
     diag_error(S->d, h->tok->loc,
-               "tilec runs a config's pre_hook only when it zeroes buffers, as in "
-               "`lambda nargs: nargs['c_ptr'].zero_()`; other host code cannot run before a launch");
+               "tilec runs a config's pre_hook only when it zeroes or copies buffers, as in "
+               "`lambda nargs: nargs['c_ptr'].zero_()` or `nargs['a'].copy_(nargs['b'])`; other host code cannot run "
+               "before a launch");
 }
 
 /* triton.Config({'BLOCK': 128, ...}, num_warps=4, num_stages=3) */

@@ -115,6 +115,8 @@ typedef struct Spec {
   size_t shared_bytes;
   int zero_param[MAX_KEYS]; /* the pointer parameters the config's pre_hook zeroes before each launch */
   int nzero;
+  int copy_param[MAX_KEYS]; /* and those it copies: into copy_param[2i], from copy_param[2i + 1] */
+  int ncopy;                /* an even count */
   int64_t *consts; /* the values of the constexprs a grid may name, in their order */
   EmuKernel *emu;
   tilec_cuda_module *cuda;

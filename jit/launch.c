@@ -83,6 +83,24 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
     }
     if (st != TILEC_OK) return st;
   }
+  /* and its copies: from each pointer to the end of its allocation, the
+   * shorter of the two, through the host */
+  for (int i = 0; i + 1 < s->ncopy; i += 2) {
+    tilec_devptr to, from;
+    memcpy(&to, all[s->copy_param[i]], sizeof to);
+    memcpy(&from, all[s->copy_param[i + 1]], sizeof from);
+    size_t a = jit_extent(k->dev, to), b = jit_extent(k->dev, from), bytes = a < b ? a : b;
+    if (!bytes) {
+      jit_tell(report, "%s: the config's pre_hook copies between arguments %d and %d; one is not in device memory",
+               k->name, s->copy_param[i], s->copy_param[i + 1]);
+      return TILEC_ERROR_USAGE;
+    }
+    void *tmp = malloc(bytes);
+    tilec_status st = !tmp ? jit_no_memory(report, k->name) : tilec_device_copy_from(k->dev, tmp, from, bytes, report);
+    if (st == TILEC_OK) st = tilec_device_copy_to(k->dev, to, tmp, bytes, report);
+    free(tmp);
+    if (st != TILEC_OK) return st;
+  }
   void *kept[MAX_PARAMS], **args = kept;
   int nargs = 0;
   for (int i = 0; i < nall; i++)

@@ -197,20 +197,22 @@ static tilec_status take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *ou
   }
   out->num_warps = m->num_warps;
   out->shared_bytes = (size_t)m->shared_bytes;
-  /* the config's pre_hook: pointer parameters zeroed before each launch */
-  for (int i = 0; i < m->npre_zero; i++) {
-    int p = 0;
-    while (p < m->nparams && strcmp(m->params[p].name, m->pre_zero[i])) p++;
+  /* the config's pre_hook: pointer parameters zeroed, then copied, before each launch */
+  for (int i = 0; i < m->npre_zero + m->npre_copy; i++) {
+    bool zero = i < m->npre_zero;
+    const char *name = zero ? m->pre_zero[i] : m->pre_copy[i - m->npre_zero];
+    int p = 0, *n = zero ? &out->nzero : &out->ncopy;
+    while (p < m->nparams && strcmp(m->params[p].name, name)) p++;
     if (p == m->nparams || m->params[p].type[0] != '*') {
-      jit_tell(why, "%s: the pre_hook of config %d zeroes '%s', which is not a pointer parameter", k->name ? k->name : m->name,
-               out->config, m->pre_zero[i]);
+      jit_tell(why, "%s: the pre_hook of config %d %s '%s', which is not a pointer parameter", m->name, out->config,
+               zero ? "zeroes" : "copies", name);
       return TILEC_ERROR_USAGE;
     }
-    if (out->nzero == MAX_KEYS) {
-      jit_tell(why, "%s: the pre_hook of config %d zeroes more than %d buffers", m->name, out->config, MAX_KEYS);
+    if (*n == MAX_KEYS) {
+      jit_tell(why, "%s: the pre_hook of config %d names more than %d buffers", m->name, out->config, MAX_KEYS);
       return TILEC_ERROR_UNSUPPORTED;
     }
-    out->zero_param[out->nzero++] = p;
+    (zero ? out->zero_param : out->copy_param)[(*n)++] = p;
   }
   out->consts = calloc((size_t)k->nconsts + 1, sizeof *out->consts);
   if (!k->name || !out->consts || (m->nconsts && !k->const_names)) return jit_no_memory(why, "the kernel's metadata");

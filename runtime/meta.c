@@ -191,7 +191,7 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
        K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192, K_RESET = 16384,
-       K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288 };
+       K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288, K_PRECOPY = 1048576 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -320,6 +320,11 @@ static bool autotune_member(Json *j, const char *key, void *ctx) {
   if (!strcmp(key, "restore")) return jonce(j, c, K_RESTORE, key) && jarray(j, name_element, &nm);
   nm = (Names){&c->m->pre_zero, &c->m->npre_zero};
   if (!strcmp(key, "pre_zero")) return jonce(j, c, K_PREZERO, key) && jarray(j, name_element, &nm);
+  nm = (Names){&c->m->pre_copy, &c->m->npre_copy};
+  if (!strcmp(key, "pre_copy")) {
+    if (!jonce(j, c, K_PRECOPY, key) || !jarray(j, name_element, &nm)) return false;
+    return c->m->npre_copy % 2 == 0 || jfail(j, "pre_copy holds pairs of names, not %d", c->m->npre_copy);
+  }
   if (!strcmp(key, "warmup_ms") || !strcmp(key, "rep_ms")) {
     bool w = !strcmp(key, "warmup_ms");
     if (!jonce(j, c, w ? K_WARMUP : K_REP, key) || !jint_in(j, key, 0, 100000, &v)) return false;
@@ -354,10 +359,11 @@ static bool meta_member(Json *j, const char *key, void *ctx) {
     MetaCtx t = {.m = m};
     const char *at = j->p;
     if (!jonce(j, c, K_TUNE, key) || !jobject(j, autotune_member, &t)) return false;
-    if (t.seen != (K_CONFIGS | K_CONFIG | K_KEY | K_RESET | K_RESTORE | K_PREZERO | K_WARMUP | K_REP)) {
+    if (t.seen != (K_CONFIGS | K_CONFIG | K_KEY | K_RESET | K_RESTORE | K_PREZERO | K_WARMUP | K_REP | K_PRECOPY)) {
       j->p = at;
       jskip(j);
-      return jfail(j, "autotune needs exactly configs, config, warmup_ms, rep_ms, key, reset, restore and pre_zero");
+      return jfail(j, "autotune needs exactly configs, config, warmup_ms, rep_ms, key, reset, restore, pre_zero and "
+                      "pre_copy");
     }
     if (m->config > 0 && m->config >= m->nconfigs) {
       j->p = at;
@@ -389,6 +395,8 @@ void meta_free(KernelMeta *m) {
   free(m->restore);
   for (int i = 0; i < m->npre_zero; i++) free(m->pre_zero[i]);
   free(m->pre_zero);
+  for (int i = 0; i < m->npre_copy; i++) free(m->pre_copy[i]);
+  free(m->pre_copy);
   *m = (KernelMeta){0};
 }
 

@@ -42,6 +42,8 @@ typedef struct KernelMeta {
   int nreset, nrestore;
   char **pre_zero; /* pointer parameters the config's pre_hook zeroes before every launch */
   int npre_zero;
+  char **pre_copy; /* pairs of them: the buffer it copies into, then the one it copies from */
+  int npre_copy;   /* an even count */
   int warmup_ms, rep_ms; /* @triton.autotune's warmup and rep; 0 when not given */
 } KernelMeta;
 
@@ -49,7 +51,7 @@ typedef struct KernelMeta {
  * name, arch, num_warps, num_stages, shared_bytes, params (objects of name,
  * type, divisibility, entry), constexprs (names to integers), autotune (configs,
  * config, warmup_ms, rep_ms, and the lists of names key, reset, restore and
- * pre_zero) and lowered_hash,
+ * pre_zero, pre_copy: pairs, an even number of names) and lowered_hash,
  * each once, in any order, nothing else. On failure *out is empty ({0}) and err says where
  * and what, and *oom (oom may be NULL) whether it was for want of memory.
  * Any input is safe: the reader stops at the NUL. */

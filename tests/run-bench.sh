@@ -93,6 +93,28 @@ for config in "" "--config 1"; do
   [ "$got" = "total[0:4] = 0 0 0 0" ] || fail "pre_hook $config: $got"
 done
 
+# ---- a pre_hook that copies: dst is src before every launch, which adds 1
+cat >"$tmp/bump.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({'B': 64}, pre_hook=lambda nargs: nargs['dst'].copy_(nargs['src'])),
+                          triton.Config({'B': 128}, pre_hook=lambda nargs: nargs['dst'].copy_(nargs['src']))],
+                 key=['n'])
+@triton.jit
+def bump(src, dst, n, B: tl.constexpr):
+    o = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(dst + o, tl.load(dst + o, mask=o < n) + 1, mask=o < n)
+PY
+got=$(TILEC_CACHE_DIR="$tmp/cache" "$tilec" run "$tmp/bump.py" -s "*fp32:16, *fp32:16, i32" -g "cdiv(n, meta['B'])" \
+  --device=cpu zeros:fp32:300 rand:fp32:300 300 --print 1:3 2>&1)
+[ "$got" = "dst[0:3] = 1 1 1" ] || fail "pre_hook copy: $got"
+"$tilec" run "$tmp/bump.py" -s "*fp32:16, *fp32:16, i32" -g "cdiv(n, meta['B'])" --device=cpu --config 0 \
+  zeros:fp32:300 rand:fp32:200 300 >/dev/null 2>"$tmp/bump.err" && fail "pre_hook copy between sizes: exit 0"
+grep -q "copies 'src' (1200 bytes) into 'dst' (800 bytes); they must be the same size" "$tmp/bump.err" ||
+  fail "pre_hook copy between sizes: $(cat "$tmp/bump.err")"
+
 # ---- --tune with a config that does not compile (BLOCK 3 is no power of
 # 2): it is reported and left out, its row says so, the others are timed
 cat >"$tmp/fill.py" <<'PY'

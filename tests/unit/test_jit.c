@@ -162,6 +162,51 @@ static int pre_hook_zeroes(tilec_device *dev, int config) {
   return bad;
 }
 
+/* A pre_hook that copies a buffer into another before every launch: the
+ * kernel adds 1 to dst in place, so dst is src + 1 after any number of
+ * launches, tuning's included. 0 when it is. */
+static int pre_hook_copies(tilec_device *dev) {
+  static const char copy_src[] =
+      "import triton\n"
+      "import triton.language as tl\n"
+      "@triton.autotune(configs=[triton.Config({'B': 64}, pre_hook=lambda nargs: nargs['dst'].copy_(nargs['src'])),\n"
+      "                          triton.Config({'B': 128}, pre_hook=lambda nargs: nargs['dst'].copy_(nargs['src']))],\n"
+      "                 key=['n'])\n"
+      "@triton.jit\n"
+      "def bump(src, dst, n, B: tl.constexpr):\n"
+      "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+      "    tl.store(dst + o, tl.load(dst + o, mask=o < n) + 1, mask=o < n)\n";
+  tilec_jit_options o = {.signature = "*i32, *i32, i32", .grid = "cdiv(n, B)", .config = TILEC_CONFIG_TUNE, .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  if (tilec_kernel_create(dev, "bump.py", copy_src, sizeof copy_src - 1, &o, &k, &diag) != TILEC_OK) {
+    fprintf(stderr, "%s\n", diag ? diag : "");
+    free(diag);
+    return 1;
+  }
+  free(diag);
+  enum { N = 300 };
+  int32_t from[N], dst[N];
+  for (int i = 0; i < N; i++) from[i] = i * 7 - 100, dst[i] = -5;
+  unsigned long long ds, dd;
+  int n = N, bad = tilec_device_alloc(dev, sizeof from, &ds, NULL) || tilec_device_alloc(dev, sizeof dst, &dd, NULL) ||
+                   tilec_device_copy_to(dev, ds, from, sizeof from, NULL) || tilec_device_copy_to(dev, dd, dst, sizeof dst, NULL);
+  void *args[3] = {&ds, &dd, &n};
+  for (int launch = 0; launch < 2 && !bad; launch++) {
+    char *report = NULL;
+    if (tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
+      fprintf(stderr, "%s\n", report ? report : "");
+      bad = 1;
+    }
+    free(report);
+    bad = bad || tilec_device_copy_from(dev, dst, dd, sizeof dst, NULL);
+    for (int i = 0; !bad && i < N; i++) bad = dst[i] != from[i] + 1;
+  }
+  tilec_device_free(dev, ds, NULL), tilec_device_free(dev, dd, NULL);
+  tilec_kernel_destroy(k);
+  return bad;
+}
+
 /* Launches with the grid the options compute; 0 when y = 2 x over n elements. */
 static int run_twice(tilec_device *dev, tilec_kernel *k, unsigned long long x, unsigned long long y, int n, float *in,
                      float *out) {
@@ -390,6 +435,7 @@ static void autotune(tilec_device *cpu) {
   CHECK(tuned_side_effects(cpu, ", reset_to_zero=['total'], restore_value=['x']", true) == 0);
   CHECK(pre_hook_zeroes(cpu, TILEC_CONFIG_TUNE) == 0);
   CHECK(pre_hook_zeroes(cpu, 1) == 0);
+  CHECK(pre_hook_copies(cpu) == 0);
   /* they name pointer parameters */
   char text[1024];
   snprintf(text, sizeof text, side_effects_fmt, ", reset_to_zero=['n']");

@@ -21,7 +21,7 @@ static const char meta_json[] =
     "    {\"name\": \"n_elements\", \"type\": \"i32\", \"divisibility\": 16, \"entry\": 3}\n"
     "  ],\n  \"constexprs\": {\"BLOCK_SIZE\": 1024, \"EVEN\": 1},\n"
     "  \"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"],"
-    " \"restore\": [], \"warmup_ms\": 10, \"rep_ms\": 40, \"pre_zero\": [\"y_ptr\"]},\n"
+    " \"restore\": [], \"warmup_ms\": 10, \"rep_ms\": 40, \"pre_zero\": [\"y_ptr\"], \"pre_copy\": [\"y_ptr\", \"x_ptr\"]},\n"
     "  \"lowered_hash\": \"8f2c3a9d01b4e765\"\n}\n";
 
 static void test_meta_reads_the_compilers_json(void) {
@@ -53,6 +53,11 @@ static void test_meta_reads_the_compilers_json(void) {
   if (m.nreset == 1) CHECK_STR(m.reset[0], "out_ptr");
   CHECK(m.warmup_ms == 10 && m.rep_ms == 40 && m.npre_zero == 1);
   if (m.npre_zero == 1) CHECK_STR(m.pre_zero[0], "y_ptr");
+  CHECK(m.npre_copy == 2);
+  if (m.npre_copy == 2) {
+    CHECK_STR(m.pre_copy[0], "y_ptr");
+    CHECK_STR(m.pre_copy[1], "x_ptr");
+  }
   if (m.nkeys == 2) {
     CHECK_STR(m.keys[0], "n_elements");
     CHECK_STR(m.keys[1], "x_ptr");
@@ -64,7 +69,7 @@ static void test_meta_reads_the_compilers_json(void) {
   const char *small = "{\"constexprs\": {}, \"params\": [], \"name\": \"k\\\"\\\\\", \"arch\": \"sm_90a\", "
                       "\"num_warps\": 32, \"num_stages\": 1, \"shared_bytes\": 98304, \"lowered_hash\": \"\", "
                       "\"autotune\": {\"key\": [], \"restore\": [\"k\"], \"config\": 0, \"configs\": 0, \"reset\": [], "
-                      "\"pre_zero\": [], \"rep_ms\": 0, \"warmup_ms\": 0}}";
+                      "\"pre_zero\": [], \"rep_ms\": 0, \"warmup_ms\": 0, \"pre_copy\": []}}";
   CHECK(meta_parse(small, &m, err, sizeof err, NULL));
   CHECK_STR(m.name, "k\"\\");
   CHECK(m.nparams == 0 && m.nconsts == 0 && m.num_warps == 32 && m.shared_bytes == 98304 && m.nkeys == 0);
@@ -75,7 +80,7 @@ static void test_meta_reads_the_compilers_json(void) {
   CHECK(meta_parse("{\"name\": \"k\", \"arch\": \"a\", \"num_warps\": 1, \"num_stages\": 0, \"shared_bytes\": 0,"
                        " \"params\": [], \"constexprs\": {\"A\": -9223372036854775808, \"B\": 9223372036854775807},"
                        " \"lowered_hash\": \"0\", \"autotune\": {\"configs\": 0, \"config\": 0, \"key\": [], \"reset\": [],"
-                       " \"warmup_ms\": 0, \"rep_ms\": 0, \"pre_zero\": [],"
+                       " \"warmup_ms\": 0, \"rep_ms\": 0, \"pre_zero\": [], \"pre_copy\": [],"
                        " \"restore\": []}}",
                        &m, err, sizeof err, NULL));
   CHECK(m.nconsts == 2 && m.consts[0].value == INT64_MIN && m.consts[1].value == INT64_MAX);
@@ -115,16 +120,17 @@ static void test_meta_errors(void) {
   meta_fails("\"x_ptr\"", "\"x\\u0041\"", "at byte 132: unsupported escape in a string");
   meta_fails("\"x_ptr\"", "\"x\nptr\"", "at byte 132: unterminated string");
   meta_fails("\n  ],", "\n  ,],", "at byte 412: expected '{', found ']'"); /* no trailing commas */
-  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 668: text after the object");
+  meta_fails("\"\n}\n", "\"\n}\n}", "at byte 700: text after the object");
   meta_fails(",\n  \"lowered_hash\": \"8f2c3a9d01b4e765\"", "", "at byte 0: no key 'lowered_hash'");
-  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 647: expected '\"', found '1'");
+  meta_fails("\"lowered_hash\": \"8f2c3a9d01b4e765\"", "\"lowered_hash\": 1", "at byte 679: expected '\"', found '1'");
   meta_fails("{\n", "[", "at byte 0: expected '{', found '['");
   meta_fails("\"config\": 1", "\"config\": 3", "at byte 477: autotune config 3, but there are 3 configs");
-  meta_fails("\"config\": 1, ", "", "at byte 477: autotune needs exactly configs, config, warmup_ms, rep_ms, key, reset, restore and pre_zero");
+  meta_fails("\"pre_copy\": [\"y_ptr\", \"x_ptr\"]", "\"pre_copy\": [\"y_ptr\"]", "at byte 649: pre_copy holds pairs of names, not 1");
+  meta_fails("\"config\": 1, ", "", "at byte 477: autotune needs exactly configs, config, warmup_ms, rep_ms, key, reset, restore, pre_zero and pre_copy");
   meta_fails("\"x_ptr\"]", "\"x_ptr\",]", "at byte 535: expected '\"', found ']'");
   meta_fails("\"key\": [", "\"key\": [1, ", "at byte 513: expected '\"', found '1'");
   meta_fails("\"configs\": 3", "\"configs\": 3, \"configs\": 3", "at byte 492: duplicate key 'configs'");
-  meta_fails("\"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"], \"restore\": [], \"warmup_ms\": 10, \"rep_ms\": 40, \"pre_zero\": [\"y_ptr\"]},\n  ", "", "at byte 0: no key 'autotune'");
+  meta_fails("\"autotune\": {\"configs\": 3, \"config\": 1, \"key\": [\"n_elements\", \"x_ptr\"], \"reset\": [\"out_ptr\"], \"restore\": [], \"warmup_ms\": 10, \"rep_ms\": 40, \"pre_zero\": [\"y_ptr\"], \"pre_copy\": [\"y_ptr\", \"x_ptr\"]},\n  ", "", "at byte 0: no key 'autotune'");
   meta_fails("\"restore\": []", "\"restore\": [\"a\", 2]", "at byte 576: expected '\"', found '2'");
 }
 
