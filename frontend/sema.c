@@ -376,24 +376,17 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
         diag_error(d, sema_loc(name), "autotune %s '%s' is not a parameter of kernel '%s'", what[l], name->sval, fn->name);
       vec_push(a, outs[l], (void *)name->sval);
     }
-  /* the buffers the config's pre_hook zeroes: parameters of the kernel */
-  for (int i = 0; cfg && i < cfg->pre_zero.n; i++) {
-    Node *name = cfg->pre_zero.v[i];
+  /* the buffers the config's pre_hook zeroes, and copies into and from: parameters of the kernel */
+  for (int i = 0; cfg && i < cfg->pre_zero.n + cfg->pre_copy.n; i++) {
+    bool zero = i < cfg->pre_zero.n;
+    int c = i - cfg->pre_zero.n;
+    Node *name = zero ? cfg->pre_zero.v[i] : cfg->pre_copy.v[c];
     int j = 0;
     while (j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
     if (j == np)
-      diag_error(d, sema_loc(name), "the pre_hook of config %d zeroes '%s', which is not a parameter of kernel '%s'",
-                 opt->config, name->sval, fn->name);
-    vec_push(a, &k->pre_zero, (void *)name->sval);
-  }
-  for (int i = 0; cfg && i < cfg->pre_copy.n; i++) {
-    Node *name = cfg->pre_copy.v[i];
-    int j = 0;
-    while (j < np && strcmp(def->kids.v[j]->name, name->sval)) j++;
-    if (j == np)
-      diag_error(d, sema_loc(name), "the pre_hook of config %d copies %s '%s', which is not a parameter of kernel '%s'",
-                 opt->config, i % 2 ? "from" : "into", name->sval, fn->name);
-    vec_push(a, &k->pre_copy, (void *)name->sval);
+      diag_error(d, sema_loc(name), "the pre_hook of config %d %s '%s', which is not a parameter of kernel '%s'",
+                 opt->config, zero ? "zeroes" : c % 2 ? "copies from" : "copies into", name->sval, fn->name);
+    vec_push(a, zero ? &k->pre_zero : &k->pre_copy, (void *)name->sval);
   }
   k->tune_warmup = fn->autotune_warmup;
   k->tune_rep = fn->autotune_rep;

@@ -116,6 +116,38 @@ static int tuned_side_effects(tilec_device *dev, const char *decorator_args, boo
   return bad || same != exact;
 }
 
+/* A kernel of text; NULL after printing the diagnostics. */
+static tilec_kernel *create_or_say(tilec_device *dev, const char *file, const char *text, const tilec_jit_options *o) {
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  if (tilec_kernel_create(dev, file, text, strlen(text), o, &k, &diag) != TILEC_OK) fprintf(stderr, "%s\n", diag ? diag : "");
+  free(diag);
+  return k;
+}
+
+/* Launches k(a, b, n) twice, a and b copied in first (n: a's count), and
+ * checks after each launch that b holds want. 0 when it does; destroys k. */
+static int twice_expect(tilec_device *dev, tilec_kernel *k, const int32_t *a, int n, int32_t *b, int nb, const int32_t *want) {
+  unsigned long long da, db;
+  size_t sa = sizeof *a * (size_t)n, sb = sizeof *b * (size_t)nb;
+  int bad = tilec_device_alloc(dev, sa, &da, NULL) || tilec_device_alloc(dev, sb, &db, NULL) ||
+            tilec_device_copy_to(dev, da, a, sa, NULL) || tilec_device_copy_to(dev, db, b, sb, NULL);
+  void *args[3] = {&da, &db, &n};
+  for (int launch = 0; launch < 2 && !bad; launch++) {
+    char *report = NULL;
+    if (tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
+      fprintf(stderr, "%s\n", report ? report : "");
+      bad = 1;
+    }
+    free(report);
+    bad = bad || tilec_device_copy_from(dev, b, db, sb, NULL);
+    for (int i = 0; !bad && i < nb; i++) bad = b[i] != want[i];
+  }
+  tilec_device_free(dev, da, NULL), tilec_device_free(dev, db, NULL);
+  tilec_kernel_destroy(k);
+  return bad;
+}
+
 /* A config's pre_hook that zeroes a buffer runs before every launch of
  * the config, tuning's and the caller's, as Triton runs it: the total is
  * one launch's sum, never the initial values' or several launches'. And the
@@ -132,34 +164,11 @@ static int pre_hook_zeroes(tilec_device *dev, int config) {
       "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
       "    tl.atomic_add(total + o % 4, tl.load(x + o, mask=o < n, other=0), mask=o < n)\n";
   tilec_jit_options o = {.signature = "*i32, *i32, i32", .grid = "cdiv(n, B)", .config = config, .no_disk_cache = 1};
-  tilec_kernel *k = NULL;
-  char *diag = NULL;
-  if (tilec_kernel_create(dev, "acc.py", hook_src, sizeof hook_src - 1, &o, &k, &diag) != TILEC_OK) {
-    fprintf(stderr, "%s\n", diag ? diag : "");
-    free(diag);
-    return 1;
-  }
-  free(diag);
+  tilec_kernel *k = create_or_say(dev, "acc.py", hook_src, &o);
   enum { N = 1000 };
   int32_t x[N], total[4] = {5, 6, 7, 8}, want[4] = {0, 0, 0, 0};
   for (int i = 0; i < N; i++) x[i] = (int32_t)((i * 37 + 11) % 100) + 1, want[i % 4] += x[i];
-  unsigned long long dx, dt;
-  int n = N, bad = tilec_device_alloc(dev, sizeof x, &dx, NULL) || tilec_device_alloc(dev, sizeof total, &dt, NULL) ||
-                   tilec_device_copy_to(dev, dx, x, sizeof x, NULL) || tilec_device_copy_to(dev, dt, total, sizeof total, NULL);
-  void *args[3] = {&dx, &dt, &n};
-  for (int launch = 0; launch < 2 && !bad; launch++) {
-    char *report = NULL;
-    if (tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
-      fprintf(stderr, "%s\n", report ? report : "");
-      bad = 1;
-    }
-    free(report);
-    bad = bad || tilec_device_copy_from(dev, total, dt, sizeof total, NULL);
-    for (int i = 0; !bad && i < 4; i++) bad = total[i] != want[i];
-  }
-  tilec_device_free(dev, dx, NULL), tilec_device_free(dev, dt, NULL);
-  tilec_kernel_destroy(k);
-  return bad;
+  return !k || twice_expect(dev, k, x, N, total, 4, want);
 }
 
 /* A pre_hook that copies a buffer into another before every launch: the
@@ -177,34 +186,11 @@ static int pre_hook_copies(tilec_device *dev) {
       "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
       "    tl.store(dst + o, tl.load(dst + o, mask=o < n) + 1, mask=o < n)\n";
   tilec_jit_options o = {.signature = "*i32, *i32, i32", .grid = "cdiv(n, B)", .config = TILEC_CONFIG_TUNE, .no_disk_cache = 1};
-  tilec_kernel *k = NULL;
-  char *diag = NULL;
-  if (tilec_kernel_create(dev, "bump.py", copy_src, sizeof copy_src - 1, &o, &k, &diag) != TILEC_OK) {
-    fprintf(stderr, "%s\n", diag ? diag : "");
-    free(diag);
-    return 1;
-  }
-  free(diag);
+  tilec_kernel *k = create_or_say(dev, "bump.py", copy_src, &o);
   enum { N = 300 };
-  int32_t from[N], dst[N];
-  for (int i = 0; i < N; i++) from[i] = i * 7 - 100, dst[i] = -5;
-  unsigned long long ds, dd;
-  int n = N, bad = tilec_device_alloc(dev, sizeof from, &ds, NULL) || tilec_device_alloc(dev, sizeof dst, &dd, NULL) ||
-                   tilec_device_copy_to(dev, ds, from, sizeof from, NULL) || tilec_device_copy_to(dev, dd, dst, sizeof dst, NULL);
-  void *args[3] = {&ds, &dd, &n};
-  for (int launch = 0; launch < 2 && !bad; launch++) {
-    char *report = NULL;
-    if (tilec_kernel_launch(k, NULL, args, 3, NULL, &report) != TILEC_OK) {
-      fprintf(stderr, "%s\n", report ? report : "");
-      bad = 1;
-    }
-    free(report);
-    bad = bad || tilec_device_copy_from(dev, dst, dd, sizeof dst, NULL);
-    for (int i = 0; !bad && i < N; i++) bad = dst[i] != from[i] + 1;
-  }
-  tilec_device_free(dev, ds, NULL), tilec_device_free(dev, dd, NULL);
-  tilec_kernel_destroy(k);
-  return bad;
+  int32_t from[N], dst[N], want[N];
+  for (int i = 0; i < N; i++) from[i] = i * 7 - 100, dst[i] = -5, want[i] = from[i] + 1;
+  return !k || twice_expect(dev, k, from, N, dst, N, want);
 }
 
 /* Launches with the grid the options compute; 0 when y = 2 x over n elements. */
