@@ -33,7 +33,6 @@
 
 #include "jit/tuning.h"
 #include "runtime/cache.h"
-#include "runtime/grid.h"
 #include "support/timing.h"
 
 #define BENCH_USAGE "tilec bench FILE.py [-k NAME]... -s SIGNATURE -g GRID [options] ARG..."
@@ -335,13 +334,6 @@ static void progress_clear(Bench *b) {
   b->shown = false;
 }
 
-/* The argument named `name` among the pointer parameters; -1 if none. */
-static int param_index(const KernelMeta *m, const char *name) {
-  for (int i = 0; i < m->nparams; i++)
-    if (!strcmp(m->params[i].name, name)) return i;
-  return -1;
-}
-
 /* ==== the CPU ===================================================================== */
 
 typedef struct CpuRun {
@@ -358,7 +350,7 @@ static bool cpu_once(CpuRun *c, double *ms) {
   for (int j = 0; j < m->nreset; j++) run_zero_buffer(run_arg_named(c->k, m->reset[j]));
   run_pre_hook(c->k);
   for (int j = 0; j < m->nrestore; j++) {
-    Arg *a = &c->k->args[param_index(m, m->restore[j])];
+    Arg *a = run_arg_named(c->k, m->restore[j]);
     memcpy(a->buf.data, c->saved[j], a->buf.nbytes);
   }
   char *msg = NULL;
@@ -388,7 +380,7 @@ static int measure_cpu(Bench *b, Line *ln, Row *row, const char *what) {
   if (!argv || !bufs || !t || !c.saved) rc = cli_error("out of memory");
   if (!rc) rc = run_check_buffers(k);
   for (int j = 0; j < m->nrestore && !rc; j++) {
-    const Arg *a = &k->args[param_index(m, m->restore[j])];
+    const Arg *a = run_arg_named(k, m->restore[j]);
     if (!(c.saved[j] = malloc(a->buf.nbytes + 1))) rc = cli_error("out of memory");
     else memcpy(c.saved[j], a->buf.data, a->buf.nbytes);
   }
@@ -456,19 +448,19 @@ static bool gpu_prepare(GpuRun *g, int i) {
   const KernelMeta *m = &g->k->meta;
   int r = i % g->rotate;
   for (int j = 0; j < m->nreset + m->npre_zero; j++) {
-    int p = param_index(m, j < m->nreset ? m->reset[j] : m->pre_zero[j - m->nreset]);
+    int p = run_param_index(m, j < m->nreset ? m->reset[j] : m->pre_zero[j - m->nreset]);
     if (tilec_cuda_memset(g->cuda, g->dev[r * m->nparams + p], 0, g->k->args[p].buf.nbytes, &g->log) != TILEC_RT_OK)
       return false;
   }
   for (int j = 0; j < m->nrestore; j++) {
-    int p = param_index(m, m->restore[j]);
+    int p = run_param_index(m, m->restore[j]);
     if (tilec_cuda_copy_to(g->cuda, g->dev[r * m->nparams + p], g->k->args[p].buf.data, g->k->args[p].buf.nbytes,
                            &g->log) != TILEC_RT_OK)
       return false;
   }
   /* the pre_hook's copies, device to device through the host */
   for (int j = 0; j + 1 < m->npre_copy; j += 2) {
-    int d = param_index(m, m->pre_copy[j]), s = param_index(m, m->pre_copy[j + 1]);
+    int d = run_param_index(m, m->pre_copy[j]), s = run_param_index(m, m->pre_copy[j + 1]);
     size_t n = g->k->args[d].buf.nbytes;
     void *tmp = malloc(n + 1);
     bool ok = tmp && tilec_cuda_copy_from(g->cuda, tmp, g->dev[r * m->nparams + s], n, &g->log) == TILEC_RT_OK &&
@@ -575,7 +567,7 @@ static bool tuning_key(const RunOptions *o, const char *src, size_t len, const R
   int64_t vals[64];
   if (m->nkeys > 64) return false;
   for (int i = 0; i < m->nkeys; i++) {
-    int p = param_index(m, m->keys[i]);
+    int p = run_param_index(m, m->keys[i]);
     if (p < 0 || k->args[p].is_ptr || !tune_scalar_value(k->args[p].type, &k->args[p].slot, &vals[i])) return false;
   }
   TuneIdentity id = {
@@ -595,11 +587,6 @@ static bool tuning_key(const RunOptions *o, const char *src, size_t len, const R
   return true;
 }
 
-static bool print_autotuning(void) {
-  const char *p = getenv("TILEC_PRINT_AUTOTUNING");
-  return p && !strcmp(p, "1");
-}
-
 /* Keeps the choice; a warning when it cannot be written. */
 static void keep_choice(const char *dir, const char *hex, int nconfigs, int config, double ms) {
   char w[512];
@@ -616,9 +603,10 @@ static int tuned_config(const RunOptions *o, const char *src, size_t len, const 
   if (m->nconfigs < 2) return 0;
   char dirbuf[1024], hex[65], w[512] = "";
   const char *dir = cache_default_dir(dirbuf, sizeof dirbuf);
-  bool disk = dir && tuning_key(o, src, len, k, hex), print = print_autotuning();
+  bool disk = dir && tuning_key(o, src, len, k, hex);
+  FILE *table = tune_table();
   if (disk && tune_get(dir, hex, m->nconfigs, config, w, sizeof w)) {
-    if (print) fprintf(stderr, "tilec: autotuning %s: config %d, from the tuning cache\n", m->name, *config);
+    tune_print_cached(table, m->name, *config);
     return 0;
   }
   if (*w) fprintf(stderr, "tilec: warning: %s\n", w);
@@ -626,7 +614,7 @@ static int tuned_config(const RunOptions *o, const char *src, size_t len, const 
   Bench tb = {.run = *o, .warmup_ms = warmup_ms, .rep_ms = rep_ms, .rotate = 1, .quiet = true};
   double started = clock_ms(), best_ms = 0;
   int best = -1;
-  if (print) fprintf(stderr, "tilec: autotuning %s: %d configs\n", m->name, m->nconfigs);
+  tune_print_start(table, m->name, m->nconfigs);
   /* the configs compiled in parallel, then timed one by one */
   RunCompileJob *jobs = calloc((size_t)m->nconfigs, sizeof *jobs);
   if (!jobs) return cli_error("out of memory");
@@ -649,15 +637,12 @@ static int tuned_config(const RunOptions *o, const char *src, size_t len, const 
     if (!rc) rc = measure(&tb, &ln, &row, what);
     progress_clear(&tb);
     run_release(&ln.k);
-    if (print && !rc) fprintf(stderr, "  config %-3d %12.4f ms\n", c, row.median);
-    else if (print) fprintf(stderr, "  config %-3d does not compile or run\n", c);
+    tune_print_row(table, c, row.median, rc ? "compile or run" : NULL, NULL);
     if (!rc && (best < 0 || row.median < best_ms)) best = c, best_ms = row.median;
   }
   free(jobs);
   if (best < 0) return cli_error("%s: no @triton.autotune config compiles and runs on these arguments", m->name);
-  if (print)
-    fprintf(stderr, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", m->name, clock_ms() - started,
-            best, best_ms);
+  tune_print_chosen(table, m->name, clock_ms() - started, best, best_ms);
   if (disk) keep_choice(dir, hex, m->nconfigs, best, best_ms);
   *config = best;
   return 0;
@@ -683,25 +668,16 @@ static int eval_amount(const char *flag, const char *text, const RunKernel *k, i
     names[i] = k->names[i];
     if (i < m->nparams && k->args[i].is_ptr) names[i] = (RunName){.name = names[i].name, .value = (int64_t)k->args[i].buf.nbytes};
   }
-  GridName *gn = calloc((size_t)k->nnames + 1, sizeof *gn);
-  int64_t *values = calloc((size_t)k->nnames + 1, sizeof *values);
-  Grid *g = malloc(sizeof *g);
-  GridError e = {.msg = "out of memory"};
-  for (int i = 0; gn && values && i < k->nnames; i++) {
-    gn[i] = (GridName){.name = names[i].name, .unusable = names[i].unusable};
-    values[i] = names[i].value;
-  }
-  bool ok = gn && values && g && grid_parse(g, text, gn, k->nnames, &e) && grid_eval_value(g, values, out, &e);
+  char err[256];
+  size_t pos = 0;
+  bool ok = run_value_eval(text, names, k->nnames, out, err, sizeof err, &pos);
+  free(names);
   if (ok && *out < 0) {
-    snprintf(e.msg, sizeof e.msg, "it is %" PRId64 ", less than 0", *out);
-    e.pos = 0;
+    snprintf(err, sizeof err, "it is %" PRId64 ", less than 0", *out);
+    pos = 0;
     ok = false;
   }
-  free(names);
-  free(gn);
-  free(values);
-  free(g);
-  return ok ? 0 : run_expr_error(flag, text, e.msg, e.pos);
+  return ok ? 0 : run_expr_error(flag, text, err, pos);
 }
 
 /* The run options of one line at sweep value x: the template with {NAME}

@@ -24,14 +24,13 @@
 #include "run.h"
 
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "emu/emu.h"
 #include "runtime/grid.h"
+#include "support/support.h"
 #include "tilec/runtime.h"
 #include "tilec/tilec.h"
 
@@ -259,8 +258,10 @@ static int resolve_buffer(const KernelMeta *m, const Arg *args, const char *flag
   return 0;
 }
 
-bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err, size_t errlen,
-                   size_t *errpos) {
+/* Parses text over the names and evaluates it: a grid into dims, or (dims
+ * NULL) one expression into *value. */
+static bool eval_over(const char *text, const RunName *names, int nnames, unsigned dims[3], int64_t *value, char *err,
+                      size_t errlen, size_t *errpos) {
   GridName *gn = calloc((size_t)nnames + 1, sizeof *gn);
   int64_t *values = calloc((size_t)nnames + 1, sizeof *values);
   Grid *g = malloc(sizeof *g);
@@ -269,13 +270,24 @@ bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned 
     gn[i] = (GridName){.name = names[i].name, .unusable = names[i].unusable};
     values[i] = names[i].value;
   }
-  bool ok = gn && values && g && grid_parse(g, grid, gn, nnames, &e) && grid_eval(g, values, dims, &e);
+  bool ok = gn && values && g && grid_parse(g, text, gn, nnames, &e) &&
+            (dims ? grid_eval(g, values, dims, &e) : grid_eval_value(g, values, value, &e));
   free(gn);
   free(values);
   free(g);
   if (!ok && err && errlen) snprintf(err, errlen, "%s", e.msg);
   if (!ok && errpos) *errpos = e.pos;
   return ok;
+}
+
+bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err, size_t errlen,
+                   size_t *errpos) {
+  return eval_over(grid, names, nnames, dims, NULL, err, errlen, errpos);
+}
+
+bool run_value_eval(const char *text, const RunName *names, int nnames, int64_t *value, char *err, size_t errlen,
+                    size_t *errpos) {
+  return eval_over(text, names, nnames, NULL, value, err, errlen, errpos);
 }
 
 /* Writes the buffers --save names; 0, or the exit code. */
@@ -419,32 +431,20 @@ int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k) 
 
 typedef struct CompileAll {
   RunCompileJob *jobs;
-  int n;
   const char *src;
   size_t len;
-  _Atomic int next;
 } CompileAll;
 
-static void *compile_jobs(void *arg) {
-  CompileAll *c = arg;
-  for (int i; (i = c->next++) < c->n;) {
-    RunOptions o = c->jobs[i].o;
-    o.quiet = true;
-    c->jobs[i].rc = run_compile(&o, c->src, c->len, &c->jobs[i].k);
-  }
-  return NULL;
+static void compile_job(void *ctx, int i) {
+  CompileAll *c = ctx;
+  RunOptions o = c->jobs[i].o;
+  o.quiet = true; /* the diagnostics are printed after, in order */
+  c->jobs[i].rc = run_compile(&o, c->src, c->len, &c->jobs[i].k);
 }
 
 void run_compile_all(RunCompileJob *jobs, int n, const char *src, size_t len) {
-  CompileAll c = {.jobs = jobs, .n = n, .src = src, .len = len};
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int nthreads = (int)(cpus < 1 ? 1 : cpus > 16 ? 16 : cpus);
-  pthread_t t[16];
-  int started = 0;
-  for (int i = 1; i < nthreads && i < n; i++)
-    if (pthread_create(&t[started], NULL, compile_jobs, &c) == 0) started++;
-  compile_jobs(&c); /* this thread too, and alone if none started */
-  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+  CompileAll c = {.jobs = jobs, .src = src, .len = len};
+  parallel_for(n, 16, compile_job, &c);
   for (int i = 0; i < n; i++)
     if (!jobs[i].o.quiet && jobs[i].k.result) fputs(tilec_result_diagnostics(jobs[i].k.result), stderr);
 }
@@ -513,9 +513,8 @@ int run_check_buffers(const RunKernel *k) {
     char **names = l == 0 ? m->reset : l == 1 ? m->restore : l == 2 ? m->pre_zero : m->pre_copy;
     int n = l == 0 ? m->nreset : l == 1 ? m->nrestore : l == 2 ? m->npre_zero : m->npre_copy;
     for (int j = 0; j < n; j++) {
-      int i = 0;
-      while (i < m->nparams && strcmp(m->params[i].name, names[j])) i++;
-      if (i == m->nparams || !k->args[i].is_ptr)
+      const Arg *a = run_arg_named(k, names[j]);
+      if (!a || !a->is_ptr)
         return cli_error("%s: %s names '%s', which is not a pointer parameter", m->name,
                          l == 0 ? "autotune's reset_to_zero" : l == 1 ? "autotune's restore_value" : "the config's pre_hook",
                          names[j]);
@@ -530,10 +529,15 @@ int run_check_buffers(const RunKernel *k) {
   return 0;
 }
 
+int run_param_index(const KernelMeta *m, const char *name) {
+  for (int i = 0; i < m->nparams; i++)
+    if (!strcmp(m->params[i].name, name)) return i;
+  return -1;
+}
+
 Arg *run_arg_named(const RunKernel *k, const char *name) {
-  for (int i = 0; i < k->meta.nparams; i++)
-    if (!strcmp(k->meta.params[i].name, name)) return &k->args[i];
-  return NULL;
+  int i = run_param_index(&k->meta, name);
+  return i < 0 ? NULL : &k->args[i];
 }
 
 void run_pre_hook(RunKernel *k) {

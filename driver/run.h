@@ -39,6 +39,11 @@ typedef struct RunName {
 bool run_grid_eval(const char *grid, const RunName *names, int nnames, unsigned dims[3], char *err,
                    size_t errlen, size_t *errpos);
 
+/* Evaluates one expression of the same language (no range check of a
+ * dimension): `tilec bench --bytes`. Errors as run_grid_eval's. */
+bool run_value_eval(const char *text, const RunName *names, int nnames, int64_t *value, char *err, size_t errlen,
+                    size_t *errpos);
+
 /* The bits of the fp16 and bf16 nearest to v (ties to even; overflow to
  * infinity; NaN stays a quiet NaN of the same sign). */
 uint16_t run_f16_bits(double v);
@@ -154,7 +159,8 @@ void run_release(RunKernel *k); /* everything */
 int run_check_buffers(const RunKernel *k);
 /* Zeroes a buffer argument, and marks it written (its bytes are values). */
 void run_zero_buffer(Arg *a);
-/* The argument of the parameter named so (run_check_buffers has checked those of the metadata). */
+/* The index of the runtime parameter named so, or -1; and its argument, or NULL. */
+int run_param_index(const KernelMeta *m, const char *name);
 Arg *run_arg_named(const RunKernel *k, const char *name);
 /* What the config's pre_hook does before a launch: its buffers zeroed, then copied. */
 void run_pre_hook(RunKernel *k);

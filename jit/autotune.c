@@ -15,12 +15,11 @@
 #include "jit.h"
 #include "tuning.h"
 
-#include "support/timing.h"
+#include "support/support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The values of the key's parameters in these arguments. */
 static void key_of(const tilec_kernel *k, void **args, int64_t key[MAX_KEYS]) {
@@ -110,35 +109,25 @@ static tilec_status put_buffers(tilec_kernel *k, const Saved *sv, int n, bool be
  * after, every such buffer holds what the caller had put there. A config
  * that does not compile or launch (too much shared memory, a grid out of
  * range) is left out; *best is the fastest of the others. */
-/* The configs' compiles, in parallel: threads take configs in turn and
- * compile each into the disk cache (jit_prefetch). */
+/* The configs' compiles, in parallel: each compiled into the disk cache
+ * (jit_prefetch), from which the timing takes it. */
 typedef struct Prefetch {
   tilec_kernel *k;
   uint64_t hints;
-  _Atomic int next;
 } Prefetch;
 
-static void *prefetch_configs(void *arg) {
-  Prefetch *p = arg;
-  for (int c; (c = p->next++) < p->k->nconfigs;) jit_prefetch(p->k, p->hints, c);
-  return NULL;
+static void prefetch_config(void *ctx, int config) {
+  Prefetch *p = ctx;
+  jit_prefetch(p->k, p->hints, config);
 }
 
 /* Compiles the configs not compiled yet on up to TUNE_THREADS threads (one
  * per CPU), when there is a disk cache to hand them over through. */
 static void compile_configs(tilec_kernel *k, uint64_t hints) {
   char dirbuf[1024];
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int n = (int)(cpus < 1 ? 1 : cpus > TUNE_THREADS ? TUNE_THREADS : cpus);
-  if (n > k->nconfigs) n = k->nconfigs;
-  if (n < 2 || !jit_cache_dir(k, dirbuf, sizeof dirbuf)) return;
+  if (k->nconfigs < 2 || !jit_cache_dir(k, dirbuf, sizeof dirbuf)) return;
   Prefetch p = {.k = k, .hints = hints};
-  pthread_t t[TUNE_THREADS];
-  int started = 0;
-  for (int i = 1; i < n; i++)
-    if (pthread_create(&t[started], NULL, prefetch_configs, &p) == 0) started++;
-  prefetch_configs(&p); /* this thread too, and alone if none started */
-  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+  parallel_for(k->nconfigs, TUNE_THREADS, prefetch_config, &p);
 }
 
 static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3], void **args, int nargs, void *stream,
@@ -152,10 +141,9 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
   if (st != TILEC_OK) return st;
   /* running out of memory, or copying the buffers back in, is no config's fault: it ends tuning */
   bool fatal = false;
-  const char *print = getenv("TILEC_PRINT_AUTOTUNING");
-  FILE *table = print && !strcmp(print, "1") ? stderr : NULL;
+  FILE *table = tune_table();
   double started = clock_ms();
-  if (table) fprintf(table, "tilec: autotuning %s: %d configs\n", k->name, k->nconfigs);
+  tune_print_start(table, k->name, k->nconfigs);
   compile_configs(k, hints);
   for (int c = 0; c < k->nconfigs && !fatal; c++) {
     free(why);
@@ -164,7 +152,7 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
     Spec *s = jit_spec_for(k, hints, c, &why, &st);
     fatal = st == TILEC_ERROR_NO_MEMORY;
     if (!s) {
-      if (table) fprintf(table, "  config %-3d does not compile: %s\n", c, why ? why : "");
+      tune_print_row(table, c, 0, "compile", why ? why : "");
       continue;
     }
     double t = 0;
@@ -190,12 +178,9 @@ static tilec_status tune(tilec_kernel *k, uint64_t hints, const unsigned grid[3]
       }
     }
     if (st == TILEC_OK && (*best < 0 || t < best_t)) *best = c, best_t = t;
-    if (table && st == TILEC_OK) fprintf(table, "  config %-3d %12.4f ms\n", c, t);
-    else if (table) fprintf(table, "  config %-3d does not run: %s\n", c, why ? why : "");
+    tune_print_row(table, c, t, st == TILEC_OK ? NULL : "run", why ? why : "");
   }
-  if (table && *best >= 0 && !fatal)
-    fprintf(table, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", k->name, clock_ms() - started,
-            *best, best_t);
+  if (*best >= 0 && !fatal) tune_print_chosen(table, k->name, clock_ms() - started, *best, best_t);
   if (fatal) *best = -1;
   if (!fatal && (st = put_buffers(k, saved, nsaved, false, &why)) != TILEC_OK) *best = -1, fatal = true;
   free_saved(saved, nsaved);
@@ -248,9 +233,7 @@ tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid
     bool disk = disk_key(k, args, &dir, dirbuf, sizeof dirbuf, hex);
     double ms = 0;
     if (disk && tune_get(dir, hex, k->nconfigs, config, w, sizeof w)) {
-      const char *print = getenv("TILEC_PRINT_AUTOTUNING");
-      if (print && !strcmp(print, "1"))
-        fprintf(stderr, "tilec: autotuning %s: config %d, from the tuning cache\n", k->name, *config);
+      tune_print_cached(tune_table(), k->name, *config);
     } else {
       if (disk) jit_warn(k, w);
       st = tune(k, hints, grid, args, nargs, stream, config, &ms, report);

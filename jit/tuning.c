@@ -91,6 +91,28 @@ int tune_get(const char *dir, const char *key, int nconfigs, int *config, char *
   return 1;
 }
 
+FILE *tune_table(void) {
+  const char *p = getenv("TILEC_PRINT_AUTOTUNING");
+  return p && !strcmp(p, "1") ? stderr : NULL;
+}
+
+void tune_print_start(FILE *f, const char *kernel, int nconfigs) {
+  if (f) fprintf(f, "tilec: autotuning %s: %d configs\n", kernel, nconfigs);
+}
+
+void tune_print_row(FILE *f, int config, double ms, const char *failed, const char *why) {
+  if (f && !failed) fprintf(f, "  config %-3d %12.4f ms\n", config, ms);
+  else if (f) fprintf(f, "  config %-3d does not %s%s%s\n", config, failed, why ? ": " : "", why ? why : "");
+}
+
+void tune_print_chosen(FILE *f, const char *kernel, double total_ms, int config, double ms) {
+  if (f) fprintf(f, "tilec: autotuning %s took %.1f ms; chosen: config %d (%.4f ms)\n", kernel, total_ms, config, ms);
+}
+
+void tune_print_cached(FILE *f, const char *kernel, int config) {
+  if (f) fprintf(f, "tilec: autotuning %s: config %d, from the tuning cache\n", kernel, config);
+}
+
 int tune_put(const char *dir, const char *key, int nconfigs, int config, double ms, char *warn, size_t wlen) {
   char text[128];
   int n = snprintf(text, sizeof text, TUNE_MAGIC "\nconfigs %d\nconfig %d\ntime_ms %.6g\n", nconfigs, config, ms);

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "support/dtype.h"
 
@@ -50,5 +51,18 @@ int tune_get(const char *dir, const char *key, int nconfigs, int *config, char *
 
 /* Stores the choice; 1, or 0 with warn when it cannot be written. */
 int tune_put(const char *dir, const char *key, int nconfigs, int config, double ms, char *warn, size_t wlen);
+
+/* ---- TILEC_PRINT_AUTOTUNING=1 (Triton's variable): each tuning's table ---- */
+
+/* Standard error when the table is asked for, else NULL; the printers
+ * below print nothing to NULL. */
+FILE *tune_table(void);
+void tune_print_start(FILE *f, const char *kernel, int nconfigs);
+/* A config's time; or, with failed ("compile", "run"), that it did not,
+ * and why when there is a why. */
+void tune_print_row(FILE *f, int config, double ms, const char *failed, const char *why);
+void tune_print_chosen(FILE *f, const char *kernel, double total_ms, int config, double ms);
+/* A choice taken from the cache instead of a tuning. */
+void tune_print_cached(FILE *f, const char *kernel, int config);
 
 #endif

@@ -27,6 +27,14 @@
 #define unreachable() internal_error(__FILE__, __LINE__, "unreachable")
 _Noreturn void internal_error(const char *file, int line, const char *what);
 
+/* ---- threads ------------------------------------------------------------ */
+
+/* Runs fn(ctx, i) for each i in [0, n) on up to one thread per CPU (and
+ * at most max_threads), the calling thread among them, each taking the
+ * next item when it is free; returns when every item is done. With one CPU,
+ * or when no thread can be started, the calling thread does them all. */
+void parallel_for(int n, int max_threads, void (*fn)(void *ctx, int i), void *ctx);
+
 /* ---- arena ------------------------------------------------------------ */
 
 typedef struct ArenaChunk ArenaChunk;
