@@ -240,19 +240,12 @@ static int tune_fresh(tilec_device *cpu, const char *dir, unsigned long long x, 
     return -2;
   }
   free(diag);
-  fflush(stderr);
-  FILE *table = tmpfile();
-  int saved_stderr = dup(2);
-  if (!table || saved_stderr < 0 || dup2(fileno(table), 2) != 2) return -3;
+  UnitCapture cap;
+  if (!unit_capture_begin(&cap)) return -3;
   setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
   int bad = run_twice(cpu, k, x, y, n, in, out);
   unsetenv("TILEC_PRINT_AUTOTUNING");
-  fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  rewind(table);
-  printed[fread(printed, 1, plen - 1, table)] = 0;
-  fclose(table);
+  unit_capture_end(&cap, printed, plen);
   void *args[3] = {&x, &y, &n};
   int c = bad ? -4 : tilec_kernel_config_of(k, args, 3);
   snprintf(warnings, wlen, "%s", tilec_kernel_warnings(k));
@@ -363,24 +356,16 @@ static void autotune(tilec_device *cpu) {
   n = N;
   CHECK(tilec_kernel_config_of(k, args, 3) == -1);
   /* with TILEC_PRINT_AUTOTUNING=1 the tuning prints its table to stderr */
-  fflush(stderr);
-  FILE *table = tmpfile();
-  int saved_stderr = dup(2);
-  CHECK(table && saved_stderr >= 0 && dup2(fileno(table), 2) == 2);
+  UnitCapture cap;
+  bool captured = unit_capture_begin(&cap);
+  CHECK(captured);
   setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
   CHECK(run_twice(cpu, k, x, y, N, in, out) == 0);
   unsetenv("TILEC_PRINT_AUTOTUNING");
-  fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
+  char printed[2048] = "", want[64];
+  if (captured) unit_capture_end(&cap, printed, sizeof printed);
   int c = tilec_kernel_config_of(k, args, 3);
   CHECK(c == 1 || c == 2);
-  char printed[2048] = "", want[64];
-  if (table) {
-    rewind(table);
-    printed[fread(printed, 1, sizeof printed - 1, table)] = 0;
-    fclose(table);
-  }
   snprintf(want, sizeof want, "chosen: config %d (", c);
   CHECK(strstr(printed, "tilec: autotuning twice: 3 configs\n") && strstr(printed, want));
   CHECK(strstr(printed, "  config 0   does not run: ") && strstr(printed, "  config 1   ") &&

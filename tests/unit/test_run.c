@@ -330,35 +330,12 @@ static void test_half_floats(void) {
   CHECK(run_bf16_bits(1.0 + 0x1p-8) == 0x3f80);
 }
 
-/* Standard error into a temporary file, and back. */
-typedef struct Captured {
-  FILE *t;
-  int saved;
-} Captured;
-
-static bool capture_begin(Captured *c) {
-  fflush(stderr);
-  c->t = tmpfile();
-  c->saved = dup(2);
-  return c->t && c->saved >= 0 && dup2(fileno(c->t), 2) == 2;
-}
-
-/* What was written to standard error since capture_begin, in err. */
-static void capture_end(Captured *c, char *err, size_t n) {
-  fflush(stderr);
-  dup2(c->saved, 2);
-  close(c->saved);
-  rewind(c->t);
-  err[fread(err, 1, n - 1, c->t)] = 0;
-  fclose(c->t);
-}
-
 /* Runs f(argc, argv) with standard error in `err`. */
 static int with_stderr(int (*f)(int, char **), int argc, char **argv, char *err, size_t n) {
-  Captured c;
-  if (!capture_begin(&c)) return -1;
+  UnitCapture c;
+  if (!unit_capture_begin(&c)) return -1;
   int rc = f(argc, argv);
-  capture_end(&c, err, n);
+  unit_capture_end(&c, err, n);
   return rc;
 }
 
@@ -384,15 +361,15 @@ static int jit_axpy(const char *dir, char *err, size_t n) {
     for (int i = 0; i < 5000; i++) ones[i] = 1.0f;
     tilec_device_copy_to(cpu, x, ones, sizeof ones, NULL);
     tilec_device_copy_to(cpu, y, ones, sizeof ones, NULL);
-    Captured c;
-    if (capture_begin(&c)) {
+    UnitCapture c;
+    if (unit_capture_begin(&c)) {
       setenv("TILEC_PRINT_AUTOTUNING", "1", 1);
       char *report = NULL;
       if (tilec_kernel_launch(k, NULL, args, 5, NULL, &report) == TILEC_OK) config = tilec_kernel_config_of(k, args, 5);
       else fprintf(stderr, "the launch failed: %s\n", report ? report : "");
       free(report);
       unsetenv("TILEC_PRINT_AUTOTUNING");
-      capture_end(&c, err, n);
+      unit_capture_end(&c, err, n);
     }
   }
   free(diag);

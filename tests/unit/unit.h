@@ -1,6 +1,7 @@
 /* unit.h — a minimal test harness: CHECK records a failure and goes on. */
 #ifndef TILEC_UNIT_H
 #define TILEC_UNIT_H
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,4 +33,13 @@ extern int unit_failures;
   } while (0)
 
 int unit_main(void); /* each test file defines it */
+
+/* Standard error into a temporary file (begin), and back (end: what was
+ * written meanwhile, in out). begin is false when it cannot redirect. */
+typedef struct UnitCapture {
+  FILE *t;
+  int saved;
+} UnitCapture;
+bool unit_capture_begin(UnitCapture *c);
+void unit_capture_end(UnitCapture *c, char *out, size_t n);
 #endif
