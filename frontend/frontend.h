@@ -192,9 +192,15 @@ struct Module {
   const char *dir;     /* its file's folder; NULL when not from a file */
   const char *file;    /* its file, as found (imported modules) */
   PtrVec bindings;     /* Binding*, in file order */
+  int *by_name;        /* the indices of bindings, sorted by name and then file order
+                          (module_bindings_of), so that a lookup does not scan them all */
   PtrVec defs;         /* FuncDef*, in file order */
   int ngroups;
 };
+
+/* The bindings of `name` ("*" for the star imports), in file order: the
+ * indices m->by_name[*lo .. *hi) of m->bindings. */
+void module_bindings_of(const Module *m, const char *name, int *lo, int *hi);
 
 /* Parses a whole Python file's module level; NULL with diagnostics on a
  * syntax error. Function bodies are parsed by parse_funcdef, on demand. */

@@ -302,6 +302,44 @@ static void module_block(Parser *P, int group) {
   while (!at(P, TK_EOF) && !at(P, TK_DEDENT)) module_stmt(P, group);
 }
 
+/* m->by_name: the bindings' indices, by name and then file order. */
+typedef struct NamedIndex {
+  const char *name;
+  int i;
+} NamedIndex;
+
+static int named_index_cmp(const void *pa, const void *pb) {
+  const NamedIndex *x = pa, *y = pb;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static void index_bindings(Arena *a, Module *m) {
+  int n = m->bindings.n;
+  NamedIndex *t = arena_alloc(a, sizeof *t * (size_t)(n + 1)); /* the arena unwinds when out of memory */
+  m->by_name = arena_alloc(a, sizeof *m->by_name * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) t[i] = (NamedIndex){((Binding *)m->bindings.v[i])->name, i};
+  qsort(t, (size_t)n, sizeof *t, named_index_cmp);
+  for (int i = 0; i < n; i++) m->by_name[i] = t[i].i;
+}
+
+void module_bindings_of(const Module *m, const char *name, int *lo, int *hi) {
+  int a = 0, b = m->by_name ? m->bindings.n : 0;
+  while (a < b) { /* the first not below name */
+    int mid = a + (b - a) / 2;
+    if (strcmp(((Binding *)m->bindings.v[m->by_name[mid]])->name, name) < 0) a = mid + 1;
+    else b = mid;
+  }
+  *lo = a;
+  b = m->by_name ? m->bindings.n : 0;
+  while (a < b) { /* the first above name */
+    int mid = a + (b - a) / 2;
+    if (strcmp(((Binding *)m->bindings.v[m->by_name[mid]])->name, name) <= 0) a = mid + 1;
+    else b = mid;
+  }
+  *hi = a;
+}
+
 Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *toks) {
   Module *m = arena_alloc(a, sizeof *m);
   m->src = src;
@@ -320,5 +358,6 @@ Module *parse_module(Arena *a, Diags *d, const Source *src, const TokenList *tok
     if (at(&P, TK_DEDENT)) next(&P);
   }
   d->unwind = saved;
+  index_bindings(a, m);
   return m;
 }

@@ -327,10 +327,9 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     while (j < np && strcmp(def->kids.v[j]->name, name)) j++;
     if (j == np) {
       bool global = false;
-      for (int b = 0; b < m->bindings.n && !global; b++) {
-        const Binding *bd = m->bindings.v[b];
-        global = bd->kind == BIND_ASSIGN && !strcmp(bd->name, name);
-      }
+      int lo, hi;
+      module_bindings_of(m, name, &lo, &hi);
+      for (int b = lo; b < hi && !global; b++) global = ((const Binding *)m->bindings.v[m->by_name[b]])->kind == BIND_ASSIGN;
       if (global) continue; /* sets a module-level global */
       diag_plain_error(d, "-D %s: kernel '%s' has no parameter named '%s'", opt->defines[i], fn->name, name);
       diag_unwind(d);

@@ -549,8 +549,10 @@ static void note_choice(Sema *S, const Module *m, const char *name, Binding *b, 
 /* A name no statement of m binds, from its `from X import *`s, the last first. */
 static Val *star_name(Sema *S, const Module *m, Node *at, const char *name) {
   if (name[0] == '_') return NULL; /* a star import leaves out private names */
-  for (int i = m->bindings.n - 1; i >= 0; i--) {
-    Binding *b = m->bindings.v[i];
+  int lo, hi;
+  module_bindings_of(m, "*", &lo, &hi);
+  for (int k = hi - 1; k >= lo; k--) {
+    Binding *b = m->bindings.v[m->by_name[k]];
     if (b->kind != BIND_STAR) continue;
     Binding from = *b;
     from.kind = BIND_IMPORT;
@@ -569,25 +571,25 @@ static Val *star_name(Sema *S, const Module *m, Node *at, const char *name) {
 }
 
 Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool quiet) {
-  int last = -1, first_alt = -1, nalt = 0;
-  for (int i = 0; i < m->bindings.n; i++) {
-    Binding *b = m->bindings.v[i];
-    if (strcmp(b->name, name)) continue;
+  /* the bindings of name, in file order (k indexes m->by_name) */
+  int lo, hi, last = -1, first_alt = -1, nalt = 0;
+  module_bindings_of(m, name, &lo, &hi);
+  for (int k = lo; k < hi; k++) {
+    Binding *b = m->bindings.v[m->by_name[k]];
     if (b->group == 0) {
-      last = i;
+      last = m->by_name[k];
       first_alt = -1;
       nalt = 0;
     } else {
-      if (first_alt < 0) first_alt = i;
+      if (first_alt < 0) first_alt = k;
       nalt++;
     }
   }
   if (last < 0 && first_alt < 0) return star_name(S, m, at, name);
   if (first_alt < 0) return binding_value(S, m, m->bindings.v[last], at, quiet);
   PtrVec whys = {0};
-  for (int i = first_alt; i < m->bindings.n; i++) {
-    Binding *b = m->bindings.v[i];
-    if (strcmp(b->name, name)) continue;
+  for (int k = first_alt; k < hi; k++) {
+    Binding *b = m->bindings.v[m->by_name[k]];
     const char *why;
     Val *v = try_binding(S, m, b, at, &why);
     if (v) {
@@ -599,9 +601,8 @@ Val *sema_module_name(Sema *S, const Module *m, Node *at, const char *name, bool
   if (last >= 0) return binding_value(S, m, m->bindings.v[last], at, quiet);
   if (quiet) sema_error(S, at, "no binding of '%s' resolves", name);
   diag_error_noreturnless(S->d, sema_loc(at), "'%s' is bound only by module-level statements that tilec cannot resolve", name);
-  for (int i = first_alt, w = 0; i < m->bindings.n; i++) {
-    Binding *b = m->bindings.v[i];
-    if (strcmp(b->name, name)) continue;
+  for (int k = first_alt, w = 0; k < hi; k++) {
+    Binding *b = m->bindings.v[m->by_name[k]];
     const char *why = whys.v[w++], *what = bind_text(S, b);
     if (strstr(why, what)) diag_note(S->d, b->line ? b->line->loc : b->tok->loc, "%s", why);
     else diag_note(S->d, b->line ? b->line->loc : b->tok->loc, "%s: %s", what, why);
@@ -630,12 +631,35 @@ static bool def_mentions(const FuncDef *fd, const char *name) {
 JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
   const Module *m = S->mods.v[0];
   PtrVec names = {0}, fns = {0}, said = {0}, nsaid = {0};
+  /* A name bound many times has one value, the module's: it is tried at
+   * its first binding that could make a kernel, and, when that one is an
+   * assignment and does not give a kernel, once more at its first def,
+   * which reports the def's errors. visit[i]: 0 not tried at binding i; 1
+   * tried; k + 2 tried unless binding k gave a kernel. */
+  int *visit = arena_alloc(S->a, sizeof *visit * (size_t)(m->bindings.n + 1));
+  bool *found = arena_alloc(S->a, sizeof *found * (size_t)(m->bindings.n + 1));
+  for (int k = 0; k < m->bindings.n;) {
+    int lo, hi, first = -1;
+    module_bindings_of(m, ((Binding *)m->bindings.v[m->by_name[k]])->name, &lo, &hi);
+    for (int j = lo; j < hi; j++) {
+      int i = m->by_name[j];
+      Binding *b = m->bindings.v[i];
+      bool def = b->kind == BIND_DEF;
+      if (!def && !(b->kind == BIND_ASSIGN && b->value && b->value->kind == N_CALL)) continue;
+      if (first < 0) {
+        first = i;
+        visit[i] = 1;
+        if (def) break;
+      } else if (def) {
+        visit[i] = first + 2;
+        break;
+      }
+    }
+    k = hi;
+  }
   for (int i = 0; i < m->bindings.n; i++) {
     Binding *b = m->bindings.v[i];
-    if (b->kind != BIND_DEF && !(b->kind == BIND_ASSIGN && b->value && b->value->kind == N_CALL)) continue;
-    bool seen = false;
-    for (int j = 0; j < names.n && !seen; j++) seen = !strcmp(names.v[j], b->name);
-    if (seen) continue;
+    if (!visit[i] || (visit[i] > 1 && found[visit[i] - 2])) continue;
     /* a def's errors are the kernel's; the warnings its decorators give are
      * kept, and given for the kernel chosen only */
     Val *volatile v = NULL;
@@ -652,6 +676,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     intptr_t nwarnings = S->d->warnings - mark.warnings;
     diag_rollback(S->d, mark);
     if (!v || v->kind != V_FUNC || !v->fn->is_jit || v->fn->constexpr_fn) continue;
+    found[i] = true;
     vec_push(S->a, &names, (void *)b->name);
     vec_push(S->a, &fns, v->fn);
     vec_push(S->a, &said, (void *)warnings);
