@@ -159,17 +159,19 @@ static void scan_publish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart
 }
 
 /* The rest of the chunk's scan: the warps' totals read back, the prefix of
- * each element (after `carry`, the chunks before it, when there are), and
- * with need_total the chunk's whole total in chunk_total. */
+ * the chunk's elements in this thread (after `carry`, the chunks before it,
+ * when there are), and with need_total the chunk's whole total in
+ * chunk_total. As Triton: the thread's last element (in scan order) is its
+ * lane's inclusive total with that prefix on its left; the thread's other
+ * elements take the lane before's last (a shuffle after the barrier) on
+ * theirs, so one value a chunk is kept across the barrier. */
 static void scan_finish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart *sp, const MlirValue *carry, const int *ck,
                         int nk, Vals **out) {
   int n = g->n;
   int64_t lanes = g->lanes, warps = g->warps;
-  /* the exclusive prefix of this lane: the inclusive total of the lane
-   * before (shuffled here, after the barrier: one value a chunk is kept
-   * across it, not two) */
-  MlirValue *prefix = sp->prefix, has_prefix = lw_cmp_u32(L, 8 /* ugt */, sp->lane_s, lw_const_i32(L, 0));
-  for (int i = 0; i < n && lanes > 1; i++) prefix[i] = shuffle_dir(L, sp->total[i], g->lane_div, g->rev);
+  /* the prefix of the warps and chunks before: where has_prefix holds
+   * (null: nowhere), everywhere with carry */
+  MlirValue *prefix = sp->prefix, has_prefix = {NULL};
   if (warps > 1 && !L->failed) {
     MlirValue wacc[8] = {{NULL}}, all[8] = {{NULL}};
     for (int w = 0; w < warps && !L->failed; w++) {
@@ -196,33 +198,54 @@ static void scan_finish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart 
     }
     if (g->need_total)
       for (int i = 0; i < n; i++) sp->chunk_total[i] = all[i];
-    /* the lane prefix gains the warps before: prefix = wacc (+) lane prefix */
-    MlirValue in_later_warp = lw_cmp_u32(L, 8 /* ugt */, sp->warp_s, lw_const_i32(L, 0));
-    if (lanes > 1) {
-      MlirValue comb[8];
-      combine(L, op, n, wacc, prefix, comb);
-      for (int i = 0; i < n; i++) {
-        MlirValue with_lane = lw_pick(L, has_prefix, comb[i], wacc[i]);
-        prefix[i] = lw_pick(L, in_later_warp, with_lane, prefix[i]);
-      }
-    } else {
-      for (int i = 0; i < n; i++) prefix[i] = wacc[i];
-    }
-    has_prefix = lw_bin(L, "arith.ori", has_prefix, in_later_warp);
+    for (int i = 0; i < n; i++) prefix[i] = wacc[i];
+    has_prefix = lw_cmp_u32(L, 8 /* ugt */, sp->warp_s, lw_const_i32(L, 0));
   }
-  /* the chunks before this one (carry, when there are) come first: one
-   * prefix for the elements, not two combines each */
   if (carry) {
-    MlirValue comb[8];
-    combine(L, op, n, carry, prefix, comb);
-    for (int i = 0; i < n; i++) prefix[i] = lw_pick(L, has_prefix, comb[i], carry[i]);
+    if (mlirValueIsNull(has_prefix)) {
+      for (int i = 0; i < n; i++) prefix[i] = carry[i];
+    } else {
+      MlirValue comb[8];
+      combine(L, op, n, carry, prefix, comb);
+      for (int i = 0; i < n; i++) prefix[i] = lw_pick(L, has_prefix, comb[i], carry[i]);
+    }
   }
-  /* every element of the chunk takes the prefix on its left */
+  bool any = carry || !mlirValueIsNull(has_prefix);
+  /* x with p on its left where `has` holds (null: nowhere; always with carry) */
+  MlirValue last[8];
+  int kl = g->rev ? 0 : nk - 1;
+  for (int i = 0; i < n; i++) last[i] = sp->total[i];
+  if (any && !L->failed) {
+    MlirValue comb[8];
+    combine(L, op, n, prefix, last, comb);
+    for (int i = 0; i < n; i++) last[i] = carry ? comb[i] : lw_pick(L, has_prefix, comb[i], last[i]);
+  }
+  for (int i = 0; i < n; i++) out[i]->v[ck[kl]] = last[i];
+  if (nk == 1 || L->failed) return;
+  /* the other elements: the lane before's last on their left (or, in the
+   * first lane, the prefix) */
+  MlirValue before[8], has_before = has_prefix;
+  bool always = carry != NULL;
+  if (lanes > 1) {
+    MlirValue first = lw_cmp_u32(L, 0 /* eq */, sp->lane_s, lw_const_i32(L, 0));
+    for (int i = 0; i < n; i++) {
+      before[i] = shuffle_dir(L, last[i], g->lane_div, g->rev);
+      if (any) before[i] = lw_pick(L, first, prefix[i], before[i]);
+    }
+    if (!always) {
+      MlirValue later = lw_cmp_u32(L, 8 /* ugt */, sp->lane_s, lw_const_i32(L, 0));
+      has_before = mlirValueIsNull(has_prefix) ? later : lw_bin(L, "arith.ori", later, has_prefix);
+    }
+  } else {
+    if (!any) return;
+    for (int i = 0; i < n; i++) before[i] = prefix[i];
+  }
   for (int j = 0; j < nk && !L->failed; j++) {
+    if (j == kl) continue;
     MlirValue x[8], comb[8];
     for (int i = 0; i < n; i++) x[i] = out[i]->v[ck[j]];
-    combine(L, op, n, prefix, x, comb);
-    for (int i = 0; i < n; i++) out[i]->v[ck[j]] = carry ? comb[i] : lw_pick(L, has_prefix, comb[i], x[i]);
+    combine(L, op, n, before, x, comb);
+    for (int i = 0; i < n; i++) out[i]->v[ck[j]] = always ? comb[i] : lw_pick(L, has_before, comb[i], x[i]);
   }
 }
 

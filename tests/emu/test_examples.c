@@ -652,15 +652,19 @@ static void normlib_gelu(void) {
   free(x), free(y), free(want);
 }
 
-static void linear_recurrence(void) {
-  int rows = 8, len = 777, stride = 800;
+/* The scan of a combine that does not commute, in two specializations:
+ * hinted, 4 elements a thread in 2 chunks of the row; unhinted, 1 element
+ * in 8 chunks (each element is then its lane's inclusive total); on 1, 4
+ * and 8 warps. */
+static void linear_recurrence_of(const char *sig, int len, int stride, int warps) {
+  int rows = 8;
   float *a = random_floats((size_t)rows * stride, 0.5f, 1.0f), *x = random_floats((size_t)rows * stride, -1, 1);
   float *h = filled((size_t)rows * stride, NAN);
-  Kernel *k = load("reduce_combine.py", "linear_recurrence_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024", 4);
+  Kernel *k = load("reduce_combine.py", "linear_recurrence_kernel", sig, warps);
   EmuBuffer b[3] = {{a, (size_t)rows * stride * 4, "a_ptr"}, {x, (size_t)rows * stride * 4, "x_ptr"},
                     {h, (size_t)rows * stride * 4, "h_ptr"}};
   void *args[5] = {&b[0].data, &b[1].data, &b[2].data, &len, &stride};
-  launch(k, "linear_recurrence_kernel", (unsigned)rows, 1, 4, args, 5, b, 3);
+  launch(k, "linear_recurrence_kernel", (unsigned)rows, 1, warps, args, 5, b, 3);
   double *want = malloc((size_t)rows * len * sizeof *want);
   float *got = malloc((size_t)rows * len * sizeof *got);
   for (int r = 0; r < rows; r++) {
@@ -674,6 +678,13 @@ static void linear_recurrence(void) {
   compare("linear_recurrence_kernel", got, want, (size_t)rows * len, 1e-4, 1e-4);
   unload(k);
   free(a), free(x), free(h), free(want), free(got);
+}
+
+static void linear_recurrence(void) {
+  linear_recurrence_of("*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024", 777, 800, 4);
+  linear_recurrence_of("*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, 1024", 1008, 1024, 4);
+  linear_recurrence_of("*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, 1024", 1008, 1024, 1);
+  linear_recurrence_of("*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024", 1001, 1003, 8);
 }
 
 /* The metadata's lowered_hash of one compilation. */
