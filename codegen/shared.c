@@ -11,11 +11,13 @@
  * buffer the interval from its first access to its last, widened to the
  * whole of any loop it crosses. Buffers are placed first fit, in order of
  * first access, 16-byte aligned; two buffers share memory only when their
- * intervals do not overlap. Sharing can cost a barrier between one use's
- * reads and the next one's writes: while all of them side by side fit in
- * 16 KiB, a buffer shares only where insert-barriers, run dry on the
- * placement so far, needs no more barriers for it (weighted by the loops
- * around them) than with every buffer apart; past 16 KiB, always. The
+ * intervals do not overlap, and they do share it, as Triton's allocator:
+ * memory comes first. Sharing can cost a barrier between one use's reads
+ * and the next one's writes; while all of them side by side fit in 16 KiB,
+ * a buffer whose first fit costs one (insert-barriers, run dry on the
+ * placement so far, needs more, weighted by the loops around them) takes
+ * instead a place that costs none where that takes no more memory (a place
+ * below the end so far). The
  * addresses become offsets into one buffer, @tilec_smem: the block's
  * dynamic shared memory (an external array of no size, `.extern .shared`
  * in PTX), whose size, the kernel's shared bytes, the launch gives. Being
@@ -126,7 +128,8 @@ static int buffer_id(MlirStringRef s) {
 
 static int64_t align16(int64_t x) { return (x + 15) & ~(int64_t)15; }
 
-/* Buffers share memory only when side by side they would need more. */
+/* Past this many bytes side by side, buffers take their first fit, without
+ * insert-barriers' dry runs. */
 #define SHARE_ABOVE 16384
 
 typedef struct Refs {
@@ -275,16 +278,19 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
-  /* Small buffers share memory only where that costs no barrier: where
-   * one that is done is separated from the next one's writes by a barrier
-   * that is there anyway. Past 16 KiB side by side, memory counts more
-   * and intervals apart share it, at the price of the barriers. */
+  /* Memory first, as Triton's allocator: a buffer goes apart from those
+   * it could share with only where that costs no memory (a place below
+   * the end so far). Among such places, small buffers take one where
+   * sharing costs no barrier: where one that is done is separated from the
+   * next one's writes by a barrier that is there anyway. Past 16 KiB side
+   * by side, first fit. */
   int64_t side_by_side = 0;
   for (int i = 0; i < n; i++) side_by_side += align16(plan->size[i]);
   bool share = side_by_side > SHARE_ABOVE || mlirOperationIsNull(k);
   bool *placed = arena_alloc(comp->a, sizeof(bool) * (size_t)n), *avoid = arena_alloc(comp->a, sizeof(bool) * (size_t)n);
   memset(placed, 0, sizeof(bool) * (size_t)n);
-  int64_t apart = share ? 0 : barrier_cost(k, n, plan->offset, plan->size, placed);
+  /* the barriers the placement so far needs, the buffers not placed yet apart */
+  int64_t base = share ? 0 : barrier_cost(k, n, plan->offset, plan->size, placed);
   int64_t total = 0;
   for (int i = 0; i < n; i++) {
     int b = order[i];
@@ -295,12 +301,19 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
     while (!share && at != alone) {
       plan->offset[b] = at;
       placed[b] = true;
-      if (barrier_cost(k, n, plan->offset, plan->size, placed) <= apart) break;
+      if (barrier_cost(k, n, plan->offset, plan->size, placed) <= base) break;
       for (int j = 0; j < i; j++) {
         int p = order[j];
         if (at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b]) avoid[p] = true;
       }
-      at = first_fit(plan, &lv, order, i, avoid);
+      int64_t next = first_fit(plan, &lv, order, i, avoid);
+      int64_t end_at = at + plan->size[b] > total ? at + plan->size[b] : total;
+      if (next + plan->size[b] > end_at) {
+        /* apart would grow the memory: share, and pay the barrier */
+        base = barrier_cost(k, n, plan->offset, plan->size, placed);
+        break;
+      }
+      at = next;
     }
     plan->offset[b] = at;
     placed[b] = true;

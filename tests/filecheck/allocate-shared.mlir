@@ -3,23 +3,23 @@
 // RUN: { %tilec opt %s --pass=allocate-shared --split-input-file 2>&1 >/dev/null || true; } | FileCheck %s --check-prefix=ERR
 // RUN: { %tilec opt %s --pass=allocate-shared --split-input-file --arch=sm_90a 2>/dev/null || true; } | FileCheck %s --check-prefix=SM90
 
-// Small buffers lie side by side, 16-byte aligned, even where their uses
-// do not overlap in time, when sharing would cost a barrier (here between
-// the load of buffer 0 and the store to buffer 1). Each address
-// becomes an offset into the one dynamic buffer, and the placement stays
-// on the kernel for insert-barriers.
+// Buffers whose uses do not overlap in time share memory, as Triton's
+// allocator places them, even where that costs a barrier (here between the
+// load of buffer 0 and the store to buffer 1: insert-barriers puts it).
+// Each address becomes an offset into the one dynamic buffer, and the
+// placement stays on the kernel for insert-barriers.
 // CHECK-LABEL: llvm.mlir.global external @tilec_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-NOT: @tilec_smem_
-// CHECK: llvm.func @side_by_side({{.*}}) attributes {nvvm.kernel, tilec.shared_bytes = 120 : i64, tilec.smem_offsets = array<i64: 0, 80>, tilec.smem_sizes = array<i64: 72, 40>}
+// CHECK: llvm.func @shared_at_a_barrier({{.*}}) attributes {nvvm.kernel, tilec.shared_bytes = 72 : i64, tilec.smem_offsets = array<i64: 0, 0>, tilec.smem_sizes = array<i64: 72, 40>}
 // CHECK: %[[A:.*]] = llvm.mlir.addressof @tilec_smem : !llvm.ptr<3>
 // CHECK: llvm.store %{{.*}}, %[[A]] {tilec.smem = 0 : i32}
-// CHECK: %[[B0:.*]] = llvm.mlir.addressof @tilec_smem : !llvm.ptr<3>
-// CHECK-NEXT: %[[B:.*]] = llvm.getelementptr %[[B0]][80] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[B:.*]] = llvm.mlir.addressof @tilec_smem : !llvm.ptr<3>
+// CHECK-NOT: llvm.getelementptr
 // CHECK: llvm.store %{{.*}}, %[[B]] {tilec.smem = 1 : i32}
 module {
   llvm.mlir.global internal @tilec_smem_0() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 72 : i64} : !llvm.array<72 x i8>
   llvm.mlir.global internal @tilec_smem_1() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 40 : i64} : !llvm.array<40 x i8>
-  llvm.func @side_by_side(%v: f32) attributes {nvvm.kernel} {
+  llvm.func @shared_at_a_barrier(%v: f32) attributes {nvvm.kernel} {
     %a = llvm.mlir.addressof @tilec_smem_0 : !llvm.ptr<3>
     llvm.store %v, %a {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
     %x = llvm.load %a {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
@@ -31,24 +31,27 @@ module {
 
 // -----
 
-// A small buffer shares memory with one done before it where a barrier
-// lies between them anyway: buffer 2 is written after the barrier that
-// buffer 1's load needs, which is after buffer 0's last load, so it takes
-// buffer 0's place. Buffer 1, written right after that load, stays apart.
-// CHECK-LABEL: llvm.func @free_sharing
-// CHECK-SAME: tilec.shared_bytes = 80 : i64, tilec.smem_offsets = array<i64: 0, 64, 0>, tilec.smem_sizes = array<i64: 64, 16, 48>
+// Where a place that costs no barrier lies below the end so far, a small
+// buffer takes it over the first fit. Buffer 2 is written right after
+// buffer 0's last load (sharing its place would cost a barrier) but after
+// the barrier that buffer 0's second store needs before its load, which
+// follows buffer 1's last load: it takes buffer 1's place, within the 80
+// bytes already there.
+// CHECK-LABEL: llvm.func @free_place
+// CHECK-SAME: tilec.shared_bytes = 80 : i64, tilec.smem_offsets = array<i64: 0, 16, 16>, tilec.smem_sizes = array<i64: 16, 64, 16>
 module {
-  llvm.mlir.global internal @tilec_smem_0() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 64 : i64} : !llvm.array<64 x i8>
-  llvm.mlir.global internal @tilec_smem_1() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 16 : i64} : !llvm.array<16 x i8>
-  llvm.mlir.global internal @tilec_smem_2() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 48 : i64} : !llvm.array<48 x i8>
-  llvm.func @free_sharing(%v: f32) attributes {nvvm.kernel} {
+  llvm.mlir.global internal @tilec_smem_0() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 16 : i64} : !llvm.array<16 x i8>
+  llvm.mlir.global internal @tilec_smem_1() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 64 : i64} : !llvm.array<64 x i8>
+  llvm.mlir.global internal @tilec_smem_2() {addr_space = 3 : i32, alignment = 16 : i64, tilec.bytes = 16 : i64} : !llvm.array<16 x i8>
+  llvm.func @free_place(%v: f32) attributes {nvvm.kernel} {
     %a = llvm.mlir.addressof @tilec_smem_0 : !llvm.ptr<3>
-    llvm.store %v, %a {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
-    %x = llvm.load %a {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
     %b = llvm.mlir.addressof @tilec_smem_1 : !llvm.ptr<3>
-    llvm.store %x, %b {tilec.smem = 1 : i32} : f32, !llvm.ptr<3>
-    %y = llvm.load %b {tilec.smem = 1 : i32} : !llvm.ptr<3> -> f32
     %c = llvm.mlir.addressof @tilec_smem_2 : !llvm.ptr<3>
+    llvm.store %v, %a {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    llvm.store %v, %b {tilec.smem = 1 : i32} : f32, !llvm.ptr<3>
+    %x = llvm.load %b {tilec.smem = 1 : i32} : !llvm.ptr<3> -> f32
+    llvm.store %x, %a {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    %y = llvm.load %a {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
     llvm.store %y, %c {tilec.smem = 2 : i32} : f32, !llvm.ptr<3>
     %z = llvm.load %c {tilec.smem = 2 : i32} : !llvm.ptr<3> -> f32
     llvm.store %z, %c {tilec.smem = 2 : i32} : f32, !llvm.ptr<3>

@@ -31,20 +31,24 @@ def row_sum(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # LOWER-NOT: nvvm.barrier0
 # LOWER-NOT: tilec.smem_offsets
 
-# allocate-shared places them in one, and still no barriers.
+# allocate-shared places them in one (the same 16 bytes: the sum's partials
+# are read before the max's are written), and still no barriers.
 # ALLOC: llvm.mlir.global external @tilec_smem()
-# ALLOC: tilec.shared_bytes = 32 : i64, tilec.smem_offsets = array<i64: 0, 16>, tilec.smem_sizes = array<i64: 16, 16>
+# ALLOC: tilec.shared_bytes = 16 : i64, tilec.smem_offsets = array<i64: 0, 0>, tilec.smem_sizes = array<i64: 16, 16>
 # ALLOC-NOT: nvvm.barrier0
 
+# insert-barriers: one before the sum's partials are read, one before the
+# max's are written over them, one before those are read.
 # BARRIERS: llvm.func @row_sum
-# BARRIERS: nvvm.barrier0
+# BARRIERS-COUNT-3: nvvm.barrier0
+# BARRIERS-NOT: nvvm.barrier0
 # BARRIERS-NOT: tilec_smem_0
 
 # LLVMIR: define ptx_kernel void @row_sum(ptr addrspace(1) %0, ptr addrspace(1) %1)
 # LLVMIR: @llvm.nvvm.barrier
 
 # HOST: llvm.func @tilec.emu.barrier()
-# HOST: llvm.mlir.global external constant @tilec_emu_shared_bytes(32 : i64)
+# HOST: llvm.mlir.global external constant @tilec_emu_shared_bytes(16 : i64)
 # HOST: llvm.mlir.global external constant @tilec_emu_fibers(1 : i32)
 # HOST: llvm.func @tilec_emu_entry
 
