@@ -377,25 +377,35 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
   int axis = (int)op_int_attr(op, "axis", 0);
   Vals *in[8];
   for (int i = 0; i < n; i++) in[i] = lw_get(L, mlirOperationGetOperand(op, i));
-  /* 1. within the thread: one accumulator per output element */
-  int nout = e.n / e.per[axis];
+  /* 1. within the thread: the elements of each output element, in axis
+   * order, combined pairwise as a tree (as Triton: short dependence chains,
+   * and its order of float additions) */
+  int nout = e.n / e.per[axis], per = e.per[axis];
   MlirValue *acc = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(nout * n + 1));
+  MlirValue *items = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(e.n * n + 1));
   Elems outl = e;
   outl.per[axis] = 1;
   outl.n = nout;
-  for (int k = 0; k < e.n && !L->failed; k++) {
+  for (int k = 0; k < e.n; k++) {
     int c[MAX_RANK] = {0};
     lw_counters(&e, k, c);
     int ca = c[axis];
     c[axis] = 0;
     int o = lw_element_of(&outl, c);
-    MlirValue x[8];
-    for (int i = 0; i < n; i++) x[i] = in[i]->v[k];
-    if (ca == 0) {
-      for (int i = 0; i < n; i++) acc[o * n + i] = x[i];
-    } else {
-      combine(L, op, n, acc + o * n, x, acc + o * n);
+    for (int i = 0; i < n; i++) items[((size_t)o * per + ca) * n + i] = in[i]->v[k];
+  }
+  for (int o = 0; o < nout && !L->failed; o++) {
+    MlirValue *v = items + (size_t)o * per * n;
+    for (int cnt = per; cnt > 1 && !L->failed;) {
+      int h = 0;
+      for (int j = 0; j < cnt; j += 2, h++) {
+        if (j + 1 < cnt) combine(L, op, n, v + j * n, v + (j + 1) * n, v + h * n);
+        else
+          for (int i = 0; i < n; i++) v[h * n + i] = v[j * n + i];
+      }
+      cnt = h;
     }
+    for (int i = 0; i < n; i++) acc[o * n + i] = v[i];
   }
   /* 2. across lanes */
   const Layout *l = &e.l;
@@ -436,7 +446,22 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
       for (int o = 0; o < nout; o++)
         lw_store_shared(L, base[i], et, lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", coord, lw_const_i32(L, m)), lin[o]), acc[o * n + i]);
     }
-    for (int o = 0; o < nout && !L->failed; o++) {
+    bool narrow = true;
+    for (int i = 0; i < n; i++) narrow = narrow && lw_bits_of(mlirValueGetType(acc[i])) <= 32;
+    bool by_lanes = m == 1 && nout == 1 && narrow && distinct_warps <= 32 && !(distinct_warps & (distinct_warps - 1));
+    if (by_lanes) {
+      /* as Triton: lane l reads warp l's partial (mod the warps), and the
+       * lanes combine them with shuffles: one value a lane, not all */
+      MlirValue at = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, distinct_warps)), total[8];
+      for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), at);
+      for (int step = (int)distinct_warps / 2; step >= 1 && !L->failed; step /= 2) {
+        MlirValue other[8];
+        for (int i = 0; i < n; i++) other[i] = shuffle_xor(L, total[i], step);
+        combine(L, op, n, total, other, total);
+      }
+      for (int i = 0; i < n; i++) acc[i] = total[i];
+    }
+    for (int o = 0; o < nout && !L->failed && !by_lanes; o++) {
       MlirValue total[8], v[8];
       for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lin[o]);
       for (int w = 1; w < distinct_warps && !L->failed; w++) {

@@ -508,33 +508,43 @@ static void layer_norm_backward(void) {
   free(wdx), free(wdw), free(wdb), free(fdw), free(fdb);
 }
 
+/* Reductions of (value, index) pairs across threads and warps, on 1, 2, 4
+ * and 8 warps; in the second round the values are whole numbers, so that
+ * rows hold ties and the first column must win them. */
 static void row_reductions(void) {
   int rows = 20, cols = 900, stride = 1000;
   float *x = random_floats((size_t)rows * stride, -5, 5);
   float *vals = filled((size_t)rows, NAN);
   int32_t *idx = malloc(rows * 4u);
   const char *names[2] = {"row_absmax_kernel", "row_argmax_kernel"};
-  for (int which = 0; which < 2; which++) {
-    for (int r = 0; r < rows; r++) idx[r] = -7;
-    Kernel *k = load("reduce_combine.py", names[which], "*fp32:16, *fp32:16, *i32:16, i32, i32, 1024", 4);
-    EmuBuffer b[3] = {{x, (size_t)rows * stride * 4, "x_ptr"}, {vals, rows * 4u, "out"}, {idx, rows * 4u, "index_ptr"}};
-    void *a[5] = {&b[0].data, &b[1].data, &b[2].data, &cols, &stride};
-    launch(k, names[which], (unsigned)rows, 1, 4, a, 5, b, 3);
-    int bad = 0;
-    for (int r = 0; r < rows; r++) {
-      float best = -INFINITY;
-      int at = 0;
-      for (int c = 0; c < cols; c++) {
-        float v = which == 0 ? fabsf(x[r * stride + c]) : x[r * stride + c];
-        if (v > best) best = v, at = c;
+  for (int round = 0; round < 2; round++) {
+    if (round)
+      for (int i = 0; i < rows * stride; i++) x[i] = roundf(x[i]);
+    for (int warps = 1; warps <= 8; warps *= 2)
+      for (int which = 0; which < 2; which++) {
+        for (int r = 0; r < rows; r++) idx[r] = -7;
+        Kernel *k = load("reduce_combine.py", names[which], "*fp32:16, *fp32:16, *i32:16, i32, i32, 1024", warps);
+        EmuBuffer b[3] = {{x, (size_t)rows * stride * 4, "x_ptr"}, {vals, rows * 4u, "out"}, {idx, rows * 4u, "index_ptr"}};
+        void *a[5] = {&b[0].data, &b[1].data, &b[2].data, &cols, &stride};
+        launch(k, names[which], (unsigned)rows, 1, warps, a, 5, b, 3);
+        int bad = 0;
+        for (int r = 0; r < rows; r++) {
+          float best = -INFINITY;
+          int at = 0;
+          for (int c = 0; c < cols; c++) {
+            float v = which == 0 ? fabsf(x[r * stride + c]) : x[r * stride + c];
+            if (v > best) best = v, at = c;
+          }
+          if (vals[r] != best || idx[r] != at) {
+            if (!bad)
+              fprintf(stderr, "%s on %d warps: row %d gives %g at %d, want %g at %d\n", names[which], warps, r, vals[r], idx[r],
+                      best, at);
+            bad++;
+          }
+        }
+        CHECK(bad == 0);
+        unload(k);
       }
-      if (vals[r] != best || idx[r] != at) {
-        if (!bad) fprintf(stderr, "%s: row %d gives %g at %d, want %g at %d\n", names[which], r, vals[r], idx[r], best, at);
-        bad++;
-      }
-    }
-    CHECK(bad == 0);
-    unload(k);
   }
   free(x), free(vals), free(idx);
 }
