@@ -56,6 +56,21 @@ static MlirValue pack(Lower *L, MlirValue *elems, int per, int bits) {
   return w;
 }
 
+/* Two 16-bit floats as one 32-bit word, the first in the low half: built
+ * as a vector, so that LLVM makes the pair's conversions from f32 one
+ * cvt.rn.f16x2.f32 (bf16x2), as Triton's, not two and a pack. */
+static MlirValue pack_pair(Lower *L, MlirValue a, MlirValue b) {
+  MlirType et = mlirValueGetType(a), vt = mlirVectorTypeGet(1, (int64_t[]){2}, et), i64 = mlirIntegerTypeGet(L->ctx, 64);
+  MlirValue vec = lw_emit1(L, "llvm.mlir.undef", vt, 0, NULL, 0, NULL);
+  for (int j = 0; j < 2; j++) {
+    MlirValue at = mlirOperationGetResult(lw_emit(L, "llvm.mlir.constant", 1, &i64, 0, NULL, 1,
+                                                  (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, j))}), 0);
+    MlirValue ops[3] = {vec, j ? b : a, at};
+    vec = lw_emit1(L, "llvm.insertelement", vt, 3, ops, 0, NULL);
+  }
+  return lw_emit1(L, "llvm.bitcast", mlirIntegerTypeGet(L->ctx, 32), 1, &vec, 0, NULL);
+}
+
 /* Element j of a packed word, as its bits. */
 static MlirValue unpack(Lower *L, MlirValue w, int j, int bits) {
   MlirType wt = mlirValueGetType(w), it = mlirIntegerTypeGet(L->ctx, (unsigned)bits);
@@ -257,7 +272,11 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
     } else {
       args[1] = lw_bin(L, "arith.andi", pred, lw_holder(L, &e, k)); /* the run's elements share their holder */
       for (int j = 0; j < vec; j++) bits_of[j] = lw_as_bits(L, v->v[k + j]);
-      for (int w = 0; w < words; w++) args[2 + w] = per > 1 ? pack(L, &bits_of[w * per], per, bits) : bits_of[w];
+      bool halves = per == 2 && (mlirTypeIsAF16(et) || mlirTypeIsABF16(et));
+      for (int w = 0; w < words; w++)
+        args[2 + w] = halves    ? pack_pair(L, v->v[k + 2 * w], v->v[k + 2 * w + 1])
+                      : per > 1 ? pack(L, &bits_of[w * per], per, bits)
+                                : bits_of[w];
       if (words == 1) snprintf(name, sizeof name, "tilec.st.b%d", wbits);
       else snprintf(name, sizeof name, "tilec.st.v%d.b%d", words, wbits);
       lw_call(L, name, (MlirType){NULL}, 2 + words, args);

@@ -603,6 +603,31 @@ static uint16_t nearest16(double x, double (*dec)(uint32_t), uint32_t inf) {
   return (uint16_t)(best | (signbit(x) ? 0x8000 : 0));
 }
 
+/* f32 to f16 and bf16 to nearest, even on ties: each pair of neighbours is
+ * one cvt.rn.f16x2.f32 (bf16x2) on the GPU. Values across both formats'
+ * ranges, halfway cases, and past f16's largest (infinity). */
+static void nearest_conversions(void) {
+  enum { N = 256 };
+  float x[N];
+  uint16_t h[N], bf[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = uniform(-1, 1) * (i % 4 == 0 ? 1e-6f : i % 4 == 1 ? 3.0f : i % 4 == 2 ? 7e4f : 1e30f);
+    if (i % 16 == 5) x[i] = (float)f16v(0x3c00 + (uint32_t)i) + (float)(f16v(0x3c01) - f16v(0x3c00)) / 2; /* a tie */
+  }
+  EmuBuffer b[3] = {{x, sizeof x, "x"}, {h, sizeof h, "h"}, {bf, sizeof bf, "bf"}};
+  void *p[3] = {x, h, bf};
+  void *a[3] = {&p[0], &p[1], &p[2]};
+  if (!run("ptx_convert.py", "round_to_nearest", "*fp32:16, *fp16:16, *bf16:16, 256", 4, a, 3, b, 3)) {
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+      uint16_t want_h = nearest16(x[i], f16v, 0x7c00), want_b = nearest16(x[i], bf16v, 0x7f80);
+      if ((h[i] != want_h || bf[i] != want_b) && !bad++)
+        fprintf(stderr, "round_to_nearest at %d (%g): %04x %04x, want %04x %04x\n", i, (double)x[i], h[i], bf[i], want_h, want_b);
+    }
+    CHECK(bad == 0);
+  }
+}
+
 static void atomics(void) {
   enum { N = 256 };
   struct {
@@ -1040,6 +1065,7 @@ int main(int argc, char **argv) {
   conversions();
   dots();
   matmuls();
+  nearest_conversions();
   atomics();
   sorts();
   packed();

@@ -7,6 +7,7 @@
 # RUN: %tilec compile %s -k fp8_ints -s "*i32, *fp8e5, *i16, 128" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k round_toward_zero -s "*fp32:16, *fp16:16, *bf16:16, 256" --emit=ptx | FileCheck %s --check-prefix=RZ
 # RUN: %tilec compile %s -k round_toward_zero -s "*fp32:16, *fp16:16, *bf16:16, 256" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k round_to_nearest -s "*fp32:16, *fp16:16, *bf16:16, 256" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k bool_mask -s "*fp32, *i1, 128" --emit=ptx | FileCheck %s --check-prefix=BOOL
 # RUN: %tilec compile %s -k bool_mask -s "*fp32, *i1, 128" --emit=ptx | %ptxas_check
 import triton
@@ -58,3 +59,11 @@ def bool_mask(x_ptr, m_ptr, N: tl.constexpr):
     tl.store(m_ptr + offs, x > 0)
     keep = tl.load(m_ptr + offs)
     tl.store(x_ptr + offs, tl.where(keep, x, 0.0))
+
+
+@triton.jit
+def round_to_nearest(x_ptr, h_ptr, b_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(h_ptr + offs, x.to(tl.float16))
+    tl.store(b_ptr + offs, x.to(tl.bfloat16))
