@@ -243,14 +243,23 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
     return;
   }
-  MlirValue *flat = flat_alloc(L, 3 + count);
-  MlirType *types = types_alloc(L, 1 + count);
+  MlirValue *flat = flat_alloc(L, 3 + count + 1);
+  MlirType *types = types_alloc(L, 1 + count + 1);
   int k = flatten_list(L, op, n, carried, flat + 3, count);
   if (k < 0) return;
   flat[0] = lb, flat[1] = ub, flat[2] = step;
   types[0] = mlirValueGetType(lb);
   for (int i = 0; i < k; i++) types[1 + i] = mlirValueGetType(flat[3 + i]);
-  MlirBlock body = new_block(L, 1 + k, types);
+  /* with several slots, the loop carries the one this iteration reads (as
+   * Triton's pipeliner): no division by the step, which may be a run-time
+   * value (tl.num_programs) */
+  bool rotate = S > 2;
+  int kk = k + rotate;
+  if (rotate) {
+    flat[3 + k] = lw_const_i32(L, 0);
+    types[1 + k] = lw_i32(L);
+  }
+  MlirBlock body = new_block(L, 1 + kk, types);
   MlirRegion region = mlirRegionCreate();
   mlirRegionAppendOwnedBlock(region, body);
   MlirBlock saved_block = L->block;
@@ -267,13 +276,9 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   char wait[32];
   snprintf(wait, sizeof wait, "tilec.cp.async.wait.%d", S - 2);
   lw_call(L, wait, (MlirType){NULL}, 0, NULL);
-  /* j = (iv - lb) / step; this iteration reads slot j % (S - 1), and then
-   * fills it with iteration j + S - 1 */
-  MlirValue rslot = lw_const_i32(L, 0); /* one slot: no division */
-  if (S > 2) {
-    MlirValue j = lw_bin(L, "arith.divsi", lw_bin(L, "arith.subi", iv, lb), step);
-    rslot = lw_bin(L, "arith.remsi", j, lw_const_i32(L, S - 1));
-  }
+  /* iteration j reads slot j % (S - 1), and then fills it with iteration
+   * j + S - 1 */
+  MlirValue rslot = rotate ? mlirBlockGetArgument(body, 1 + k) : lw_const_i32(L, 0);
   MlirValue wslot = rslot;
   for (int i = 0; i < stage0.n; i++)
     if (bufs.v[i]) {
@@ -295,9 +300,14 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   if (!L->failed) {
     Vals **ys = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
     for (int i = 0; i < n; i++) ys[i] = c0[i] ? next[i] : lw_get(L, mlirOperationGetOperand(yield, i));
-    MlirValue *yv = flat_alloc(L, count);
+    MlirValue *yv = flat_alloc(L, count + 1);
     int yk = flatten_list(L, yield, n, ys, yv, count);
-    if (yk == k) lw_emit(L, "scf.yield", 0, NULL, k, yv, 0, NULL);
+    if (yk == k && rotate) {
+      /* the next slot: one on, back to 0 past the last */
+      MlirValue up = lw_bin(L, "arith.addi", rslot, lw_const_i32(L, 1));
+      yv[k] = lw_pick(L, lw_cmp_u32(L, 0 /* eq */, up, lw_const_i32(L, S - 1)), lw_const_i32(L, 0), up);
+    }
+    if (yk == k) lw_emit(L, "scf.yield", 0, NULL, kk, yv, 0, NULL);
     else if (yk >= 0) lw_fail(L, op, "yields other values than it carries");
   }
   L->block = saved_block;
@@ -309,7 +319,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   int nres = (int)mlirOperationGetNumResults(op);
   MlirValue *results = flat_alloc(L, nres);
   for (int i = 0; i < nres; i++) results[i] = mlirOperationGetResult(op, i);
-  MlirOperation f = finish_scf(L, "scf.for", k, types + 1, 3 + k, flat, 1, &region, nres, results);
+  MlirOperation f = finish_scf(L, "scf.for", kk, types + 1, 3 + kk, flat, 1, &region, nres, results);
   loop_annotation(L, op, f);
   /* nothing of the buffers is in flight after the loop */
   lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
