@@ -424,52 +424,81 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
     }
   /* 3. across warps: each warp's partials at [warp coordinate][output
    * element's row-major place], a barrier, then every thread combines the
-   * partials of its output elements */
+   * partials of its output elements. As Triton, a thread writes at most 16
+   * bytes of partials a round: more outputs along the layout's fastest dim
+   * go in rounds, each over the buffer of one (its place along that dim
+   * ((i % footprint) / spt) * g + i % g), a barrier between them */
   int64_t distinct_warps = e.shape[axis] / ((int64_t)l->spt[axis] * l->tpw[axis]);
   if (distinct_warps > l->wpc[axis]) distinct_warps = l->wpc[axis];
   if (distinct_warps > 1 && !L->failed) {
     int64_t m = 1; /* elements of the result */
     for (int d = 0; d < e.rank; d++)
       if (d != axis) m *= e.shape[d];
+    int maxbits = 8;
+    for (int i = 0; i < n; i++)
+      if (lw_bits_of(mlirValueGetType(acc[i])) > maxbits) maxbits = lw_bits_of(mlirValueGetType(acc[i]));
+    int fast = -1, g = 128 / maxbits, rounds = 1;
+    for (int i = 0; i < l->rank && fast < 0; i++)
+      if (l->order[i] != axis) fast = l->order[i];
+    int64_t fp = fast >= 0 ? (int64_t)l->spt[fast] * l->tpw[fast] * l->wpc[fast] : 1;
+    if (fast >= 0 && g >= 1 && outl.per[fast] > g && l->spt[fast] % g == 0 && e.shape[fast] % fp == 0)
+      rounds = outl.per[fast] / g;
+    int64_t mr = rounds > 1 ? m / e.shape[fast] * (fp / l->spt[fast]) * g : m; /* a round's places */
     MlirValue coord = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, distinct_warps));
     MlirValue *lin = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(nout + 1));
+    int *round_of = arena_alloc(L->comp->a, sizeof(int) * (size_t)(nout + 1));
     for (int o = 0; o < nout; o++) {
+      int c[MAX_RANK] = {0};
+      lw_counters(&outl, o, c);
+      round_of[o] = rounds > 1 ? c[fast] / g : 0;
       lin[o] = lw_const_i32(L, 0);
-      for (int d = 0; d < e.rank; d++)
-        if (d != axis) lin[o] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lin[o], lw_const_i32(L, e.shape[d])), lw_index_of(L, &outl, o, d));
+      for (int d = 0; d < e.rank; d++) {
+        if (d == axis) continue;
+        MlirValue at = lw_index_of(L, &outl, o, d);
+        int64_t size = e.shape[d];
+        if (rounds > 1 && d == fast) {
+          MlirValue run = lw_bin(L, "arith.divui", lw_bin(L, "arith.remui", at, lw_const_i32(L, fp)), lw_const_i32(L, l->spt[d]));
+          at = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", run, lw_const_i32(L, g)), lw_bin(L, "arith.remui", at, lw_const_i32(L, g)));
+          size = fp / l->spt[d] * g;
+        }
+        lin[o] = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", lin[o], lw_const_i32(L, size)), at);
+      }
     }
     /* one buffer per operand; the partials of all operands combine together */
     MlirValue base[8];
-    for (int i = 0; i < n; i++) {
-      MlirType et = mlirValueGetType(acc[i]);
-      base[i] = lw_shared_buffer(L, et, distinct_warps * m);
-      for (int o = 0; o < nout; o++)
-        lw_store_shared(L, base[i], et, lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", coord, lw_const_i32(L, m)), lin[o]), acc[o * n + i]);
-    }
-    bool narrow = true;
-    for (int i = 0; i < n; i++) narrow = narrow && lw_bits_of(mlirValueGetType(acc[i])) <= 32;
+    for (int i = 0; i < n; i++) base[i] = lw_shared_buffer(L, mlirValueGetType(acc[i]), distinct_warps * mr);
+    bool narrow = maxbits <= 32;
     bool by_lanes = m == 1 && nout == 1 && narrow && distinct_warps <= 32 && !(distinct_warps & (distinct_warps - 1));
-    if (by_lanes) {
-      /* as Triton: lane l reads warp l's partial (mod the warps), and the
-       * lanes combine them with shuffles: one value a lane, not all */
-      MlirValue at = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, distinct_warps)), total[8];
-      for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), at);
-      for (int step = (int)distinct_warps / 2; step >= 1 && !L->failed; step /= 2) {
-        MlirValue other[8];
-        for (int i = 0; i < n; i++) other[i] = shuffle_xor(L, total[i], step);
-        combine(L, op, n, total, other, total);
+    for (int r = 0; r < rounds && !L->failed; r++) {
+      for (int i = 0; i < n; i++)
+        for (int o = 0; o < nout; o++)
+          if (round_of[o] == r)
+            lw_store_shared(L, base[i], mlirValueGetType(acc[i]),
+                            lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", coord, lw_const_i32(L, mr)), lin[o]), acc[o * n + i]);
+      if (by_lanes) {
+        /* as Triton: lane l reads warp l's partial (mod the warps), and the
+         * lanes combine them with shuffles: one value a lane, not all */
+        MlirValue at = lw_bin(L, "arith.remui", L->lane, lw_const_i32(L, distinct_warps)), total[8];
+        for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), at);
+        for (int step = (int)distinct_warps / 2; step >= 1 && !L->failed; step /= 2) {
+          MlirValue other[8];
+          for (int i = 0; i < n; i++) other[i] = shuffle_xor(L, total[i], step);
+          combine(L, op, n, total, other, total);
+        }
+        for (int i = 0; i < n; i++) acc[i] = total[i];
+        continue;
       }
-      for (int i = 0; i < n; i++) acc[i] = total[i];
-    }
-    for (int o = 0; o < nout && !L->failed && !by_lanes; o++) {
-      MlirValue total[8], v[8];
-      for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lin[o]);
-      for (int w = 1; w < distinct_warps && !L->failed; w++) {
-        for (int i = 0; i < n; i++)
-          v[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lw_bin(L, "arith.addi", lw_const_i32(L, (int64_t)w * m), lin[o]));
-        combine(L, op, n, total, v, total);
+      for (int o = 0; o < nout && !L->failed; o++) {
+        if (round_of[o] != r) continue;
+        MlirValue total[8], v[8];
+        for (int i = 0; i < n; i++) total[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lin[o]);
+        for (int w = 1; w < distinct_warps && !L->failed; w++) {
+          for (int i = 0; i < n; i++)
+            v[i] = lw_load_shared(L, base[i], mlirValueGetType(acc[i]), lw_bin(L, "arith.addi", lw_const_i32(L, (int64_t)w * mr), lin[o]));
+          combine(L, op, n, total, v, total);
+        }
+        for (int i = 0; i < n; i++) acc[o * n + i] = total[i];
       }
-      for (int i = 0; i < n; i++) acc[o * n + i] = total[i];
     }
   }
   if (L->failed) return;

@@ -628,6 +628,37 @@ static void nearest_conversions(void) {
   }
 }
 
+/* Column sums and maxima of an fp16 tile: eight columns a thread, so the
+ * warps' partials go across in two rounds of 16 bytes a thread (1024
+ * bytes, not 2048), on 4 and 8 warps; rows and columns ragged. */
+static void reduce_rounds(void) {
+  enum { M = 29, N = 208 }; /* N a multiple of 16, as its hint says */
+  uint16_t x[M * N];
+  float sum[N], mx[N];
+  for (int i = 0; i < M * N; i++) x[i] = nearest16(uniform(-4, 4), f16v, 0x7c00);
+  for (int warps = 4; warps <= 8; warps *= 2) {
+    for (int c = 0; c < N; c++) sum[c] = mx[c] = NAN;
+    EmuBuffer b[3] = {{x, sizeof x, "x"}, {sum, sizeof sum, "sum"}, {mx, sizeof mx, "max"}};
+    void *p[3] = {x, sum, mx};
+    int m = M, n = N;
+    void *a[5] = {&p[0], &p[1], &p[2], &m, &n};
+    if (emu_run_file(dir, "ptx_reduce_rounds.py", "column_stats", "*fp16:16, *fp32:16, *fp32:16, i32, i32:16, 32, 128", warps, 2, a, 5, b, 3))
+      continue;
+    int bad = 0;
+    for (int c = 0; c < N; c++) {
+      double want = 0, top = -INFINITY;
+      for (int r = 0; r < M; r++) {
+        double v = f16v(x[r * N + c]);
+        want += v;
+        if (v > top) top = v;
+      }
+      if ((fabs(sum[c] - want) > 1e-5 * (1 + fabs(want)) || mx[c] != top) && !bad++)
+        fprintf(stderr, "column_stats on %d warps, column %d: %g %g, want %g %g\n", warps, c, sum[c], mx[c], want, top);
+    }
+    CHECK(bad == 0);
+  }
+}
+
 static void atomics(void) {
   enum { N = 256 };
   struct {
@@ -1066,6 +1097,7 @@ int main(int argc, char **argv) {
   dots();
   matmuls();
   nearest_conversions();
+  reduce_rounds();
   atomics();
   sorts();
   packed();
