@@ -290,7 +290,7 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
   bool *placed = arena_alloc(comp->a, sizeof(bool) * (size_t)n), *avoid = arena_alloc(comp->a, sizeof(bool) * (size_t)n);
   memset(placed, 0, sizeof(bool) * (size_t)n);
   /* the barriers the placement so far needs, the buffers not placed yet apart */
-  int64_t base = share ? 0 : barrier_cost(k, n, plan->offset, plan->size, placed);
+  int64_t need = share ? 0 : barrier_cost(k, n, plan->offset, plan->size, placed);
   int64_t total = 0;
   for (int i = 0; i < n; i++) {
     int b = order[i];
@@ -301,7 +301,7 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
     while (!share && at != alone) {
       plan->offset[b] = at;
       placed[b] = true;
-      if (barrier_cost(k, n, plan->offset, plan->size, placed) <= base) break;
+      if (barrier_cost(k, n, plan->offset, plan->size, placed) <= need) break;
       for (int j = 0; j < i; j++) {
         int p = order[j];
         if (at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b]) avoid[p] = true;
@@ -310,7 +310,7 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
       int64_t end_at = at + plan->size[b] > total ? at + plan->size[b] : total;
       if (next + plan->size[b] > end_at) {
         /* apart would grow the memory: share, and pay the barrier */
-        base = barrier_cost(k, n, plan->offset, plan->size, placed);
+        need = barrier_cost(k, n, plan->offset, plan->size, placed);
         break;
       }
       at = next;
