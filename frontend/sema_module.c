@@ -22,6 +22,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- trying quietly ----------------------------------------------------------------- */
 
@@ -619,11 +620,37 @@ static JitFunc *with_warnings(Sema *S, JitFunc *k, const char *warnings, intptr_
   return k;
 }
 
-/* Does a NAME token `name` occur in the function's text? */
-static bool def_mentions(const FuncDef *fd, const char *name) {
-  for (const Token *t = fd->def + 2; t < fd->end; t++)
-    if (t->kind == TK_NAME && !strcmp(t->sval, name)) return true;
-  return false;
+typedef struct NamedFn {
+  const char *name;
+  int index;
+} NamedFn;
+
+static int by_fn_name(const void *a, const void *b) { return strcmp(((const NamedFn *)a)->name, ((const NamedFn *)b)->name); }
+
+/* used[i]: whether one of the module's @jit functions other than fns[i]
+ * has a NAME token names[i] in its text. Each function's tokens are read
+ * once and looked up among the names sorted, so that a file of many
+ * functions costs its length, not its length times their number. */
+static void mentioned(Sema *S, const Module *m, const PtrVec *names, const PtrVec *fns, bool *used) {
+  int n = names->n;
+  NamedFn *sorted = arena_alloc(S->a, sizeof *sorted * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) sorted[i] = (NamedFn){names->v[i], i};
+  qsort(sorted, (size_t)n, sizeof *sorted, by_fn_name);
+  for (int j = 0; j < n; j++) {
+    const JitFunc *g = fns->v[j];
+    if (!g->fd || g->fd->mod != m) continue;
+    for (const Token *t = g->fd->def + 2; t < g->fd->end; t++) {
+      if (t->kind != TK_NAME) continue;
+      int lo = 0, hi = n; /* the first name not below the token's */
+      while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(sorted[mid].name, t->sval) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      for (int k = lo; k < n && !strcmp(sorted[k].name, t->sval); k++)
+        if (sorted[k].index != j) used[sorted[k].index] = true;
+    }
+  }
 }
 
 /* The kernel: the one -k names, or the file's only @jit function that no
@@ -692,14 +719,11 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     diag_unwind(S->d);
   }
   PtrVec kernels = {0};
-  for (int i = 0; i < fns.n; i++) {
-    bool used = false;
-    for (int j = 0; j < fns.n && !used; j++) {
-      const JitFunc *g = fns.v[j];
-      used = j != i && g->fd && g->fd->mod == m && def_mentions(g->fd, names.v[i]);
-    }
-    if (!used) vec_push(S->a, &kernels, (void *)(intptr_t)i);
-  }
+  bool *used = arena_alloc(S->a, sizeof *used * (size_t)(fns.n + 1));
+  memset(used, 0, sizeof *used * (size_t)(fns.n + 1));
+  mentioned(S, m, &names, &fns, used);
+  for (int i = 0; i < fns.n; i++)
+    if (!used[i]) vec_push(S->a, &kernels, (void *)(intptr_t)i);
   if (kernels.n == 1) {
     intptr_t i = (intptr_t)kernels.v[0];
     return with_warnings(S, fns.v[i], said.v[i], (intptr_t)nsaid.v[i]);
