@@ -620,35 +620,23 @@ static JitFunc *with_warnings(Sema *S, JitFunc *k, const char *warnings, intptr_
   return k;
 }
 
-typedef struct NamedFn {
-  const char *name;
-  int index;
-} NamedFn;
-
-static int by_fn_name(const void *a, const void *b) { return strcmp(((const NamedFn *)a)->name, ((const NamedFn *)b)->name); }
-
 /* used[i]: whether one of the module's @jit functions other than fns[i]
- * has a NAME token names[i] in its text. Each function's tokens are read
- * once and looked up among the names sorted, so that a file of many
+ * has a NAME token naming fns[i] (fn_at[binding]: its index + 1, 0 for
+ * none) in its text. Each function's tokens are read once and looked up
+ * in the module's sorted index of bindings, so that a file of many
  * functions costs its length, not its length times their number. */
-static void mentioned(Sema *S, const Module *m, const PtrVec *names, const PtrVec *fns, bool *used) {
-  int n = names->n;
-  NamedFn *sorted = arena_alloc(S->a, sizeof *sorted * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) sorted[i] = (NamedFn){names->v[i], i};
-  qsort(sorted, (size_t)n, sizeof *sorted, by_fn_name);
-  for (int j = 0; j < n; j++) {
+static void mentioned(const Module *m, const PtrVec *fns, const int *fn_at, bool *used) {
+  for (int j = 0; j < fns->n; j++) {
     const JitFunc *g = fns->v[j];
     if (!g->fd || g->fd->mod != m) continue;
     for (const Token *t = g->fd->def + 2; t < g->fd->end; t++) {
       if (t->kind != TK_NAME) continue;
-      int lo = 0, hi = n; /* the first name not below the token's */
-      while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (strcmp(sorted[mid].name, t->sval) < 0) lo = mid + 1;
-        else hi = mid;
+      int lo, hi;
+      module_bindings_of(m, t->sval, &lo, &hi);
+      for (int k = lo; k < hi; k++) {
+        int f = fn_at[m->by_name[k]] - 1;
+        if (f >= 0 && f != j) used[f] = true;
       }
-      for (int k = lo; k < n && !strcmp(sorted[k].name, t->sval); k++)
-        if (sorted[k].index != j) used[sorted[k].index] = true;
     }
   }
 }
@@ -664,7 +652,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
    * which reports the def's errors. visit[i]: 0 not tried at binding i; 1
    * tried; k + 2 tried unless binding k gave a kernel. */
   int *visit = arena_alloc(S->a, sizeof *visit * (size_t)(m->bindings.n + 1));
-  bool *found = arena_alloc(S->a, sizeof *found * (size_t)(m->bindings.n + 1));
+  int *fn_at = arena_alloc(S->a, sizeof *fn_at * (size_t)(m->bindings.n + 1)); /* binding i gave fns[fn_at[i] - 1] */
   for (int k = 0; k < m->bindings.n;) {
     int lo, hi, first = -1;
     module_bindings_of(m, ((Binding *)m->bindings.v[m->by_name[k]])->name, &lo, &hi);
@@ -686,7 +674,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
   }
   for (int i = 0; i < m->bindings.n; i++) {
     Binding *b = m->bindings.v[i];
-    if (!visit[i] || (visit[i] > 1 && found[visit[i] - 2])) continue;
+    if (!visit[i] || (visit[i] > 1 && fn_at[visit[i] - 2])) continue;
     /* a def's errors are the kernel's; the warnings its decorators give are
      * kept, and given for the kernel chosen only */
     Val *volatile v = NULL;
@@ -703,9 +691,9 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     intptr_t nwarnings = S->d->warnings - mark.warnings;
     diag_rollback(S->d, mark);
     if (!v || v->kind != V_FUNC || !v->fn->is_jit || v->fn->constexpr_fn) continue;
-    found[i] = true;
     vec_push(S->a, &names, (void *)b->name);
     vec_push(S->a, &fns, v->fn);
+    fn_at[i] = fns.n;
     vec_push(S->a, &said, (void *)warnings);
     vec_push(S->a, &nsaid, (void *)nwarnings);
   }
@@ -720,8 +708,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
   }
   PtrVec kernels = {0};
   bool *used = arena_alloc(S->a, sizeof *used * (size_t)(fns.n + 1));
-  memset(used, 0, sizeof *used * (size_t)(fns.n + 1));
-  mentioned(S, m, &names, &fns, used);
+  mentioned(m, &fns, fn_at, used);
   for (int i = 0; i < fns.n; i++)
     if (!used[i]) vec_push(S->a, &kernels, (void *)(intptr_t)i);
   if (kernels.n == 1) {
