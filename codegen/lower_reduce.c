@@ -211,7 +211,7 @@ static void scan_finish(Lower *L, MlirOperation op, const ScanGeom *g, ScanPart 
     }
   }
   bool any = carry || !mlirValueIsNull(has_prefix);
-  /* x with p on its left where `has` holds (null: nowhere; always with carry) */
+  /* the last element: the lane's inclusive total, the prefix on its left */
   MlirValue last[8];
   int kl = g->rev ? 0 : nk - 1;
   for (int i = 0; i < n; i++) last[i] = sp->total[i];
@@ -441,7 +441,7 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
     for (int i = 0; i < l->rank && fast < 0; i++)
       if (l->order[i] != axis) fast = l->order[i];
     int64_t fp = fast >= 0 ? (int64_t)l->spt[fast] * l->tpw[fast] * l->wpc[fast] : 1;
-    if (fast >= 0 && g >= 1 && outl.per[fast] > g && l->spt[fast] % g == 0 && e.shape[fast] % fp == 0)
+    if (fast >= 0 && outl.per[fast] > g && l->spt[fast] % g == 0 && e.shape[fast] % fp == 0)
       rounds = outl.per[fast] / g;
     int64_t mr = rounds > 1 ? m / e.shape[fast] * (fp / l->spt[fast]) * g : m; /* a round's places */
     MlirValue coord = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", L->warp, lw_const_i32(L, warp_div)), lw_const_i32(L, distinct_warps));
