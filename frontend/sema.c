@@ -303,12 +303,15 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     return NULL;
   }
   sema_module_init(S, (Module *)m, opt);
+  /* before the kernel is picked: the module-level values that picking it
+   * evaluates may run @triton.constexpr_function helpers, whose variables
+   * the kernel numbers */
+  Kernel *k = arena_alloc(a, sizeof *k);
+  S->k = k;
   JitFunc *fn = sema_pick_kernel(S, opt);
   Node *def = sema_func_def(S, fn);
-  Kernel *k = arena_alloc(a, sizeof *k);
   k->name = fn->name;
   k->loc = sema_loc(def);
-  S->k = k;
   Frame f = {.fn = fn, .is_kernel = true, .mod = fn->mod};
   S->f = &f;
 

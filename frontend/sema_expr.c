@@ -522,6 +522,10 @@ bool sema_param_is_constexpr(Sema *S, Node *p) {
 
 
 static Val *call_jit(Sema *S, Node *call, JitFunc *fn, Args *args) {
+  /* module-level code runs only what tilec can run at compile time */
+  if (S->in_module && !fn->constexpr_fn)
+    sema_error(S, call, "'%s' is %s, which a module-level value cannot call", fn->name,
+               fn->is_jit ? "a @triton.jit function" : "a host function");
   Node *def = sema_func_def(S, fn);
   sema_count_work(S, call);
   int np = def->kids.n;

@@ -32,7 +32,8 @@ typedef struct Attempt {
   DiagMark mark;
   Frame *f;
   PtrVec *out;
-  int depth, mod_depth, import_depth;
+  int depth, mod_depth, import_depth, in_module;
+  long work;
   const InlineSite *site;
 } Attempt;
 
@@ -45,6 +46,8 @@ static void attempt_begin(Sema *S, Attempt *t) {
   t->depth = S->depth;
   t->mod_depth = S->mod_depth;
   t->import_depth = S->import_depth;
+  t->in_module = S->in_module;
+  t->work = S->work;
   t->site = S->d->site;
   S->d->unwind = &t->jb;
 }
@@ -68,6 +71,8 @@ static const char *attempt_end(Sema *S, Attempt *t, bool failed) {
     S->depth = t->depth;
     S->mod_depth = t->mod_depth;
     S->import_depth = t->import_depth;
+    S->in_module = t->in_module;
+    S->work = t->work;
     S->d->site = t->site;
   }
   S->d->unwind = t->unwind;
@@ -641,26 +646,44 @@ static void mentioned(const Module *m, const PtrVec *fns, const int *fn_at, bool
   }
 }
 
-/* The kernel: the one -k names, or the file's only @jit function that no
- * other one of its @jit functions calls. */
-JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
-  const Module *m = S->mods.v[0];
-  PtrVec names = {0}, fns = {0}, said = {0}, nsaid = {0};
+/* Is e a call that makes a function the way module_value understands:
+ * `triton.jit(f)`, `triton.autotune(...)(f)`, `triton.heuristics(...)(f)`?
+ * Only the callee is evaluated (a dotted name), never the call: host code
+ * that no kernel reaches (`a = torch.randn(...)`) is never run. */
+static bool makes_function(Sema *S, const Module *m, Node *e) {
+  if (e->kind != N_CALL) return false;
+  Node *callee = e->lhs;
+  if (callee->kind == N_CALL) callee = callee->lhs;
+  if (callee->kind != N_NAME && callee->kind != N_ATTR) return false;
+  const char *p = module_path_of(S, m, callee);
+  return sema_path_is(p, "triton.jit") || sema_path_is(p, "triton.autotune") || sema_path_is(p, "triton.heuristics");
+}
+
+/* The module's kernels, in file order (only those named `only` when it is
+ * not NULL): their names, functions, the warnings each gave and their
+ * count; fn_at as mentioned() reads it. */
+typedef struct {
+  PtrVec names, fns, said, nsaid;
+  int *fn_at; /* binding i gave fns[fn_at[i] - 1] */
+} Kernels;
+
+static void find_kernels(Sema *S, const Module *m, const char *only, Kernels *K) {
+  *K = (Kernels){.fn_at = arena_alloc(S->a, sizeof *K->fn_at * (size_t)(m->bindings.n + 1))};
   /* A name bound many times has one value, the module's: it is tried at
    * its first binding that could make a kernel, and, when that one is an
    * assignment and does not give a kernel, once more at its first def,
    * which reports the def's errors. visit[i]: 0 not tried at binding i; 1
    * tried; k + 2 tried unless binding k gave a kernel. */
   int *visit = arena_alloc(S->a, sizeof *visit * (size_t)(m->bindings.n + 1));
-  int *fn_at = arena_alloc(S->a, sizeof *fn_at * (size_t)(m->bindings.n + 1)); /* binding i gave fns[fn_at[i] - 1] */
   for (int k = 0; k < m->bindings.n;) {
     int lo, hi, first = -1;
-    module_bindings_of(m, ((Binding *)m->bindings.v[m->by_name[k]])->name, &lo, &hi);
-    for (int j = lo; j < hi; j++) {
+    const char *name = ((Binding *)m->bindings.v[m->by_name[k]])->name;
+    module_bindings_of(m, name, &lo, &hi);
+    for (int j = lo; j < hi && (!only || !strcmp(name, only)); j++) {
       int i = m->by_name[j];
       Binding *b = m->bindings.v[i];
       bool def = b->kind == BIND_DEF;
-      if (!def && !(b->kind == BIND_ASSIGN && b->value && b->value->kind == N_CALL)) continue;
+      if (!def && !(b->kind == BIND_ASSIGN && b->value && makes_function(S, m, b->value))) continue;
       if (first < 0) {
         first = i;
         visit[i] = 1;
@@ -674,7 +697,7 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
   }
   for (int i = 0; i < m->bindings.n; i++) {
     Binding *b = m->bindings.v[i];
-    if (!visit[i] || (visit[i] > 1 && fn_at[visit[i] - 2])) continue;
+    if (!visit[i] || (visit[i] > 1 && K->fn_at[visit[i] - 2])) continue;
     /* a def's errors are the kernel's; the warnings its decorators give are
      * kept, and given for the kernel chosen only */
     Val *volatile v = NULL;
@@ -691,15 +714,30 @@ JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
     intptr_t nwarnings = S->d->warnings - mark.warnings;
     diag_rollback(S->d, mark);
     if (!v || v->kind != V_FUNC || !v->fn->is_jit || v->fn->constexpr_fn) continue;
-    vec_push(S->a, &names, (void *)b->name);
-    vec_push(S->a, &fns, v->fn);
-    fn_at[i] = fns.n;
-    vec_push(S->a, &said, (void *)warnings);
-    vec_push(S->a, &nsaid, (void *)nwarnings);
+    vec_push(S->a, &K->names, (void *)b->name);
+    vec_push(S->a, &K->fns, v->fn);
+    K->fn_at[i] = K->fns.n;
+    vec_push(S->a, &K->said, (void *)warnings);
+    vec_push(S->a, &K->nsaid, (void *)nwarnings);
   }
+}
+
+/* The kernel: the one -k names, or the file's only @jit function that no
+ * other one of its @jit functions calls. Only the bindings that can make
+ * a kernel are evaluated (defs, and assignments of makes_function's
+ * forms); with -k, those of that name, and the others only to list them
+ * when it names none. */
+JitFunc *sema_pick_kernel(Sema *S, const SpecOptions *opt) {
+  const Module *m = S->mods.v[0];
+  Kernels K;
   if (opt->kernel) {
-    for (int i = 0; i < names.n; i++)
-      if (!strcmp(names.v[i], opt->kernel)) return with_warnings(S, fns.v[i], said.v[i], (intptr_t)nsaid.v[i]);
+    find_kernels(S, m, opt->kernel, &K);
+    if (K.fns.n) return with_warnings(S, K.fns.v[0], K.said.v[0], (intptr_t)K.nsaid.v[0]);
+  }
+  find_kernels(S, m, NULL, &K);
+  PtrVec names = K.names, fns = K.fns, said = K.said, nsaid = K.nsaid;
+  int *fn_at = K.fn_at;
+  if (opt->kernel) {
     StrBuf sb = {.arena = S->a};
     for (int i = 0; i < names.n; i++) sb_printf(&sb, "%s'%s'", i ? ", " : "", (const char *)names.v[i]);
     diag_plain_error(S->d, "%s: no @triton.jit function named '%s'%s%s", m->src->name, opt->kernel,
