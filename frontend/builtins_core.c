@@ -99,6 +99,52 @@ HANDLER(py_bool) {
   return val_const(S, cv_bool(S, const_bool(S, call, v, "bool()'s argument")));
 }
 
+/* isinstance(obj, classinfo) at compile time, as Triton runs it on the
+ * kernel's values: constexprs unwrapped to Python values (so that no value
+ * is an instance of tl.constexpr), tensors, pointers and block pointers
+ * tl.tensor, descriptors tl.tensor_descriptor; classinfo a class or a tuple
+ * of them. */
+static bool instance_of(Sema *S, Node *call, Val *v, Val *cls) {
+  if (cls->kind == V_TUPLE) {
+    for (int i = 0; i < cls->n; i++)
+      if (instance_of(S, call, v, cls->elems[i])) return true;
+    return false;
+  }
+  const char *name = NULL;
+  if (cls->kind == V_BUILTIN && cls->builtin && !strncmp(cls->builtin->name, "py.", 3)) name = cls->builtin->name + 3;
+  else if (cls->kind == V_MODULE && !cls->mod && !strncmp(cls->path, "triton.language.", 16)) name = cls->path + 16;
+  if (!name) sema_error(S, call, "isinstance()'s second argument must be a class or a tuple of classes, not %s", val_desc(S, cls));
+  bool c = v->kind == V_CONST, rt = v->kind == V_RT;
+  CKind ck = c ? v->c->kind : CV_NONE;
+  if (!strcmp(name, "int")) return c && (ck == CV_INT || ck == CV_BOOL);
+  if (!strcmp(name, "float")) return c && ck == CV_FLOAT;
+  if (!strcmp(name, "bool")) return c && ck == CV_BOOL;
+  if (!strcmp(name, "tuple") || !strcmp(name, "list")) return v->kind == V_TUPLE || (c && ck == CV_TUPLE);
+  if (!strcmp(name, "dtype")) return c && ck == CV_DTYPE;
+  if (!strcmp(name, "constexpr")) return false;
+  if (!strcmp(name, "tensor")) return rt && v->ty->kind != TY_DESC;
+  if (!strcmp(name, "tensor_descriptor") || !strcmp(name, "tensor_descriptor_base")) return rt && v->ty->kind == TY_DESC;
+  sema_error(S, call, "isinstance() against '%s' is not supported (tilec knows int, float, bool, tuple, tl.tensor, "
+             "tl.tensor_descriptor, tl.constexpr and tl.dtype)", cls->kind == V_MODULE ? arena_printf(S->a, "tl.%s", name) : name);
+}
+
+/* tuple(t) and list(t) of a tuple: the tuple (kernels have no lists); with
+ * no argument the empty tuple */
+HANDLER(py_tuple) {
+  Val *v = A(0);
+  if (!v) {
+    CValue *c = cv_none(S);
+    c->kind = CV_TUPLE;
+    c->depth = 1;
+    c->elems = arena_alloc(S->a, sizeof(CValue *));
+    return val_const(S, c);
+  }
+  if (v->kind == V_TUPLE || (v->kind == V_CONST && v->c->kind == CV_TUPLE)) return v;
+  sema_error(S, call, "%s() of %s is not supported: only tuples", S->builtin->name + 3, val_desc(S, v));
+}
+
+HANDLER(py_isinstance) { return val_const(S, cv_bool(S, instance_of(S, call, A(0), A(1)))); }
+
 HANDLER(py_abs) {
   Val *v = A(0);
   if (v->kind == V_CONST) {
@@ -519,6 +565,9 @@ const Builtin builtins_core[] = {
     {"py.float", "x=", py_float, 0},
     {"py.bool", "x=", py_bool, 0},
     {"py.abs", "x", py_abs, 0},
+    {"py.isinstance", "obj,classinfo", py_isinstance, 0},
+    {"py.tuple", "iterable=", py_tuple, 0},
+    {"py.list", "iterable=", py_tuple, 0},
     {"py.constant_method", "", py_constant_method, 0},
     {"triton.cdiv", "x,div", triton_cdiv, 0},
     {"triton.next_power_of_2", "n", triton_next_pow2, 0},

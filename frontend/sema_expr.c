@@ -67,7 +67,8 @@ static Val *ns_val(Sema *S, const char *path) {
  * code uses: decorators, classes, annotations. */
 static bool triton_host_name(const char *ns, const char *name) {
   static const char *const tl[] = {"constexpr", "constexpr_function", "dtype", "tensor", "block_type", "pointer_type_cls",
-                                   "tensor_descriptor", "core", "semantic", "builtin", NULL};
+                                   "tensor_descriptor", "tensor_descriptor_base", "tuple", "core", "semantic", "builtin",
+                                   NULL};
   static const char *const triton[] = {"jit", "autotune", "heuristics", "Config", "constexpr_function", "runtime",
                                        "compiler", "testing", "backends", "tools", "knobs", "JITFunction",
                                        "OutOfResources", "__version__", "experimental", NULL};
