@@ -336,10 +336,20 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
       if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
       r->disable_licm = const_bool(S, k->lhs, v, "disable_licm");
     } else if (!strcmp(k->name, "flatten") || !strcmp(k->name, "warp_specialize")) {
-      /* asking for nothing (False, None) is what tilec does */
+      /* Optimizations that leave the loop's meaning as it is: the loop runs
+       * as written (nested loops stay nested, one warp group does all), and
+       * --emit=ast says so */
       if (val_is_none(v)) continue;
       if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
-      if (const_bool(S, k->lhs, v, k->name)) sema_error(S, k->lhs, "tl.range's %s=True is not supported yet", k->name);
+      if (const_bool(S, k->lhs, v, k->name)) {
+        Loc at = sema_loc(k);
+        const char *note = arena_printf(S->a, "%s:%d: tl.range's %s=True is not applied: %s", at.src->name, at.line, k->name,
+                                        !strcmp(k->name, "flatten") ? "the loops run nested, as written"
+                                                                    : "the loop runs without warp specialization");
+        bool seen = false;
+        for (int j = 0; j < S->notes.n && !seen; j++) seen = !strcmp(S->notes.v[j], note);
+        if (!seen) vec_push(S->a, &S->notes, (void *)note);
+      }
     } else if (!strcmp(k->name, "disallow_acc_multi_buffer")) {
       /* tilec never multi-buffers a dot's accumulator, so either value holds */
       if (!val_is_none(v) && v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
