@@ -467,6 +467,7 @@ int run_bind(const RunOptions *o, RunKernel *k) {
   for (int i = 0; i < o->nprints && !rc; i++) rc = resolve_buffer(m, args, "--print", o->prints[i], ':', &k->prints[i]);
   for (int i = 0; i < m->nparams && !rc; i++)
     rc = args[i].is_ptr ? run_buffer_arg(&args[i], o->args[i], i) : run_scalar_arg(&args[i], o->args[i]);
+  for (int i = 0; i < m->nparams && !rc; i++) rc = run_check_hint(&args[i]);
   k->bound = m->nparams;
   if (rc) return rc;
 

@@ -76,6 +76,10 @@ int run_type_arg(Arg *a, const KernelParam *p);
  * rand:); 0, or 1 with a message naming the parameter. */
 int run_scalar_arg(Arg *a, const char *text);
 int run_buffer_arg(Arg *a, const char *text, int index);
+/* 0 when the argument keeps its signature entry's hint (`i32:16`,
+ * `i32:1`, `*fp32:16`), else 1 with a message naming the parameter, its
+ * value and the hint. */
+int run_check_hint(const Arg *a);
 /* What a grid expression sees of an argument: NULL and its value for an
  * integer scalar, else why it cannot be used. */
 const char *run_grid_value(const Arg *a, int64_t *v);

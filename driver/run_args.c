@@ -132,6 +132,37 @@ int run_scalar_arg(Arg *a, const char *text) {
   return 0;
 }
 
+/* Whether the argument keeps the hint of its signature entry (`i32:16` a
+ * multiple of 16, `i32:1` equal to 1, `*fp32:16` 16-byte aligned): the
+ * kernel was specialized on it, so one that breaks it would run code that
+ * is wrong for it (a mask dropped, a vector access misaligned). 0, or 1
+ * with a message naming the parameter, its value and the hint. */
+int run_check_hint(const Arg *a) {
+  const KernelParam *p = a->param;
+  int d = p->divisibility;
+  if (d <= 0) return 0;
+  if (a->is_ptr) {
+    uintptr_t at = (uintptr_t)a->buf.data;
+    if (d > 1 && at % (uintptr_t)d)
+      return cli_error("%s: the buffer's address is not %d-byte aligned, which its hint '%s:%d' promises", p->name, d,
+                       p->type, d);
+    return 0;
+  }
+  TypeKind kind = kind_of(a->type);
+  if (kind != T_SINT && kind != T_UINT) return 0;
+  int bits = dtype_bits(a->type);
+  uint64_t u = bits == 8 ? a->slot.u8 : bits == 16 ? a->slot.u16 : bits == 32 ? a->slot.u32 : a->slot.u64;
+  bool neg = kind == T_SINT && bits < 64 ? (u >> (bits - 1) & 1) : kind == T_SINT && (int64_t)u < 0;
+  /* the magnitude, for the remainder and the message */
+  uint64_t mag = neg ? (bits < 64 ? (UINT64_C(1) << bits) - u : 0 - u) : u;
+  if (d == 1 ? neg || mag != 1 : mag % (uint64_t)d != 0)
+    return cli_error("%s: %s%" PRIu64 " breaks its hint '%s:%d' (%s): the kernel is specialized on it; pass a value that "
+                     "keeps it, or drop the hint from the signature",
+                     p->name, neg ? "-" : "", mag, p->type, d,
+                     d == 1 ? "the value 1" : d == 16 ? "a multiple of 16" : "a multiple of the hint");
+  return 0;
+}
+
 /* Fills a new buffer with uniform random values from a fixed seed (per
  * argument, so that a run can be repeated): floats in [-1, 1), signed
  * integers in [-100, 100), unsigned ones in [0, 200), booleans 0 or 1. */
