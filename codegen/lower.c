@@ -157,6 +157,14 @@ MlirValue lw_const_i32(Lower *L, int64_t v) {
   return L->consts[L->nconsts++] = mlirOperationGetResult(op, 0);
 }
 
+/* A constant of like's integer type (an i64 loop's step, say). */
+MlirValue lw_const_like(Lower *L, MlirValue like, int64_t v) {
+  MlirType t = mlirValueGetType(like);
+  if (mlirTypeEqual(t, lw_i32(L))) return lw_const_i32(L, v);
+  MlirNamedAttribute a = lw_named(L, "value", mlirIntegerAttrGet(t, v));
+  return lw_emit1(L, "arith.constant", t, 0, NULL, 1, &a);
+}
+
 static bool const_value(MlirValue v, int64_t *out) {
   if (!mlirValueIsAOpResult(v)) return false;
   MlirOperation d = mlirOpResultGetOwner(v);

@@ -155,6 +155,7 @@ MlirOperation lw_call_op(Lower *L, const char *name, MlirType ret, int n, const 
 MlirValue lw_cmp_u32(Lower *L, int pred, MlirValue a, MlirValue b);
 MlirValue lw_const_f32(Lower *L, double v);
 MlirValue lw_const_i32(Lower *L, int64_t v);
+MlirValue lw_const_like(Lower *L, MlirValue like, int64_t v); /* of like's integer type */
 int lw_count_of(Lower *L, MlirType t);
 void lw_counters(const Elems *e, int k, int *c);
 void lw_declare(Lower *L, const char *name, MlirType ret, int nargs, const MlirType *args);

@@ -233,7 +233,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   }
   /* the prologue */
   for (int s = 0; s < S - 1 && !L->failed; s++)
-    first_stage(L, src, &stage0, &bufs, &pres, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_i32(L, s))), ub,
+    first_stage(L, src, &stage0, &bufs, &pres, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_like(L, step, s))), ub,
                 lw_const_i32(L, s), carried, c0, n);
   if (L->failed) return;
   /* the loop: the carried values, the first stage's ahead */
@@ -293,7 +293,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
        o = mlirOperationGetNextInBlock(o))
     if (op_int_attr(o, "tile.stage", -1) != 0) lw_lower_op(L, o);
   /* the first stage of iteration j + S - 1 */
-  MlirValue ahead = lw_bin(L, "arith.addi", iv, lw_bin(L, "arith.muli", step, lw_const_i32(L, S - 1)));
+  MlirValue ahead = lw_bin(L, "arith.addi", iv, lw_bin(L, "arith.muli", step, lw_const_like(L, step, S - 1)));
   Vals **next = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
   for (int i = 0; i < n; i++) next[i] = lw_get(L, mlirBlockGetArgument(src, 1 + i));
   if (!L->failed) first_stage(L, src, &stage0, &bufs, &pres, ahead, ub, wslot, next, c0, n);

@@ -481,7 +481,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       /* from here on, MLIR: the context's diagnostics point into the source */
       comp.ic = o->context ? o->context->ic : ir_context_create();
       comp.cg = o->context ? o->context->cg : cg_cache_create();
-      ir_capture_diagnostics(comp.ic, &d, &src);
+      ir_capture_diagnostics(comp.ic, &d, &src, true);
     }
     ok = run_stage(&comp, st, &w, st == stop);
     if (ok && st == stop) {
@@ -494,7 +494,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   if (!mlirModuleIsNull(w.llvm)) mlirModuleDestroy(w.llvm);
   if (!mlirModuleIsNull(w.tile)) mlirModuleDestroy(w.tile);
   if (comp.ic) {
-    ir_capture_diagnostics(comp.ic, NULL, NULL);
+    ir_capture_diagnostics(comp.ic, NULL, NULL, false);
     if (!o->context) {
       ir_context_destroy(comp.ic);
       cg_cache_destroy(comp.cg);
@@ -589,7 +589,7 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
     p = e ? e + 1 : p + len;
   }
   IrContext *ic = ir_context_create();
-  ir_capture_diagnostics(ic, &d, &src);
+  ir_capture_diagnostics(ic, &d, &src, false);
   MlirModule mod = mlirModuleCreateParse(ir_mlir(ic), mlirStringRefCreate(src.text, src.len));
   bool ok = !mlirModuleIsNull(mod) && ir_verify(ic, mlirModuleGetOperation(mod), &d);
   Compilation comp = {.ic = ic, .a = a, .d = &d, .target = target, .num_warps = num_warps ? num_warps : 4,

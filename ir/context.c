@@ -87,6 +87,7 @@ struct IrContext {
   HeapMap printed;    /* type or attribute -> its text (malloc'd) */
   MlirDiagnosticHandlerID handler;
   bool has_handler;
+  bool internal; /* errors are tilec's: see ir_capture_diagnostics */
   Diags *diags;
   const Source *src;
   MlirPassManager canonicalizer; /* made on first use, kept: its patterns are set up once */
@@ -336,7 +337,14 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic diag, void *user) {
     loc = (Loc){ic->src, line, col};
   switch (mlirDiagnosticGetSeverity(diag)) {
   case MlirDiagnosticError:
-    diag_error_noreturnless(ic->diags, loc, "%s", msg.s ? msg.s : "");
+    /* IR that tilec made from a kernel and MLIR's verifier rejects ("'op'
+     * op ...": tilec's own passes word their errors for the user) is
+     * tilec's defect, not the user's: said so, at the kernel line it came
+     * from */
+    if (ic->internal && msg.s && msg.s[0] == '\'' && strstr(msg.s, "' op "))
+      diag_internal_error(ic->diags, loc, "%s (in the IR tilec made for this line; please report it)", msg.s ? msg.s : "");
+    else
+      diag_error_noreturnless(ic->diags, loc, "%s", msg.s ? msg.s : "");
     break;
   case MlirDiagnosticWarning: diag_warning(ic->diags, loc, "%s", msg.s ? msg.s : ""); break;
   default: diag_note(ic->diags, loc, "%s", msg.s ? msg.s : ""); break;
@@ -345,9 +353,10 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic diag, void *user) {
   return mlirLogicalResultSuccess();
 }
 
-void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src) {
+void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src, bool internal) {
   ic->diags = d;
   ic->src = src;
+  ic->internal = internal;
   if (!ic->has_handler) {
     ic->handler = mlirContextAttachDiagnosticHandler(ic->ctx, on_diagnostic, ic, NULL);
     ic->has_handler = true;

@@ -69,8 +69,9 @@ MlirPassManager ir_pipeline(IrContext *ic, const char *text, StrBuf *err);
 MlirContext ir_mlir(IrContext *ic);
 
 /* MLIR's diagnostics go to d while set (source locations map back to the
- * kernel's file, with its line and caret). */
-void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src);
+ * kernel's file, with its line and caret); internal: the IR is tilec's own,
+ * made from a kernel, so that an error in it is an internal error. */
+void ir_capture_diagnostics(IrContext *ic, Diags *d, const Source *src, bool internal);
 
 /* Types and attributes. */
 MlirType ir_scalar_type(IrContext *ic, DType dt);

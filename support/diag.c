@@ -159,6 +159,15 @@ void diag_error_noreturnless(Diags *d, Loc loc, const char *fmt, ...) {
   d->errors++;
 }
 
+void diag_internal_error(Diags *d, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(d, "internal error", loc, fmt, ap);
+  va_end(ap);
+  emit_sites(d);
+  d->errors++;
+}
+
 _Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

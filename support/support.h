@@ -141,6 +141,9 @@ typedef struct Diags {
 
 _Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_error_noreturnless(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A defect of tilec's own (invalid IR it made), at the kernel line being
+ * compiled: "file:line:col: internal error: ...". */
+void diag_internal_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warning(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_note(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_plain_error(Diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -45,7 +45,7 @@ static uint16_t to_half(float x) {
 }
 
 /* split_dot: o = q k[:, 0:mid) + 2 q k[:, mid:hi), k's columns past N zero */
-static void split_dot_of(int stages, int mid_tiles, int hi_tiles) {
+static void split_dot_of(int stages, int mid_tiles, int hi_tiles, bool wide) {
   enum { BLOCK = 64, BN = 16, D = 32, NCOLS = 4 * BN };
   static uint16_t q[BLOCK * D], k[NCOLS * D];
   static float o[BLOCK * BN];
@@ -54,13 +54,16 @@ static void split_dot_of(int stages, int mid_tiles, int hi_tiles) {
   for (int i = 0; i < NCOLS * D; i++) k[i] = to_half(uniform(-1, 1));
   for (int i = 0; i < BLOCK * BN; i++) o[i] = NAN;
   int32_t mid = mid_tiles * BN, hi = hi_tiles * BN;
+  int64_t mid64 = mid, hi64 = hi;
   EmuBuffer bf[3] = {{q, sizeof q, "q"}, {k, sizeof k, "k"}, {o, sizeof o, "o"}};
   void *p[3] = {q, k, o};
-  void *a[6] = {&p[0], &p[1], &p[2], &mid, &hi, &n};
+  void *a[6] = {&p[0], &p[1], &p[2], wide ? (void *)&mid64 : &mid, wide ? (void *)&hi64 : &hi, &n};
   char sig[128];
-  snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, %d, %d, %d, %d", BLOCK, BN, D, stages);
+  snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp32:16, %s, %s, i32, %d, %d, %d, %d", wide ? "i64" : "i32",
+           wide ? "i64" : "i32", BLOCK, BN, D, stages);
   if (emu_run_file(dir, "ptx_pipeline_trips.py", "split_dot", sig, 4, 1, a, 6, bf, 3)) {
-    fprintf(stderr, "  (split_dot, %d stages, %d and %d tiles)\n", stages, mid_tiles, hi_tiles - mid_tiles);
+    fprintf(stderr, "  (split_dot, %d stages, %d and %d tiles, %s bounds)\n", stages, mid_tiles, hi_tiles - mid_tiles,
+            wide ? "i64" : "i32");
     return;
   }
   int bad = 0;
@@ -81,19 +84,21 @@ static void split_dot_of(int stages, int mid_tiles, int hi_tiles) {
 }
 
 /* split_sum: the sum and max of x[lo, hi), x past N zero (and the max -inf for no element) */
-static void split_sum_of(int stages, int lo_tiles, int hi_tiles) {
+static void split_sum_of(int stages, int lo_tiles, int hi_tiles, bool wide) {
   enum { BLOCK = 256, CAP = 5 * BLOCK };
   static float x[CAP];
   float s = NAN, m = NAN;
   int32_t n = CAP - 77, lo = lo_tiles * BLOCK, hi = hi_tiles * BLOCK;
+  int64_t lo64 = lo, hi64 = hi;
   for (int i = 0; i < CAP; i++) x[i] = uniform(-1, 1);
   EmuBuffer bf[3] = {{x, sizeof x, "x"}, {&s, sizeof s, "s"}, {&m, sizeof m, "m"}};
   void *p[3] = {x, &s, &m};
-  void *a[6] = {&p[0], &p[1], &p[2], &lo, &hi, &n};
+  void *a[6] = {&p[0], &p[1], &p[2], wide ? (void *)&lo64 : &lo, wide ? (void *)&hi64 : &hi, &n};
   char sig[128];
-  snprintf(sig, sizeof sig, "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, %d, %d", BLOCK, stages);
+  snprintf(sig, sizeof sig, "*fp32:16, *fp32:16, *fp32:16, %s, %s, i32, %d, %d", wide ? "i64" : "i32", wide ? "i64" : "i32",
+           BLOCK, stages);
   if (emu_run_file(dir, "ptx_pipeline_trips.py", "split_sum", sig, 4, 1, a, 6, bf, 3)) {
-    fprintf(stderr, "  (split_sum, %d stages, tiles %d to %d)\n", stages, lo_tiles, hi_tiles);
+    fprintf(stderr, "  (split_sum, %d stages, tiles %d to %d, %s bounds)\n", stages, lo_tiles, hi_tiles, wide ? "i64" : "i32");
     return;
   }
   double want = 0;
@@ -117,14 +122,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   dir = argv[1];
-  /* each loop runs 0, 1, 2 and 3 times, the second one ending on the ragged tile */
-  for (int stages = 1; stages <= 4; stages++)
-    for (int first = 0; first <= 3; first++)
-      for (int second = 0; second <= 3; second++)
-        if (first + second <= 4) split_dot_of(stages, first, first + second);
-  for (int stages = 1; stages <= 4; stages++)
-    for (int lo = 0; lo <= 2; lo++)
-      for (int trips = 0; trips <= 3; trips++) split_sum_of(stages, lo, lo + trips);
+  /* each loop runs 0, 1, 2 and 3 times, the second one ending on the
+   * ragged tile; with i32 bounds, and with i64 ones (an i64 induction
+   * variable: the prologue's and the loop's look-ahead are of its type) */
+  for (int wide = 0; wide < 2; wide++) {
+    for (int stages = 1; stages <= 4; stages++)
+      for (int first = 0; first <= 3; first++)
+        for (int second = 0; second <= 3; second++)
+          if (first + second <= 4 && (!wide || first + second == 2 || first + second == 4))
+            split_dot_of(stages, first, first + second, wide);
+    for (int stages = 1; stages <= 4; stages++)
+      for (int lo = 0; lo <= 2; lo++)
+        for (int trips = 0; trips <= 3; trips++) split_sum_of(stages, lo, lo + trips, wide);
+  }
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

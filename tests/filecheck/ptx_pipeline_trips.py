@@ -8,6 +8,9 @@
 # RUN: %tilec compile %s -k split_dot -s "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, 64, 16, 32, 4" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k split_sum -s "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 256, 3" --emit=ptx | FileCheck %s --check-prefix=SUM
 # RUN: %tilec compile %s -k split_sum -s "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 256, 2" --emit=ptx | %ptxas_check
+# i64 bounds (a linear-attention kernel's strides): the look-ahead is computed in the induction variable's type
+# RUN: %tilec compile %s -k split_dot -s "*fp16:16, *fp16:16, *fp32:16, i64, i64, i32, 64, 16, 32, 3" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k split_sum -s "*fp32:16, *fp32:16, *fp32:16, i64, i64, i32, 256, 3" --emit=ptx | %ptxas_check
 # DOT: cp.async.commit_group
 # DOT: cp.async.wait_group 1
 # DOT: mma.sync.aligned.m16n8k16
