@@ -160,8 +160,10 @@ static Val *dtype_attr(Sema *S, Node *n, const Type *t) {
 static Val *value_attr(Sema *S, Node *n, Val *obj) {
   const char *a = n->name;
   if (obj->kind == V_MODULE) return module_attr(S, n, obj);
+  /* a constexpr's .value (tl.constexpr's field): the value itself, a dtype,
+   * a tuple or None too (`dtype.value` in a helper taking a constexpr) */
+  if (obj->kind == V_CONST && !strcmp(a, "value")) return obj;
   if (obj->kind == V_CONST && obj->c->kind == CV_DTYPE) return dtype_attr(S, n, obj->c->dtype);
-  if (obj->kind == V_CONST && obj->c->kind != CV_NONE && !strcmp(a, "value")) return obj;
   if (obj->kind == V_RT && obj->ty->kind == TY_DESC) {
     /* a tensor descriptor: its element type, and the block it loads */
     const Type *block = obj->ty->elem;

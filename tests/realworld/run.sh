@@ -3,19 +3,25 @@
 #
 #   run.sh ptx TILEC PTXAS WORKDIR        liger-kernel's launched kernels to PTX, checked by ptxas
 #   run.sh emu TILEC PTXAS WORKDIR        a few of them on the CPU emulator against NumPy
-#   run.sh tutorials TILEC PTXAS WORKDIR DIR
+#   run.sh sglang TILEC PTXAS WORKDIR     sglang's launched kernels of kernels/ops/attention, moe and
+#                                         quantization (sglang.sigs) to PTX, checked by ptxas
+#   run.sh tutorials TILEC PTXAS WORKDIR [DIR]
 #                                         the kernels of tutorials.sigs, from Triton's
-#                                         python/tutorials/ copied into DIR (not kept in the tree)
+#                                         python/tutorials/ copied into DIR (not kept in the tree;
+#                                         DIR defaults to $TILEC_TUTORIALS, and without either the
+#                                         mode skips, saying so)
 #
-# ptx and emu download the pinned wheel (liger-kernel 0.8.5, its hash checked) into
-# WORKDIR with pip, unpack it there and never copy it into the tree; emu installs NumPy
-# into a virtual environment in WORKDIR. Without PyPI they skip (exit 77).
+# ptx, emu and sglang download a pinned wheel (liger-kernel 0.8.5, sglang 0.5.23, each hash
+# checked) into WORKDIR with pip, unpack it there and never copy it into the tree; emu
+# installs NumPy into a virtual environment in WORKDIR. Without PyPI they skip (exit 77).
 #
-# ptx compiles each line of liger.sigs (FILE | KERNEL | SIGNATURE | FLAGS) with
-# `tilec compile --emit=ptx` and runs ptxas on the result; it prints each kernel's
-# status, the first line of each failure's diagnostic, and the count, and fails when
-# fewer than LIGER_MIN_PTX kernels get through. Raise LIGER_MIN_PTX as the frontend
-# and code generator learn more.
+# The compiling modes compile each line of a .sigs file (FILE | KERNEL | SIGNATURE | FLAGS)
+# with `tilec compile --emit=ptx` and run ptxas on the result; they print each kernel's
+# status, the first line of each failure's diagnostic, and the count. A mode fails when
+# fewer kernels than its threshold get through (LIGER_MIN_PTX, SGLANG_MIN_PTX; every one of
+# the tutorials), and, whatever the threshold, when tilec crashes (a signal) or reports an
+# internal error on any kernel. Raise the thresholds as the frontend and code generator
+# learn more.
 #
 # emu runs the kernels of the table below with `tilec run` on NumPy-made inputs of
 # ragged sizes and compares their outputs with references in emu_ref.py. A kernel that
@@ -24,14 +30,20 @@
 set -u
 
 LIGER_MIN_PTX=84
+SGLANG_MIN_PTX=0
 
 LIGER_VERSION=0.8.5
 LIGER_WHEEL=liger_kernel-$LIGER_VERSION-py3-none-any.whl
 LIGER_SHA256=60789cd576af073ab9b192b570d2597fd0cdad489cd62fb44fb16256d43754c9
+# sglang's wheel is for CPython 3.11 on glibc 2.34+; the kernels are Python text, so any
+# machine can read them: pip is told the wheel's platform rather than its own
+SGLANG_VERSION=0.5.23
+SGLANG_WHEEL=sglang-$SGLANG_VERSION-cp311-cp311-manylinux_2_34_x86_64.whl
+SGLANG_SHA256=00b3cd5b265ac76c64185fbb6b95424f324ddd9f428d0306b77bc9db9d859937
 COMPILE_TIMEOUT=90   # seconds for one tilec compile; past it the kernel counts as failed
 
 mode=${1:-}
-[ $# -ge 4 ] || { echo "usage: run.sh ptx|emu|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2; }
+[ $# -ge 4 ] || { echo "usage: run.sh ptx|emu|sglang|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2; }
 tilec=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 ptxas=$3
 mkdir -p "$4" || exit 1
@@ -39,31 +51,46 @@ work=$(cd "$4" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$tilec" ] || { echo "no tilec at $tilec"; exit 1; }
 
-# Downloads and unpacks the wheel into $work/liger (once; pip checks the hash).
-fetch_liger() {
-  ops=$work/liger/liger_kernel/ops
-  [ -f "$work/liger/.unpacked" ] && return 0
-  rm -rf "$work/liger" "$work/dl"
-  mkdir -p "$work/dl"
-  echo "liger-kernel==$LIGER_VERSION --hash=sha256:$LIGER_SHA256" >"$work/dl/req.txt"
+# Downloads a pinned wheel and unpacks it into $work/NAME (once; pip checks the hash).
+# fetch_wheel NAME REQUIREMENT WHEEL SHA256 [PIP OPTIONS...]
+fetch_wheel() {
+  local name=$1 req=$2 wheel=$3 sha=$4
+  shift 4
+  [ -f "$work/$name/.unpacked" ] && return 0
+  rm -rf "${work:?}/$name" "$work/dl-$name"
+  mkdir -p "$work/dl-$name"
+  echo "$req --hash=sha256:$sha" >"$work/dl-$name/req.txt"
   if ! python3 -m pip --version >/dev/null 2>&1; then
-    echo "SKIP: python3 -m pip is not available to download liger-kernel $LIGER_VERSION"
+    echo "SKIP: python3 -m pip is not available to download $req"
     exit 77
   fi
-  if ! python3 -m pip download --no-deps --require-hashes -r "$work/dl/req.txt" -d "$work/dl" \
-      --timeout 20 --retries 1 --disable-pip-version-check -q >"$work/dl/pip.log" 2>&1; then
-    if grep -q "HASHES" "$work/dl/pip.log"; then
-      cat "$work/dl/pip.log"
-      echo "FAILED: the downloaded $LIGER_WHEEL does not have the pinned sha256"
+  if ! python3 -m pip download --no-deps --require-hashes -r "$work/dl-$name/req.txt" -d "$work/dl-$name" "$@" \
+      --timeout 20 --retries 1 --disable-pip-version-check -q >"$work/dl-$name/pip.log" 2>&1; then
+    if grep -q "HASHES" "$work/dl-$name/pip.log"; then
+      cat "$work/dl-$name/pip.log"
+      echo "FAILED: the downloaded $wheel does not have the pinned sha256"
       exit 1
     fi
-    tail -3 "$work/dl/pip.log"
-    echo "SKIP: cannot download liger-kernel $LIGER_VERSION from PyPI"
+    tail -3 "$work/dl-$name/pip.log"
+    echo "SKIP: cannot download $req from PyPI"
     exit 77
   fi
-  python3 -m zipfile -e "$work/dl/$LIGER_WHEEL" "$work/liger" || { echo "FAILED: cannot unpack $LIGER_WHEEL"; exit 1; }
+  python3 -m zipfile -e "$work/dl-$name/$wheel" "$work/$name" || { echo "FAILED: cannot unpack $wheel"; exit 1; }
+  rm -rf "${work:?}/dl-$name"
+  touch "$work/$name/.unpacked"
+}
+
+fetch_liger() {
+  ops=$work/liger/liger_kernel/ops
+  fetch_wheel liger "liger-kernel==$LIGER_VERSION" "$LIGER_WHEEL" "$LIGER_SHA256"
   [ -d "$ops" ] || { echo "FAILED: $LIGER_WHEEL has no liger_kernel/ops"; exit 1; }
-  touch "$work/liger/.unpacked"
+}
+
+fetch_sglang() {
+  ops=$work/sglang/sglang/kernels/ops
+  fetch_wheel sglang "sglang==$SGLANG_VERSION" "$SGLANG_WHEEL" "$SGLANG_SHA256" \
+    --only-binary=:all: --platform manylinux_2_34_x86_64 --python-version 3.11 --implementation cp --abi cp311
+  [ -d "$ops" ] || { echo "FAILED: $SGLANG_WHEEL has no sglang/kernels/ops"; exit 1; }
 }
 
 # The first line of a diagnostic: the first error, else the first line.
@@ -77,7 +104,8 @@ first_diag() {
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; s=${s%"${s##*[![:space:]]}"}; printf '%s' "$s"; }
 
 # Compiles every line of a .sigs file with the kernels' files in $2; prints the count.
-# Sets $compiled and $total.
+# Sets $compiled, $total and $crashed (kernels on which tilec died of a signal or reported
+# an internal error).
 compile_all() {
   local sigs=$1 src=$2 out=$work/out
   local file kernel sig flags arch status t0 t1
@@ -85,6 +113,7 @@ compile_all() {
   mkdir -p "$out"
   compiled=0
   total=0
+  crashed=0
   while IFS='|' read -r file kernel sig flags; do
     file=$(trim "$file")
     case $file in ''|'#'*) continue ;; esac
@@ -103,6 +132,12 @@ compile_all() {
     t1=$(date +%s)
     if [ $rc -eq 124 ]; then
       status="FAIL  $file:$kernel: compile took over ${COMPILE_TIMEOUT} s"
+    elif [ $rc -ge 128 ]; then
+      status="CRASH $file:$kernel: tilec died of signal $((rc - 128)): $(first_diag "$base.log")"
+      crashed=$((crashed + 1))
+    elif grep -q "internal error" "$base.log"; then
+      status="CRASH $file:$kernel: $(grep -m1 "internal error" "$base.log")"
+      crashed=$((crashed + 1))
     elif [ $rc -ne 0 ]; then
       status="FAIL  $file:$kernel: $(first_diag "$base.log")"
     elif [ ! -x "$ptxas" ]; then
@@ -117,12 +152,21 @@ compile_all() {
   done <"$sigs"
 }
 
+# Fails on any crash or internal error, whatever the count.
+no_crashes() {
+  if [ "$crashed" -gt 0 ]; then
+    echo "FAILED: tilec crashed or reported an internal error on $crashed kernel(s) (CRASH above)"
+    exit 1
+  fi
+}
+
 case $mode in
 ptx)
   fetch_liger
   [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
   compile_all "$here/liger.sigs" "$ops"
   echo "liger-kernel $LIGER_VERSION: $compiled / $total kernels compiled to PTX that ptxas accepts (threshold $LIGER_MIN_PTX)"
+  no_crashes
   if [ "$compiled" -lt "$LIGER_MIN_PTX" ]; then
     echo "FAILED: fewer than $LIGER_MIN_PTX kernels compile"
     exit 1
@@ -130,15 +174,36 @@ ptx)
   [ "$compiled" -gt "$LIGER_MIN_PTX" ] && echo "note: raise LIGER_MIN_PTX in tests/realworld/run.sh to $compiled"
   exit 0
   ;;
+sglang)
+  fetch_sglang
+  [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
+  compile_all "$here/sglang.sigs" "$ops"
+  echo "sglang $SGLANG_VERSION: $compiled / $total kernels compiled to PTX that ptxas accepts (threshold $SGLANG_MIN_PTX)"
+  no_crashes
+  if [ "$compiled" -lt "$SGLANG_MIN_PTX" ]; then
+    echo "FAILED: fewer than $SGLANG_MIN_PTX kernels compile"
+    exit 1
+  fi
+  [ "$compiled" -gt "$SGLANG_MIN_PTX" ] && echo "note: raise SGLANG_MIN_PTX in tests/realworld/run.sh to $compiled"
+  exit 0
+  ;;
 tutorials)
-  dir=${5:-}
-  [ -n "$dir" ] && [ -d "$dir" ] || { echo "usage: run.sh tutorials TILEC PTXAS WORKDIR DIR (DIR: Triton's python/tutorials)"; exit 2; }
+  dir=${5:-${TILEC_TUTORIALS:-}}
+  if [ -z "$dir" ]; then
+    echo "SKIP: Triton's tutorials are not in the tree; set TILEC_TUTORIALS=DIR to a copy of python/tutorials"
+    echo "(the versions tutorials.sigs names) to compile them"
+    exit 77
+  fi
+  [ -d "$dir" ] || { echo "FAILED: TILEC_TUTORIALS=$dir is not a folder"; exit 1; }
+  [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
   compile_all "$here/tutorials.sigs" "$(cd "$dir" && pwd)"
-  echo "Triton tutorials: $compiled / $total kernels compiled to PTX that ptxas accepts"
+  echo "Triton tutorials: $compiled / $total kernels compiled to PTX that ptxas accepts (all must)"
+  no_crashes
+  [ "$compiled" -eq "$total" ] || { echo "FAILED: $((total - compiled)) tutorial kernel(s) do not compile"; exit 1; }
   exit 0
   ;;
 emu) ;;
-*) echo "usage: run.sh ptx|emu|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
+*) echo "usage: run.sh ptx|emu|sglang|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
 esac
 
 # ---- emu ------------------------------------------------------------------------
