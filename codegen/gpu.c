@@ -154,7 +154,19 @@ static void expand_atomic(Compilation *comp, MlirOperation call, MlirStringRef n
   else if (half || pair) /* 16-bit float adds keep subnormals: PTX spells it out */
     snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, 0; @p atom%s.%s.global.add.noftz.%s $0, [$1], $3; }",
              bits, s, scope, ty);
-  else if (nv == 2)
+  else if ((!strcmp(opn, "max") || !strcmp(opn, "min")) && ty[0] == 'f') {
+    /* PTX has no float max or min atomic: as Triton, by the bits as
+     * integers. A non-negative float orders as a signed integer, a negative
+     * one in reverse as an unsigned integer (its sign bit set, above every
+     * non-negative one): max is max.s where the value is non-negative and
+     * min.u where it is negative; min the other way round. */
+    bool max = !strcmp(opn, "max");
+    snprintf(text, sizeof text,
+             "{ .reg .pred p, n, a, b; setp.ne.b32 p, $2, 0; setp.lt.s%d n, $3, 0; not.pred a, n; and.pred a, a, p; "
+             "and.pred b, n, p; mov.b%d $0, 0; @a atom%s.%s.global.%s.s%d $0, [$1], $3; "
+             "@b atom%s.%s.global.%s.u%d $0, [$1], $3; }",
+             bits, bits, s, scope, max ? "max" : "min", bits, s, scope, max ? "min" : "max", bits);
+  } else if (nv == 2)
     snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b%d $0, 0; @p atom%s.%s.global.%s.%s $0, [$1], $3, $4; }",
              bits, s, scope, opn, ty);
   else

@@ -159,8 +159,8 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
         return cli_usage_error("aot", AOT_USAGE, "--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->copt.num_warps = w;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
-      if (!cli_small_int(v, 1, 1 << 30, &o->copt.num_stages))
-        return cli_usage_error("aot", AOT_USAGE, "--num-stages expects a positive number (of stages), got '%s'", v);
+      if (!cli_num_stages(v, &o->copt.num_stages))
+        return cli_usage_error("aot", AOT_USAGE, "--num-stages expects a number of stages (0 or 1: no pipelining), got '%s'", v);
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &missing))) {
       if (!cli_small_int(v, 0, 100000, &o->copt.config))
         return cli_usage_error("aot", AOT_USAGE, "--config expects a config number from 0, got '%s'", v);

@@ -85,3 +85,9 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...) {
   fprintf(stderr, "\nusage: %s\n(see 'tilec %s --help')\n", usage, cmd);
   return 2;
 }
+
+bool cli_num_stages(const char *s, int *out) {
+  if (!cli_small_int(s, 0, 1 << 30, out)) return false;
+  if (*out == 0) *out = 1;
+  return true;
+}

@@ -22,6 +22,9 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *shrt, const
 
 /* A decimal integer in [lo, hi], the whole string. */
 bool cli_small_int(const char *s, int lo, int hi, int *out);
+/* --num-stages: 0 or more; 0 asks, as in Triton, for no pipelining, which
+ * 1 says too (0 in tilec's options means "the config's, else 3"). */
+bool cli_num_stages(const char *s, int *out);
 
 /* "tilec: error: MESSAGE" on stderr; returns 1, the exit code. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

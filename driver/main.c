@@ -150,8 +150,8 @@ static int cmd_compile(int argc, char **argv) {
         goto done;
       }
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &bad))) {
-      if (!cli_small_int(v, 1, 1 << 30, &opt.num_stages)) {
-        rc = usage_error("--num-stages expects a positive number (of stages), got '%s'", v);
+      if (!cli_num_stages(v, &opt.num_stages)) {
+        rc = usage_error("--num-stages expects a number of stages (0 or 1: no pipelining), got '%s'", v);
         goto done;
       }
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &bad))) {

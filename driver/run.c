@@ -174,8 +174,8 @@ int run_parse_options(int argc, char **argv, RunOptions *o, RunExtraOption extra
         return cli_usage_error(o->cmd, o->usage, "--num-warps expects a power of 2 from 1 to 32, got '%s'", v);
       o->compile.num_warps = w;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--num-stages", &missing))) {
-      if (!cli_small_int(v, 1, 1 << 30, &o->compile.num_stages))
-        return cli_usage_error(o->cmd, o->usage, "--num-stages expects a positive number (of stages), got '%s'", v);
+      if (!cli_num_stages(v, &o->compile.num_stages))
+        return cli_usage_error(o->cmd, o->usage, "--num-stages expects a number of stages (0 or 1: no pipelining), got '%s'", v);
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--config", &missing))) {
       if (!cli_small_int(v, 0, 100000, &o->compile.config))
         return cli_usage_error(o->cmd, o->usage, "--config expects a config number from 0, got '%s'", v);

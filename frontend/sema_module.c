@@ -190,7 +190,11 @@ static bool read_config(Sema *S, const Module *m, JitFunc *f, Node *c) {
   for (int i = 0; i < c->kwargs.n; i++) {
     Node *k = c->kwargs.v[i];
     if (!strcmp(k->name, "num_warps")) cfg->num_warps = literal_int(S, k->lhs, "num_warps");
-    if (!strcmp(k->name, "num_stages")) cfg->num_stages = literal_int(S, k->lhs, "num_stages");
+    if (!strcmp(k->name, "num_stages")) {
+      /* 0, as 1, is no pipelining (0 in a config would read as "not given") */
+      cfg->num_stages = literal_int(S, k->lhs, "num_stages");
+      if (!cfg->num_stages && k->lhs->kind == N_INT) cfg->num_stages = 1;
+    }
     if (!strcmp(k->name, "pre_hook")) read_pre_hook(S, cfg, k->lhs);
   }
   vec_push(S->a, &f->configs, cfg);

@@ -324,7 +324,9 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
     if (r->is_static) sema_error(S, k, "tl.static_range() got an unexpected keyword argument '%s'", k->name);
     Val *v = sema_eval(S, k->lhs);
     if (!strcmp(k->name, "num_stages")) {
+      /* 0, as 1, is no pipelining (0 here would read as "the kernel's") */
       if (!val_is_none(v)) r->num_stages = (int)const_int(S, k->lhs, v, "num_stages");
+      if (!val_is_none(v) && r->num_stages == 0) r->num_stages = 1;
     } else if (!strcmp(k->name, "loop_unroll_factor")) {
       if (val_is_none(v)) continue;
       if (v->kind != V_CONST) sema_error(S, k->lhs, "'%s' must be a constexpr", k->name);
