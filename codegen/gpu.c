@@ -387,6 +387,22 @@ bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm) {
   }
   LLVMSetTarget(dev, "nvptx64-nvidia-cuda");
   LLVMSetDataLayout(dev, LLVMGetDataLayoutStr(lm));
+  /* every function the kernel declares must be libdevice's, of its type:
+   * the linker would leave an unknown name for ptxas to reject, and call a
+   * function of another type with the wrong arguments */
+  for (LLVMValueRef f = LLVMGetFirstFunction(lm); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (n <= 5 || memcmp(name, "__nv_", 5) || !LLVMIsDeclaration(f)) continue;
+    LLVMValueRef d = LLVMGetNamedFunction(dev, name);
+    if (!d || LLVMGlobalGetValueType(d) != LLVMGlobalGetValueType(f)) {
+      Loc none = {0};
+      diag_internal_error(comp->d, none, "libdevice %s function '%s' (please report it)",
+                          d ? "has another type for" : "has no", name);
+      LLVMDisposeModule(dev);
+      return false;
+    }
+  }
   if (LLVMLinkModules2(lm, dev)) {
     diag_plain_error(comp->d, "linking libdevice failed");
     return false;

@@ -7,6 +7,8 @@
  */
 #include "emu_internal.h"
 
+#include <fenv.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -112,9 +114,163 @@ static int signbitf_(float x) { return signbit(x) != 0; }
 static int signbitd_(double x) { return signbit(x) != 0; }
 static float saturatef_(float x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
 static float fdividef_(float x, float y) { return x / y; }
-/* the host's IEEE division and square root round to nearest, as these do */
-static float fdiv_rn_(float x, float y) { return x / y; }
-static double ddiv_rn_(double x, double y) { return x / y; }
+
+
+/* The rounded arithmetic (__nv_fadd_rz, __nv_dmul_ru, __nv_fmaf_rd, ...):
+ * the host's IEEE operation under the rounding mode asked for, the
+ * thread's mode put back after. volatile keeps the compiler from folding
+ * or moving the operation out of the mode. */
+#define ROUNDED(mode, MODE)                                                                                            \
+  static float fadd_##mode(float a, float b) { int m = fegetround(); fesetround(MODE); volatile float r = a + b; fesetround(m); return r; } \
+  static float fsub_##mode(float a, float b) { int m = fegetround(); fesetround(MODE); volatile float r = a - b; fesetround(m); return r; } \
+  static float fmul_##mode(float a, float b) { int m = fegetround(); fesetround(MODE); volatile float r = a * b; fesetround(m); return r; } \
+  static float fdiv_##mode(float a, float b) { int m = fegetround(); fesetround(MODE); volatile float r = a / b; fesetround(m); return r; } \
+  static float frcp_##mode(float a) { int m = fegetround(); fesetround(MODE); volatile float r = 1.0f / a; fesetround(m); return r; } \
+  static float fsqrt_##mode(float a) { int m = fegetround(); fesetround(MODE); volatile float r = sqrtf(a); fesetround(m); return r; } \
+  static float fmaf_##mode(float a, float b, float c) { int m = fegetround(); fesetround(MODE); volatile float r = fmaf(a, b, c); fesetround(m); return r; } \
+  static double dadd_##mode(double a, double b) { int m = fegetround(); fesetround(MODE); volatile double r = a + b; fesetround(m); return r; } \
+  static double dsub_##mode(double a, double b) { int m = fegetround(); fesetround(MODE); volatile double r = a - b; fesetround(m); return r; } \
+  static double dmul_##mode(double a, double b) { int m = fegetround(); fesetround(MODE); volatile double r = a * b; fesetround(m); return r; } \
+  static double ddiv_##mode(double a, double b) { int m = fegetround(); fesetround(MODE); volatile double r = a / b; fesetround(m); return r; } \
+  static double drcp_##mode(double a) { int m = fegetround(); fesetround(MODE); volatile double r = 1.0 / a; fesetround(m); return r; } \
+  static double dsqrt_##mode(double a) { int m = fegetround(); fesetround(MODE); volatile double r = sqrt(a); fesetround(m); return r; } \
+  static double fma_##mode(double a, double b, double c) { int m = fegetround(); fesetround(MODE); volatile double r = fma(a, b, c); fesetround(m); return r; }
+ROUNDED(rn, FE_TONEAREST)
+ROUNDED(rz, FE_TOWARDZERO)
+ROUNDED(rd, FE_DOWNWARD)
+ROUNDED(ru, FE_UPWARD)
+#define ROUNDED_NAMES(mode)                                                                                            \
+  {"fadd_" #mode, FN(fadd_##mode)}, {"fsub_" #mode, FN(fsub_##mode)}, {"fmul_" #mode, FN(fmul_##mode)},             \
+  {"frcp_" #mode, FN(frcp_##mode)}, {"fmaf_" #mode, FN(fmaf_##mode)}, {"dadd_" #mode, FN(dadd_##mode)},             \
+  {"dsub_" #mode, FN(dsub_##mode)}, {"dmul_" #mode, FN(dmul_##mode)}, {"drcp_" #mode, FN(drcp_##mode)},             \
+  {"fma_" #mode, FN(fma_##mode)}
+
+/* cvt.rni / cvt.rzi.s32.f32: NaN gives 0, out of range saturates */
+static int32_t to_i32_sat(double r) {
+  if (isnan(r)) return 0;
+  return r <= INT32_MIN ? INT32_MIN : r >= INT32_MAX ? INT32_MAX : (int32_t)r;
+}
+static int32_t float2int_rn_(float x) { return to_i32_sat(nearbyint((double)x)); }
+static int32_t float2int_rz_(float x) { return to_i32_sat(trunc((double)x)); }
+static int32_t float_as_int_(float x) {
+  int32_t i;
+  memcpy(&i, &x, 4);
+  return i;
+}
+static float int_as_float_(int32_t i) {
+  float x;
+  memcpy(&x, &i, 4);
+  return x;
+}
+static float ull2float_rn_(uint64_t u) { return (float)u; }
+static int32_t ilogbf_(float x) { return ilogbf(x); }
+static int32_t ilogb_(double x) { return ilogb(x); }
+static int64_t llrintf_(float x) { return llrintf(x); }
+static int64_t llrint_(double x) { return llrint(x); }
+static int64_t llroundf_(float x) { return llroundf(x); }
+static int64_t llround_(double x) { return llround(x); }
+static int finitef_(float x) { return isfinite(x); }
+static int isfinited_(double x) { return isfinite(x); }
+static float ldexpf_(float x, int32_t n) { return ldexpf(x, n); }
+static double ldexp_(double x, int32_t n) { return ldexp(x, n); }
+static float scalbnf_(float x, int32_t n) { return scalbnf(x, n); }
+static double scalbn_(double x, int32_t n) { return scalbn(x, n); }
+static float powif_(float x, int32_t n) { return powf(x, (float)n); }
+static double powi_(double x, int32_t n) { return pow(x, (double)n); }
+static float cospif_(float x) { return (float)cos(M_PI * (double)x); }
+static double cospi_(double x) { return cos(M_PI * x); }
+static float sinpif_(float x) { return (float)sin(M_PI * (double)x); }
+static double sinpi_(double x) { return sin(M_PI * x); }
+/* erfinv: an initial guess refined by Newton's method on erf, to double precision */
+static double erfinv_(double y) {
+  if (y <= -1) return y == -1 ? -INFINITY : NAN;
+  if (y >= 1) return y == 1 ? INFINITY : NAN;
+  if (y == 0) return y;
+  double w = -log((1 - y) * (1 + y)), x;
+  x = copysign(sqrt(sqrt((4.330746750799873 + w / 2) * (4.330746750799873 + w / 2) - w / 0.147) -
+                    (4.330746750799873 + w / 2)), y);
+  for (int i = 0; i < 4; i++) x -= (erf(x) - y) / (1.1283791670955126 * exp(-x * x));
+  return x;
+}
+static float erfinvf_(float y) { return (float)erfinv_(y); }
+/* erfcinv: Newton's method on erfc, which keeps the precision of tiny arguments */
+static double erfcinv_(double y) {
+  if (y <= 0) return y == 0 ? INFINITY : NAN;
+  if (y >= 2) return y == 2 ? -INFINITY : NAN;
+  double x = erfinv_(1 - y);
+  if (!isfinite(x)) x = y < 1 ? sqrt(-log(y)) : -sqrt(-log(2 - y));
+  for (int i = 0; i < 8; i++) x += (erfc(x) - y) / (1.1283791670955126 * exp(-x * x));
+  return x;
+}
+static float erfcinvf_(float y) { return (float)erfcinv_(y); }
+/* erfcx(x) = exp(x^2) erfc(x), by its asymptotic series where exp(x^2) overflows */
+static double erfcx_(double x) {
+  if (x < 25) return (double)(expl((long double)x * x) * erfcl((long double)x));
+  double r = 1 / (x * x);
+  return 0.5641895835477563 / x * (1 - r / 2 + 3 * r * r / 4 - 15 * r * r * r / 8);
+}
+static float erfcxf_(float x) { return (float)erfcx_(x); }
+static float j0f_(float x) { return (float)j0(x); }
+static float j1f_(float x) { return (float)j1(x); }
+static float y0f_(float x) { return (float)y0(x); }
+static float y1f_(float x) { return (float)y1(x); }
+static float fast_log2f_(float x) { return log2f(x); }
+static float fast_exp10f_(float x) { return powf(10.0f, x); }
+static float fast_powf_(float x, float y) { return powf(x, y); }
+static float fast_sinf_(float x) { return sinf(x); }
+static float fast_cosf_(float x) { return cosf(x); }
+static float fast_tanf_(float x) { return tanf(x); }
+/* the integer functions */
+static int32_t clz_(int32_t x) { return x ? __builtin_clz((uint32_t)x) : 32; }
+static int32_t clzll_(int64_t x) { return x ? __builtin_clzll((uint64_t)x) : 64; }
+static int32_t popc_(int32_t x) { return __builtin_popcount((uint32_t)x); }
+static int32_t popcll_(int64_t x) { return __builtin_popcountll((uint64_t)x); }
+static int32_t ffs_(int32_t x) { return __builtin_ffs(x); }
+static int32_t ffsll_(int64_t x) { return __builtin_ffsll(x); }
+static int32_t brev_(int32_t x) {
+  uint32_t u = (uint32_t)x, r = 0;
+  for (int i = 0; i < 32; i++) r |= ((u >> i) & 1u) << (31 - i);
+  return (int32_t)r;
+}
+static int64_t brevll_(int64_t x) {
+  uint64_t u = (uint64_t)x, r = 0;
+  for (int i = 0; i < 64; i++) r |= ((u >> i) & 1u) << (63 - i);
+  return (int64_t)r;
+}
+static int32_t mulhi_(int32_t a, int32_t b) { return (int32_t)(((int64_t)a * b) >> 32); }
+static int32_t umulhi_(int32_t a, int32_t b) { return (int32_t)(((uint64_t)(uint32_t)a * (uint32_t)b) >> 32); }
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+static int64_t mul64hi_(int64_t a, int64_t b) { return (int64_t)(((i128)a * b) >> 64); }
+static int64_t umul64hi_(int64_t a, int64_t b) { return (int64_t)(((u128)(uint64_t)a * (uint64_t)b) >> 64); }
+static int32_t hadd_(int32_t a, int32_t b) { return (int32_t)(((int64_t)a + b) >> 1); }
+static int32_t rhadd_(int32_t a, int32_t b) { return (int32_t)(((int64_t)a + b + 1) >> 1); }
+static int32_t uhadd_(int32_t a, int32_t b) { return (int32_t)(((uint64_t)(uint32_t)a + (uint32_t)b) >> 1); }
+static int32_t urhadd_(int32_t a, int32_t b) { return (int32_t)(((uint64_t)(uint32_t)a + (uint32_t)b + 1) >> 1); }
+static int32_t min_(int32_t a, int32_t b) { return a < b ? a : b; }
+static int32_t max_(int32_t a, int32_t b) { return a > b ? a : b; }
+static int32_t umin_(int32_t a, int32_t b) { return (uint32_t)a < (uint32_t)b ? a : b; }
+static int32_t umax_(int32_t a, int32_t b) { return (uint32_t)a > (uint32_t)b ? a : b; }
+static int64_t llmin_(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t llmax_(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t ullmin_(int64_t a, int64_t b) { return (uint64_t)a < (uint64_t)b ? a : b; }
+static int64_t ullmax_(int64_t a, int64_t b) { return (uint64_t)a > (uint64_t)b ? a : b; }
+static int64_t llabs_(int64_t a) { return a < 0 ? (int64_t)(0 - (uint64_t)a) : a; }
+/* |a - b| + c, as sad.s32 and sad.u32 */
+static int32_t sad_(int32_t a, int32_t b, int32_t c) {
+  return (int32_t)((uint32_t)(a > b ? (int64_t)a - b : (int64_t)b - a) + (uint32_t)c);
+}
+static int32_t usad_(int32_t a, int32_t b, int32_t c) {
+  uint32_t x = (uint32_t)a, y = (uint32_t)b;
+  return (int32_t)((x > y ? x - y : y - x) + (uint32_t)c);
+}
+/* prmt.b32 a, b, s: byte i of the result is byte s[4i..4i+2] of {b, a} */
+static int32_t byte_perm_(int32_t a, int32_t b, int32_t s) {
+  uint64_t v = (uint64_t)(uint32_t)b << 32 | (uint32_t)a;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; i++) r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return (int32_t)r;
+}
 
 static const Named libdevice[] = {
     {"exp", FN(exp)},       {"expf", FN(expf)},         {"exp2", FN(exp2)},     {"exp2f", FN(exp2f)},
@@ -142,7 +298,30 @@ static const Named libdevice[] = {
     {"fdim", FN(fdim)},     {"fdimf", FN(fdimf)},       {"isnand", FN(isnand_)}, {"isnanf", FN(isnanf_)},
     {"isinfd", FN(isinfd_)}, {"isinff", FN(isinff_)},   {"signbitd", FN(signbitd_)}, {"signbitf", FN(signbitf_)},
     {"saturatef", FN(saturatef_)}, {"fdividef", FN(fdividef_)}, {"fast_expf", FN(expf)}, {"fast_logf", FN(logf)},
-    {"fdiv_rn", FN(fdiv_rn_)}, {"ddiv_rn", FN(ddiv_rn_)}, {"fsqrt_rn", FN(sqrtf)}, {"dsqrt_rn", FN(sqrt)},
+    {"fdiv_rn", FN(fdiv_rn)}, {"ddiv_rn", FN(ddiv_rn)}, {"fsqrt_rn", FN(fsqrt_rn)}, {"dsqrt_rn", FN(dsqrt_rn)},
+    ROUNDED_NAMES(rn), ROUNDED_NAMES(rz), ROUNDED_NAMES(rd), ROUNDED_NAMES(ru),
+    {"fdiv_rz", FN(fdiv_rz)}, {"fdiv_rd", FN(fdiv_rd)}, {"fdiv_ru", FN(fdiv_ru)}, {"ddiv_rz", FN(ddiv_rz)},
+    {"ddiv_rd", FN(ddiv_rd)}, {"ddiv_ru", FN(ddiv_ru)}, {"fsqrt_rz", FN(fsqrt_rz)}, {"fsqrt_rd", FN(fsqrt_rd)},
+    {"fsqrt_ru", FN(fsqrt_ru)}, {"dsqrt_rz", FN(dsqrt_rz)}, {"dsqrt_rd", FN(dsqrt_rd)}, {"dsqrt_ru", FN(dsqrt_ru)},
+    {"float2int_rn", FN(float2int_rn_)}, {"float2int_rz", FN(float2int_rz_)}, {"float_as_int", FN(float_as_int_)},
+    {"int_as_float", FN(int_as_float_)}, {"ull2float_rn", FN(ull2float_rn_)}, {"ilogbf", FN(ilogbf_)},
+    {"ilogb", FN(ilogb_)}, {"llrintf", FN(llrintf_)}, {"llrint", FN(llrint_)}, {"llroundf", FN(llroundf_)},
+    {"llround", FN(llround_)}, {"finitef", FN(finitef_)}, {"isfinited", FN(isfinited_)}, {"ldexpf", FN(ldexpf_)},
+    {"ldexp", FN(ldexp_)}, {"scalbnf", FN(scalbnf_)}, {"scalbn", FN(scalbn_)}, {"powif", FN(powif_)},
+    {"powi", FN(powi_)}, {"cospif", FN(cospif_)}, {"cospi", FN(cospi_)}, {"sinpif", FN(sinpif_)},
+    {"sinpi", FN(sinpi_)}, {"erfinvf", FN(erfinvf_)}, {"erfinv", FN(erfinv_)}, {"erfcinvf", FN(erfcinvf_)},
+    {"erfcinv", FN(erfcinv_)}, {"erfcxf", FN(erfcxf_)}, {"erfcx", FN(erfcx_)}, {"j0f", FN(j0f_)}, {"j0", FN(j0)},
+    {"j1f", FN(j1f_)}, {"j1", FN(j1)}, {"y0f", FN(y0f_)}, {"y0", FN(y0)}, {"y1f", FN(y1f_)}, {"y1", FN(y1)},
+    {"logbf", FN(logbf)}, {"logb", FN(logb)}, {"nextafterf", FN(nextafterf)}, {"nextafter", FN(nextafter)},
+    {"fast_log2f", FN(fast_log2f_)}, {"fast_exp10f", FN(fast_exp10f_)}, {"fast_powf", FN(fast_powf_)},
+    {"fast_fdividef", FN(fdividef_)}, {"fast_sinf", FN(fast_sinf_)}, {"fast_cosf", FN(fast_cosf_)},
+    {"fast_tanf", FN(fast_tanf_)}, {"clz", FN(clz_)}, {"clzll", FN(clzll_)}, {"popc", FN(popc_)},
+    {"popcll", FN(popcll_)}, {"ffs", FN(ffs_)}, {"ffsll", FN(ffsll_)}, {"brev", FN(brev_)}, {"brevll", FN(brevll_)},
+    {"mulhi", FN(mulhi_)}, {"umulhi", FN(umulhi_)}, {"mul64hi", FN(mul64hi_)}, {"umul64hi", FN(umul64hi_)},
+    {"hadd", FN(hadd_)}, {"rhadd", FN(rhadd_)}, {"uhadd", FN(uhadd_)}, {"urhadd", FN(urhadd_)}, {"min", FN(min_)},
+    {"max", FN(max_)}, {"umin", FN(umin_)}, {"umax", FN(umax_)}, {"llmin", FN(llmin_)}, {"llmax", FN(llmax_)},
+    {"ullmin", FN(ullmin_)}, {"ullmax", FN(ullmax_)}, {"llabs", FN(llabs_)}, {"sad", FN(sad_)}, {"usad", FN(usad_)},
+    {"byte_perm", FN(byte_perm_)},
 };
 
 static const Named math_table[] = {

@@ -381,7 +381,8 @@ HANDLER(abs_) {
 /* ---- libdevice ------------------------------------------------------------ */
 
 /* kinds: 'f' float->float, 'F' (float,float)->float, 'T' three floats,
- * 'b' float->int32 predicate, 'i' int->int, 'I' (int,int)->int, 'p' (float,int)->float,
+ * 'b' float->int32 predicate, 'i' int->int, 'I' (int,int)->int, 'J' three ints (sad, usad,
+ * byte_perm), 'p' (float,int)->float,
  * 'r' float->int32/64 conversion */
 static const struct {
   const char *name;
@@ -409,7 +410,7 @@ static const struct {
     {"llround", 'r'}, {"float2int_rn", 'r'}, {"float2int_rz", 'r'}, {"clz", 'i'}, {"popc", 'i'},
     {"brev", 'i'}, {"ffs", 'i'}, {"mulhi", 'I'}, {"umulhi", 'I'}, {"hadd", 'I'}, {"rhadd", 'I'},
     {"uhadd", 'I'}, {"urhadd", 'I'}, {"min", 'I'}, {"max", 'I'}, {"umin", 'I'}, {"umax", 'I'},
-    {"sad", 'I'}, {"usad", 'I'}, {"byte_perm", 'I'}, {"llabs", 'i'}, {"ull2float_rn", 'r'},
+    {"sad", 'J'}, {"usad", 'J'}, {"byte_perm", 'J'}, {"llabs", 'i'}, {"ull2float_rn", 'r'},
     {"int_as_float", 'r'}, {"float_as_int", 'r'},
 };
 
@@ -421,16 +422,37 @@ static char libdevice_kind(const char *name) {
 
 static Val *libdevice_call(Sema *S, Node *call, const char *name, Val **args, int nargs) {
   char kind = libdevice_kind(name);
-  int want = kind == 'F' || kind == 'I' || kind == 'p' ? 2 : kind == 'T' ? 3 : 1;
+  int want = kind == 'F' || kind == 'I' || kind == 'p' ? 2 : kind == 'T' || kind == 'J' ? 3 : 1;
   if (nargs != want)
     sema_error(S, call, "libdevice.%s() takes %d argument%s (%d given)", name, want, want == 1 ? "" : "s", nargs);
   Val *r;
   switch (kind) {
-  case 'f': case 'F': case 'T': r = elementwise(S, call, CALL_libdevice, args, want, true, NULL); break;
-  case 'i': case 'I':
+  case 'f': case 'F': case 'T':
+    r = elementwise(S, call, CALL_libdevice, args, want, true, NULL);
+    /* libdevice has these for fp32 only */
+    if ((!strcmp(name, "saturatef") || !strncmp(name, "fast_", 5)) && ty_elem(r->e->type)->dtype == DT_F64)
+      sema_error(S, call, "libdevice.%s() takes fp32; its operand is %s", name, ty_str(S->a, r->e->type));
+    break;
+  case 'i': case 'I': case 'J': {
+    if (!strcmp(name, "clz") || !strcmp(name, "popc") || !strcmp(name, "ffs")) {
+      /* a count or a position: an int32 whatever the operand's width */
+      TNode *e = bi_rt(S, call, args[0]);
+      bi_need_int(S, call, e);
+      r = val_rt(S, emit_call(S, call, CALL_libdevice, ty_with_elem(S->tc, e->type, bi_I32(S)), &e, 1));
+      break;
+    }
     r = elementwise(S, call, CALL_libdevice, args, want, false, NULL);
     bi_need_int(S, call, r->e);
+    /* libdevice has these for 32-bit integers only */
+    static const char *const only32[] = {"hadd", "rhadd", "uhadd", "urhadd", "sad", "usad", "byte_perm"};
+    for (size_t i = 0; i < sizeof only32 / sizeof *only32; i++)
+      if (!strcmp(name, only32[i]) && dtype_bits(ty_elem(r->e->type)->dtype) == 64)
+        sema_error(S, call, "libdevice.%s() has no 64-bit form; its operands are %s", name, ty_str(S->a, r->e->type));
+    if (!strcmp(name, "llabs") && dtype_bits(ty_elem(r->e->type)->dtype) != 64)
+      sema_error(S, call, "libdevice.llabs() takes 64-bit integers; its operand is %s (use libdevice.abs)",
+                 ty_str(S->a, r->e->type));
     break;
+  }
   case 'b': {
     TNode *e = bi_rt(S, call, args[0]);
     bi_need_float(S, call, e);
@@ -439,6 +461,15 @@ static Val *libdevice_call(Sema *S, Node *call, const char *name, Val **args, in
   }
   case 'r': {
     TNode *e = bi_rt(S, call, args[0]);
+    /* the conversions are of one source type each, as their names say */
+    DType src = ty_elem(e->type)->dtype;
+    bool want_f32 = !strncmp(name, "float", 5), want_i32 = !strcmp(name, "int_as_float"),
+         want_u64 = !strcmp(name, "ull2float_rn");
+    if ((want_f32 && src != DT_F32 && src != DT_F16 && src != DT_BF16) ||
+        (want_i32 && (!dtype_is_int(src) || dtype_bits(src) != 32)) || (want_u64 && (!dtype_is_int(src) || dtype_bits(src) != 64)))
+      sema_error(S, call, "libdevice.%s() takes %s; its operand is %s", name,
+                 want_f32 ? "fp32 (fp16 and bf16 are widened)" : want_i32 ? "a 32-bit integer" : "a 64-bit integer",
+                 ty_str(S->a, e->type));
     const Type *res = strstr(name, "ll") || !strcmp(name, "ull2float_rn") ? ty_scalar(S->tc, DT_I64) : bi_I32(S);
     if (!strcmp(name, "int_as_float") || !strcmp(name, "ull2float_rn")) res = bi_F32(S);
     r = val_rt(S, emit_call(S, call, CALL_libdevice, ty_with_elem(S->tc, e->type, res), &e, 1));

@@ -239,12 +239,41 @@ static int gen_scan(Gen *G, const TNode *e, MlirValue *res) {
 
 /* ---- calls ----------------------------------------------------------------------------- */
 
-/* libdevice's name for a function at an element type. */
+/* libdevice's name for a function at an element type. Most take an f
+ * after the name for fp32 (__nv_expf, __nv_exp); the rounded arithmetic
+ * takes f or d in front (__nv_fmul_rn, __nv_dmul_rn; fma: __nv_fmaf_rn,
+ * __nv_fma_rn); conversions name their types themselves
+ * (__nv_float2int_rn, __nv_int_as_float); the predicates end in f or d
+ * (__nv_isnanf, __nv_isnand), and finitef and isfinited are the fp32 and
+ * fp64 spellings of one. */
 static const char *libdevice_symbol(Gen *G, const char *name, DType dt) {
   if (!strncmp(name, "__nv_", 5)) return name; /* already the symbol */
-  if (!strncmp(name, "fast_", 5)) return arena_printf(G->a, "__nv_%s", name);
-  if (dtype_is_int(dt)) return arena_printf(G->a, "__nv_%s%s", name, dtype_bits(dt) == 64 ? "ll" : "");
-  if (dt == DT_F64) return arena_printf(G->a, "__nv_%s", name);
+  static const char *const conversions[] = {"2int", "2uint", "2ll", "2ull", "2float", "2double", "2half", "_as_"};
+  bool conversion = false;
+  for (size_t i = 0; i < sizeof conversions / sizeof *conversions; i++) conversion |= strstr(name, conversions[i]) != NULL;
+  if (!strcmp(name, "fast_dividef")) return "__nv_fast_fdividef";
+  if (!strncmp(name, "fast_", 5) || conversion || !strcmp(name, "saturatef") || !strcmp(name, "llabs"))
+    return arena_printf(G->a, "__nv_%s", name);
+  if (dtype_is_int(dt) && dtype_bits(dt) == 64) {
+    /* the 64-bit integer forms (those without one are refused by sema) */
+    if (!strcmp(name, "abs")) return "__nv_llabs";
+    if (!strcmp(name, "max") || !strcmp(name, "min")) return arena_printf(G->a, "__nv_ll%s", name);
+    if (!strcmp(name, "umax") || !strcmp(name, "umin")) return arena_printf(G->a, "__nv_ull%s", name + 1);
+    if (!strcmp(name, "mulhi") || !strcmp(name, "umulhi")) return name[0] == 'u' ? "__nv_umul64hi" : "__nv_mul64hi";
+    return arena_printf(G->a, "__nv_%sll", name);
+  }
+  if (dtype_is_int(dt)) return arena_printf(G->a, "__nv_%s", name);
+  if (!strcmp(name, "abs")) return dt == DT_F64 ? "__nv_fabs" : "__nv_fabsf";
+  bool f64 = dt == DT_F64;
+  size_t n = strlen(name);
+  if (n > 3 && name[n - 3] == '_' && name[n - 2] == 'r' && strchr("nzdu", name[n - 1])) {
+    if (!strncmp(name, "fma_", 4)) return arena_printf(G->a, "__nv_fma%s%s", f64 ? "" : "f", name + 3);
+    return arena_printf(G->a, "__nv_%c%s", f64 ? 'd' : 'f', name);
+  }
+  if (!strcmp(name, "finitef") || !strcmp(name, "isfinited")) return f64 ? "__nv_isfinited" : "__nv_finitef";
+  if (!strcmp(name, "isinf") || !strcmp(name, "isnan") || !strcmp(name, "signbit"))
+    return arena_printf(G->a, "__nv_%s%c", name, f64 ? 'd' : 'f');
+  if (f64) return arena_printf(G->a, "__nv_%s", name);
   return arena_printf(G->a, "__nv_%sf", name);
 }
 
