@@ -16,8 +16,8 @@
  * elements a thread holds (lower_elems.c), global memory (lower_memory.c),
  * shared memory and layout conversions (lower_shared.c), shape ops and fp8
  * (lower_data.c), control flow and math (lower_control.c), reductions and
- * scans (lower_reduce.c), and random numbers, asserts, prints, atomics and
- * tl.dot (lower_extra.c). An op with no lowering yet is reported at its
+ * scans (lower_reduce.c), and Philox, asserts, prints, atomics and tl.dot
+ * (lower_extra.c). An op with no lowering yet is reported at its
  * source position.
  */
 #include "lower.h"
@@ -563,6 +563,19 @@ static void lower_elementwise(Lower *L, MlirOperation op, MlirValue r, MlirType 
   lw_put(L, r, x);
 }
 
+/* tile.mulhiui (tl.umulhi, Philox's rounds): the high half of each
+ * element's product, arith.mului_extended's second result. */
+static void lower_mulhiui(Lower *L, MlirOperation op, MlirValue r, MlirType rt, int n) {
+  Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *b = lw_get(L, mlirOperationGetOperand(op, 1));
+  MlirType st = lw_scalar_of(L, rt), two[2] = {st, st};
+  Vals *x = lw_new_vals(L, n);
+  for (int k = 0; k < n; k++) {
+    MlirValue ops[2] = {a->v[a->n == 1 ? 0 : k], b->v[b->n == 1 ? 0 : k]};
+    x->v[k] = mlirOperationGetResult(lw_emit(L, "arith.mului_extended", 2, two, 2, ops, 0, NULL), 1);
+  }
+  lw_put(L, r, x);
+}
+
 /* The ops of the other dialects: func.return, scf, constants, then arith
  * and math, through the fp8, fast-math and libdevice lowerings that claim
  * theirs before the generic one per element. */
@@ -620,7 +633,6 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   /* irgen makes block pointers of tensor descriptors for now: these come with TMA */
   case TOP_make_tensor_descriptor: case TOP_descriptor_load: case TOP_descriptor_store: break;
   case TOP_extern_elementwise: lower_extern_elementwise(L, op, r, rt, n); return;
-  case TOP_random: lw_lower_random(L, op); return;
   case TOP_print: lw_lower_print(L, op); return;
   case TOP_assert: lw_lower_assert(L, op); return;
   case TOP_barrier: lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL); return;
@@ -630,6 +642,8 @@ void lw_lower_op(Lower *L, MlirOperation op) {
     lw_put(L, r, lw_get(L, mlirOperationGetOperand(op, 0)));
     return;
   case TOP_ptr_to_int: case TOP_int_to_ptr: case TOP_bitcast: lower_ptr_cast(L, op, r, rt, n); return;
+  case TOP_mulhiui: lower_mulhiui(L, op, r, rt, n); return;
+  case TOP_philox: lw_lower_philox(L, op); return;
   case TOP_COUNT: unreachable(); /* a count, not an op */
   }
   lw_fail(L, op, "is not supported yet by the GPU code generator");

@@ -1,91 +1,51 @@
 /*
- * lower_extra.c — lowering random numbers (Philox), device_assert,
- * device_print and atomics.
+ * lower_extra.c — lowering Philox's rounds, device_assert, device_print
+ * and atomics.
  */
 #include "lower.h"
 
-/* ---- random numbers: Philox 4x32, as Triton documents it ---------------------------------- */
+/* ---- Philox: tile.philox ---------------------------------------------------------------- */
 
-static MlirValue const_u32(Lower *L, uint32_t v) { return lw_const_i32(L, (int32_t)v); }
-
-static MlirValue umulhi(Lower *L, MlirValue a, MlirValue b) {
-  MlirValue ops[2] = {a, b};
-  MlirType two[2] = {lw_i32(L), lw_i32(L)};
-  return mlirOperationGetResult(lw_emit(L, "arith.mului_extended", 2, two, 2, ops, 0, NULL), 1);
+static MlirValue const_bits(Lower *L, MlirType t, uint64_t bits) {
+  MlirNamedAttribute v = lw_named(L, "value", mlirIntegerAttrGet(t, (int64_t)bits));
+  return lw_emit1(L, "arith.constant", t, 0, NULL, 1, &v);
 }
 
-/* philox(seed, offset): four 32-bit words after n rounds */
-static void philox(Lower *L, MlirValue seed, MlirValue offset, int rounds, MlirValue *c) {
-  MlirType st = mlirValueGetType(seed);
-  MlirValue k0, k1;
-  if (lw_bits_of(st) == 64) {
-    k0 = lw_emit1(L, "arith.trunci", lw_i32(L), 1, &seed, 0, NULL);
-    MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
-    MlirNamedAttribute v32 = lw_named(L, "value", mlirIntegerAttrGet(i64, 32));
-    MlirValue hi = lw_bin(L, "arith.shrui", seed, lw_emit1(L, "arith.constant", i64, 0, NULL, 1, &v32));
-    k1 = lw_emit1(L, "arith.trunci", lw_i32(L), 1, &hi, 0, NULL);
-  } else {
-    /* Triton widens an int32 seed to 64 bits with its sign */
-    k0 = seed;
-    k1 = lw_bin(L, "arith.shrsi", seed, lw_const_i32(L, 31));
-  }
-  c[0] = lw_bits_of(mlirValueGetType(offset)) == 64 ? lw_emit1(L, "arith.trunci", lw_i32(L), 1, &offset, 0, NULL) : offset;
-  c[1] = c[2] = c[3] = lw_const_i32(L, 0);
-  MlirValue A = const_u32(L, 0xD2511F53u), B = const_u32(L, 0xCD9E8D57u);
-  for (int r = 0; r < rounds; r++) {
-    MlirValue c0 = c[0], c2 = c[2];
-    c[0] = lw_bin(L, "arith.xori", lw_bin(L, "arith.xori", umulhi(L, B, c2), c[1]), k0);
-    c[2] = lw_bin(L, "arith.xori", lw_bin(L, "arith.xori", umulhi(L, A, c0), c[3]), k1);
-    c[1] = lw_bin(L, "arith.muli", B, c2);
-    c[3] = lw_bin(L, "arith.muli", A, c0);
-    k0 = lw_bin(L, "arith.addi", k0, const_u32(L, 0x9E3779B9u));
-    k1 = lw_bin(L, "arith.addi", k1, const_u32(L, 0xBB67AE85u));
-  }
-}
-
-/* uint32 -> uniform float in [0, 1): as Triton's uint_to_uniform_float */
-static MlirValue to_uniform(Lower *L, MlirValue x) {
-  MlirType i1 = mlirIntegerTypeGet(L->ctx, 1);
-  MlirValue zero = lw_const_i32(L, 0);
-  MlirValue cmp[2] = {x, zero};
-  MlirNamedAttribute slt = lw_named(L, "predicate", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 2));
-  MlirValue neg = lw_emit1(L, "arith.cmpi", i1, 2, cmp, 1, &slt);
-  MlirValue flipped = lw_bin(L, "arith.subi", lw_bin(L, "arith.subi", zero, x), lw_const_i32(L, 1));
-  MlirValue sel[3] = {neg, flipped, x};
-  MlirValue pos = lw_emit1(L, "arith.select", lw_i32(L), 3, sel, 0, NULL);
-  MlirValue f = lw_emit1(L, "arith.sitofp", mlirF32TypeGet(L->ctx), 1, &pos, 0, NULL);
-  return lw_bin(L, "arith.mulf", f, lw_const_f32(L, 4.6566127342e-10));
-}
-
-void lw_lower_random(Lower *L, MlirOperation op) {
-  MlirStringRef kind = mlirStringAttrGetValue(mlirOperationGetAttributeByName(op, str("kind")));
+/* The rounds of Triton's philox_impl on each element's four counter words
+ * and two key words, in 32- or 64-bit arithmetic by the words' type, each
+ * width with its own constants (the frontend builds the same rounds from
+ * tile ops where the words' shapes differ). */
+void lw_lower_philox(Lower *L, MlirOperation op) {
   int rounds = (int)op_int_attr(op, "n_rounds", 10);
-  Vals *seed = lw_get(L, mlirOperationGetOperand(op, 0)), *off = lw_get(L, mlirOperationGetOperand(op, 1));
-  int nres = (int)mlirOperationGetNumResults(op);
-  int n = lw_count_of(L, mlirValueGetType(mlirOperationGetResult(op, 0)));
-  Vals *out[4];
-  for (int i = 0; i < nres; i++) out[i] = lw_new_vals(L, n);
-  bool is = kind.length == 4 && !memcmp(kind.data, "rand", 4);
-  bool isn = kind.length == 5 && !memcmp(kind.data, "randn", 5);
-  for (int k = 0; k < n; k++) {
-    MlirValue c[4];
-    philox(L, seed->v[0], off->v[off->n == 1 ? 0 : k], rounds, c);
-    if (is) {
-      out[0]->v[k] = to_uniform(L, c[0]);
-    } else if (isn) {
-      /* Box-Muller on the first two words */
-      MlirValue u1 = lw_bin(L, "arith.maxnumf", to_uniform(L, c[0]), lw_const_f32(L, 1.0e-7));
-      MlirValue u2 = to_uniform(L, c[1]);
-      MlirValue th = lw_bin(L, "arith.mulf", u2, lw_const_f32(L, 6.283185307179586));
-      MlirValue lg = lw_bin(L, "arith.mulf", lw_intrinsic(L, "llvm.nvvm.lg2.approx.f", u1), lw_const_f32(L, 0.6931471805599453));
-      MlirValue rr = lw_bin(L, "arith.mulf", lg, lw_const_f32(L, -2.0));
-      MlirValue sq = lw_emit1(L, "math.sqrt", mlirF32TypeGet(L->ctx), 1, &rr, 0, NULL);
-      out[0]->v[k] = lw_bin(L, "arith.mulf", sq, lw_intrinsic(L, "llvm.nvvm.cos.approx.f", th));
-    } else {
-      for (int i = 0; i < nres; i++) out[i]->v[k] = c[i];
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0)), st = lw_scalar_of(L, rt), two[2] = {st, st};
+  bool wide = lw_bits_of(st) == 64;
+  MlirValue key_a = const_bits(L, st, wide ? 0x9E3779B97F4A7C15u : 0x9E3779B9u);
+  MlirValue key_b = const_bits(L, st, wide ? 0xBB67AE8584CAA73Bu : 0xBB67AE85u);
+  MlirValue round_a = const_bits(L, st, wide ? 0xD2E7470EE14C6C93u : 0xD2511F53u);
+  MlirValue round_b = const_bits(L, st, wide ? 0xCA5A826395121157u : 0xCD9E8D57u);
+  Vals *in[6], *out[4];
+  for (int i = 0; i < 6; i++) in[i] = lw_get(L, mlirOperationGetOperand(op, i));
+  int n = lw_count_of(L, rt);
+  for (int i = 0; i < 4; i++) out[i] = lw_new_vals(L, n);
+  for (int e = 0; e < n; e++) {
+    MlirValue c[4], k[2];
+    for (int i = 0; i < 4; i++) c[i] = in[i]->v[in[i]->n == 1 ? 0 : e];
+    for (int i = 0; i < 2; i++) k[i] = in[4 + i]->v[in[4 + i]->n == 1 ? 0 : e];
+    for (int r = 0; r < rounds; r++) {
+      MlirValue c0 = c[0], c2 = c[2];
+      MlirValue hb[2] = {round_b, c2}, ha[2] = {round_a, c0};
+      MlirValue hi_b = mlirOperationGetResult(lw_emit(L, "arith.mului_extended", 2, two, 2, hb, 0, NULL), 1);
+      MlirValue hi_a = mlirOperationGetResult(lw_emit(L, "arith.mului_extended", 2, two, 2, ha, 0, NULL), 1);
+      c[0] = lw_bin(L, "arith.xori", lw_bin(L, "arith.xori", hi_b, c[1]), k[0]);
+      c[2] = lw_bin(L, "arith.xori", lw_bin(L, "arith.xori", hi_a, c[3]), k[1]);
+      c[1] = lw_bin(L, "arith.muli", round_b, c2);
+      c[3] = lw_bin(L, "arith.muli", round_a, c0);
+      k[0] = lw_bin(L, "arith.addi", k[0], key_a);
+      k[1] = lw_bin(L, "arith.addi", k[1], key_b);
     }
+    for (int i = 0; i < 4; i++) out[i]->v[e] = c[i];
   }
-  for (int i = 0; i < nres; i++) lw_put(L, mlirOperationGetResult(op, i), out[i]);
+  for (int i = 0; i < 4; i++) lw_put(L, mlirOperationGetResult(op, i), out[i]);
 }
 
 /* ---- device_assert ---------------------------------------------------------------------- */

@@ -87,7 +87,8 @@ static const struct {
   const Builtin *v;
   const size_t *n;
 } tables[] = {{builtins_core, &builtins_core_count}, {builtins_memory, &builtins_memory_count},
-              {builtins_tensor, &builtins_tensor_count}, {builtins_compose, &builtins_compose_count}};
+              {builtins_tensor, &builtins_tensor_count}, {builtins_compose, &builtins_compose_count},
+              {builtins_random, &builtins_random_count}};
 
 const Builtin *builtin_find(const char *name) {
   bool math = !strncmp(name, "math.", 5);
@@ -217,6 +218,13 @@ Val *builtin_call(Sema *S, Node *call, const Builtin *b, Val *self, Args *args) 
   Val *r = b->fn(S, call, bound, np);
   S->builtin = saved;
   return r;
+}
+
+Val *bi_call(Sema *S, Node *call, const char *name, Val **vals, int n) {
+  const Builtin *b = builtin_find(name);
+  if (!b) unreachable();
+  Args a = {.pos = vals, .npos = n};
+  return builtin_call(S, call, b, NULL, &a);
 }
 
 bool builtin_is_namespace(const char *path) { return path && !strcmp(path, "tl"); }

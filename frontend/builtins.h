@@ -48,5 +48,13 @@ int bi_norm_axis(Sema *S, Node *call, Val *axis, const Type *t, bool allow_none)
 TNode *bi_block_input(Sema *S, Node *call, Val *v);
 extern const Builtin builtins_compose[];
 extern const size_t builtins_compose_count;
+extern const Builtin builtins_random[];
+extern const size_t builtins_random_count;
+/* For the builtins made of others (builtins_compose.c): e in a temporary,
+ * read where it is used; a binary operator on runtime values; the builtin
+ * `name` called on positional values, as a kernel calls it. */
+TNode *bi_keep(Sema *S, Node *call, TNode *e, const char *what);
+TNode *bi_bin(Sema *S, Node *call, Op op, TNode *a, TNode *b);
+Val *bi_call(Sema *S, Node *call, const char *name, Val **vals, int n);
 
 #endif

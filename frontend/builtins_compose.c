@@ -29,15 +29,18 @@ static TNode *bitcast_to(Sema *S, Node *call, TNode *e, const Type *el) {
   return t;
 }
 
-/* e computed once, in a temporary (a name no kernel can spell): its uses
- * read the temporary, where a shared subtree would be emitted at each use. */
-static TNode *keep(Sema *S, Node *call, TNode *e) {
+/* e computed once, in a temporary (a name no kernel can spell, "$" then
+ * `what` and a number): its uses read the temporary, where a shared
+ * subtree would be emitted at each use. */
+TNode *bi_keep(Sema *S, Node *call, TNode *e, const char *what) {
   StrBuf sb = {.arena = S->a};
-  sb_printf(&sb, "$net%d", S->ntemps++);
+  sb_printf(&sb, "$%s%d", what, S->ntemps++);
   return bi_rt(S, call, sema_read_val(S, call, sema_store_rt(S, call, sb.s, e)));
 }
 
-static TNode *bin(Sema *S, Node *call, Op op, TNode *a, TNode *b) { return binary_op(S, call, op, val_rt(S, a), val_rt(S, b))->e; }
+TNode *bi_bin(Sema *S, Node *call, Op op, TNode *a, TNode *b) { return binary_op(S, call, op, val_rt(S, a), val_rt(S, b))->e; }
+
+static TNode *keep(Sema *S, Node *call, TNode *e) { return bi_keep(S, call, e, "net"); }
 
 /* A block of x's shape viewed as [numel / 2^(k+1), 2, 2^k], with each
  * element's partner (2^k away along the last dimension) beside it, and the
@@ -57,7 +60,7 @@ static Pairs pairs_of(Sema *S, Node *call, TNode *x, int k) {
   p.x = keep(S, call, reshaped(S, call, x, 3, p.shape));
   TNode *bits = keep(S, call, bitcast_to(S, call, p.x, it));
   TNode *both = broadcast_to_shape(S, call, bi_reduce_node(S, call, RK_xor, bits, 1, true, it), bits->type);
-  p.partner = keep(S, call, bitcast_to(S, call, bin(S, call, TK_CARET, bits, both), ty_elem(x->type)));
+  p.partner = keep(S, call, bitcast_to(S, call, bi_bin(S, call, TK_CARET, bits, both), ty_elem(x->type)));
   int64_t two = 2, col[3] = {1, 2, 1};
   TNode *r = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &two), NULL, 0);
   arange_attrs(r, 2);
@@ -71,8 +74,8 @@ static Pairs pairs_of(Sema *S, Node *call, TNode *x, int k) {
 static TNode *compare_swap(Sema *S, Node *call, TNode *x, TNode *desc, int k) {
   Pairs p = pairs_of(S, call, x, k);
   TNode *dir = p.second;
-  if (desc) dir = bin(S, call, TK_CARET, dir, reshaped(S, call, desc, 3, p.shape));
-  TNode *cond = bin(S, call, TK_NE, bin(S, call, TK_GT, p.x, p.partner), dir);
+  if (desc) dir = bi_bin(S, call, TK_CARET, dir, reshaped(S, call, desc, 3, p.shape));
+  TNode *cond = bi_bin(S, call, TK_NE, bi_bin(S, call, TK_GT, p.x, p.partner), dir);
   TNode *t = tnode(S, T_SELECT, call, p.x->type);
   t->c = cond, t->a = p.partner, t->b = p.x;
   return keep(S, call, reshaped(S, call, t, x->type->rank, x->type->shape));
@@ -109,7 +112,7 @@ HANDLER(sort) {
   for (int stage = 1; stage <= nd; stage++) {
     TNode *desc;
     if (stage < nd) {
-      TNode *bit = bin(S, call, TK_AMP, bin(S, call, TK_SHR, idx, to_rt(S, call, val_const(S, cv_int(S, stage)))), to_rt(S, call, val_const(S, cv_int(S, 1))));
+      TNode *bit = bi_bin(S, call, TK_AMP, bi_bin(S, call, TK_SHR, idx, to_rt(S, call, val_const(S, cv_int(S, stage)))), to_rt(S, call, val_const(S, cv_int(S, 1))));
       desc = keep(S, call, broadcast_to_shape(S, call, bit, ty_with_elem(S->tc, x->type, bi_I32(S))));
     } else {
       desc = descending ? broadcast_to_shape(S, call, to_rt(S, call, val_const(S, cv_int(S, 1))), ty_with_elem(S->tc, x->type, bi_I32(S))) : NULL;
@@ -171,7 +174,7 @@ HANDLER(gather) {
   DType sd = ty_elem(src->type)->dtype;
   int bits = dtype_bits(sd);
   const Type *it = ty_scalar(S->tc, sd == DT_I1 ? DT_I1 : bits == 64 ? DT_I64 : bits == 32 ? DT_I32 : bits == 16 ? DT_I16 : DT_I8);
-  TNode *eq = bin(S, call, TK_EQ, expanded(S, call, index, ax + 1), range_along(S, call, src->type->shape[ax], ax + 1, r + 1));
+  TNode *eq = bi_bin(S, call, TK_EQ, expanded(S, call, index, ax + 1), range_along(S, call, src->type->shape[ax], ax + 1, r + 1));
   TNode *sb = expanded(S, call, bitcast_to(S, call, src, it), ax);
   const Type *shape = broadcast_shapes(S, call, eq->type, sb->type);
   TNode *pick = tnode(S, T_SELECT, call, ty_with_elem(S->tc, shape, it));
@@ -188,12 +191,12 @@ HANDLER(histogram) {
   if (x->type->rank != 1 || !ty_is_int(x->type)) sema_error(S, call, "tl.histogram expects a 1-D block of integers, got %s", ty_str(S->a, x->type));
   int64_t bins = const_int(S, call, A(1), "num_bins");
   if (bins < 1 || (bins & (bins - 1))) sema_error(S, call, "tl.histogram's num_bins must be a power of 2, got %lld", (long long)bins);
-  TNode *eq = bin(S, call, TK_EQ, expanded(S, call, x, 1), range_along(S, call, bins, 1, 2));
+  TNode *eq = bi_bin(S, call, TK_EQ, expanded(S, call, x, 1), range_along(S, call, bins, 1, 2));
   if (nargs > 2 && !val_is_none(A(2))) {
     TNode *m = bi_rt(S, call, A(2));
     if (ty_elem(m->type)->dtype != DT_I1 || m->type->kind != TY_BLOCK || m->type->rank != 1 || m->type->shape[0] != x->type->shape[0])
       sema_error(S, call, "tl.histogram's mask must be booleans of the input's shape, got %s", ty_str(S->a, m->type));
-    eq = bin(S, call, TK_AMP, eq, expanded(S, call, m, 1));
+    eq = bi_bin(S, call, TK_AMP, eq, expanded(S, call, m, 1));
   }
   return val_rt(S, bi_reduce_node(S, call, RK_sum, cast_to(S, call, eq, bi_I32(S)), 0, false, bi_I32(S)));
 }

@@ -1,6 +1,6 @@
 /*
  * builtins_memory.c — loads, stores and atomics, tl.dot, block pointers and
- * tensor descriptors, and random numbers.
+ * tensor descriptors.
  */
 #include "builtins.h"
 
@@ -410,34 +410,6 @@ HANDLER(experimental_descriptor_store) {
   return desc_store(S, call, args2, 3);
 }
 
-/* ---- random ------------------------------------------------------------------ */
-
-/* rand/randn/randint(seed, offset, n_rounds=10) */
-static Val *random_(Sema *S, Node *call, Val **args, int nargs, const char *kind, int nres) {
-  (void)nargs;
-  TNode *seed = bi_rt(S, call, A(0));
-  if (!ty_is_int(seed->type) || seed->type->kind == TY_BLOCK) sema_error(S, call, "%s's seed must be an integer scalar, got %s", bi_cur(S), ty_str(S->a, seed->type));
-  TNode *off = bi_rt(S, call, A(1));
-  if (!ty_is_int(off->type)) sema_error(S, call, "%s's offsets must be integers, got %s", bi_cur(S), ty_str(S->a, off->type));
-  int64_t rounds = val_is_none(A(2)) ? 10 : const_int(S, call, A(2), "n_rounds");
-  if (rounds <= 0 || rounds > 64) sema_error(S, call, "n_rounds must be in 1..64");
-  const Type *el = !strcmp(kind, "randint") || !strcmp(kind, "randint4x") ? ty_scalar(S->tc, dtype_bits(ty_elem(off->type)->dtype) == 64 ? DT_U64 : DT_U32) : bi_F32(S);
-  TNode *ops[2] = {seed, off};
-  TNode *t = emit_call(S, call, CALL_random, ty_with_elem(S->tc, off->type, el), ops, 2);
-  t->attrs.kind = kind;
-  t->attrs.has |= CA_N_ROUNDS;
-  t->attrs.n_rounds = (int)rounds;
-  if (nres == 1) return val_rt(S, t);
-  t->nres = nres;
-  t->res_types = arena_alloc(S->a, sizeof(Type *) * (size_t)nres);
-  for (int i = 0; i < nres; i++) t->res_types[i] = t->type;
-  return bi_multi_result(S, call, t, nres);
-}
-HANDLER(rand_) { return random_(S, call, args, nargs, "rand", 1); }
-HANDLER(randn) { return random_(S, call, args, nargs, "randn", 1); }
-HANDLER(randint) { return random_(S, call, args, nargs, "randint", 1); }
-HANDLER(randint4x) { return random_(S, call, args, nargs, "randint4x", 4); }
-
 HANDLER(not_yet) {
   (void)args, (void)nargs;
   sema_error(S, call, "%s is not supported by tilec yet", bi_cur(S));
@@ -465,16 +437,8 @@ const Builtin builtins_memory[] = {
     {"_experimental_descriptor_store", "desc_pointer,value,offsets", experimental_descriptor_store, 0},
     {"desc.load", "desc,offsets", desc_load, B_METHOD},
     {"desc.store", "desc,offsets,value", desc_store, B_METHOD},
-    {"rand", "seed,offset,n_rounds=", rand_, 0},
-    {"randn", "seed,offset,n_rounds=", randn, 0},
-    {"randint", "seed,offset,n_rounds=", randint, 0},
-    {"randint4x", "seed,offset,n_rounds=", randint4x, 0},
     /* known to Triton, not yet to tilec: a call says so at its line */
     {"inline_asm_elementwise", "*args", not_yet, 0},
-    {"rand4x", "*args", not_yet, 0},
-    {"randn4x", "*args", not_yet, 0},
-    {"philox", "*args", not_yet, 0},
-    {"philox_impl", "*args", not_yet, 0},
     {"swizzle2d", "*args", not_yet, 0},
     {"topk", "*args", not_yet, 0},
     {"tensor", "*args", not_yet, 0},

@@ -279,7 +279,7 @@ typedef struct TNodeList {
  * --emit=ast prints (a libdevice call prints "libdevice.<symbol>"). */
 #define CALL_KINDS(X) \
   X(program_id) X(num_programs) X(arange) \
-  X(load) X(store) X(atomic_rmw) X(atomic_cas) X(dot) X(random) \
+  X(load) X(store) X(atomic_rmw) X(atomic_cas) X(dot) X(philox) \
   X(make_block_ptr) X(advance) X(make_tensor_descriptor) X(desc_load) X(desc_store) \
   X(maximum) X(minimum) X(clamp) X(fma) X(cdiv) X(umulhi) X(fdiv) X(div_rn) X(sqrt_rn) X(abs) \
   X(exp) X(exp2) X(log) X(log2) X(sqrt) X(rsqrt) X(sin) X(cos) X(erf) X(floor) X(ceil) \
@@ -317,8 +317,8 @@ typedef struct CallAttrs {
   unsigned has;              /* CA_* */
   const char *symbol;        /* libdevice: the function, "pow" */
   ReduceKind reduce;         /* reduce, scan */
-  const char *kind;          /* random ("rand", ...), gdc ("wait", ...) */
-  int n_rounds;              /* random */
+  const char *kind;          /* gdc ("wait", ...) */
+  int n_rounds;              /* philox */
   const char *op, *sem, *scope; /* atomic_rmw ("add", ...), atomics */
   int64_t start, end;        /* arange */
   int axis;                  /* program_id, num_programs, reduce, scan, softmax */

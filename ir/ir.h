@@ -38,10 +38,10 @@ enum {
   X(scan, OP_PURE | OP_REGION | OP_SEGMENTS) X(convert_layout, OP_PURE)                                    \
   X(make_block_ptr, OP_PURE | OP_SEGMENTS) X(advance, OP_PURE)                               \
   X(make_tensor_descriptor, OP_PURE | OP_SEGMENTS) X(descriptor_load, OP_READS)              \
-  X(descriptor_store, OP_WRITES) X(extern_elementwise, OP_PURE | OP_SEGMENTS) X(random, OP_PURE)           \
+  X(descriptor_store, OP_WRITES) X(extern_elementwise, OP_PURE | OP_SEGMENTS)            \
   X(print, OP_WRITES | OP_SEGMENTS) X(assert, OP_WRITES) X(barrier, OP_WRITES) X(gdc, OP_WRITES) X(assume, OP_WRITES)        \
   X(multiple_of, OP_PURE) X(max_contiguous, OP_PURE) X(max_constancy, OP_PURE)               \
-  X(ptr_to_int, OP_PURE) X(int_to_ptr, OP_PURE) X(bitcast, OP_PURE)
+  X(ptr_to_int, OP_PURE) X(int_to_ptr, OP_PURE) X(bitcast, OP_PURE) X(mulhiui, OP_PURE) X(philox, OP_PURE)
 
 typedef enum TileOp {
 #define X(name, flags) TOP_##name,

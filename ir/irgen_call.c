@@ -425,12 +425,9 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     res[0] = irgen_bin(G, u ? "arith.divui" : "arith.divsi", loc, s, ops[1]);
     return 1;
   }
-  case CALL_umulhi: {
-    MlirType two[2] = {rty, rty};
-    MlirOperation op = irgen_build(G, "arith.mului_extended", loc, 2, two, 2, ops, NULL, 0, NULL);
-    res[0] = mlirOperationGetResult(op, 1);
+  case CALL_umulhi: /* one result, elementwise, as Triton's tt.mulhiui: layouts flow through it */
+    res[0] = mlirOperationGetResult(irgen_build(G, "tile.mulhiui", loc, 1, &rty, 2, ops, NULL, 0, NULL), 0);
     return 1;
-  }
   case CALL_fdiv:
     res[0] = irgen_divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
     return 1;
@@ -578,15 +575,12 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
   case CALL_debug_barrier:
     irgen_build(G, "tile.barrier", loc, 0, NULL, 0, NULL, NULL, 0, NULL);
     return 0;
-  case CALL_random: {
-    irgen_attr(G, &as, "kind", irgen_str_attr(G, ca->kind));
+  case CALL_philox: {
     irgen_attr(G, &as, "n_rounds", irgen_i32_attr(G, ca->n_rounds));
-    int nr = e->nres > 1 ? e->nres : 1;
-    MlirType rt[4];
-    for (int i = 0; i < nr; i++) rt[i] = irgen_type(G, e->nres > 1 ? e->res_types[i] : e->type);
-    MlirOperation op = irgen_build(G, "tile.random", loc, nr, rt, n, ops, &as, 0, NULL);
-    for (int i = 0; i < nr; i++) res[i] = mlirOperationGetResult(op, i);
-    return nr;
+    MlirType w = irgen_type(G, e->type), rt[4] = {w, w, w, w};
+    MlirOperation op = irgen_build(G, "tile.philox", loc, 4, rt, n, ops, &as, 0, NULL);
+    for (int i = 0; i < 4; i++) res[i] = mlirOperationGetResult(op, i);
+    return 4;
   }
   case CALL_COUNT: break;
   }

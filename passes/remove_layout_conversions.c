@@ -6,7 +6,8 @@
  * conversion of a value whose producers are cheap and layout-agnostic
  * (constants, ranges, splats, broadcasts, expand_dims, transposes, joins
  * whose pairs stay in each thread, and elementwise arithmetic over such
- * values, up to a small budget of ops) is replaced by recomputing those
+ * values, up to a small budget of ops, each value counted and recomputed
+ * once however many of them read it) is replaced by recomputing those
  * producers in the target layout — rematerialization, as Triton does — so
  * that layouts chosen for memory ops propagate backward through the index
  * arithmetic that feeds them. A chain that ends at a value which cannot be
@@ -35,26 +36,36 @@ static bool is_tensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGet
 /* Layout-agnostic ops: their operands take the result's layout (or, for
  * expand_dims, its slice). */
 static bool rematerializable(MlirOperation op) {
-  if (mlirOperationGetNumResults(op) != 1 || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op)) return false;
   TileOp t = tile_op_of(op);
+  if ((mlirOperationGetNumResults(op) != 1 && t != TOP_philox) || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op))
+    return false;
   if (t == TOP_make_range || t == TOP_splat || t == TOP_broadcast || t == TOP_expand_dims || t == TOP_addptr ||
       t == TOP_extern_elementwise || t == TOP_multiple_of || t == TOP_max_contiguous || t == TOP_max_constancy ||
       t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_bitcast || t == TOP_convert_layout || t == TOP_trans ||
-      t == TOP_join || t == TOP_random)
+      t == TOP_join || t == TOP_mulhiui || t == TOP_philox)
     return true;
   return t == TOP_NONE; /* pure and not a tile op: arith.* and math.*, all elementwise */
 }
 
-/* Ops recomputed only where the original then goes away: a Philox chain
- * or a libdevice call costs more than a conversion. */
+/* Ops recomputed only where the original then goes away: Philox's rounds
+ * or a libdevice call cost more than a conversion. */
 static bool costly(MlirOperation op) {
   TileOp t = tile_op_of(op);
-  return t == TOP_random || t == TOP_extern_elementwise;
+  return t == TOP_philox || t == TOP_extern_elementwise;
 }
 
+/* Whether v's one use is the only use of anything its op makes (of
+ * Philox's four words, rand reads one): recomputed for that use, the
+ * original goes away. */
 static bool single_use(MlirValue v) {
   MlirOpOperand u = mlirValueGetFirstUse(v);
-  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
+  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return false;
+  MlirOperation d = value_owner(v);
+  for (intptr_t r = 0; !mlirOperationIsNull(d) && r < mlirOperationGetNumResults(d); r++) {
+    MlirValue o = mlirOperationGetResult(d, r);
+    if (!mlirValueEqual(o, v) && !mlirOpOperandIsNull(mlirValueGetFirstUse(o))) return false;
+  }
+  return true;
 }
 
 /* The layout operand i of op must have for op's result to be in `l`. */
@@ -97,43 +108,130 @@ static bool operand_layout(Compilation *comp, MlirOperation op, int i, const Lay
   return true;
 }
 
+/* One recomputation: what can_remat found and remat makes. Each value is
+ * recomputed (or, at a leaf, converted) once, however many ops of the
+ * slice read it, and counts once against the budget. A costly op is
+ * recomputed only when every op that reads it is recomputed with it (its
+ * original then goes away); else it is a leaf, converted (`forced`). */
+typedef struct Query {
+  Compilation *comp;
+  MlirOperation user; /* the op the value is recomputed for */
+  int budget, leaves;
+  PtrMap seen;   /* value -> the Made list of layouts it is wanted in */
+  PtrMap ops;    /* op -> op: the ops recomputed */
+  PtrVec costly; /* costly ops in the slice */
+  PtrMap forced; /* op -> op: costly ops left as leaves */
+  PtrMap made;   /* value -> the Made list of its recomputations or conversions */
+} Query;
+
+/* A value in one layout, and what it is made as there. */
+typedef struct Made {
+  const Layout *layout;
+  MlirValue r;
+  struct Made *next;
+} Made;
+
+static Made *made_in(PtrMap *m, MlirValue v, const Layout *l) {
+  for (Made *x = map_get(m, v.ptr); x; x = x->next)
+    if (layout_equal(x->layout, l)) return x;
+  return NULL;
+}
+
+/* (l is copied: an operand's layout is the caller's local.) */
+static void add_made(Arena *a, PtrMap *m, MlirValue v, const Layout *l, MlirValue r) {
+  Made *x = arena_alloc(a, sizeof *x);
+  Layout *c = arena_alloc(a, sizeof *c);
+  *c = *l;
+  *x = (Made){.layout = c, .r = r, .next = map_get(m, v.ptr)};
+  map_put(a, m, v.ptr, x);
+}
+
+static bool is_leaf(Query *q, MlirOperation d) {
+  return mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && map_get(&q->forced, d.ptr));
+}
+
 /* Can v be produced in layout l by recomputation within the budget? Values
  * that cannot be recomputed (loads, reductions, loop arguments) are leaves:
- * they get a conversion of their own, counted in *leaves. */
-static bool can_remat(Compilation *comp, MlirValue v, const Layout *l, int *budget, int *leaves) {
+ * they get a conversion of their own, counted in q->leaves. */
+static bool can_remat_in(Query *q, MlirValue v, const Layout *l) {
+  Compilation *comp = q->comp;
   Layout have;
   if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
   /* an operand of a dot on tensor cores is read from shared memory by the
    * dot itself: nothing is computed in its layout */
   if (l->kind == L_DOT_OP && l->parent->kind != L_BLOCKED) return false;
+  if (made_in(&q->seen, v, l)) return true;
+  add_made(comp->a, &q->seen, v, l, v);
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && !single_use(v))) {
-    ++*leaves;
+  if (is_leaf(q, d)) {
+    ++q->leaves;
     /* a conversion is possible; not of a dot's result, whose epilogue stays
      * in its MMA layout (sink_epilogues) */
     return (l->kind == L_BLOCKED || l->kind == L_SLICE) && !(layout_of_type(comp, mlirValueGetType(v), &have) && have.kind == L_MMA);
   }
-  if (--*budget < 0) return false;
-  if (tile_op_of(d) == TOP_convert_layout) return can_remat(comp, mlirOperationGetOperand(d, 0), l, budget, leaves);
+  if (--q->budget < 0) return false;
+  map_put(comp->a, &q->ops, d.ptr, d.ptr);
+  if (costly(d)) vec_push(comp->a, &q->costly, d.ptr);
+  if (tile_op_of(d) == TOP_convert_layout) return can_remat_in(q, mlirOperationGetOperand(d, 0), l);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     if (!is_tensor(o)) continue;
     Layout ol;
-    if (!operand_layout(comp, d, (int)i, l, &ol) || !can_remat(comp, o, &ol, budget, leaves)) return false;
+    if (!operand_layout(comp, d, (int)i, l, &ol) || !can_remat_in(q, o, &ol)) return false;
   }
   return true;
 }
 
-/* A clone of d with operands ops, its result in layout l, right after d
- * (or right before it). */
-static MlirValue clone_in(Compilation *comp, MlirOperation d, const MlirValue *ops, intptr_t n, const Layout *l, bool after) {
+/* Whether every op that reads a result of d is recomputed too (or is the
+ * user it is recomputed for). */
+static bool read_only_inside(Query *q, MlirOperation d) {
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(d); r++) {
+    MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(d, r));
+    for (; !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation o = mlirOpOperandGetOwner(u);
+      if (!mlirOperationEqual(o, q->user) && !map_get(&q->ops, o.ptr)) return false;
+    }
+  }
+  return true;
+}
+
+/* A recomputation of v in layout l for `user`, within REMAT_BUDGET ops;
+ * its leaves counted in q->leaves. A costly op read from outside the slice
+ * becomes a leaf, and the slice is found again. */
+static bool can_remat(Query *q, Compilation *comp, MlirOperation user, MlirValue v, const Layout *l) {
+  for (int tries = 0; tries < 8; tries++) {
+    PtrMap forced = q->forced;
+    *q = (Query){.comp = comp, .user = user, .budget = REMAT_BUDGET, .forced = forced};
+    if (!can_remat_in(q, v, l)) return false;
+    bool again = false;
+    for (int i = 0; i < q->costly.n; i++) {
+      MlirOperation d = {q->costly.v[i]};
+      if (read_only_inside(q, d)) continue;
+      map_put(comp->a, &q->forced, d.ptr, d.ptr);
+      again = true;
+    }
+    if (!again) return true;
+  }
+  return false;
+}
+
+/* A clone of d with operands ops, its results in layout l, right after d
+ * (or right before it); its result in the place of v among d's (the first
+ * when v is not d's). */
+static MlirValue clone_in(Compilation *comp, MlirOperation d, MlirValue v, const MlirValue *ops, intptr_t n, const Layout *l,
+                          bool after) {
   MlirOperation c = mlirOperationClone(d);
   if (after) mlirBlockInsertOwnedOperationAfter(mlirOperationGetBlock(d), d, c);
   else mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(d), d, c);
   for (intptr_t i = 0; i < n; i++) mlirOperationSetOperand(c, i, ops[i]);
-  MlirValue r = mlirOperationGetResult(c, 0);
-  MlirType nt = with_layout(comp, mlirValueGetType(r), layout_attr(comp, l));
-  mlirValueSetType(r, nt);
+  MlirType nt = {NULL};
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(c); i++) {
+    MlirValue ri = mlirOperationGetResult(c, i);
+    nt = with_layout(comp, mlirValueGetType(ri), layout_attr(comp, l));
+    mlirValueSetType(ri, nt);
+  }
+  bool own = mlirValueIsAOpResult(v) && mlirOperationEqual(value_owner(v), d);
+  MlirValue r = mlirOperationGetResult(c, own ? mlirOpResultGetResultNumber(v) : 0);
   if (op_is(c, "arith.constant")) {
     MlirAttribute val = mlirOperationGetAttributeByName(c, mlirStringRefCreateFromCString("value"));
     if (mlirAttributeIsADenseElements(val) && mlirDenseElementsAttrIsSplat(val))
@@ -143,27 +241,40 @@ static MlirValue clone_in(Compilation *comp, MlirOperation d, const MlirValue *o
   return r;
 }
 
-/* v in layout l: recomputed where can_remat said so, converted at leaves. */
-static MlirValue remat(Compilation *comp, MlirValue v, const Layout *l) {
+/* v in layout l: recomputed where can_remat said so, converted at leaves,
+ * each once. */
+static MlirValue remat(Query *q, MlirValue v, const Layout *l) {
+  Compilation *comp = q->comp;
   Layout have;
   if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return v;
+  Made *made = made_in(&q->made, v, l);
+  if (made) return made->r;
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && !single_use(v))) {
+  MlirValue r;
+  if (is_leaf(q, d)) {
     MlirType nt = with_layout(comp, mlirValueGetType(v), layout_attr(comp, l));
     MlirOperation at = mlirOperationIsNull(d) ? mlirBlockGetFirstOperation(mlirBlockArgumentGetOwner(v))
                                                : mlirOperationGetNextInBlock(d);
-    return mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirValueGetLocation(v), 1, &nt, 1, &v, 0, NULL), 0);
+    r = mlirOperationGetResult(create_before(at, "tile.convert_layout", mlirValueGetLocation(v), 1, &nt, 1, &v, 0, NULL), 0);
+  } else if (tile_op_of(d) == TOP_convert_layout) {
+    r = remat(q, mlirOperationGetOperand(d, 0), l);
+  } else {
+    intptr_t n = mlirOperationGetNumOperands(d);
+    MlirValue ops[16];
+    for (intptr_t i = 0; i < n && i < 16; i++) {
+      MlirValue o = mlirOperationGetOperand(d, i);
+      Layout ol;
+      ops[i] = is_tensor(o) && operand_layout(comp, d, (int)i, l, &ol) ? remat(q, o, &ol) : o;
+    }
+    /* a clone right after the original dominates everything the original
+     * does; the op's other results, cloned with it, are found there too */
+    r = clone_in(comp, d, v, ops, n < 16 ? n : 16, l, true);
+    for (intptr_t i = 0; i < mlirOperationGetNumResults(d); i++)
+      add_made(comp->a, &q->made, mlirOperationGetResult(d, i), l, mlirOperationGetResult(value_owner(r), i));
+    return r;
   }
-  if (tile_op_of(d) == TOP_convert_layout) return remat(comp, mlirOperationGetOperand(d, 0), l);
-  intptr_t n = mlirOperationGetNumOperands(d);
-  MlirValue ops[16];
-  for (intptr_t i = 0; i < n && i < 16; i++) {
-    MlirValue o = mlirOperationGetOperand(d, i);
-    Layout ol;
-    ops[i] = is_tensor(o) && operand_layout(comp, d, (int)i, l, &ol) ? remat(comp, o, &ol) : o;
-  }
-  /* a clone right after the original dominates everything the original does */
-  return clone_in(comp, d, ops, n < 16 ? n : 16, l, true);
+  add_made(comp->a, &q->made, v, l, r);
+  return r;
 }
 
 /* ---- loop-carried values ---------------------------------------------------------------
@@ -277,8 +388,8 @@ static bool retype_loop(Compilation *comp, MlirOperation loop) {
 
 static bool elementwise(MlirOperation op) {
   TileOp t = tile_op_of(op);
-  return mlirOperationGetNumResults(op) == 1 && (t == TOP_NONE || t == TOP_extern_elementwise || t == TOP_bitcast) &&
-         op_is_shape_preserving(op);
+  return mlirOperationGetNumResults(op) == 1 &&
+         (t == TOP_NONE || t == TOP_extern_elementwise || t == TOP_bitcast || t == TOP_mulhiui) && op_is_shape_preserving(op);
 }
 
 /* The source of v when v is a conversion out of layout a. */
@@ -296,18 +407,18 @@ static bool converted_from(Compilation *comp, MlirValue v, const Layout *a, Mlir
 static bool sink_into(Compilation *comp, MlirOperation user, const Layout *a) {
   intptr_t n = mlirOperationGetNumOperands(user);
   if (n > 16 || !elementwise(user)) return false;
+  Query q[16] = {0};
   for (intptr_t i = 0; i < n; i++) {
     MlirValue o = mlirOperationGetOperand(user, i), src;
-    int budget = REMAT_BUDGET, leaves = 0;
-    if (is_tensor(o) && !converted_from(comp, o, a, &src) && !(can_remat(comp, o, a, &budget, &leaves) && !leaves))
+    if (is_tensor(o) && !converted_from(comp, o, a, &src) && !(can_remat(&q[i], comp, user, o, a) && !q[i].leaves))
       return false;
   }
   MlirValue ops[16];
   for (intptr_t i = 0; i < n; i++) {
     MlirValue o = mlirOperationGetOperand(user, i);
-    ops[i] = !is_tensor(o) ? o : converted_from(comp, o, a, &ops[i]) ? ops[i] : remat(comp, o, a);
+    ops[i] = !is_tensor(o) ? o : converted_from(comp, o, a, &ops[i]) ? ops[i] : remat(&q[i], o, a);
   }
-  MlirValue r = mlirOperationGetResult(user, 0), cr = clone_in(comp, user, ops, n, a, false);
+  MlirValue r = mlirOperationGetResult(user, 0), cr = clone_in(comp, user, r, ops, n, a, false);
   MlirType old = mlirValueGetType(r);
   MlirValue back = mlirOperationGetResult(create_before(user, "tile.convert_layout", mlirOperationGetLocation(user), 1, &old, 1, &cr, 0, NULL), 0);
   mlirValueReplaceAllUsesOfWith(r, back);
@@ -390,14 +501,14 @@ static bool remove_conversions(Compilation *comp, MlirOperation module) {
       /* worth it when the conversion disappears, or moves back to a single
        * value that cannot be recomputed (it may be cheaper there, and
        * cannot move further: the rounds end) */
-      int budget = REMAT_BUDGET, leaves = 0;
+      Query q = {0};
       MlirOperation producer = value_owner(src);
       bool is_op = !mlirOperationIsNull(producer);
       bool from_convert = is_op && tile_op_of(producer) == TOP_convert_layout;
       bool movable = is_op && !from_convert && rematerializable(producer);
-      if ((movable || from_convert) && can_remat(comp, src, &target, &budget, &leaves) &&
-          (leaves == 0 || (movable && leaves == 1))) {
-        mlirValueReplaceAllUsesOfWith(res, remat(comp, src, &target));
+      if ((movable || from_convert) && can_remat(&q, comp, cv, src, &target) &&
+          (q.leaves == 0 || (movable && q.leaves == 1))) {
+        mlirValueReplaceAllUsesOfWith(res, remat(&q, src, &target));
         r.changes++;
         continue;
       }
