@@ -37,6 +37,7 @@ typedef struct Frame {
   int static_depth; /* static_range loops */
   PtrVec var_names; /* Var* per name, shared by every assignment in the frame */
   PtrVec vars;
+  PtrVec conts;     /* NodeList*: the statements after the runtime ifs that return being run (sema_stmt.c) */
 } Frame;
 
 #define MAX_INLINE_DEPTH 64

@@ -152,13 +152,39 @@ static void held_vars_of(Sema *S, PtrVec *names, Env *env, TNode *t) {
 
 static void exec_stmt(Sema *S, Node *s);
 
+/* Whether a statement list returns somewhere inside (not in nested defs). */
+static bool has_return(const NodeList *body) {
+  for (int i = 0; i < body->n; i++) {
+    const Node *s = body->v[i];
+    if (s->kind == N_RETURN) return true;
+    if ((s->kind == N_IF || s->kind == N_FOR || s->kind == N_WHILE) && (has_return(&s->body) || has_return(&s->orelse)))
+      return true;
+  }
+  return false;
+}
+
+static bool exec_if(Sema *S, Node *s, NodeList *rest);
+
 void sema_exec_block(Sema *S, NodeList *body) {
   if (!body->n) return;
   sema_enter(S, body->v[0]);
   if (S->f->outer_rt + S->f->rt_depth > MAX_RT_NESTING)
     sema_limit_error(S, body->v[0], "runtime ifs and loops nested more than %d deep (counting those around the "
                      "calls inlined here)", MAX_RT_NESTING);
-  for (int i = 0; i < body->n && !S->f->returned; i++) exec_stmt(S, body->v[i]);
+  for (int i = 0; i < body->n && !S->f->returned; i++) {
+    Node *st = body->v[i];
+    /* an inlined helper's runtime if that returns: the statements after it
+     * run in the branches that do not return (exec_if) */
+    if (st->kind == N_IF && !S->f->is_kernel && S->f->loop_depth == 0 && (has_return(&st->body) || has_return(&st->orelse))) {
+      NodeList rest = {body->v + i + 1, body->n - i - 1};
+      sema_enter(S, st);
+      bool runtime = exec_if(S, st, &rest);
+      sema_leave(S);
+      if (runtime) break;
+      continue;
+    }
+    exec_stmt(S, st);
+  }
   sema_leave(S);
 }
 
@@ -226,7 +252,43 @@ static void merge_branch(Sema *S, Node *at, const char *name, Env *then_env, Env
   sema_env_set(S, &S->f->env, name, result);
 }
 
-static void exec_if(Sema *S, Node *s) {
+static void exec_return(Sema *S, Node *s);
+
+/* The end of one path through an inlined helper's if that returns: unless
+ * the branch returned, the statements after the if, then those after each
+ * if around it that returns (f->conts, innermost first), then, if none
+ * returned, the helper's implicit `return None`. Each list runs with only
+ * the lists outside it pending, as the ifs it holds see them. */
+static void finish_path(Sema *S, Node *at, NodeList *rest, PtrVec *out) {
+  if (S->f->returned) return;
+  PtrVec *saved = S->out;
+  S->out = out;
+  sema_exec_block(S, rest);
+  PtrVec *conts = &S->f->conts;
+  int n = conts->n;
+  for (int k = n - 1; k >= 0 && !S->f->returned; k--) {
+    conts->n = k;
+    sema_exec_block(S, conts->v[k]);
+  }
+  conts->n = n;
+  if (!S->f->returned) {
+    Node none = {.kind = N_RETURN, .tok = at->tok};
+    exec_return(S, &none);
+  }
+  S->out = saved;
+}
+
+/* The name an inlined helper's result is held under while returns in
+ * runtime ifs are merged (a keyword: no variable of the user's has it). */
+#define RETURN_NAME "return"
+
+/* An if statement. With rest (an inlined helper's if that returns, and the
+ * statements after it in its block), a runtime if runs rest at the end of
+ * each branch that does not return, so that every path of the helper
+ * ends in a return, and the branches' results are merged like a
+ * variable; returns whether it did (a constexpr if runs one branch and
+ * leaves rest to the caller). */
+static bool exec_if(Sema *S, Node *s, NodeList *rest) {
   Val *c = sema_eval(S, s->cond);
   if (c->kind == V_CONST) {
     bool taken;
@@ -236,7 +298,7 @@ static void exec_if(Sema *S, Node *s) {
     else if (c->c->kind == CV_DTYPE) taken = true;
     else taken = sema_cf(c->c) != 0;
     sema_exec_block(S, taken ? &s->body : &s->orelse);
-    return;
+    return false;
   }
   if (c->kind != V_RT) sema_error(S, s->cond, "the condition of 'if' must be a value, got %s", val_desc(S, c));
   TNode *cond = sema_to_bool(S, s->cond, c);
@@ -247,16 +309,46 @@ static void exec_if(Sema *S, Node *s) {
   Env before = sema_env_copy(S, &S->f->env);
   S->f->rt_depth++;
   PtrVec then_out = {0}, else_out = {0};
+  /* the ifs in the branches that return finish their paths with rest too */
+  if (rest) vec_push(S->a, &S->f->conts, rest);
   exec_nested(S, &s->body, &then_out);
+  if (rest) S->f->conts.n--;
+  if (rest) finish_path(S, s, rest, &then_out);
   bool then_returned = S->f->returned;
   S->f->returned = false;
   Env then_env = S->f->env;
   S->f->env = sema_env_copy(S, &before);
+  if (rest) vec_push(S->a, &S->f->conts, rest);
   exec_nested(S, &s->orelse, &else_out);
+  if (rest) S->f->conts.n--;
+  if (rest) finish_path(S, s, rest, &else_out);
   bool else_returned = S->f->returned;
   S->f->returned = false;
   Env else_env = S->f->env;
   S->f->rt_depth--;
+  if (rest) {
+    /* both paths ended in a return: one result, merged as a variable */
+    S->f->env = sema_env_copy(S, &before);
+    Val *rt = sema_env_get(&then_env, RETURN_NAME), *re = sema_env_get(&else_env, RETURN_NAME);
+    if (rt && re && val_is_none(rt) != val_is_none(re))
+      sema_error(S, s, "this helper returns a value on some paths of this 'if' and None on others (a bare "
+                 "'return', or the end of the helper)");
+    merge_branch(S, s, RETURN_NAME, &then_env, &else_env, &then_out, &else_out);
+    PtrVec assigned = {0};
+    collect_assigned(S, &s->body, &assigned);
+    collect_assigned(S, &s->orelse, &assigned);
+    collect_assigned(S, rest, &assigned);
+    add_name(S, &assigned, RETURN_NAME);
+    held_vars_of(S, &assigned, &S->f->env, t);
+    t->body = sema_to_tlist(S, &then_out);
+    t->orelse = sema_to_tlist(S, &else_out);
+    emit_stmt(S, t);
+    Val *r = sema_env_get(&S->f->env, RETURN_NAME);
+    if (!r || r->kind == V_UNDEF) sema_error(S, s, "this helper returns a value on some paths only");
+    if (S->f->rt_depth == 0) S->f->ret = sema_read_val(S, s, r);
+    S->f->returned = true;
+    return true;
+  }
   /* merge: a branch that returned does not reach the join */
   S->f->env = sema_env_copy(S, &before);
   if (then_returned && !else_returned) S->f->env = else_env;
@@ -275,6 +367,7 @@ static void exec_if(Sema *S, Node *s) {
   t->body = sema_to_tlist(S, &then_out);
   t->orelse = sema_to_tlist(S, &else_out);
   emit_stmt(S, t);
+  return true;
 }
 
 /* range(stop) / range(start, stop[, step]) / tl.range(..., num_stages=) / tl.static_range(...) */
@@ -477,9 +570,15 @@ static void exec_return(Sema *S, Node *s) {
     f->returned = true;
     return;
   }
-  if (f->rt_depth > 0)
-    sema_error(S, s, "'return' inside a runtime 'if' or loop of an inlined function is not supported yet; "
-               "compute the result with tl.where and return once at the end");
+  if (f->rt_depth > 0) {
+    /* in a runtime if (exec_if merges the paths' results) */
+    Val *v = s->lhs ? sema_eval(S, s->lhs) : val_none(S);
+    /* every path's result in the one variable the merge joins */
+    if (v->kind == V_RT) v = sema_store_rt(S, s, RETURN_NAME, v->e ? v->e : sema_read_val(S, s, v)->e);
+    sema_env_set(S, &f->env, RETURN_NAME, v);
+    f->returned = true;
+    return;
+  }
   f->ret = s->lhs ? sema_eval(S, s->lhs) : val_none(S);
   /* hold runtime results in vars, so a caller can use them more than once */
   if (f->ret->kind == V_RT && f->ret->e && f->ret->e->kind != T_VAR) {
@@ -541,7 +640,7 @@ static void exec_stmt(Sema *S, Node *s) {
     assign_target(S, s->lhs, v);
     return;
   }
-  case N_IF: exec_if(S, s); return;
+  case N_IF: exec_if(S, s, NULL); return;
   case N_FOR: exec_for(S, s); return;
   case N_WHILE: exec_while(S, s); return;
   case N_BREAK:

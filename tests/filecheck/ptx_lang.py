@@ -3,6 +3,7 @@
 # emulator against a C reference.
 # RUN: %tilec compile %s -k cast_forms -s "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64" --emit=ast | FileCheck %s --check-prefix=CAST
 # RUN: %tilec compile %s -k cast_forms -s "*fp32, *i32, *fp16, *fp32, i32, i32, i32, 64" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k helper_returns -s "*i32, *i32, *i32, i32, i32, i32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k optional_args -s "*fp32, None, *fp32, *fp32, i32, 64" -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
 # RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, i32, 64" -D w_ptr=None -D HAS_B=False --emit=ast | FileCheck %s --check-prefix=NONE
 # RUN: %tilec compile %s -k optional_args -s "*fp32, *fp32, *fp32, *fp32, i32, 64" -D HAS_B=True --emit=ast | FileCheck %s --check-prefix=BOTH
@@ -211,6 +212,42 @@ def early_returns(x_ptr, out_ptr, n):
     tl.store(out_ptr + pid, v)
     return
     tl.store(out_ptr + pid, -1)
+
+
+# Returns inside runtime ifs of inlined helpers, as Triton's helpers take
+# them: nested ifs that return, statements after an if that returns,
+# constant and runtime results merged, a path that falls through to a
+# later return; on scalars and on blocks.
+@triton.jit
+def classify(v):
+    if v > 10:
+        if v > 100:
+            return 3
+        v = v * 2
+        if v % 4 == 0:
+            return v // 4
+    else:
+        if v < 0:
+            return -v
+    w = v + 1
+    return w * 10
+
+
+@triton.jit
+def clamp_block(x, lo, hi):
+    if lo > hi:
+        return tl.zeros_like(x)
+    return tl.minimum(tl.maximum(x, lo), hi)
+
+
+@triton.jit
+def helper_returns(x_ptr, out_ptr, blk_ptr, n, lo, hi, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    v = tl.load(x_ptr + pid % n)
+    tl.store(out_ptr + pid, classify(v))
+    offs = tl.arange(0, BLOCK)
+    b = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(blk_ptr + pid * BLOCK + offs, clamp_block(b, lo + pid % 3 - 1, hi))
 
 
 # Annotated locals: a constexpr computed from a parameter specialized to 1,

@@ -1,3 +1,4 @@
+# Recursion on a runtime value: helpers are inlined, so it is the limit of nested calls
 # ARGS: -s "*fp32:16, i32, 1024"
 import triton
 import triton.language as tl
