@@ -33,7 +33,7 @@ void cg_cache_destroy(CgCache *c); /* NULL is allowed */
  * the target. */
 LLVMTargetMachineRef cg_target_machine(Compilation *comp, bool host);
 
-/* The stages of code generation, in the order driver/pipeline.c runs them.
+/* The stages of code generation, in the order compile/pipeline.c runs them.
  * Each says what it requires of the module and what it leaves. */
 
 /* lower: the kernel of a tile-gpu module to a new module in the LLVM and

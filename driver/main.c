@@ -47,8 +47,8 @@ static void usage_main(FILE *f) {
 static void usage_compile(FILE *f) {
   fprintf(f,
           "usage: tilec compile FILE.py [-k NAME] -s SIGNATURE [-D NAME=VALUE]... [-I DIR]... [--emit=KIND]\n"
-          "                     [-w N] [--num-stages N] [--config N] [--arch=sm_80|sm_90|sm_90a] [--dump-after=PASS] [--time]\n"
-          "                     [--verify-each] [--fp-fusion=0|1] [-o OUT]\n"
+          "                     [-w N] [--num-stages N] [--config N] [--arch=sm_80|sm_86|sm_89|sm_90|sm_90a]\n"
+          "                     [--dump-after=PASS] [--time] [--verify-each] [--fp-fusion=0|1] [-o OUT]\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE.\n"
           "\n"
@@ -66,6 +66,7 @@ static void usage_compile(FILE *f) {
           "                        with source locations), tile-gpu (tile IR with layouts),\n"
           "                        llvm-mlir (LLVM/NVVM dialect), llvm (LLVM IR), ptx, cubin, or\n"
           "                        cpu (the CPU emulator's object); or the IR after any STAGE\n"
+          "                        (default: ast)\n"
           "  --dump-after=STAGE    also print the IR after STAGE to standard error\n"
           "  --time                also print the wall time of each stage to standard error\n"
           "  --verify-each         verify the IR after every pass (by default: after the first and last)\n"

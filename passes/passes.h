@@ -2,7 +2,7 @@
  * passes.h — passes on tile IR, one per file, and what they share.
  *
  * A pass is a function of the module; the pipeline's table of stages
- * (driver/pipeline.c) names them, calls them in order and can dump the IR
+ * (compile/pipeline.c) names them, calls them in order and can dump the IR
  * after any of them. Each file's first
  * comment says what the pass requires and what it guarantees.
  */

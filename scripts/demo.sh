@@ -3,8 +3,8 @@
 # examples/vector_add.py, specialized for fp32 pointers aligned to 16 bytes
 # and n divisible by 16, and a block of 1024. It is compiled to PTX for sm_80 (the head of it is
 # shown), then run on 98432 random elements, a ragged last block included,
-# on the CPU emulator (the CUDA device is not built yet), and the first
-# inputs and sums are printed.
+# on the CPU emulator (the machine needs no GPU; `--device=cuda` runs it on
+# one), and the first inputs and sums are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { echo; echo "== $*"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# driver/build_id.c, the build's identity: the same sources give the same
+# compile/build_id.c, the build's identity: the same sources give the same
 # identity wherever they are; a byte changed in a source, in a header beside
 # one, in a header of a -d folder, a header added there, or a -s text
 # changed, gives another; headers elsewhere do not count. The header is not

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the "RUN:" lines of one test file, as lit would: %s is the file,
-# %tilec the compiler, %examples the examples folder, FileCheck from LLVM 22.
+# %tilec the compiler, %examples the examples folder, %t a path in a temporary folder
+# (removed at the end), FileCheck from LLVM 22.
 set -u -o pipefail
 tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 filecheck=$2
@@ -13,9 +14,13 @@ if [ -z "$runs" ]; then
   echo "$test: no RUN: line"
   exit 1
 fi
+# %t: a path for a command's own files, in a temporary folder removed at the end
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 while IFS= read -r line; do
   cmd=${line//%tilec/$tilec}
   cmd=${cmd//%examples/$examples}
+  cmd=${cmd//%t/$tmp/t}
   if [[ $cmd == *%ptxas_check* ]]; then
     [ -x "$ptxas" ] || continue
     cmd=${cmd//%ptxas_check_sm89/\"$ptxas\" -arch=sm_89 -o /dev/null -}

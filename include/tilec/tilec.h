@@ -38,7 +38,7 @@ typedef enum tilec_status {
 } tilec_status;
 
 /* What tilec_compile produces: the output of the stage where each form
- * ends (the stages are listed in driver/pipeline.c and by `tilec compile
+ * ends (the stages are listed in compile/pipeline.c and by `tilec compile
  * --help`). */
 typedef enum tilec_emit {
   TILEC_EMIT_AST = 0,  /* the typed, specialized AST as text */

@@ -16,7 +16,7 @@
  * no hang, no leak, no UB; every bad input just gives a diagnostic.
  *
  * Build (needs clang with libFuzzer, e.g. Debian clang-14 + libclang-rt-14-dev).
- * driver/pipeline.c also drives the tile IR, passes and codegen (meson.build's
+ * compile/pipeline.c also drives the tile IR, passes and codegen (meson.build's
  * ir_lib), so the target links them and MLIR 22's C API, although the AST path
  * never enters them. With Meson, in a build dir of its own:
  *
@@ -30,7 +30,7 @@
  *       -fno-sanitize-recover=undefined -isystem /usr/lib/llvm-22/include \
  *       -I$S/include -I$S -DTILEC_VERSION='"fuzz"' \
  *       $S/frontend/{support,lex,parse,types,sema,builtins,ast}.c \
- *       $S/driver/pipeline.c $S/tests/fuzz/fuzz_frontend.c \
+ *       $S/compile/pipeline.c $S/tests/fuzz/fuzz_frontend.c \
  *       /tmp/fuzzmeson/libtilec_ir.a \
  *       -L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib \
  *       -lMLIRCAPIIRDL -lMLIRCAPIRegisterEverything -lMLIRCAPIConversion \

@@ -20,7 +20,7 @@
  */
 #include "tilec/tilec.h"
 
-#include "build_id.h" /* generated: TILEC_BUILD_ID (driver/build_id.c) */
+#include "build_id.h" /* generated: TILEC_BUILD_ID (compile/build_id.c) */
 
 #include <pthread.h>
 #include <stdlib.h>
