@@ -273,7 +273,8 @@ static bool metadata(Compilation *comp, Work *w) {
     const SigEntry *e = k->param_sigs.v[i];
     sb_printf(sb, "%s\n    {\"name\": \"%s\", \"type\": \"", i ? "," : "", v->name);
     ty_print(sb, k->param_types.v[i]);
-    sb_printf(sb, "\", \"divisibility\": %d, \"entry\": %d}", e->divisibility, e->index);
+    sb_printf(sb, "\", \"divisibility\": %d, \"entry\": %d%s}", e->divisibility, e->index,
+              v->no_specialize ? ", \"specialize\": 0" : "");
   }
   /* the constexprs that are numbers or booleans, for grid expressions */
   sb_printf(sb, "\n  ],\n  \"constexprs\": {");

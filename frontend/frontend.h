@@ -266,6 +266,7 @@ typedef struct Var {
   const Type *type;  /* type of the value it holds now */
   int id;
   bool is_param;
+  bool no_specialize; /* a parameter @triton.jit(do_not_specialize=) names: the JIT gives it no hint */
   int param_index;   /* for parameters */
 } Var;
 

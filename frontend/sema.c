@@ -292,6 +292,16 @@ static const char *desc_part(Arena *a, const char *name, int rank, int q) {
   return arena_printf(a, "%s_%s%d", name, q <= rank ? "shape" : "stride", (q - 1) % rank);
 }
 
+/* Whether @triton.jit(do_not_specialize=[...]) names parameter `name`, the
+ * def's parameter number `index`: by its name, or by its number. */
+static bool named_in(PtrVec list, const char *name, int index) {
+  for (int i = 0; i < list.n; i++) {
+    const Node *n = list.v[i];
+    if ((n->kind == N_STR && !strcmp(n->sval, name)) || (n->kind == N_INT && (int64_t)n->ival == index)) return true;
+  }
+  return false;
+}
+
 Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt) {
   Sema s = {.a = a, .d = d, .tc = tc, .m = m, .src = m->src};
   Sema *S = &s;
@@ -471,6 +481,7 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       v->is_param = true;
       v->param_index = k->params.n;
       v->type = e->kind == SIG_PTR ? ty_ptr(tc, ty_scalar(tc, e->dtype)) : ty_scalar(tc, e->dtype);
+      v->no_specialize = named_in(fn->do_not_specialize, p->name, j);
       vec_push(a, &k->params, v);
       vec_push(a, &k->param_types, (void *)v->type);
       if (e->divisibility == 1) {

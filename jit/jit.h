@@ -141,6 +141,7 @@ struct tilec_kernel {
   /* each runtime parameter's type, from the first compilation's metadata:
    * how it specializes, and a scalar's dtype (how it reads as an integer) */
   ParamKind kind[MAX_PARAMS];
+  bool no_specialize[MAX_PARAMS]; /* do_not_specialize: launches give it no hint */
   DType dtype[MAX_PARAMS];
   int nparams;
   tilec_context *ctx; /* made when something must be compiled */

@@ -137,6 +137,7 @@ static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why
       return TILEC_ERROR_UNSUPPORTED;
     }
     k->kind[i] = kind_of(k->dtype[i], is_ptr);
+    k->no_specialize[i] = m->params[i].no_specialize;
   }
   return TILEC_OK;
 }

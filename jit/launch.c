@@ -17,7 +17,9 @@ static uint64_t hints_of(const tilec_kernel *k, void **args) {
   uint64_t key = 0;
   for (int i = 0; i < k->nparams && i < 32; i++) {
     uint64_t h = 0;
-    if (k->kind[i] == P_PTR) {
+    if (k->no_specialize[i]) {
+      /* @triton.jit(do_not_specialize=): one specialization for every value */
+    } else if (k->kind[i] == P_PTR) {
       tilec_devptr a;
       memcpy(&a, args[i], sizeof a);
       h = !a ? 2 : a % 16 == 0;

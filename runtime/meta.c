@@ -191,7 +191,7 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
        K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192, K_RESET = 16384,
-       K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288, K_PRECOPY = 1048576 };
+       K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288, K_PRECOPY = 1048576, K_SPEC = 2097152 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -222,6 +222,11 @@ static bool param_member(Json *j, const char *key, void *ctx) {
   if (!strcmp(key, "entry")) {
     if (!jonce(j, c, K_ENTRY, key) || !jint_in(j, key, 0, INT32_MAX, &v)) return false;
     c->param->entry = (int)v;
+    return true;
+  }
+  if (!strcmp(key, "specialize")) { /* optional: 0 for do_not_specialize */
+    if (!jonce(j, c, K_SPEC, key) || !jint_in(j, key, 0, 1, &v)) return false;
+    c->param->no_specialize = v == 0;
     return true;
   }
   return false;
@@ -271,7 +276,7 @@ static bool param_element(Json *j, void *ctx) {
   jskip(j);
   const char *at = j->p;
   if (!jobject(j, param_member, &c)) return false;
-  if (c.seen != (K_NAME | K_TYPE | K_DIV | K_ENTRY)) {
+  if ((c.seen & ~(unsigned)K_SPEC) != (K_NAME | K_TYPE | K_DIV | K_ENTRY)) {
     j->p = at;
     return jfail(j, "a parameter needs exactly name, type, divisibility and entry");
   }

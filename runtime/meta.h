@@ -15,6 +15,7 @@ typedef struct KernelParam {
   char *type; /* as the signature spells it: "*fp32", "i32", "fp16" */
   int divisibility;
   int entry;  /* its entry in the signature, from 0: a dtype given to a tl.constexpr is an entry too */
+  bool no_specialize; /* @triton.jit(do_not_specialize=) names it ("specialize": 0): the JIT gives it no hint */
 } KernelParam;
 
 /* A constexpr that is a number or a boolean (as 0 or 1). */

@@ -942,6 +942,46 @@ static void aliased_signatures(tilec_device *cpu) {
         tilec_device_free(cpu, z, NULL) == TILEC_OK);
 }
 
+/* @triton.jit(do_not_specialize=[...]): the parameters it names (by name
+ * or number) get no hint, so values of every divisibility share one
+ * specialization; the others still specialize. */
+static void do_not_specialize(tilec_device *cpu) {
+  static const char dns[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit(do_not_specialize=['n', 3])\n"
+                            "def scale(x_ptr, y_ptr, n, m, BLOCK: tl.constexpr):\n"
+                            "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                            "    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * m, mask=offs < n)\n";
+  unsigned long long x, y;
+  CHECK(tilec_device_alloc(cpu, 512 * 4, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, 512 * 4, &y, NULL) == TILEC_OK);
+  float host[512], out[512];
+  for (int i = 0; i < 512; i++) host[i] = (float)i;
+  CHECK(tilec_device_copy_to(cpu, x, host, sizeof host, NULL) == TILEC_OK);
+  tilec_jit_options o = {.signature = "*fp32, *fp32, i32, i32, 128", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  CHECK(tilec_kernel_create(cpu, "dns.py", dns, sizeof dns - 1, &o, &k, &diag) == TILEC_OK && k);
+  free(diag);
+  if (!k) return;
+  unsigned grid[3] = {4, 1, 1};
+  char *report = NULL;
+  int specs = tilec_kernel_specializations(k);
+  static const int ns[] = {512, 511, 1, 496}, ms[] = {16, 3, 1, 7};
+  for (int t = 0; t < 4; t++) {
+    CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, y, ns[t], ms[t]) == TILEC_OK);
+    CHECK(tilec_device_copy_from(cpu, out, y, sizeof out, NULL) == TILEC_OK);
+    int wrong = 0;
+    for (int i = 0; i < ns[t]; i++) wrong += out[i] != (float)(i * ms[t]);
+    CHECK(wrong == 0);
+  }
+  CHECK(tilec_kernel_specializations(k) == specs + 1); /* aligned pointers; n and m never hinted */
+  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x + 4, y, 100, 2) == TILEC_OK);
+  CHECK(tilec_kernel_specializations(k) == specs + 2); /* x unaligned: the pointers still specialize */
+  free(report);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
+}
+
 int unit_main(void) {
   /* devices */
   tilec_device *cpu = NULL, *none = NULL;
@@ -1045,6 +1085,7 @@ int unit_main(void) {
   autotune(cpu);
   CHECK(cached_import(cpu) == 0);
   aliased_signatures(cpu);
+  do_not_specialize(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
