@@ -229,6 +229,12 @@ static const char *site_name(uint32_t site) {
   return site < (uint32_t)k->nsites ? k->sites[site] : "an unknown place";
 }
 
+/* Whether [a, a+n) lies in [b, b+len), by offsets so that no sum wraps: a
+ * kernel's pointer may be anything, the top of the address space too. */
+static bool within(uintptr_t a, size_t n, uintptr_t b, size_t len) {
+  return a >= b && a - b <= len && n <= len - (a - b);
+}
+
 /* The buffer of the launch that holds [p, p+n); -1 (reported) when none does. */
 static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t site) {
   Run *r = c->run;
@@ -236,12 +242,10 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
   uintptr_t a = (uintptr_t)p;
   if (c->last_buf < l->nbuffers) {
     const EmuBuffer *last = &l->buffers[c->last_buf];
-    if (a >= (uintptr_t)last->data && a + n <= (uintptr_t)last->data + last->bytes) return c->last_buf;
+    if (within(a, n, (uintptr_t)last->data, last->bytes)) return c->last_buf;
   }
-  for (int i = 0; i < l->nbuffers; i++) {
-    uintptr_t b = (uintptr_t)l->buffers[i].data;
-    if (a >= b && a + n <= b + l->buffers[i].bytes) return c->last_buf = i;
-  }
+  for (int i = 0; i < l->nbuffers; i++)
+    if (within(a, n, (uintptr_t)l->buffers[i].data, l->buffers[i].bytes)) return c->last_buf = i;
   pthread_mutex_lock(&r->lock);
   if (r->reports++ < MAX_REPORTS) {
     /* the nearest buffer, by the distance to its bytes, to say where the access went */

@@ -165,8 +165,11 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *add
 
 int jit_find_alloc(tilec_device *d, tilec_devptr address, size_t bytes) {
   for (int i = 0; i < d->nallocs; i++) {
+    /* by the offset into the allocation, so that no sum wraps: a size
+     * near SIZE_MAX or an address near the top is outside every one */
     uintptr_t b = (uintptr_t)d->allocs[i].data;
-    if (address >= b && address + bytes <= b + d->allocs[i].bytes) return i;
+    size_t len = d->allocs[i].bytes;
+    if (address >= b && address - b <= len && bytes <= len - (address - b)) return i;
   }
   return -1;
 }

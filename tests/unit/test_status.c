@@ -66,6 +66,15 @@ static void on_cpu(void) {
   CHECK_MSG("tilec_device_copy_to: [0x");
   CHECK(CALL(tilec_device_copy_from(cpu, host, 16, sizeof host, &msg)) == TILEC_ERROR_USAGE);
   CHECK_MSG("is not within an allocation of the device");
+  /* sizes and addresses whose sum wraps are outside too, not a copy past the heap */
+  CHECK(CALL(tilec_device_copy_to(cpu, x + 8, host, SIZE_MAX - 4, &msg)) == TILEC_ERROR_USAGE);
+  CHECK_MSG("is not within an allocation of the device");
+  CHECK(CALL(tilec_device_copy_from(cpu, host, x, SIZE_MAX, &msg)) == TILEC_ERROR_USAGE);
+  CHECK_MSG("is not within an allocation of the device");
+  CHECK(CALL(tilec_device_copy_to(cpu, ~0ull - 7, host, sizeof host, &msg)) == TILEC_ERROR_USAGE);
+  CHECK_MSG("is not within an allocation of the device");
+  CHECK(CALL(tilec_device_copy_to(cpu, x + 3996, host, 4, &msg)) == TILEC_OK); /* the last 4 bytes */
+  CHECK_NONE();
   CHECK(CALL(tilec_device_free(cpu, x + 4, &msg)) == TILEC_ERROR_USAGE);
   CHECK_MSG("is not an allocation of the device");
   CHECK(CALL(tilec_device_alloc(NULL, 4, &huge, &msg)) == TILEC_ERROR_USAGE);
