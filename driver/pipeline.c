@@ -419,6 +419,20 @@ static tilec_status usage(tilec_result *r, StrBuf *sb) {
   return r->diagnostics ? TILEC_ERROR_USAGE : TILEC_ERROR_NO_MEMORY;
 }
 
+/* Whether the options' array `name` holds its n strings (count names n);
+ * if not, says why in msg: a negative count, no array, or a NULL entry,
+ * which the compiler would otherwise read. */
+static bool array_given(StrBuf *msg, const char *name, const char *count, const char *const *v, int n) {
+  int bad = n < 0 || (n && !v) ? -1 : n; /* the entry that is NULL; -1: the array */
+  for (int i = 0; bad == n && i < n; i++)
+    if (!v[i]) bad = i;
+  if (n >= 0 && bad == n) return true;
+  if (n < 0) sb_printf(msg, "tilec: error: tilec_compile: %s is %d", count, n);
+  else if (bad < 0) sb_printf(msg, "tilec: error: tilec_compile: %s is NULL, but %s is %d", name, count, n);
+  else sb_printf(msg, "tilec: error: tilec_compile: %s[%d] is NULL", name, bad);
+  return false;
+}
+
 tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out) {
   if (!out) return TILEC_ERROR_USAGE;
@@ -431,6 +445,9 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   }
   const tilec_compile_options *o = options;
   StrBuf msg = {0};
+  if (!array_given(&msg, "defines", "num_defines", o->defines, o->num_defines) ||
+      !array_given(&msg, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs))
+    return usage(r, &msg);
   if (o->dump_after && !stage_named(o->dump_after)) {
     sb_printf(&msg, "tilec: error: no stage named '%s'; the stages are", o->dump_after);
     list_stages(&msg, BOTH);

@@ -33,6 +33,18 @@ tilec_status jit_no_memory(char **message, const char *what) {
   return TILEC_ERROR_NO_MEMORY;
 }
 
+bool jit_array_given(char **message, const char *fn, const char *name, const char *count, const void *const *v,
+                     int n) {
+  int bad = n < 0 || (n && !v) ? -1 : n; /* the entry that is NULL; -1: the array */
+  for (int i = 0; bad == n && i < n; i++)
+    if (!v[i]) bad = i;
+  if (n >= 0 && bad == n) return true;
+  if (n < 0) jit_tell(message, "%s: %s is %d", fn, count, n);
+  else if (bad < 0) jit_tell(message, "%s: %s is NULL, but %s is %d", fn, name, count, n);
+  else jit_tell(message, "%s: %s[%d] is NULL", fn, name, bad);
+  return false;
+}
+
 tilec_status jit_from_rt(tilec_rt_status st) {
   switch (st) {
   case TILEC_RT_OK: return TILEC_OK;

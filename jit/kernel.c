@@ -209,6 +209,11 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
     jit_tell(message, "tilec_kernel_create needs a device, a source and options with a signature");
     return TILEC_ERROR_USAGE;
   }
+  if (!jit_array_given(message, "tilec_kernel_create", "defines", "num_defines", (const void *const *)options->defines,
+                       options->num_defines) ||
+      !jit_array_given(message, "tilec_kernel_create", "include_dirs", "num_include_dirs",
+                       (const void *const *)options->include_dirs, options->num_include_dirs))
+    return TILEC_ERROR_USAGE;
   if (options->config < TILEC_CONFIG_TUNE) {
     jit_tell(message, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
     return TILEC_ERROR_USAGE;

@@ -169,9 +169,15 @@ static void on_fake_cuda(void) {
   static const char good[] = ".version 8.0";
   CHECK(CALL(tilec_cuda_module_load(c, good, sizeof good, "k", 4, 0, &m, &msg)) == TILEC_RT_OK && m);
   CHECK_NONE();
-  void *none[1] = {NULL};
-  CHECK(CALL(tilec_cuda_launch(m, grid, none, NULL, &msg)) == TILEC_RT_CUDA_ERROR);
+  unsigned long long arg0 = 0;
+  void *one[1] = {&arg0}, *none[1] = {NULL};
+  CHECK(CALL(tilec_cuda_launch(m, grid, one, NULL, &msg)) == TILEC_RT_CUDA_ERROR);
   CHECK_MSG("cuLaunchKernel failed: CUDA_ERROR_LAUNCH_FAILED (719)");
+  /* the driver says the kernel has a parameter: its argument must be there */
+  CHECK(CALL(tilec_cuda_launch(m, grid, none, NULL, &msg)) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: args[0] is NULL");
+  CHECK(CALL(tilec_cuda_launch(m, grid, NULL, NULL, &msg)) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: args is NULL");
   CHECK(CALL(tilec_cuda_synchronize(c, &msg)) == TILEC_RT_OK);
   CHECK_NONE();
   tilec_cuda_module_unload(m);

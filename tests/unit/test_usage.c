@@ -1,0 +1,95 @@
+/* test_usage.c — misuse of the C API is a usage error that names what was
+ * wrong, never a crash or a result: NULL entries of the arrays the calls
+ * take. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilec/tilec.h"
+#include "unit.h"
+
+static const char src[] = "import triton\n"
+                          "import triton.language as tl\n"
+                          "@triton.jit\n"
+                          "def scale(x, y, n, s, B: tl.constexpr):\n"
+                          "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                          "    tl.store(y + o, tl.load(x + o, mask=o < n) * s, mask=o < n)\n";
+
+/* The message of the call just made, freed after the check. */
+static char *msg;
+#define CHECK_MSG(text)                                                                                                \
+  do {                                                                                                                 \
+    CHECK_CONTAINS(msg, text);                                                                                         \
+    free(msg);                                                                                                         \
+    msg = NULL;                                                                                                        \
+  } while (0)
+
+/* tilec_compile with o: a usage error whose diagnostics hold text. */
+static void compile_refused(const tilec_compile_options *o, const char *text) {
+  tilec_result *r = NULL;
+  CHECK(tilec_compile("scale.py", src, sizeof src - 1, o, &r) == TILEC_ERROR_USAGE);
+  CHECK(tilec_result_output(r, NULL) == NULL);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), text);
+  tilec_result_destroy(r);
+}
+
+static void null_entries(tilec_device *cpu) {
+  const char *defines[2] = {"B=256", NULL}, *dirs[2] = {".", NULL};
+  tilec_compile_options o = {.signature = "*fp32, *fp32, i32, fp32"};
+  o.defines = defines, o.num_defines = 2;
+  compile_refused(&o, "tilec_compile: defines[1] is NULL");
+  o.defines = NULL;
+  compile_refused(&o, "tilec_compile: defines is NULL, but num_defines is 2");
+  o.num_defines = -1;
+  compile_refused(&o, "tilec_compile: num_defines is -1");
+  o.defines = defines, o.num_defines = 1;
+  o.include_dirs = dirs, o.num_include_dirs = 2;
+  compile_refused(&o, "tilec_compile: include_dirs[1] is NULL");
+  o.num_include_dirs = 1; /* and with the arrays whole, it compiles */
+  tilec_result *r = NULL;
+  CHECK(tilec_compile("scale.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+  tilec_result_destroy(r);
+
+  tilec_jit_options j = {.signature = "*fp32, *fp32, i32, fp32", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  j.defines = defines, j.num_defines = 2;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &j, &k, &msg) == TILEC_ERROR_USAGE && !k);
+  CHECK_MSG("tilec_kernel_create: defines[1] is NULL");
+  j.num_defines = 1;
+  j.include_dirs = dirs, j.num_include_dirs = 2;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &j, &k, &msg) == TILEC_ERROR_USAGE && !k);
+  CHECK_MSG("tilec_kernel_create: include_dirs[1] is NULL");
+  j.num_include_dirs = -3;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &j, &k, &msg) == TILEC_ERROR_USAGE && !k);
+  CHECK_MSG("tilec_kernel_create: num_include_dirs is -3");
+  j.num_include_dirs = 1;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &j, &k, &msg) == TILEC_OK && k);
+  CHECK(msg == NULL);
+
+  tilec_devptr x = 0, y = 0;
+  CHECK(tilec_device_alloc(cpu, 1024, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, 1024, &y, NULL) == TILEC_OK);
+  int n = 0;
+  float s = 1;
+  void *args[4] = {&x, &y, &n, &s};
+  unsigned grid[3] = {1, 1, 1};
+  CHECK(tilec_kernel_launch(k, grid, args, 4, NULL, &msg) == TILEC_OK);
+  args[2] = NULL;
+  CHECK(tilec_kernel_launch(k, grid, args, 4, NULL, &msg) == TILEC_ERROR_USAGE);
+  CHECK_MSG("tilec_kernel_launch: args[2] is NULL");
+  CHECK(tilec_kernel_config_of(k, args, 4) == -1);
+  CHECK(tilec_kernel_launch(k, grid, NULL, 4, NULL, &msg) == TILEC_ERROR_USAGE);
+  CHECK_MSG("tilec_kernel_launch: args is NULL, but nargs is 4");
+  CHECK(tilec_kernel_config_of(k, NULL, 4) == -1);
+  args[2] = &n;
+  CHECK(tilec_kernel_config_of(k, args, 4) == 0);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
+}
+
+int unit_main(void) {
+  tilec_device *cpu = NULL;
+  CHECK(tilec_device_create(TILEC_DEVICE_CPU, &cpu, NULL) == TILEC_OK && cpu);
+  if (!cpu) return 0;
+  null_entries(cpu);
+  tilec_device_destroy(cpu);
+  return 0;
+}
