@@ -31,6 +31,7 @@
 #include "fiber.h"
 #include "cpasync.h"
 #include "mma.h"
+#include "runtime/grid.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -895,8 +896,12 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure 
   Run r = {.k = k, .l = l, .out = l->print_to ? l->print_to : stdout};
   pthread_mutex_init(&r.lock, NULL);
   for (int d = 0; d < 3; d++)
-    if (l->grid[d] < 1) {
-      *out_report = strdup("emulator: every grid dimension must be at least 1");
+    if (l->grid[d] < 1 || l->grid[d] > (d ? GRID_MAX_YZ : GRID_MAX_X)) {
+      /* as CUDA would refuse it: a program past these has no ctaid to run as */
+      char text[128];
+      snprintf(text, sizeof text, "emulator: grid dimension %c is %u; it must be 1 to %u", "xyz"[d], l->grid[d],
+               d ? GRID_MAX_YZ : GRID_MAX_X);
+      *out_report = strdup(text);
       return false;
     }
   if (l->num_warps < 1 || l->num_warps > 32) {

@@ -148,8 +148,9 @@ tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void *
     jit_tell(report, "%s: no grid, and no grid expression in its options", k->name);
     return TILEC_ERROR_USAGE;
   }
-  if (grid && (!grid[0] || !grid[1] || !grid[2])) {
-    jit_tell(report, "every grid dimension must be at least 1, got (%u, %u, %u)", grid[0], grid[1], grid[2]);
+  GridError e;
+  if (grid && !grid_check(grid, &e)) {
+    jit_tell(report, "tilec_kernel_launch: the grid (%u, %u, %u): %s", grid[0], grid[1], grid[2], e.msg);
     return TILEC_ERROR_USAGE;
   }
   uint64_t hints = hints_of(k, args);

@@ -7,6 +7,8 @@
  */
 #include "tilec/runtime.h"
 
+#include "grid.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -483,9 +485,9 @@ tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], 
   clear(message);
   if (!m) return invalid(message, "tilec_cuda_launch", "the module is NULL");
   if (!grid) return invalid(message, "tilec_cuda_launch", "the grid is NULL");
-  if (!grid[0] || !grid[1] || !grid[2]) {
-    say(message, "tilec_cuda_launch: a grid of %u x %u x %u programs (each must be at least 1)", grid[0], grid[1],
-        grid[2]);
+  GridError e;
+  if (!grid_check(grid, &e)) {
+    say(message, "tilec_cuda_launch: the grid (%u, %u, %u): %s", grid[0], grid[1], grid[2], e.msg);
     return TILEC_RT_INVALID;
   }
   if (m->nparams > 0 && !args) return invalid(message, "tilec_cuda_launch", "args is NULL");

@@ -178,6 +178,10 @@ static void on_fake_cuda(void) {
   CHECK_MSG("tilec_cuda_launch: args[0] is NULL");
   CHECK(CALL(tilec_cuda_launch(m, grid, NULL, NULL, &msg)) == TILEC_RT_INVALID);
   CHECK_MSG("tilec_cuda_launch: args is NULL");
+  /* a grid past CUDA's limits is refused before the driver sees it */
+  unsigned tall[3] = {1, 70000, 1};
+  CHECK(CALL(tilec_cuda_launch(m, tall, one, NULL, &msg)) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: the grid (1, 70000, 1): grid dimension y is 70000; the most is 65535");
   CHECK(CALL(tilec_cuda_synchronize(c, &msg)) == TILEC_RT_OK);
   CHECK_NONE();
   tilec_cuda_module_unload(m);

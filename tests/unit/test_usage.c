@@ -1,6 +1,6 @@
 /* test_usage.c — misuse of the C API is a usage error that names what was
  * wrong, never a crash or a result: NULL entries of the arrays the calls
- * take. */
+ * take, grids past CUDA's limits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,11 +85,34 @@ static void null_entries(tilec_device *cpu) {
   CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
 }
 
+/* A grid CUDA would not launch is a usage error on every device, before
+ * any program runs: x up to 2^31-1, y and z up to 65535. */
+static void grid_limits(tilec_device *cpu) {
+  tilec_jit_options j = {.signature = "*fp32, *fp32, i32, fp32, 256", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &j, &k, &msg) == TILEC_OK && k);
+  if (!k) return;
+  tilec_devptr x = 0, y = 0;
+  CHECK(tilec_device_alloc(cpu, 1024, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, 1024, &y, NULL) == TILEC_OK);
+  unsigned wide[3] = {2147483648u, 1, 1}, tall[3] = {1, 70000, 1}, deep[3] = {1, 1, 65536}, most[3] = {1, 65535, 1};
+  CHECK(tilec_kernel_launchv(k, wide, NULL, &msg, x, y, 0, 1.0) == TILEC_ERROR_USAGE);
+  CHECK_MSG("tilec_kernel_launch: the grid (2147483648, 1, 1): grid dimension x is 2147483648; the most is 2147483647");
+  CHECK(tilec_kernel_launchv(k, tall, NULL, &msg, x, y, 0, 1.0) == TILEC_ERROR_USAGE);
+  CHECK_MSG("grid dimension y is 70000; the most is 65535");
+  CHECK(tilec_kernel_launchv(k, deep, NULL, &msg, x, y, 0, 1.0) == TILEC_ERROR_USAGE);
+  CHECK_MSG("grid dimension z is 65536; the most is 65535");
+  CHECK(tilec_kernel_launchv(k, most, NULL, &msg, x, y, 0, 1.0) == TILEC_OK);
+  CHECK(msg == NULL);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
+}
+
 int unit_main(void) {
   tilec_device *cpu = NULL;
   CHECK(tilec_device_create(TILEC_DEVICE_CPU, &cpu, NULL) == TILEC_OK && cpu);
   if (!cpu) return 0;
   null_entries(cpu);
+  grid_limits(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
