@@ -448,6 +448,11 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   if (!array_given(&msg, "defines", "num_defines", o->defines, o->num_defines) ||
       !array_given(&msg, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs))
     return usage(r, &msg);
+  if ((int)o->emit < TILEC_EMIT_AST || (int)o->emit > TILEC_EMIT_CPU) {
+    sb_printf(&msg, "tilec: error: tilec_compile: emit %d is not an emit kind (TILEC_EMIT_AST to TILEC_EMIT_CPU)",
+              (int)o->emit);
+    return usage(r, &msg);
+  }
   if (o->dump_after && !stage_named(o->dump_after)) {
     sb_printf(&msg, "tilec: error: no stage named '%s'; the stages are", o->dump_after);
     list_stages(&msg, BOTH);

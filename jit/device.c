@@ -65,6 +65,10 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
     return TILEC_ERROR_USAGE;
   }
   *out = NULL;
+  if (kind != TILEC_DEVICE_AUTO && kind != TILEC_DEVICE_CPU && kind != TILEC_DEVICE_CUDA) {
+    jit_tell(message, "tilec_device_create: kind %d is not a device kind (TILEC_DEVICE_AUTO, _CPU or _CUDA)", (int)kind);
+    return TILEC_ERROR_USAGE;
+  }
   bool from_env = false;
   if (kind == TILEC_DEVICE_AUTO) {
     const char *env = getenv("TILEC_DEVICE");

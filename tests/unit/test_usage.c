@@ -1,6 +1,6 @@
 /* test_usage.c — misuse of the C API is a usage error that names what was
  * wrong, never a crash or a result: NULL entries of the arrays the calls
- * take, grids past CUDA's limits. */
+ * take, grids past CUDA's limits, enum values outside their type. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,12 +107,26 @@ static void grid_limits(tilec_device *cpu) {
   CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
 }
 
+/* An enum value outside its type is a usage error, not the nearest kind. */
+static void enums(void) {
+  tilec_device *d = NULL;
+  CHECK(tilec_device_create((tilec_device_kind)99, &d, &msg) == TILEC_ERROR_USAGE && !d);
+  CHECK_MSG("tilec_device_create: kind 99 is not a device kind");
+  CHECK(tilec_device_create((tilec_device_kind)-1, &d, &msg) == TILEC_ERROR_USAGE && !d);
+  CHECK_MSG("tilec_device_create: kind -1 is not a device kind");
+  tilec_compile_options o = {.signature = "*fp32, *fp32, i32, fp32, 256", .emit = (tilec_emit)-1};
+  compile_refused(&o, "tilec_compile: emit -1 is not an emit kind");
+  o.emit = (tilec_emit)8;
+  compile_refused(&o, "tilec_compile: emit 8 is not an emit kind");
+}
+
 int unit_main(void) {
   tilec_device *cpu = NULL;
   CHECK(tilec_device_create(TILEC_DEVICE_CPU, &cpu, NULL) == TILEC_OK && cpu);
   if (!cpu) return 0;
   null_entries(cpu);
   grid_limits(cpu);
+  enums();
   tilec_device_destroy(cpu);
   return 0;
 }
