@@ -448,6 +448,11 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   if (!array_given(&msg, "defines", "num_defines", o->defines, o->num_defines) ||
       !array_given(&msg, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs))
     return usage(r, &msg);
+  if (o->num_warps && !num_warps_valid(o->num_warps)) {
+    sb_printf(&msg, "tilec: error: tilec_compile: num_warps is %d; it must be 0 (the config's, else 4) or a power of 2 "
+                    "from 1 to 32", o->num_warps);
+    return usage(r, &msg);
+  }
   if ((int)o->emit < TILEC_EMIT_AST || (int)o->emit > TILEC_EMIT_CPU) {
     sb_printf(&msg, "tilec: error: tilec_compile: emit %d is not an emit kind (TILEC_EMIT_AST to TILEC_EMIT_CPU)",
               (int)o->emit);
@@ -579,6 +584,11 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
   const Target *target = target_find(arch ? arch : "sm_80");
   if (!target) {
     diag_plain_error(&d, "unknown target '%s'", arch);
+    status = TILEC_ERROR_USAGE;
+    goto done;
+  }
+  if (num_warps && !num_warps_valid(num_warps)) {
+    diag_plain_error(&d, "tilec_opt: num_warps is %d; it must be 0 (for 4) or a power of 2 from 1 to 32", num_warps);
     status = TILEC_ERROR_USAGE;
     goto done;
   }

@@ -11,6 +11,8 @@
 #include "jit.h"
 #include "tuning.h"
 
+#include "support/support.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +216,11 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
       !jit_array_given(message, "tilec_kernel_create", "include_dirs", "num_include_dirs",
                        (const void *const *)options->include_dirs, options->num_include_dirs))
     return TILEC_ERROR_USAGE;
+  if (options->num_warps && !num_warps_valid(options->num_warps)) {
+    jit_tell(message, "tilec_kernel_create: num_warps is %d; it must be 0 (the config's, else 4) or a power of 2 from 1 "
+                      "to 32", options->num_warps);
+    return TILEC_ERROR_USAGE;
+  }
   if (options->config < TILEC_CONFIG_TUNE) {
     jit_tell(message, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
     return TILEC_ERROR_USAGE;

@@ -24,6 +24,11 @@
 /* The most dimensions a tensor may have. */
 #define MAX_RANK 4
 
+/* num_warps as Triton takes it: a power of 2 from 1 to 32 (a block of at
+ * most 1024 threads); checked wherever it enters (the API, a config, the
+ * CLI), since codegen, the metadata and the emulator's checks rely on it. */
+static inline bool num_warps_valid(long long w) { return w >= 1 && w <= 32 && (w & (w - 1)) == 0; }
+
 #define unreachable() internal_error(__FILE__, __LINE__, "unreachable")
 _Noreturn void internal_error(const char *file, int line, const char *what);
 

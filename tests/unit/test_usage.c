@@ -1,6 +1,8 @@
 /* test_usage.c — misuse of the C API is a usage error that names what was
  * wrong, never a crash or a result: NULL entries of the arrays the calls
- * take, grids past CUDA's limits, enum values outside their type. */
+ * take, grids past CUDA's limits, enum values outside their type, a
+ * num_warps Triton would not take. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +122,37 @@ static void enums(void) {
   compile_refused(&o, "tilec_compile: emit 8 is not an emit kind");
 }
 
+/* num_warps is a power of 2 from 1 to 32 (0: the config's, else 4) on
+ * every way in: 3 would compile to a block the layouts do not cover, 64
+ * to one past 1024 threads, 1 << 30 overflow the thread count. */
+static void warps(tilec_device *cpu) {
+  static const int bad[] = {3, 64, 1024, 1 << 30, -4};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char want[128];
+    tilec_compile_options o = {.signature = "*fp32, *fp32, i32, fp32, 256", .num_warps = bad[i]};
+    snprintf(want, sizeof want, "tilec_compile: num_warps is %d; it must be 0", bad[i]);
+    compile_refused(&o, want);
+    o.emit = TILEC_EMIT_PTX;
+    compile_refused(&o, want);
+    tilec_jit_options j = {.signature = "*fp32, *fp32, i32, fp32, 256", .no_disk_cache = 1, .num_warps = bad[i]};
+    tilec_kernel *k = NULL;
+    CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &j, &k, &msg) == TILEC_ERROR_USAGE && !k);
+    snprintf(want, sizeof want, "tilec_kernel_create: num_warps is %d; it must be 0", bad[i]);
+    CHECK_MSG(want);
+    tilec_result *r = NULL;
+    CHECK(tilec_opt("k.mlir", "module {}", 9, "cse", bad[i], NULL, &r) == TILEC_ERROR_USAGE);
+    snprintf(want, sizeof want, "tilec_opt: num_warps is %d; it must be 0", bad[i]);
+    CHECK_CONTAINS(tilec_result_diagnostics(r), want);
+    tilec_result_destroy(r);
+  }
+  for (int w = 1; w <= 32; w *= 2) {
+    tilec_compile_options o = {.signature = "*fp32, *fp32, i32, fp32, 256", .num_warps = w, .emit = TILEC_EMIT_PTX};
+    tilec_result *r = NULL;
+    CHECK(tilec_compile("scale.py", src, sizeof src - 1, &o, &r) == TILEC_OK);
+    tilec_result_destroy(r);
+  }
+}
+
 int unit_main(void) {
   tilec_device *cpu = NULL;
   CHECK(tilec_device_create(TILEC_DEVICE_CPU, &cpu, NULL) == TILEC_OK && cpu);
@@ -127,6 +160,7 @@ int unit_main(void) {
   null_entries(cpu);
   grid_limits(cpu);
   enums();
+  warps(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
