@@ -19,7 +19,6 @@
 #include "aot.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,14 +362,6 @@ static int translate_grids(Aot *o) {
   return 0;
 }
 
-/* Writes a whole file; the exit code. */
-static int write_file(const char *path, const AotOut *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return cli_error("cannot write '%s': %s", path, strerror(errno));
-  bool ok = fwrite(text->s, 1, text->n, f) == text->n;
-  ok &= fclose(f) == 0;
-  return ok ? 0 : cli_error("writing '%s' failed", path);
-}
 
 static int generate(Aot *o) {
   const KernelMeta *m = &o->sigs[0].images[0].meta;
@@ -385,17 +376,29 @@ static int generate(Aot *o) {
   aot_emit_header(&h, o, guard);
   aot_emit_source(&c, o);
   size_t n = strlen(o->out_path);
-  char *path = malloc(n + 3);
-  if (h.oom || c.oom || !path) rc = cli_error("out of memory");
+  char *hpath = malloc(n + 3), *cpath = malloc(n + 3);
+  if (h.oom || c.oom || !hpath || !cpath) rc = cli_error("out of memory");
+  /* both or neither: the .c becomes visible only once the .h is written,
+   * and the .h only once the .c is in place */
+  CliFile hf, cf;
   if (!rc) {
-    snprintf(path, n + 3, "%s.h", o->out_path);
-    rc = write_file(path, &h);
+    snprintf(hpath, n + 3, "%s.h", o->out_path);
+    snprintf(cpath, n + 3, "%s.c", o->out_path);
+    rc = cli_file_open(&hf, hpath) ? 0 : 1;
+  }
+  if (!rc && !cli_file_open(&cf, cpath)) {
+    cli_file_close(&hf, false);
+    rc = 1;
   }
   if (!rc) {
-    snprintf(path, n + 3, "%s.c", o->out_path);
-    rc = write_file(path, &c);
+    fwrite(h.s, 1, h.n, hf.f);
+    fwrite(c.s, 1, c.n, cf.f);
+    bool h_written = fflush(hf.f) == 0 && !ferror(hf.f);
+    rc = cli_file_close(&cf, h_written);
+    rc = cli_file_close(&hf, rc == 0) || rc || !h_written ? 1 : 0;
   }
-  free(path);
+  free(hpath);
+  free(cpath);
   free(h.s);
   free(c.s);
   return rc;
