@@ -236,8 +236,9 @@ static bool within(uintptr_t a, size_t n, uintptr_t b, size_t len) {
   return a >= b && a - b <= len && n <= len - (a - b);
 }
 
-/* The buffer of the launch that holds [p, p+n); -1 (reported) when none does. */
-static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t site) {
+/* The buffer of the launch that holds [p, p+n); -1 (reported as an
+ * out-of-bounds `what`: "load", "store", "atomic") when none does. */
+static int find_buffer(Cur *c, const void *p, size_t n, const char *what, uint32_t site) {
   Run *r = c->run;
   const EmuLaunch *l = r->l;
   uintptr_t a = (uintptr_t)p;
@@ -264,7 +265,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
                off < 0 ? "before" : "after", l->buffers[near].name ? l->buffers[near].name : "?",
                l->buffers[near].bytes);
     report(r, "%s: out-of-bounds %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d%s",
-           site_name(site), store ? "store" : "load", n, p, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2],
+           site_name(site), what, n, p, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2],
            tid_of(c), where);
   }
   r->oob++;
@@ -277,7 +278,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
   static T emu_ld_b##bits(const void *p, uint32_t pred, A other, uint32_t site) {                                      \
     Cur *c = cur;                                                                                                      \
     int b;                                                                                                             \
-    if (!(pred & 1) || (b = find_buffer(c, p, sizeof(T), false, site)) < 0) return (T)other;                           \
+    if (!(pred & 1) || (b = find_buffer(c, p, sizeof(T), "load", site)) < 0) return (T)other;                          \
     if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_LOAD, tid_of(c), site);                                            \
     T v;                                                                                                               \
     memcpy(&v, p, sizeof v);                                                                                           \
@@ -290,7 +291,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
       if (c->cw) ck_masked_store(c->cw, p, tid_of(c));                                                                 \
       return;                                                                                                          \
     }                                                                                                                  \
-    if ((b = find_buffer(c, p, sizeof(T), true, site)) < 0) return;                                                    \
+    if ((b = find_buffer(c, p, sizeof(T), "store", site)) < 0) return;                                                 \
     if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_STORE, tid_of(c), site);                                           \
     T x = (T)v;                                                                                                        \
     memcpy(p, &x, sizeof x);                                                                                           \
@@ -307,7 +308,7 @@ LDST(64, uint64_t, uint64_t)
 static void cp_async(void *dst, const void *src, uint32_t pred, uint32_t site, int n) {
   Cur *c = cur;
   int tid = tid_of(c), b = -1, other;
-  if ((pred & 1) && (b = find_buffer(c, src, (size_t)n, false, site)) >= 0 && c->cw)
+  if ((pred & 1) && (b = find_buffer(c, src, (size_t)n, "load", site)) >= 0 && c->cw)
     ck_access(c->cw, b, src, (unsigned)n, CK_LOAD, tid, site);
   c->async_used = true;
   uint32_t off = (uint32_t)((unsigned char *)dst - c->smem);
@@ -353,7 +354,7 @@ CP_WAIT(7)
  * the threads a scalar atomic masks off take and give back its locks too. */
 static bool atom_begin(void *p, uint32_t pred, size_t n, CkAtom kind, uint32_t site, int *b) {
   Cur *c = cur;
-  *b = (pred & 1) ? find_buffer(c, p, n, true, site) : -1;
+  *b = (pred & 1) ? find_buffer(c, p, n, "atomic", site) : -1;
   if (*b < 0 && c->cw) ck_atomic(c->cw, -1, p, (unsigned)n, kind, false, false, tid_of(c), site);
   return *b >= 0;
 }

@@ -4,7 +4,7 @@
  * a seeded thread order, a divergent shuffle, a deadlock, an unknown
  * function, a device assertion; a race between programs whether they run
  * one after another or at once; a read of a device allocation nothing
- * wrote; a grid larger than CUDA's. The kernels that the compiler could not produce (it never forgets
+ * wrote; an atomic out of bounds; a grid larger than CUDA's. The kernels that the compiler could not produce (it never forgets
  * a barrier) are written in LLVM IR here, in the form codegen/emu.c gives
  * the emulator. (tests/emu/checks has the races and reads of unwritten
  * memory that `tilec run` reports.)
@@ -350,6 +350,30 @@ static void jit_allocation_initcheck(void) {
   tilec_device_destroy(d);
 }
 
+/* An atomic outside every buffer is reported as an atomic, not a store,
+ * and not made */
+static void atomic_out_of_bounds(void) {
+  static const char src[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit\n"
+                            "def bump(p):\n"
+                            "    tl.atomic_add(p + 1, 1)\n";
+  EmuKernel *k = compile_source("bump.py", src, sizeof src - 1, "bump", "*i32");
+  if (!k) return;
+  int32_t c[2] = {0, 0};
+  void *pc = c;
+  void *a[1] = {&pc};
+  EmuBuffer b = {c, sizeof c[0], "p"};
+  EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 1, .args = a, .nargs = 1, .buffers = &b, .nbuffers = 1};
+  char *report = NULL;
+  CHECK(!emu_launch(k, &l, &report, NULL));
+  CHECK_CONTAINS(report, "bump.py:5:5: out-of-bounds atomic of 4 bytes");
+  CHECK_CONTAINS(report, "4 bytes after the start of 'p', which has 4 bytes");
+  CHECK(c[1] == 0);
+  free(report);
+  emu_unload(k);
+}
+
 /* A grid CUDA would not launch is refused before any program runs: x past
  * 2^31-1, y or z past 65535. */
 static void grid_out_of_range(void) {
@@ -394,6 +418,7 @@ int main(int argc, char **argv) {
   race_between_programs();
   jit_allocation_initcheck();
   grid_out_of_range();
+  atomic_out_of_bounds();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }
