@@ -3,6 +3,8 @@
  */
 #include "cli.h"
 
+#include "tilec/tilec.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,13 +24,15 @@ char *cli_read_source(const char *path, size_t *len) {
   while (buf) {
     n += fread(buf + n, 1, cap - n, f);
     if (n < cap) break;
-    if (cap >= CLI_MAX_SOURCE_BYTES) {
-      fprintf(stderr, "tilec: error: '%s' is larger than %u MiB\n", path, CLI_MAX_SOURCE_BYTES >> 20);
+    if (n > TILEC_MAX_SOURCE_BYTES) {
+      fprintf(stderr, "tilec: error: '%s' is larger than %zu MiB\n", path, TILEC_MAX_SOURCE_BYTES >> 20);
       free(buf);
       fclose(f);
       return NULL;
     }
-    char *b = realloc(buf, (cap *= 2) + 1);
+    /* read no more than one byte past the most a source may have */
+    cap = 2 * cap > TILEC_MAX_SOURCE_BYTES ? TILEC_MAX_SOURCE_BYTES + 1 : 2 * cap;
+    char *b = realloc(buf, cap + 1);
     if (!b) free(buf);
     buf = b;
   }

@@ -9,10 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CLI_MAX_SOURCE_BYTES (64u << 20)
-
 /* The whole file, NUL-terminated, malloc'd; NULL after printing
- * "tilec: error: ..." (cannot open, larger than 64 MiB, cannot read). */
+ * "tilec: error: ..." (cannot open, larger than TILEC_MAX_SOURCE_BYTES,
+ * cannot read). */
 char *cli_read_source(const char *path, size_t *len);
 
 /* Matches "-x VALUE", "-xVALUE" (for two-letter short options), "--long

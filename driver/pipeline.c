@@ -445,6 +445,12 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   }
   const tilec_compile_options *o = options;
   StrBuf msg = {0};
+  if (length > TILEC_MAX_SOURCE_BYTES) {
+    sb_printf(&msg, "tilec: error: %s is %zu bytes; tilec compiles sources of at most %zu MiB\n",
+              filename ? filename : "the source", length, TILEC_MAX_SOURCE_BYTES >> 20);
+    r->diagnostics = msg.s;
+    return r->diagnostics ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_NO_MEMORY;
+  }
   if (!array_given(&msg, "defines", "num_defines", o->defines, o->num_defines) ||
       !array_given(&msg, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs))
     return usage(r, &msg);

@@ -93,6 +93,12 @@ typedef struct tilec_compile_options {
 
 typedef struct tilec_result tilec_result;
 
+/* The largest source tilec_compile and tilec_kernel_create take, and the
+ * largest module a kernel's file may import: 64 MiB, thousands of times a
+ * kernel file (the compiler holds some 25 bytes per byte of its source).
+ * A larger one is TILEC_ERROR_UNSUPPORTED. */
+#define TILEC_MAX_SOURCE_BYTES ((size_t)64 << 20)
+
 /* Compiles one kernel of `source` (a Python file's text; `filename` names it
  * in diagnostics). *out is always set, also on error, so that the
  * diagnostics can be read; it is NULL only when memory ran out

@@ -1,10 +1,11 @@
 /* test_usage.c — misuse of the C API is a usage error that names what was
  * wrong, never a crash or a result: NULL entries of the arrays the calls
  * take, grids past CUDA's limits, enum values outside their type, a
- * num_warps Triton would not take. */
+ * num_warps Triton would not take, a source larger than the limit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tilec/tilec.h"
 #include "unit.h"
@@ -153,6 +154,49 @@ static void warps(tilec_device *cpu) {
   }
 }
 
+/* A source larger than TILEC_MAX_SOURCE_BYTES is refused before it is
+ * read (its length alone, here far past the bytes given), and so is an
+ * imported module that large (a sparse file: no disk space taken). */
+static void too_large(tilec_device *cpu) {
+  tilec_compile_options o = {.signature = "*fp32, *fp32, i32, fp32, 256"};
+  size_t lengths[2] = {TILEC_MAX_SOURCE_BYTES + 1, (size_t)-1};
+  for (int i = 0; i < 2; i++) {
+    tilec_result *r = NULL;
+    CHECK(tilec_compile("big.py", src, lengths[i], &o, &r) == TILEC_ERROR_UNSUPPORTED);
+    CHECK_CONTAINS(tilec_result_diagnostics(r), "bytes; tilec compiles sources of at most 64 MiB");
+    tilec_result_destroy(r);
+    tilec_jit_options j = {.signature = "*fp32, *fp32, i32, fp32, 256", .no_disk_cache = 1};
+    tilec_kernel *k = NULL;
+    CHECK(tilec_kernel_create(cpu, "big.py", src, lengths[i], &j, &k, &msg) == TILEC_ERROR_UNSUPPORTED && !k);
+    CHECK_MSG("tilec_kernel_create: big.py is");
+  }
+  char dir[] = "/tmp/tilec-usage-XXXXXX", path[64];
+  if (!mkdtemp(dir)) return;
+  snprintf(path, sizeof path, "%s/huge.py", dir);
+  FILE *f = fopen(path, "w");
+  CHECK(f && ftruncate(fileno(f), (off_t)TILEC_MAX_SOURCE_BYTES + 1) == 0);
+  if (f) fclose(f);
+  static const char importer[] = "import triton\n"
+                                 "import triton.language as tl\n"
+                                 "import huge\n"
+                                 "@triton.jit\n"
+                                 "def fill(y, B: tl.constexpr):\n"
+                                 "    tl.store(y + tl.arange(0, B), huge.VALUE)\n";
+  char main_path[64];
+  snprintf(main_path, sizeof main_path, "%s/k.py", dir); /* there, for the search of its imports to start there */
+  f = fopen(main_path, "w");
+  CHECK(f && fputs(importer, f) >= 0);
+  if (f) fclose(f);
+  o.signature = "*fp32, 64";
+  tilec_result *r = NULL;
+  CHECK(tilec_compile(main_path, importer, sizeof importer - 1, &o, &r) == TILEC_ERROR_COMPILE);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "huge.py is 67108865 bytes; tilec reads modules of at most 64 MiB");
+  tilec_result_destroy(r);
+  remove(path);
+  remove(main_path);
+  rmdir(dir);
+}
+
 int unit_main(void) {
   tilec_device *cpu = NULL;
   CHECK(tilec_device_create(TILEC_DEVICE_CPU, &cpu, NULL) == TILEC_OK && cpu);
@@ -161,6 +205,7 @@ int unit_main(void) {
   grid_limits(cpu);
   enums();
   warps(cpu);
+  too_large(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
