@@ -459,6 +459,11 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
                     "from 1 to 32", o->num_warps);
     return usage(r, &msg);
   }
+  if (o->num_stages < 0) {
+    sb_printf(&msg, "tilec: error: tilec_compile: num_stages is %d; it must be 0 (the config's, else 3) or more",
+              o->num_stages);
+    return usage(r, &msg);
+  }
   if ((int)o->emit < TILEC_EMIT_AST || (int)o->emit > TILEC_EMIT_CPU) {
     sb_printf(&msg, "tilec: error: tilec_compile: emit %d is not an emit kind (TILEC_EMIT_AST to TILEC_EMIT_CPU)",
               (int)o->emit);

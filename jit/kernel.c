@@ -226,6 +226,11 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
                       "to 32", options->num_warps);
     return TILEC_ERROR_USAGE;
   }
+  if (options->num_stages < 0) {
+    jit_tell(message, "tilec_kernel_create: num_stages is %d; it must be 0 (the config's, else 3) or more",
+             options->num_stages);
+    return TILEC_ERROR_USAGE;
+  }
   if (options->config < TILEC_CONFIG_TUNE) {
     jit_tell(message, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
     return TILEC_ERROR_USAGE;

@@ -125,7 +125,8 @@ static void enums(void) {
 
 /* num_warps is a power of 2 from 1 to 32 (0: the config's, else 4) on
  * every way in: 3 would compile to a block the layouts do not cover, 64
- * to one past 1024 threads, 1 << 30 overflow the thread count. */
+ * to one past 1024 threads, 1 << 30 overflow the thread count. And
+ * num_stages is not negative. */
 static void warps(tilec_device *cpu) {
   static const int bad[] = {3, 64, 1024, 1 << 30, -4};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -146,6 +147,13 @@ static void warps(tilec_device *cpu) {
     CHECK_CONTAINS(tilec_result_diagnostics(r), want);
     tilec_result_destroy(r);
   }
+  /* num_stages: 0 or more */
+  tilec_compile_options so = {.signature = "*fp32, *fp32, i32, fp32, 256", .num_stages = -5};
+  compile_refused(&so, "tilec_compile: num_stages is -5; it must be 0 (the config's, else 3) or more");
+  tilec_jit_options sj = {.signature = "*fp32, *fp32, i32, fp32, 256", .no_disk_cache = 1, .num_stages = -1};
+  tilec_kernel *sk = NULL;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &sj, &sk, &msg) == TILEC_ERROR_USAGE && !sk);
+  CHECK_MSG("tilec_kernel_create: num_stages is -1");
   for (int w = 1; w <= 32; w *= 2) {
     tilec_compile_options o = {.signature = "*fp32, *fp32, i32, fp32, 256", .num_warps = w, .emit = TILEC_EMIT_PTX};
     tilec_result *r = NULL;
