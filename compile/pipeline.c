@@ -420,6 +420,20 @@ static tilec_status usage(tilec_result *r, StrBuf *sb) {
   return r->diagnostics ? TILEC_ERROR_USAGE : TILEC_ERROR_NO_MEMORY;
 }
 
+/* Whether the options' array `name` holds its n strings (count names n);
+ * if not, says why in msg: a negative count, no array, or a NULL entry,
+ * which the compiler would otherwise read. */
+static bool array_given(StrBuf *msg, const char *name, const char *count, const char *const *v, int n) {
+  int bad = n < 0 || (n && !v) ? -1 : n; /* the entry that is NULL; -1: the array */
+  for (int i = 0; bad == n && i < n; i++)
+    if (!v[i]) bad = i;
+  if (n >= 0 && bad == n) return true;
+  if (n < 0) sb_printf(msg, "tilec: error: tilec_compile: %s is %d", count, n);
+  else if (bad < 0) sb_printf(msg, "tilec: error: tilec_compile: %s is NULL, but %s is %d", name, count, n);
+  else sb_printf(msg, "tilec: error: tilec_compile: %s[%d] is NULL", name, bad);
+  return false;
+}
+
 tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out) {
   if (!out) return TILEC_ERROR_USAGE;
@@ -432,6 +446,30 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   }
   const tilec_compile_options *o = options;
   StrBuf msg = {0};
+  if (length > TILEC_MAX_SOURCE_BYTES) {
+    sb_printf(&msg, "tilec: error: %s is %zu bytes; tilec compiles sources of at most %zu MiB\n",
+              filename ? filename : "the source", length, TILEC_MAX_SOURCE_BYTES >> 20);
+    r->diagnostics = msg.s;
+    return r->diagnostics ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_NO_MEMORY;
+  }
+  if (!array_given(&msg, "defines", "num_defines", o->defines, o->num_defines) ||
+      !array_given(&msg, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs))
+    return usage(r, &msg);
+  if (o->num_warps && !num_warps_valid(o->num_warps)) {
+    sb_printf(&msg, "tilec: error: tilec_compile: num_warps is %d; it must be 0 (the config's, else 4) or a power of 2 "
+                    "from 1 to 32", o->num_warps);
+    return usage(r, &msg);
+  }
+  if (o->num_stages < 0) {
+    sb_printf(&msg, "tilec: error: tilec_compile: num_stages is %d; it must be 0 (the config's, else 3) or more",
+              o->num_stages);
+    return usage(r, &msg);
+  }
+  if ((int)o->emit < TILEC_EMIT_AST || (int)o->emit > TILEC_EMIT_CPU) {
+    sb_printf(&msg, "tilec: error: tilec_compile: emit %d is not an emit kind (TILEC_EMIT_AST to TILEC_EMIT_CPU)",
+              (int)o->emit);
+    return usage(r, &msg);
+  }
   if (o->dump_after && !stage_named(o->dump_after)) {
     sb_printf(&msg, "tilec: error: no stage named '%s'; the stages are", o->dump_after);
     list_stages(&msg, BOTH);
@@ -558,6 +596,11 @@ tilec_status tilec_opt(const char *filename, const char *ir, size_t length, cons
   const Target *target = target_find(arch ? arch : "sm_80");
   if (!target) {
     diag_plain_error(&d, "unknown target '%s'", arch);
+    status = TILEC_ERROR_USAGE;
+    goto done;
+  }
+  if (num_warps && !num_warps_valid(num_warps)) {
+    diag_plain_error(&d, "tilec_opt: num_warps is %d; it must be 0 (for 4) or a power of 2 from 1 to 32", num_warps);
     status = TILEC_ERROR_USAGE;
     goto done;
   }

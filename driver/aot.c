@@ -19,7 +19,6 @@
 #include "aot.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +72,8 @@ static void usage_aot(FILE *f) {
         "                        sm_90a\n"
         "  --ptx-only            embed PTX alone, no cubins: smaller, and compiled by the driver at\n"
         "                        load\n"
-        "  -o, --output PREFIX   write PREFIX.h and PREFIX.c\n"
+        "  -o, --output PREFIX   write PREFIX.h and PREFIX.c; PREFIX's file name, a C identifier\n"
+        "                        (not a keyword, main, or a name cuda.h or libc has), names the functions\n"
         "  -h, --help            show this help\n"
         "\n"
         "Exit codes: 0 success, 1 a compile error or an output that cannot be written, 2 a usage\n"
@@ -114,18 +114,70 @@ static int parse_archs(Aot *o) {
   }
 }
 
-/* The C prefix: PREFIX's file name, with each byte that cannot be in a C
- * identifier as '_', and '_' in front of a leading digit. */
+/* The names the generated files' headers declare besides cuda.h's (which
+ * start with CU, or cu and a capital) and <stdint.h>'s (which end in _t,
+ * or are INT32_MAX-like macros): a prefix that is one of them redeclares it. */
+static const struct {
+  const char *header, *names;
+} declared[] = {
+    {"<stddef.h>", " NULL offsetof "},
+    {"<stdio.h>", " FILE EOF BUFSIZ FOPEN_MAX FILENAME_MAX L_tmpnam SEEK_CUR SEEK_END SEEK_SET TMP_MAX stderr stdin "
+                  "stdout remove rename tmpfile tmpnam fclose fflush fopen freopen fdopen fileno setbuf setvbuf fprintf "
+                  "fscanf printf scanf snprintf sprintf sscanf dprintf vfprintf vfscanf vprintf vscanf vsnprintf "
+                  "vsprintf vsscanf vdprintf fgetc fgets fputc fputs getc getchar gets getline getdelim putc putchar "
+                  "puts ungetc fread fwrite fgetpos fseek fseeko fsetpos ftell ftello rewind clearerr feof ferror "
+                  "perror popen pclose "},
+    {"<string.h>", " memcpy memmove memchr memcmp memset memccpy strcpy strncpy stpcpy strcat strncat strcmp "
+                   "strncmp strcoll strxfrm strchr strrchr strcspn strspn strpbrk strstr strtok strtok_r strerror "
+                   "strlen strnlen strdup strndup "},
+};
+
+/* Why name cannot prefix the generated C (into why); false when it can:
+ * the C functions, the header's guard and the #include of the header
+ * are all spelled with it, so it must be an identifier no header of the
+ * generated code or the program around it has. */
+static bool ident_refused(const char *name, char *why, size_t n) {
+  size_t len = strlen(name), bad = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+  unsigned char c = (unsigned char)name[bad];
+  if (bad < len && c == ' ') snprintf(why, n, "a C identifier cannot hold a space");
+  else if (bad < len && c > ' ' && c < 0x7f) snprintf(why, n, "a C identifier cannot hold '%c'", c);
+  else if (bad < len) snprintf(why, n, "a C identifier cannot hold the byte 0x%02x", c);
+  else if (isdigit((unsigned char)name[0])) snprintf(why, n, "a C identifier cannot start with a digit");
+  else if (aot_c_keyword(name)) snprintf(why, n, "'%s' is a C keyword", name);
+  else if (!strcmp(name, "main")) snprintf(why, n, "'main' is the program's own function");
+  else if (name[0] == '_' && (name[1] == '_' || isupper((unsigned char)name[1])))
+    snprintf(why, n, "names starting with '__', or '_' and a capital, are reserved to the C implementation");
+  else if (!strncmp(name, "CU", 2) || (!strncmp(name, "cu", 2) && isupper((unsigned char)name[2])))
+    snprintf(why, n, "names starting with 'CU', or 'cu' and a capital, are cuda.h's");
+  else if (len > 2 && !strcmp(name + len - 2, "_t")) snprintf(why, n, "names ending in '_t' are the C library's types");
+  else if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == len &&
+           (strstr(name, "_MAX") == name + len - 4 || strstr(name, "_MIN") == name + len - 4 || !strcmp(name + len - 2, "_C")))
+    snprintf(why, n, "names like '%s' are <stdint.h>'s macros", name);
+  else {
+    char word[140];
+    snprintf(word, sizeof word, " %s ", name);
+    for (size_t i = 0; i < sizeof declared / sizeof *declared; i++)
+      if (strstr(declared[i].names, word)) {
+        snprintf(why, n, "'%s' is declared by %s, which the generated code includes", name, declared[i].header);
+        return true;
+      }
+    return false;
+  }
+  return true;
+}
+
+/* The C prefix: PREFIX's file name, which must be a C identifier the
+ * generated code can use (ident_refused). */
 static int make_ident(Aot *o) {
   const char *base = strrchr(o->out_path, '/');
   base = base ? base + 1 : o->out_path;
-  size_t n = 0;
-  if (isdigit((unsigned char)*base)) o->ident[n++] = '_';
-  for (const char *c = base; *c && n + 1 < sizeof o->ident; c++)
-    o->ident[n++] = isalnum((unsigned char)*c) || *c == '_' ? *c : '_';
-  o->ident[n] = 0;
-  if (!n) return cli_usage_error("aot", AOT_USAGE, "-o '%s' has no file name to name the functions after", o->out_path);
+  if (!*base) return cli_usage_error("aot", AOT_USAGE, "-o '%s' has no file name to name the functions after", o->out_path);
   if (strlen(base) + 1 >= sizeof o->ident) return cli_usage_error("aot", AOT_USAGE, "-o '%s': the file name is too long", o->out_path);
+  char why[160];
+  if (ident_refused(base, why, sizeof why))
+    return cli_usage_error("aot", AOT_USAGE, "-o '%s': the file name '%s' names the C functions, and %s", o->out_path,
+                           base, why);
+  strcpy(o->ident, base);
   return 0;
 }
 
@@ -310,14 +362,6 @@ static int translate_grids(Aot *o) {
   return 0;
 }
 
-/* Writes a whole file; the exit code. */
-static int write_file(const char *path, const AotOut *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return cli_error("cannot write '%s': %s", path, strerror(errno));
-  bool ok = fwrite(text->s, 1, text->n, f) == text->n;
-  ok &= fclose(f) == 0;
-  return ok ? 0 : cli_error("writing '%s' failed", path);
-}
 
 static int generate(Aot *o) {
   const KernelMeta *m = &o->sigs[0].images[0].meta;
@@ -332,17 +376,29 @@ static int generate(Aot *o) {
   aot_emit_header(&h, o, guard);
   aot_emit_source(&c, o);
   size_t n = strlen(o->out_path);
-  char *path = malloc(n + 3);
-  if (h.oom || c.oom || !path) rc = cli_error("out of memory");
+  char *hpath = malloc(n + 3), *cpath = malloc(n + 3);
+  if (h.oom || c.oom || !hpath || !cpath) rc = cli_error("out of memory");
+  /* both or neither: the .c becomes visible only once the .h is written,
+   * and the .h only once the .c is in place */
+  CliFile hf, cf;
   if (!rc) {
-    snprintf(path, n + 3, "%s.h", o->out_path);
-    rc = write_file(path, &h);
+    snprintf(hpath, n + 3, "%s.h", o->out_path);
+    snprintf(cpath, n + 3, "%s.c", o->out_path);
+    rc = cli_file_open(&hf, hpath) ? 0 : 1;
+  }
+  if (!rc && !cli_file_open(&cf, cpath)) {
+    cli_file_close(&hf, false);
+    rc = 1;
   }
   if (!rc) {
-    snprintf(path, n + 3, "%s.c", o->out_path);
-    rc = write_file(path, &c);
+    fwrite(h.s, 1, h.n, hf.f);
+    fwrite(c.s, 1, c.n, cf.f);
+    bool h_written = fflush(hf.f) == 0 && !ferror(hf.f);
+    rc = cli_file_close(&cf, h_written);
+    rc = cli_file_close(&hf, rc == 0) || rc || !h_written ? 1 : 0;
   }
-  free(path);
+  free(hpath);
+  free(cpath);
   free(h.s);
   free(c.s);
   return rc;

@@ -92,6 +92,8 @@ typedef struct Aot {
 const char *aot_c_type(const char *type);
 /* Whether a parameter is an integer scalar; *u64 (u64 may be NULL) whether it is a u64. */
 bool aot_is_integer(const char *type, bool *u64);
+/* Whether name is a C keyword (C11's or C23's). */
+bool aot_c_keyword(const char *name);
 /* A parameter's name in C, malloc'd; NULL when out of memory. */
 char *aot_c_name(const char *name);
 /* PREFIX.h and PREFIX.c of o, appended to h and c. */

@@ -72,24 +72,33 @@ bool aot_is_integer(const char *t, bool *u64) {
   return yes;
 }
 
+bool aot_c_keyword(const char *name) {
+  /* C11's, and C23's (bool, true and false are <stdbool.h>'s macros before it) */
+  static const char *const keywords[] = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "alignas",
+      "alignof", "bool", "constexpr", "false", "nullptr", "static_assert", "thread_local", "true", "typeof",
+      "typeof_unqual"};
+  for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+    if (!strcmp(name, keywords[i])) return true;
+  return false;
+}
+
 /* A parameter's name in C: Python's identifiers are C's but for C's
  * keywords and the generated code's own names, which get a '_'. */
 char *aot_c_name(const char *name) {
-  static const char *const taken[] = {
-      "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short",
-      "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
-      "stream", "gx", "gy", "gz", "bad", "args", "true", "false"};
+  static const char *const taken[] = {"stream", "gx", "gy", "gz", "bad", "args"};
   size_t n = strlen(name);
   char *c = malloc(n + 2);
   if (!c) return NULL;
   for (size_t i = 0; i <= n; i++) c[i] = isalnum((unsigned char)name[i]) || name[i] == '_' || !name[i] ? name[i] : '_';
-  for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
-    if (!strcmp(c, taken[i])) {
-      c[n] = '_';
-      c[n + 1] = 0;
-      break;
-    }
+  bool clash = aot_c_keyword(c);
+  for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) clash |= !strcmp(c, taken[i]);
+  if (clash) {
+    c[n] = '_';
+    c[n + 1] = 0;
+  }
   return c;
 }
 

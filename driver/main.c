@@ -5,7 +5,6 @@
  * error. The CLI is a thin layer over the library: it reads files, parses
  * options, calls tilec_compile(), and prints what comes back.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,11 +231,8 @@ static int cmd_compile(int argc, char **argv) {
     char *meta_path = malloc(n + 6);
     if (meta_path) {
       snprintf(meta_path, n + 6, "%s.json", out_path);
-      FILE *f = fopen(meta_path, "wb");
-      if (!f || fputs(tilec_result_metadata(r), f) < 0 || fclose(f) != 0) {
-        fprintf(stderr, "%s: error: cannot write '%s'\n", prog, meta_path);
-        rc = 1;
-      }
+      const char *meta = tilec_result_metadata(r);
+      rc = cli_write_file(meta_path, meta, strlen(meta));
       free(meta_path);
     }
   }
@@ -267,20 +263,14 @@ static void usage_opt(FILE *f) {
           "  -o, --output OUT      write to OUT instead of standard output\n");
 }
 
-/* Writes a result's output to a file or stdout; the exit code. */
+/* Writes a result's output to a file (whole or not at all) or stdout; the
+ * exit code. */
 static int write_output(const tilec_result *r, const char *out_path) {
   size_t n;
   const char *text = tilec_result_output(r, &n);
-  FILE *f = out_path ? fopen(out_path, "wb") : stdout;
-  if (!f) {
-    fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, out_path, strerror(errno));
-    return 1;
-  }
-  bool ok = fwrite(text, 1, n, f) == n;
-  if (out_path) ok &= fclose(f) == 0;
-  else ok &= fflush(f) == 0;
-  if (!ok) fprintf(stderr, "%s: error: writing '%s' failed\n", prog, out_path ? out_path : "<stdout>");
-  return ok ? 0 : 1;
+  if (out_path) return cli_write_file(out_path, text, n);
+  fwrite(text, 1, n, stdout);
+  return cli_stdout_check();
 }
 
 static int cmd_opt(int argc, char **argv) {
@@ -318,12 +308,12 @@ static int cmd_opt(int argc, char **argv) {
    * in front keep its line numbers those of the file */
   int rc = 0;
   const char *p = src, *end = src + len;
-  FILE *out = out_path ? fopen(out_path, "wb") : stdout;
-  if (!out) {
-    fprintf(stderr, "%s: error: cannot write '%s': %s\n", prog, out_path, strerror(errno));
+  CliFile sink = {.f = stdout};
+  if (out_path && !cli_file_open(&sink, out_path)) {
     free(src);
     return 1;
   }
+  FILE *out = sink.f;
   int line = 1;
   for (int piece = 0; p <= end; piece++) {
     const char *sep = split ? strstr(p, "\n// -----") : NULL;
@@ -354,9 +344,9 @@ static int cmd_opt(int argc, char **argv) {
     p++;
     line++;
   }
-  if (out_path ? fclose(out) != 0 : fflush(out) != 0) rc = rc ? rc : 1;
+  int written = out_path ? cli_file_close(&sink, true) : cli_stdout_check();
   free(src);
-  return rc;
+  return rc ? rc : written;
 }
 
 int main(int argc, char **argv) {
@@ -367,19 +357,24 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
     usage_main(stdout);
-    return 0;
+    return cli_stdout_check();
   }
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
     unsigned maj, min, patch;
     LLVMGetVersion(&maj, &min, &patch);
     printf("tilec %s (LLVM %u.%u.%u)\nbuild %s\n", tilec_version(), maj, min, patch, tilec_build_id());
-    return 0;
+    return cli_stdout_check();
   }
-  if (!strcmp(cmd, "compile")) return cmd_compile(argc - 2, argv + 2);
-  if (!strcmp(cmd, "opt")) return cmd_opt(argc - 2, argv + 2);
-  if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
-  if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
-  if (!strcmp(cmd, "aot")) return cmd_aot(argc - 2, argv + 2);
-  if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
-  return usage_error("unknown command '%s'", cmd);
+  int rc;
+  if (!strcmp(cmd, "compile")) rc = cmd_compile(argc - 2, argv + 2);
+  else if (!strcmp(cmd, "opt")) rc = cmd_opt(argc - 2, argv + 2);
+  else if (!strcmp(cmd, "run")) rc = cmd_run(argc - 2, argv + 2);
+  else if (!strcmp(cmd, "bench")) rc = cmd_bench(argc - 2, argv + 2);
+  else if (!strcmp(cmd, "aot")) rc = cmd_aot(argc - 2, argv + 2);
+  else if (cmd[0] == '-') return usage_error("unknown option '%s'", cmd);
+  else return usage_error("unknown command '%s'", cmd);
+  /* what the command printed (bench's table, JSON or CSV, run --print)
+   * must have reached standard output, or the exit code says it did not */
+  int out = cli_stdout_check();
+  return rc ? rc : out;
 }

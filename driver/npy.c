@@ -414,19 +414,30 @@ bool npy_write_mem(const char *dtype, int ndim, const uint64_t *shape, const voi
   return true;
 }
 
+bool npy_write_stream(FILE *f, const char *dtype, int ndim, const uint64_t *shape, const void *data, char *err,
+                      size_t errlen) {
+  char hdr[1024];
+  size_t nbytes, hn = prepare(dtype, ndim, shape, data, hdr, sizeof hdr, &nbytes, err, errlen);
+  if (!hn) return false;
+  if (fwrite(hdr, 1, hn, f) != hn || (nbytes && fwrite(data, 1, nbytes, f) != nbytes))
+    return fail(err, errlen, "write error: %s", strerror(errno));
+  return true;
+}
+
 bool npy_write_file(const char *path, const char *dtype, int ndim, const uint64_t *shape, const void *data,
                     char *err, size_t errlen) {
   char hdr[1024], e[256];
-  size_t nbytes, hn = prepare(dtype, ndim, shape, data, hdr, sizeof hdr, &nbytes, e, sizeof e);
-  if (!hn) return fail(err, errlen, "%s: %s", path, e);
+  size_t nbytes; /* checked before the file is made */
+  if (!prepare(dtype, ndim, shape, data, hdr, sizeof hdr, &nbytes, e, sizeof e)) return fail(err, errlen, "%s: %s", path, e);
   FILE *f = fopen(path, "wb");
   if (!f) return fail(err, errlen, "%s: %s", path, strerror(errno));
-  bool ok = fwrite(hdr, 1, hn, f) == hn && (!nbytes || fwrite(data, 1, nbytes, f) == nbytes);
+  bool ok = npy_write_stream(f, dtype, ndim, shape, data, e, sizeof e);
   int saved = errno;
   if (fclose(f) != 0 && ok) {
     ok = false;
     saved = errno;
+    snprintf(e, sizeof e, "write error: %s", strerror(saved));
   }
-  if (!ok) return fail(err, errlen, "%s: write error: %s", path, strerror(saved));
-  return true;
+  if (!ok) remove(path); /* no cut file left behind */
+  return ok ? true : fail(err, errlen, "%s: %s", path, e);
 }

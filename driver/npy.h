@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NPY_MAX_DIMS 8
 
@@ -52,9 +53,14 @@ bool npy_read_file(const char *path, NpyArray *out, char *err, size_t errlen);
 bool npy_read_mem(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen);
 void npy_free(NpyArray *a);
 
-/* Writes `data` (C order, little-endian, shape[0..ndim-1]) with dtype. */
+/* Writes `data` (C order, little-endian, shape[0..ndim-1]) with dtype; on
+ * failure the file is removed. */
 bool npy_write_file(const char *path, const char *dtype, int ndim, const uint64_t *shape, const void *data,
                     char *err, size_t errlen);
+/* As npy_write_file, to an open stream (whose close may still fail: the
+ * caller's to check). */
+bool npy_write_stream(FILE *f, const char *dtype, int ndim, const uint64_t *shape, const void *data, char *err,
+                      size_t errlen);
 /* As npy_write_file, into a malloc'd buffer (*out, *outlen). */
 bool npy_write_mem(const char *dtype, int ndim, const uint64_t *shape, const void *data, void **out,
                    size_t *outlen, char *err, size_t errlen);

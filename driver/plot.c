@@ -11,11 +11,15 @@
  */
 #include "plot.h"
 
+#include "cli.h"
+
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef double PLFLT;
@@ -124,10 +128,6 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   if (!have)
     return snprintf(err, errlen, "PLplot has no %s device (its cairo driver: Debian's plplot-driver-cairo)", dev),
            false;
-  FILE *probe = fopen(p->path, "wb");
-  if (!probe) return snprintf(err, errlen, "cannot write '%s'", p->path), false;
-  fclose(probe);
-
   /* the extent of the data */
   double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
   for (int s = 0; s < p->nseries; s++)
@@ -151,10 +151,18 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   const char *labels[MAX_LEGEND];
   int nleg = p->nseries < MAX_LEGEND ? p->nseries : MAX_LEGEND;
 
-  if (setjmp(plot_abort)) return snprintf(err, errlen, "PLplot: %s", plot_abort_msg), false;
+  /* PLplot writes a temporary file, renamed to the plot's name once whole:
+   * a plot that fails leaves no file, nor cuts one that was there */
+  char *tmp = cli_temp_beside(p->path);
+  if (!tmp) return snprintf(err, errlen, "cannot write '%s': %s", p->path, strerror(errno)), false;
+  if (setjmp(plot_abort)) {
+    remove(tmp);
+    free(tmp);
+    return snprintf(err, errlen, "PLplot: %s", plot_abort_msg), false;
+  }
   pl->sexit(on_plplot_exit);
   pl->sdev(dev);
-  pl->sfnam(p->path);
+  pl->sfnam(tmp);
   pl->spage(0, 0, 960, 640, 0, 0);
   pl->scolbg(255, 255, 255);
   pl->init();
@@ -194,5 +202,11 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   }
   pl->end();
   pl->sexit(NULL);
-  return true;
+  bool ok = rename(tmp, p->path) == 0;
+  if (!ok) {
+    snprintf(err, errlen, "cannot write '%s': %s", p->path, strerror(errno));
+    remove(tmp);
+  }
+  free(tmp);
+  return ok;
 }

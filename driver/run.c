@@ -297,8 +297,15 @@ static int save_buffers(const RunOptions *o, const Arg *args, const int *saves) 
     const NpyArray *b = &args[saves[i]].buf;
     const char *path = strchr(o->saves[i], '=') + 1;
     char err[512];
-    if (!npy_write_file(path, b->dtype, b->ndim, b->shape, b->data, err, sizeof err))
-      rc = cli_error("--save %.*s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], err);
+    CliFile f;
+    if (!cli_file_open(&f, path)) {
+      rc = 1;
+    } else if (!npy_write_stream(f.f, b->dtype, b->ndim, b->shape, b->data, err, sizeof err)) {
+      cli_file_close(&f, false);
+      rc = cli_error("--save %.*s: %s: %s", (int)(path - 1 - o->saves[i]), o->saves[i], path, err);
+    } else if (cli_file_close(&f, true)) {
+      rc = 1;
+    }
   }
   return rc;
 }

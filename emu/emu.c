@@ -31,6 +31,7 @@
 #include "fiber.h"
 #include "cpasync.h"
 #include "mma.h"
+#include "runtime/grid.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -229,19 +230,24 @@ static const char *site_name(uint32_t site) {
   return site < (uint32_t)k->nsites ? k->sites[site] : "an unknown place";
 }
 
-/* The buffer of the launch that holds [p, p+n); -1 (reported) when none does. */
-static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t site) {
+/* Whether [a, a+n) lies in [b, b+len), by offsets so that no sum wraps: a
+ * kernel's pointer may be anything, the top of the address space too. */
+static bool within(uintptr_t a, size_t n, uintptr_t b, size_t len) {
+  return a >= b && a - b <= len && n <= len - (a - b);
+}
+
+/* The buffer of the launch that holds [p, p+n); -1 (reported as an
+ * out-of-bounds `what`: "load", "store", "atomic") when none does. */
+static int find_buffer(Cur *c, const void *p, size_t n, const char *what, uint32_t site) {
   Run *r = c->run;
   const EmuLaunch *l = r->l;
   uintptr_t a = (uintptr_t)p;
   if (c->last_buf < l->nbuffers) {
     const EmuBuffer *last = &l->buffers[c->last_buf];
-    if (a >= (uintptr_t)last->data && a + n <= (uintptr_t)last->data + last->bytes) return c->last_buf;
+    if (within(a, n, (uintptr_t)last->data, last->bytes)) return c->last_buf;
   }
-  for (int i = 0; i < l->nbuffers; i++) {
-    uintptr_t b = (uintptr_t)l->buffers[i].data;
-    if (a >= b && a + n <= b + l->buffers[i].bytes) return c->last_buf = i;
-  }
+  for (int i = 0; i < l->nbuffers; i++)
+    if (within(a, n, (uintptr_t)l->buffers[i].data, l->buffers[i].bytes)) return c->last_buf = i;
   pthread_mutex_lock(&r->lock);
   if (r->reports++ < MAX_REPORTS) {
     /* the nearest buffer, by the distance to its bytes, to say where the access went */
@@ -259,7 +265,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
                off < 0 ? "before" : "after", l->buffers[near].name ? l->buffers[near].name : "?",
                l->buffers[near].bytes);
     report(r, "%s: out-of-bounds %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d%s",
-           site_name(site), store ? "store" : "load", n, p, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2],
+           site_name(site), what, n, p, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2],
            tid_of(c), where);
   }
   r->oob++;
@@ -272,7 +278,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
   static T emu_ld_b##bits(const void *p, uint32_t pred, A other, uint32_t site) {                                      \
     Cur *c = cur;                                                                                                      \
     int b;                                                                                                             \
-    if (!(pred & 1) || (b = find_buffer(c, p, sizeof(T), false, site)) < 0) return (T)other;                           \
+    if (!(pred & 1) || (b = find_buffer(c, p, sizeof(T), "load", site)) < 0) return (T)other;                          \
     if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_LOAD, tid_of(c), site);                                            \
     T v;                                                                                                               \
     memcpy(&v, p, sizeof v);                                                                                           \
@@ -285,7 +291,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, bool store, uint32_t sit
       if (c->cw) ck_masked_store(c->cw, p, tid_of(c));                                                                 \
       return;                                                                                                          \
     }                                                                                                                  \
-    if ((b = find_buffer(c, p, sizeof(T), true, site)) < 0) return;                                                    \
+    if ((b = find_buffer(c, p, sizeof(T), "store", site)) < 0) return;                                                 \
     if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_STORE, tid_of(c), site);                                           \
     T x = (T)v;                                                                                                        \
     memcpy(p, &x, sizeof x);                                                                                           \
@@ -302,7 +308,7 @@ LDST(64, uint64_t, uint64_t)
 static void cp_async(void *dst, const void *src, uint32_t pred, uint32_t site, int n) {
   Cur *c = cur;
   int tid = tid_of(c), b = -1, other;
-  if ((pred & 1) && (b = find_buffer(c, src, (size_t)n, false, site)) >= 0 && c->cw)
+  if ((pred & 1) && (b = find_buffer(c, src, (size_t)n, "load", site)) >= 0 && c->cw)
     ck_access(c->cw, b, src, (unsigned)n, CK_LOAD, tid, site);
   c->async_used = true;
   uint32_t off = (uint32_t)((unsigned char *)dst - c->smem);
@@ -348,7 +354,7 @@ CP_WAIT(7)
  * the threads a scalar atomic masks off take and give back its locks too. */
 static bool atom_begin(void *p, uint32_t pred, size_t n, CkAtom kind, uint32_t site, int *b) {
   Cur *c = cur;
-  *b = (pred & 1) ? find_buffer(c, p, n, true, site) : -1;
+  *b = (pred & 1) ? find_buffer(c, p, n, "atomic", site) : -1;
   if (*b < 0 && c->cw) ck_atomic(c->cw, -1, p, (unsigned)n, kind, false, false, tid_of(c), site);
   return *b >= 0;
 }
@@ -891,8 +897,12 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure 
   Run r = {.k = k, .l = l, .out = l->print_to ? l->print_to : stdout};
   pthread_mutex_init(&r.lock, NULL);
   for (int d = 0; d < 3; d++)
-    if (l->grid[d] < 1) {
-      *out_report = strdup("emulator: every grid dimension must be at least 1");
+    if (l->grid[d] < 1 || l->grid[d] > (d ? GRID_MAX_YZ : GRID_MAX_X)) {
+      /* as CUDA would refuse it: a program past these has no ctaid to run as */
+      char text[128];
+      snprintf(text, sizeof text, "emulator: grid dimension %c is %u; it must be 1 to %u", "xyz"[d], l->grid[d],
+               d ? GRID_MAX_YZ : GRID_MAX_X);
+      *out_report = strdup(text);
       return false;
     }
   if (l->num_warps < 1 || l->num_warps > 32) {

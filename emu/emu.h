@@ -50,7 +50,7 @@ typedef struct EmuBuffer {
 } EmuBuffer;
 
 typedef struct EmuLaunch {
-  unsigned grid[3];       /* blocks in x, y, z (each at least 1) */
+  unsigned grid[3];       /* blocks in x, y, z: as CUDA's (runtime/grid.h's grid_check) */
   int num_warps;          /* threads per block = 32 * num_warps */
   void *const *args;      /* per runtime parameter, a pointer to its value (as cuLaunchKernel) */
   int nargs;
@@ -72,7 +72,8 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err);
 typedef enum EmuFailure {
   EMU_FAILED_CHECK,     /* a check fired: the report says which */
   EMU_FAILED_NO_MEMORY, /* host memory for the launch ran out: shared memory, thread stacks, the checks' shadow */
-  EMU_FAILED_LAUNCH,    /* a grid dimension of 0, or num_warps outside 1 to 32 */
+  EMU_FAILED_LAUNCH,    /* a grid dimension outside 1 to GRID_MAX_X (x) or GRID_MAX_YZ (y, z), or num_warps
+                           outside 1 to 32 */
 } EmuFailure;
 
 /* Runs one launch. true when it ran to the end and no check fired; false

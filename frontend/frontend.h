@@ -45,17 +45,20 @@ typedef enum TokKind {
 
 const char *tok_kind_name(TokKind k);
 
+/* A source of n bytes has up to about n / 3 of these, so they are packed
+ * (48 bytes): the payload is the one its kind has. */
 typedef struct Token {
   TokKind kind;
+  int len;
   Loc loc;
   const char *p; /* start in the source text */
-  int len;
-  /* literal payloads */
-  uint64_t ival;
-  bool int_overflow; /* integer literal does not fit 64 bits */
-  double fval;
-  const char *sval; /* decoded string (arena), NUL-terminated */
-  int slen;
+  union {
+    uint64_t ival;    /* INT */
+    double fval;      /* FLOAT */
+    const char *sval; /* NAME's name, STRING's decoded text (arena), NUL-terminated; NULL for a keyword */
+  };
+  int slen;          /* STRING */
+  bool int_overflow; /* INT: the literal does not fit 64 bits */
   bool fstring, bytes, imag;
 } Token;
 

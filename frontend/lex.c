@@ -34,7 +34,7 @@ typedef struct Lexer {
   int *indents;    /* indentation stack, tabs to multiples of 8 */
   int *altindents; /* the same with tabs as 1 column, to catch tab/space mixes */
   int nindent, indent_cap;
-  Token *brackets[200]; /* open brackets, for "never closed" errors; CPython's limit too */
+  int brackets[200]; /* open brackets' tokens, for "never closed" errors; CPython's limit too */
   int depth;
 } Lexer;
 
@@ -46,12 +46,12 @@ _Noreturn static void lex_error(Lexer *L, const char *p, const char *fmt, const 
   diag_error(L->d, loc_at(L, p), fmt, arg);
 }
 
+/* A new token at the end. The array grows in place (arena_grow), so a
+ * token is kept by its index, not its address, across pushes. */
 static Token *push(Lexer *L, TokKind k, const char *p, int len) {
   if (L->n == L->cap) {
     int cap = L->cap ? L->cap * 2 : 1024;
-    Token *t = arena_alloc(L->a, sizeof(Token) * (size_t)cap);
-    if (L->n) memcpy(t, L->toks, sizeof(Token) * (size_t)L->n);
-    L->toks = t;
+    L->toks = arena_grow(L->a, L->toks, sizeof(Token) * (size_t)cap);
     L->cap = cap;
   }
   Token *t = &L->toks[L->n++];
@@ -625,7 +625,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
         if ((size_t)(p - s) == strlen(keywords[i].s) && !memcmp(s, keywords[i].s, (size_t)(p - s)))
           k = keywords[i].k;
       Token *t = push(&L, k, s, (int)(p - s));
-      t->sval = arena_strndup(a, s, (size_t)(p - s));
+      if (k == TK_NAME) t->sval = arena_strndup(a, s, (size_t)(p - s));
       continue;
     }
     if (is_digit(c) || (c == '.' && is_digit(p[1]))) {
@@ -641,10 +641,10 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
         if (k == TK_LPAREN || k == TK_LBRACKET || k == TK_LBRACE) {
           if (L.depth == (int)(sizeof L.brackets / sizeof *L.brackets))
             lex_error(&L, p, "too many nested brackets%s", "");
-          L.brackets[L.depth++] = t;
+          L.brackets[L.depth++] = (int)(t - L.toks);
         } else if (k == TK_RPAREN || k == TK_RBRACKET || k == TK_RBRACE) {
           if (L.depth == 0) diag_error(d, loc_at(&L, p), "unmatched '%c'", *p);
-          Token *open = L.brackets[--L.depth];
+          const Token *open = &L.toks[L.brackets[--L.depth]];
           char want = open->kind == TK_LPAREN ? ')' : open->kind == TK_LBRACKET ? ']' : '}';
           if (*p != want) {
             char msg[80];
@@ -664,7 +664,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
     diag_error(d, loc_at(&L, p), "invalid character '%c' in source", c);
   }
   if (L.depth > 0) {
-    Token *open = L.brackets[L.depth - 1];
+    const Token *open = &L.toks[L.brackets[L.depth - 1]];
     diag_error(d, open->loc, "'%c' was never closed", *open->p);
   }
   if (line_has_tokens) push(&L, TK_NEWLINE, L.end, 0);
@@ -674,7 +674,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
   }
   push(&L, TK_EOF, L.end, 0);
   d->unwind = saved;
-  out->v = L.toks;
+  out->v = arena_grow(a, L.toks, sizeof(Token) * (size_t)L.n); /* no room past the last */
   out->n = L.n;
   return true;
 }

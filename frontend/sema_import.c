@@ -8,6 +8,9 @@
  */
 #include "sema.h"
 
+#include "tilec/tilec.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,19 +24,6 @@ static bool is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static char *read_file(Arena *a, const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  StrBuf sb = {.arena = a};
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&sb, buf, n);
-  fclose(f);
-  *len = sb.len;
-  sb_putc(&sb, 0);
-  return sb.s;
-}
-
 /* A path as diagnostics show it: relative to the working folder when under it. */
 static const char *shown_path(Arena *a, const char *path) {
   char cwd[4096];
@@ -41,6 +31,30 @@ static const char *shown_path(Arena *a, const char *path) {
   size_t n = strlen(cwd);
   if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/') return arena_strndup(a, path + n + 1, strlen(path + n + 1));
   return path;
+}
+
+/* A module's text, NUL-terminated, read at its size into one block of
+ * the arena; NULL when it cannot be read. One larger than a source may be
+ * is an error, as the main file's is. */
+static char *read_file(Sema *S, const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || st.st_size < 0) {
+    fclose(f);
+    return NULL;
+  }
+  if ((unsigned long long)st.st_size > TILEC_MAX_SOURCE_BYTES) {
+    fclose(f);
+    diag_plain_error(S->d, "%s is %lld bytes; tilec reads modules of at most %zu MiB", shown_path(S->a, path),
+                     (long long)st.st_size, TILEC_MAX_SOURCE_BYTES >> 20);
+    diag_unwind(S->d);
+  }
+  char *text = arena_alloc(S->a, (size_t)st.st_size + 1);
+  *len = fread(text, 1, (size_t)st.st_size, f);
+  fclose(f);
+  text[*len] = 0;
+  return text;
 }
 
 static const char *dir_of(Arena *a, const char *path) {
@@ -109,7 +123,7 @@ const Module *sema_load_module(Sema *S, const char *dotted) {
       continue;
     }
     size_t len;
-    char *text = read_file(S->a, file, &len);
+    char *text = read_file(S, file, &len);
     if (!text) continue;
     Source *src = arena_alloc(S->a, sizeof *src);
     src->name = shown_path(S->a, file);

@@ -122,6 +122,14 @@ static int literal_int(Sema *S, Node *e, const char *what) {
   return (int)e->ival;
 }
 
+/* num_warps=N of a config or of triton.jit: an error at N unless Triton
+ * would take it (a power of 2 from 1 to 32). */
+static int literal_warps(Sema *S, Node *e) {
+  if (e->kind == N_INT && !num_warps_valid((long long)e->ival))
+    diag_error(S->d, e->tok->loc, "num_warps must be a power of 2 from 1 to 32, got %llu", (unsigned long long)e->ival);
+  return literal_int(S, e, "num_warps");
+}
+
 /* `nargs['NAME']` where nargs is the pre_hook's parameter: the string node of NAME, or NULL. */
 static Node *hook_arg(Node *e, const char *param) {
   if (e->kind != N_SUBSCRIPT || e->lhs->kind != N_NAME || strcmp(e->lhs->name, param) || e->rhs->kind != N_STR)
@@ -189,7 +197,7 @@ static bool read_config(Sema *S, const Module *m, JitFunc *f, Node *c) {
   cfg->kwargs.n = kw.n;
   for (int i = 0; i < c->kwargs.n; i++) {
     Node *k = c->kwargs.v[i];
-    if (!strcmp(k->name, "num_warps")) cfg->num_warps = literal_int(S, k->lhs, "num_warps");
+    if (!strcmp(k->name, "num_warps")) cfg->num_warps = literal_warps(S, k->lhs);
     if (!strcmp(k->name, "num_stages")) {
       /* 0, as 1, is no pipelining (0 in a config would read as "not given") */
       cfg->num_stages = literal_int(S, k->lhs, "num_stages");
@@ -230,7 +238,7 @@ static JitFunc *decorate(Sema *S, const Module *m, JitFunc *base, Node *d) {
     f->is_jit = true;
     for (int i = 0; d->kind == N_CALL && i < d->kwargs.n; i++) {
       Node *k = d->kwargs.v[i];
-      if (!strcmp(k->name, "num_warps")) f->jit_num_warps = literal_int(S, k->lhs, "num_warps");
+      if (!strcmp(k->name, "num_warps")) f->jit_num_warps = literal_warps(S, k->lhs);
       if (!strcmp(k->name, "do_not_specialize") && (k->lhs->kind == N_LIST || k->lhs->kind == N_TUPLE))
         for (int j = 0; j < k->lhs->kids.n; j++) vec_push(S->a, &f->do_not_specialize, k->lhs->kids.v[j]);
     }

@@ -1,7 +1,8 @@
 /*
  * verify.c — the tile verifier: MLIR's own checks, then the rules of tile
  * ops that IRDL cannot state (shapes agree, a load's result matches its
- * pointee, masks are i1 of the pointers' shape, dot operands compose).
+ * pointee, masks are i1 of the pointers' shape, dot operands compose, a
+ * program id's axis is x, y or z, a range is not empty).
  * In test builds it runs after every pass.
  */
 #include "ir.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Diagnostics.h>
 
@@ -56,11 +58,40 @@ static bool is_block_ptr(Check *c, MlirType t) {
   return !mlirTypeIsNull(p) && mlirTypeIsARankedTensor(p);
 }
 
+/* An integer attribute of op, in *v; false when it is missing or not an integer. */
+static bool int_attr(MlirOperation op, const char *name, int64_t *v) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a)) return false;
+  *v = mlirIntegerAttrGetValueInt(a);
+  return true;
+}
+
 static MlirWalkResult check_op(MlirOperation op, void *user) {
   Check *c = user;
   TileOp t = tile_op_of(op);
   intptr_t nops = mlirOperationGetNumOperands(op);
   switch (t) {
+  case TOP_program_id:
+  case TOP_num_programs: {
+    /* the lowering reads the x, y or z register by axis */
+    int64_t axis;
+    MlirType r = mlirValueGetType(mlirOperationGetResult(op, 0));
+    if (!int_attr(op, "axis", &axis) || axis < 0 || axis > 2) fail(c, op, "axis must be an integer from 0 to 2");
+    else if (!mlirTypeIsAInteger(r) || mlirIntegerTypeGetWidth(r) != 32) fail(c, op, "result must be i32");
+    break;
+  }
+  case TOP_make_range: {
+    /* as Triton's: [start, end) is the result's elements, i32, at least one */
+    int64_t start, end, d[MAX_RANK];
+    MlirType r = mlirValueGetType(mlirOperationGetResult(op, 0));
+    if (!int_attr(op, "start", &start) || !int_attr(op, "end", &end)) fail(c, op, "start and end must be integers");
+    else if (start >= end) fail(c, op, "start must be less than end");
+    else if (shape_of(r, d) != 1 || d[0] != end - start)
+      fail(c, op, "result must be a 1-D tensor of end - start elements");
+    else if (!mlirTypeIsAInteger(elem(r)) || mlirIntegerTypeGetWidth(elem(r)) != 32)
+      fail(c, op, "result elements must be i32");
+    break;
+  }
   case TOP_load: {
     MlirType p = operand_type(op, 0), r = mlirValueGetType(mlirOperationGetResult(op, 0));
     if (is_block_ptr(c, p)) break;

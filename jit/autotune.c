@@ -251,7 +251,9 @@ tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid
 }
 
 int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nargs) {
-  if (!k || nargs != k->nparams || (!args && nargs)) return -1;
+  if (!k || nargs != k->nparams ||
+      !jit_array_given(NULL, "tilec_kernel_config_of", "args", "nargs", (const void *const *)args, nargs))
+    return -1;
   if (k->opt.config != TILEC_CONFIG_TUNE || k->nconfigs < 2) return k->opt.config > 0 ? k->opt.config : 0;
   int64_t key[MAX_KEYS];
   key_of(k, args, key);

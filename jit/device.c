@@ -33,6 +33,18 @@ tilec_status jit_no_memory(char **message, const char *what) {
   return TILEC_ERROR_NO_MEMORY;
 }
 
+bool jit_array_given(char **message, const char *fn, const char *name, const char *count, const void *const *v,
+                     int n) {
+  int bad = n < 0 || (n && !v) ? -1 : n; /* the entry that is NULL; -1: the array */
+  for (int i = 0; bad == n && i < n; i++)
+    if (!v[i]) bad = i;
+  if (n >= 0 && bad == n) return true;
+  if (n < 0) jit_tell(message, "%s: %s is %d", fn, count, n);
+  else if (bad < 0) jit_tell(message, "%s: %s is NULL, but %s is %d", fn, name, count, n);
+  else jit_tell(message, "%s: %s[%d] is NULL", fn, name, bad);
+  return false;
+}
+
 tilec_status jit_from_rt(tilec_rt_status st) {
   switch (st) {
   case TILEC_RT_OK: return TILEC_OK;
@@ -53,6 +65,10 @@ tilec_status tilec_device_create(tilec_device_kind kind, tilec_device **out, cha
     return TILEC_ERROR_USAGE;
   }
   *out = NULL;
+  if (kind != TILEC_DEVICE_AUTO && kind != TILEC_DEVICE_CPU && kind != TILEC_DEVICE_CUDA) {
+    jit_tell(message, "tilec_device_create: kind %d is not a device kind (TILEC_DEVICE_AUTO, _CPU or _CUDA)", (int)kind);
+    return TILEC_ERROR_USAGE;
+  }
   bool from_env = false;
   if (kind == TILEC_DEVICE_AUTO) {
     const char *env = getenv("TILEC_DEVICE");
@@ -165,8 +181,11 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *add
 
 int jit_find_alloc(tilec_device *d, tilec_devptr address, size_t bytes) {
   for (int i = 0; i < d->nallocs; i++) {
+    /* by the offset into the allocation, so that no sum wraps: a size
+     * near SIZE_MAX or an address near the top is outside every one */
     uintptr_t b = (uintptr_t)d->allocs[i].data;
-    if (address >= b && address + bytes <= b + d->allocs[i].bytes) return i;
+    size_t len = d->allocs[i].bytes;
+    if (address >= b && address - b <= len && bytes <= len - (address - b)) return i;
   }
   return -1;
 }

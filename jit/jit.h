@@ -95,6 +95,10 @@ char *jit_dup_text(const char *s); /* NULL when out of memory */
 void jit_tell(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 tilec_status jit_no_memory(char **message, const char *what); /* says so; TILEC_ERROR_NO_MEMORY */
 tilec_status jit_from_rt(tilec_rt_status st);                   /* what a runtime.h failure is to the caller */
+/* Whether an array argument `name` of the API holds its n pointers (count
+ * names n); if not, says why in *message (fn's call: a negative count, no
+ * array, a NULL entry), so that nothing reads through one. */
+bool jit_array_given(char **message, const char *fn, const char *name, const char *count, const void *const *v, int n);
 /* The CPU allocation holding [address, address + bytes), or -1; under d->lock. */
 int jit_find_alloc(tilec_device *d, tilec_devptr address, size_t bytes);
 

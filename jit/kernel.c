@@ -11,6 +11,8 @@
 #include "jit.h"
 #include "tuning.h"
 
+#include "support/support.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +210,26 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   *out = NULL;
   if (!d || !source || !options || !options->signature) {
     jit_tell(message, "tilec_kernel_create needs a device, a source and options with a signature");
+    return TILEC_ERROR_USAGE;
+  }
+  if (!jit_array_given(message, "tilec_kernel_create", "defines", "num_defines", (const void *const *)options->defines,
+                       options->num_defines) ||
+      !jit_array_given(message, "tilec_kernel_create", "include_dirs", "num_include_dirs",
+                       (const void *const *)options->include_dirs, options->num_include_dirs))
+    return TILEC_ERROR_USAGE;
+  if (length > TILEC_MAX_SOURCE_BYTES) {
+    jit_tell(message, "tilec_kernel_create: %s is %zu bytes; tilec compiles sources of at most %zu MiB",
+             filename ? filename : "the source", length, TILEC_MAX_SOURCE_BYTES >> 20);
+    return TILEC_ERROR_UNSUPPORTED;
+  }
+  if (options->num_warps && !num_warps_valid(options->num_warps)) {
+    jit_tell(message, "tilec_kernel_create: num_warps is %d; it must be 0 (the config's, else 4) or a power of 2 from 1 "
+                      "to 32", options->num_warps);
+    return TILEC_ERROR_USAGE;
+  }
+  if (options->num_stages < 0) {
+    jit_tell(message, "tilec_kernel_create: num_stages is %d; it must be 0 (the config's, else 3) or more",
+             options->num_stages);
     return TILEC_ERROR_USAGE;
   }
   if (options->config < TILEC_CONFIG_TUNE) {

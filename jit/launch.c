@@ -136,20 +136,23 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
 tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void **args, int nargs, void *stream,
                                  char **report) {
   if (report) *report = NULL;
-  if (!k || (!args && nargs)) {
-    jit_tell(report, "tilec_kernel_launch: %s is NULL", k ? "args" : "the kernel");
+  if (!k) {
+    jit_tell(report, "tilec_kernel_launch: the kernel is NULL");
     return TILEC_ERROR_USAGE;
   }
   if (nargs != k->nparams) {
     jit_tell(report, "%s takes %d runtime arguments, got %d", k->name ? k->name : "the kernel", k->nparams, nargs);
     return TILEC_ERROR_USAGE;
   }
+  if (!jit_array_given(report, "tilec_kernel_launch", "args", "nargs", (const void *const *)args, nargs))
+    return TILEC_ERROR_USAGE;
   if (!grid && !k->grid) {
     jit_tell(report, "%s: no grid, and no grid expression in its options", k->name);
     return TILEC_ERROR_USAGE;
   }
-  if (grid && (!grid[0] || !grid[1] || !grid[2])) {
-    jit_tell(report, "every grid dimension must be at least 1, got (%u, %u, %u)", grid[0], grid[1], grid[2]);
+  GridError e;
+  if (grid && !grid_check(grid, &e)) {
+    jit_tell(report, "tilec_kernel_launch: the grid (%u, %u, %u): %s", grid[0], grid[1], grid[2], e.msg);
     return TILEC_ERROR_USAGE;
   }
   uint64_t hints = hints_of(k, args);

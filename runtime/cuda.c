@@ -7,6 +7,8 @@
  */
 #include "tilec/runtime.h"
 
+#include "grid.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -72,6 +74,7 @@ typedef struct Driver {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *); /* CUDA 12.4 on; NULL before */
 } Driver;
 
 static Driver drv;
@@ -141,6 +144,8 @@ static void open_driver(void) {
       return;
     }
   }
+  /* optional: the parameters of a kernel, so that a launch can check its arguments */
+  *(void **)&drv.cuFuncGetParamInfo = dlsym(drv.lib, "cuFuncGetParamInfo");
   CUresult r = drv.cuInit(0);
   if (r) {
     char text[256];
@@ -169,6 +174,7 @@ struct tilec_cuda_module {
   CUfunction fn;
   int threads;
   size_t shared;
+  int nparams; /* the kernel's parameters, -1 when the driver cannot say */
 };
 
 /* The message of a failed call (common.h): malloc'd, as long as it needs
@@ -447,6 +453,13 @@ tilec_rt_status tilec_cuda_module_load(tilec_cuda *c, const void *image, size_t 
     what = "cuFuncSetAttribute (the kernel's shared memory, past 48 KB)";
     r = drv.cuFuncSetAttribute(m->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared_bytes);
   }
+  /* counted up to the first index the driver has no parameter for */
+  m->nparams = -1;
+  if (!r && drv.cuFuncGetParamInfo) {
+    size_t offset, bytes;
+    m->nparams = 0;
+    while (m->nparams < 4096 && !drv.cuFuncGetParamInfo(m->fn, (size_t)m->nparams, &offset, &bytes)) m->nparams++;
+  }
   leave(pushed);
   if (r) {
     tilec_rt_status st = cuda_failed(r, what, message);
@@ -472,11 +485,17 @@ tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], 
   clear(message);
   if (!m) return invalid(message, "tilec_cuda_launch", "the module is NULL");
   if (!grid) return invalid(message, "tilec_cuda_launch", "the grid is NULL");
-  if (!grid[0] || !grid[1] || !grid[2]) {
-    say(message, "tilec_cuda_launch: a grid of %u x %u x %u programs (each must be at least 1)", grid[0], grid[1],
-        grid[2]);
+  GridError e;
+  if (!grid_check(grid, &e)) {
+    say(message, "tilec_cuda_launch: the grid (%u, %u, %u): %s", grid[0], grid[1], grid[2], e.msg);
     return TILEC_RT_INVALID;
   }
+  if (m->nparams > 0 && !args) return invalid(message, "tilec_cuda_launch", "args is NULL");
+  for (int i = 0; i < m->nparams; i++)
+    if (!args[i]) {
+      say(message, "tilec_cuda_launch: args[%d] is NULL", i);
+      return TILEC_RT_INVALID;
+    }
   bool pushed = enter(m->cuda);
   CUresult r = drv.cuLaunchKernel(m->fn, grid[0], grid[1], grid[2], (unsigned)m->threads, 1, 1, (unsigned)m->shared, (CUstream)stream, args,
                                   NULL);

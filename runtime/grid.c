@@ -346,12 +346,22 @@ bool grid_eval(const Grid *g, const int64_t *values, unsigned dims[3], GridError
   for (int i = 0; i < g->ndims; i++)
     if (!eval(g, g->root[i], values, &v[i], e)) return false;
   for (int i = 0; i < g->ndims; i++) {
-    int64_t most = i == 0 ? INT32_MAX : 65535;
+    int64_t most = i == 0 ? GRID_MAX_X : GRID_MAX_YZ;
     if (v[i] < 1) return efail(e, g->start[i], "grid dimension %c is %" PRId64 "; it must be at least 1", axis[i], v[i]);
     if (v[i] > most)
       return efail(e, g->start[i], "grid dimension %c is %" PRId64 "; the most is %" PRId64, axis[i], v[i], most);
   }
   for (int i = 0; i < 3; i++) dims[i] = (unsigned)v[i];
+  return true;
+}
+
+bool grid_check(const unsigned dims[3], GridError *e) {
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int i = 0; i < 3; i++) {
+    unsigned most = i == 0 ? GRID_MAX_X : GRID_MAX_YZ;
+    if (dims[i] < 1) return efail(e, 0, "grid dimension %c is 0; it must be at least 1", axis[i]);
+    if (dims[i] > most) return efail(e, 0, "grid dimension %c is %u; the most is %u", axis[i], dims[i], most);
+  }
   return true;
 }
 

@@ -32,6 +32,11 @@
 
 #define GRID_MAX_NODES 256
 
+/* The largest grid CUDA launches (and so the emulator): x up to 2^31-1,
+ * y and z up to 65535, each at least 1. */
+#define GRID_MAX_X 2147483647u
+#define GRID_MAX_YZ 65535u
+
 typedef enum GridOp {
   GRID_INT,  /* value */
   GRID_NAME, /* value: the index of the name */
@@ -78,6 +83,11 @@ bool grid_parse(Grid *g, const char *text, const GridName *names, int nnames, Gr
  * operation overflows, divides by zero or is inexact, or a dimension is out
  * of range. Allocates nothing. */
 bool grid_eval(const Grid *g, const int64_t *values, unsigned dims[3], GridError *e);
+
+/* Whether dims is a grid a launch may have (GRID_MAX_X, GRID_MAX_YZ); if
+ * not, false with why in *e (pos 0): every launch path checks a grid it
+ * was given with this, as grid_eval checks one it computes. */
+bool grid_check(const unsigned dims[3], GridError *e);
 
 /* Evaluates a grid of one expression, without the range check of a grid
  * dimension: `tilec bench --bytes`. False with *e as grid_eval, or when the

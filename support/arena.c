@@ -22,6 +22,13 @@ struct ArenaChunk {
   _Alignas(16) unsigned char data[];
 };
 
+/* arena_grow's blocks, each malloc'd alone, in a list for arena_destroy */
+struct ArenaBlock {
+  ArenaBlock *prev, *next;
+  size_t size;
+  _Alignas(16) unsigned char data[];
+};
+
 Arena *arena_create(void) {
   Arena *a = calloc(1, sizeof *a);
   if (!a) internal_error(__FILE__, __LINE__, "out of memory");
@@ -34,7 +41,33 @@ void arena_destroy(Arena *a) {
     next = c->next;
     free(c);
   }
+  for (ArenaBlock *b = a->blocks, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
   free(a);
+}
+
+void *arena_grow(Arena *a, void *p, size_t n) {
+  ArenaBlock *b = p ? (ArenaBlock *)((unsigned char *)p - offsetof(ArenaBlock, data)) : NULL;
+  size_t old = b ? b->size : 0;
+  if (n > old && a->cap && a->total + (n - old) > a->cap && a->oom) longjmp(*a->oom, 1);
+  /* realloc: a large block grows in place or is moved by the kernel (mremap), not copied and kept */
+  ArenaBlock *nb = realloc(b, sizeof *nb + n);
+  if (!nb) internal_error(__FILE__, __LINE__, "out of memory");
+  if (!b) {
+    nb->prev = NULL;
+    nb->next = a->blocks;
+    if (a->blocks) a->blocks->prev = nb;
+    a->blocks = nb;
+  } else {
+    if (nb->prev) nb->prev->next = nb;
+    else a->blocks = nb;
+    if (nb->next) nb->next->prev = nb;
+  }
+  nb->size = n;
+  a->total = a->total - old + n;
+  return nb->data;
 }
 
 void *arena_alloc(Arena *a, size_t n) {

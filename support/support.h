@@ -24,6 +24,11 @@
 /* The most dimensions a tensor may have. */
 #define MAX_RANK 4
 
+/* num_warps as Triton takes it: a power of 2 from 1 to 32 (a block of at
+ * most 1024 threads); checked wherever it enters (the API, a config, the
+ * CLI), since codegen, the metadata and the emulator's checks rely on it. */
+static inline bool num_warps_valid(long long w) { return w >= 1 && w <= 32 && (w & (w - 1)) == 0; }
+
 #define unreachable() internal_error(__FILE__, __LINE__, "unreachable")
 _Noreturn void internal_error(const char *file, int line, const char *what);
 
@@ -38,8 +43,10 @@ void parallel_for(int n, int max_threads, void (*fn)(void *ctx, int i), void *ct
 /* ---- arena ------------------------------------------------------------ */
 
 typedef struct ArenaChunk ArenaChunk;
+typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena {
   ArenaChunk *head;
+  ArenaBlock *blocks; /* arena_grow's */
   size_t total; /* bytes handed out, for the memory cap */
   size_t cap;   /* 0: no cap */
   jmp_buf *oom; /* where to unwind when the cap is hit */
@@ -48,6 +55,12 @@ typedef struct Arena {
 Arena *arena_create(void);
 void arena_destroy(Arena *a);
 void *arena_alloc(Arena *a, size_t n); /* zeroed */
+/* A block of n bytes that may grow (or shrink) again, owned by the arena:
+ * p NULL makes one, else p (a block this made) is resized, its bytes kept,
+ * and the old block freed, where growing an arena_alloc'd array would
+ * leave every old copy in the arena. The bytes past the old size are not
+ * zeroed. For an array whose size is known only at its end (the tokens). */
+void *arena_grow(Arena *a, void *p, size_t n);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -101,7 +101,10 @@ TILEC_API tilec_rt_status tilec_cuda_module_load(tilec_cuda *cuda, const void *i
 TILEC_API void tilec_cuda_module_unload(tilec_cuda_module *m); /* NULL is allowed */
 
 /* Launches on `stream` (a CUstream; NULL: the default stream) with the
- * arguments as cuLaunchKernel takes them: args[i] points to parameter i. */
+ * arguments as cuLaunchKernel takes them: args[i] points to parameter i.
+ * A grid dimension of 0, an x past 2^31-1, a y or z past 65535 is
+ * TILEC_RT_INVALID; so is a NULL args or args[i] where the driver says how
+ * many parameters the kernel has (CUDA 12.4 and later). */
 TILEC_API tilec_rt_status tilec_cuda_launch(tilec_cuda_module *m, const unsigned grid[3], void **args, void *stream,
                                             char **message);
 

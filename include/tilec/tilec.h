@@ -65,10 +65,10 @@ TILEC_API void tilec_context_destroy(tilec_context *ctx); /* NULL is allowed */
 typedef struct tilec_compile_options {
   const char *kernel;       /* NULL: the file's only kernel */
   const char *signature;    /* Triton AOT signature: "*fp32:16, *fp32:16, i32, 1024" */
-  const char *const *defines; /* "NAME=VALUE" constexpr overrides */
+  const char *const *defines; /* "NAME=VALUE" constexpr overrides, num_defines of them (none NULL) */
   int num_defines;
-  int num_warps;            /* 0: from the autotune config, else 4 */
-  int num_stages;           /* 0: from the autotune config, else 3 */
+  int num_warps;            /* 0: from the autotune config, else 4; or a power of 2 from 1 to 32 */
+  int num_stages;           /* 0: from the autotune config, else 3; or more */
   tilec_emit emit;
   const char *arch;         /* "sm_80", "sm_90", "sm_90a"; NULL: sm_80 */
   const char *dump_after;   /* a stage's name: the IR it leaves goes to the result's dump text */
@@ -77,7 +77,8 @@ typedef struct tilec_compile_options {
   int verify_each;          /* nonzero: verify the IR after every pass (else after irgen and the last) */
   int config;               /* the @triton.autotune config (meta-parameters, warps, stages): 0 the first */
   /* Folders to find the modules a kernel file imports in (its own folder
-   * and package come first, then these, then $TILEC_PATH, colon-separated) */
+   * and package come first, then these, then $TILEC_PATH, colon-separated);
+   * num_include_dirs of them, none NULL */
   const char *const *include_dirs;
   int num_include_dirs;
   /* A stage's name: the compilation stops after it, and the output is the
@@ -92,6 +93,12 @@ typedef struct tilec_compile_options {
 } tilec_compile_options;
 
 typedef struct tilec_result tilec_result;
+
+/* The largest source tilec_compile and tilec_kernel_create take, and the
+ * largest module a kernel's file may import: 64 MiB, thousands of times a
+ * kernel file (the compiler holds some 25 bytes per byte of its source).
+ * A larger one is TILEC_ERROR_UNSUPPORTED. */
+#define TILEC_MAX_SOURCE_BYTES ((size_t)64 << 20)
 
 /* Compiles one kernel of `source` (a Python file's text; `filename` names it
  * in diagnostics). *out is always set, also on error, so that the
@@ -197,10 +204,10 @@ typedef struct tilec_jit_options {
   const char *kernel;         /* NULL: the file's only kernel */
   const char *signature;      /* as for tilec_compile, without hints: "*fp32, *fp32, *fp32, i32, 1024";
                                  the meta-parameters an autotune config sets may be left out */
-  const char *const *defines; /* "NAME=VALUE" constexpr overrides */
+  const char *const *defines; /* "NAME=VALUE" constexpr overrides, num_defines of them (none NULL) */
   int num_defines;
-  int num_warps;              /* 0: from the autotune config, else 4 */
-  int num_stages;             /* 0: from the autotune config, else 3 */
+  int num_warps;              /* as for tilec_compile */
+  int num_stages;             /* as for tilec_compile */
   const char *cache_dir;      /* NULL: TILEC_CACHE_DIR, else ~/.cache/tilec */
   int no_disk_cache;          /* nonzero: compile in memory only */
   const char *grid;           /* NULL, or the grid as `tilec run -g` takes it, over the integer
@@ -228,9 +235,10 @@ TILEC_API tilec_status tilec_kernel_create(tilec_device *d, const char *filename
 TILEC_API void tilec_kernel_destroy(tilec_kernel *k); /* NULL is allowed */
 
 /* Launches on a 3-D grid; grid NULL: the one options->grid computes. args[i]
- * points to runtime parameter i's value, as cuLaunchKernel takes them; a
- * pointer parameter's value is a tilec_devptr. nargs must be the number of
- * runtime parameters. stream: a CUstream on CUDA, ignored on the CPU. On
+ * points to runtime parameter i's value, as cuLaunchKernel takes them (none
+ * NULL); a pointer parameter's value is a tilec_devptr. nargs must be the
+ * number of runtime parameters. A grid's x is 1 to 2^31-1, its y and z 1
+ * to 65535, as CUDA's. stream: a CUstream on CUDA, ignored on the CPU. On
  * failure *message says why: a compile error of a specialization
  * (TILEC_ERROR_COMPILE), a grid out of range (TILEC_ERROR_USAGE), a driver
  * error (TILEC_ERROR_DEVICE), or what the emulator's checks found

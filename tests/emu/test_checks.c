@@ -4,7 +4,7 @@
  * a seeded thread order, a divergent shuffle, a deadlock, an unknown
  * function, a device assertion; a race between programs whether they run
  * one after another or at once; a read of a device allocation nothing
- * wrote. The kernels that the compiler could not produce (it never forgets
+ * wrote; an atomic out of bounds; a grid larger than CUDA's. The kernels that the compiler could not produce (it never forgets
  * a barrier) are written in LLVM IR here, in the form codegen/emu.c gives
  * the emulator. (tests/emu/checks has the races and reads of unwritten
  * memory that `tilec run` reports.)
@@ -350,6 +350,59 @@ static void jit_allocation_initcheck(void) {
   tilec_device_destroy(d);
 }
 
+/* An atomic outside every buffer is reported as an atomic, not a store,
+ * and not made */
+static void atomic_out_of_bounds(void) {
+  static const char src[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit\n"
+                            "def bump(p):\n"
+                            "    tl.atomic_add(p + 1, 1)\n";
+  EmuKernel *k = compile_source("bump.py", src, sizeof src - 1, "bump", "*i32");
+  if (!k) return;
+  int32_t c[2] = {0, 0};
+  void *pc = c;
+  void *a[1] = {&pc};
+  EmuBuffer b = {c, sizeof c[0], "p"};
+  EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 1, .args = a, .nargs = 1, .buffers = &b, .nbuffers = 1};
+  char *report = NULL;
+  CHECK(!emu_launch(k, &l, &report, NULL));
+  CHECK_CONTAINS(report, "bump.py:5:5: out-of-bounds atomic of 4 bytes");
+  CHECK_CONTAINS(report, "4 bytes after the start of 'p', which has 4 bytes");
+  CHECK(c[1] == 0);
+  free(report);
+  emu_unload(k);
+}
+
+/* A grid CUDA would not launch is refused before any program runs: x past
+ * 2^31-1, y or z past 65535. */
+static void grid_out_of_range(void) {
+  static const char src[] = "import triton\n"
+                            "@triton.jit\n"
+                            "def one(p):\n"
+                            "    pass\n";
+  EmuKernel *k = compile_source("one.py", src, sizeof src - 1, "one", "*i32");
+  if (!k) return;
+  int32_t c = 0;
+  void *pc = &c;
+  void *a[1] = {&pc};
+  EmuBuffer b = {&c, sizeof c, "p"};
+  static const unsigned grids[3][3] = {{2147483648u, 1, 1}, {1, 70000, 1}, {1, 1, 65536}};
+  static const char *const why[3] = {"emulator: grid dimension x is 2147483648; it must be 1 to 2147483647",
+                                     "emulator: grid dimension y is 70000; it must be 1 to 65535",
+                                     "emulator: grid dimension z is 65536; it must be 1 to 65535"};
+  for (int i = 0; i < 3; i++) {
+    EmuLaunch l = {.grid = {grids[i][0], grids[i][1], grids[i][2]}, .num_warps = 1, .args = a, .nargs = 1,
+                   .buffers = &b, .nbuffers = 1};
+    char *report = NULL;
+    EmuFailure f = EMU_FAILED_CHECK;
+    CHECK(!emu_launch(k, &l, &report, &f) && f == EMU_FAILED_LAUNCH);
+    CHECK_CONTAINS(report, why[i]);
+    free(report);
+  }
+  emu_unload(k);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_checks EXAMPLES_DIR\n");
@@ -364,6 +417,8 @@ int main(int argc, char **argv) {
   device_assert();
   race_between_programs();
   jit_allocation_initcheck();
+  grid_out_of_range();
+  atomic_out_of_bounds();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

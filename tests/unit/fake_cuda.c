@@ -69,6 +69,11 @@ API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *
 API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) { return *fn = &fn_token, OK; }
 API CUresult cuModuleUnload(void *mod) { return OK; }
 API CUresult cuFuncSetAttribute(void *fn, int attr, int value) { return OK; }
+/* every kernel has one parameter of 8 bytes, which cuLaunchKernel reads */
+API CUresult cuFuncGetParamInfo(void *fn, size_t i, size_t *offset, size_t *size) {
+  if (i) return INVALID_VALUE;
+  return *offset = 0, *size = 8, OK;
+}
 /* FAKE_CUDA_TRACE's file, opened at the first call that writes to it */
 static FILE *trace(void) {
   static FILE *f;

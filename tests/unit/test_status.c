@@ -66,6 +66,15 @@ static void on_cpu(void) {
   CHECK_MSG("tilec_device_copy_to: [0x");
   CHECK(CALL(tilec_device_copy_from(cpu, host, 16, sizeof host, &msg)) == TILEC_ERROR_USAGE);
   CHECK_MSG("is not within an allocation of the device");
+  /* sizes and addresses whose sum wraps are outside too, not a copy past the heap */
+  CHECK(CALL(tilec_device_copy_to(cpu, x + 8, host, SIZE_MAX - 4, &msg)) == TILEC_ERROR_USAGE);
+  CHECK_MSG("is not within an allocation of the device");
+  CHECK(CALL(tilec_device_copy_from(cpu, host, x, SIZE_MAX, &msg)) == TILEC_ERROR_USAGE);
+  CHECK_MSG("is not within an allocation of the device");
+  CHECK(CALL(tilec_device_copy_to(cpu, ~0ull - 7, host, sizeof host, &msg)) == TILEC_ERROR_USAGE);
+  CHECK_MSG("is not within an allocation of the device");
+  CHECK(CALL(tilec_device_copy_to(cpu, x + 3996, host, 4, &msg)) == TILEC_OK); /* the last 4 bytes */
+  CHECK_NONE();
   CHECK(CALL(tilec_device_free(cpu, x + 4, &msg)) == TILEC_ERROR_USAGE);
   CHECK_MSG("is not an allocation of the device");
   CHECK(CALL(tilec_device_alloc(NULL, 4, &huge, &msg)) == TILEC_ERROR_USAGE);
@@ -160,9 +169,19 @@ static void on_fake_cuda(void) {
   static const char good[] = ".version 8.0";
   CHECK(CALL(tilec_cuda_module_load(c, good, sizeof good, "k", 4, 0, &m, &msg)) == TILEC_RT_OK && m);
   CHECK_NONE();
-  void *none[1] = {NULL};
-  CHECK(CALL(tilec_cuda_launch(m, grid, none, NULL, &msg)) == TILEC_RT_CUDA_ERROR);
+  unsigned long long arg0 = 0;
+  void *one[1] = {&arg0}, *none[1] = {NULL};
+  CHECK(CALL(tilec_cuda_launch(m, grid, one, NULL, &msg)) == TILEC_RT_CUDA_ERROR);
   CHECK_MSG("cuLaunchKernel failed: CUDA_ERROR_LAUNCH_FAILED (719)");
+  /* the driver says the kernel has a parameter: its argument must be there */
+  CHECK(CALL(tilec_cuda_launch(m, grid, none, NULL, &msg)) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: args[0] is NULL");
+  CHECK(CALL(tilec_cuda_launch(m, grid, NULL, NULL, &msg)) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: args is NULL");
+  /* a grid past CUDA's limits is refused before the driver sees it */
+  unsigned tall[3] = {1, 70000, 1};
+  CHECK(CALL(tilec_cuda_launch(m, tall, one, NULL, &msg)) == TILEC_RT_INVALID);
+  CHECK_MSG("tilec_cuda_launch: the grid (1, 70000, 1): grid dimension y is 70000; the most is 65535");
   CHECK(CALL(tilec_cuda_synchronize(c, &msg)) == TILEC_RT_OK);
   CHECK_NONE();
   tilec_cuda_module_unload(m);

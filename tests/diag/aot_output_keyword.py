@@ -1,0 +1,12 @@
+# COMMAND: aot
+# ARGS: --ptx-only -s "*fp32, i32, 64" -o "int"
+# EXIT: 2
+# A C keyword cannot name a function.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fill(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, 1.0, mask=offs < n)
