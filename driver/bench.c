@@ -689,6 +689,7 @@ static bool point_options(Bench *b, const Line *ln, int64_t x, RunOptions *o, bo
   o->args = b->pargs;
   o->defines = b->pdefines;
   const char *name = b->nsweep ? b->sweep_name : "";
+  o->sweep_name = b->nsweep ? b->sweep_name : NULL;
   const char **dst[] = {&o->compile.signature, &o->grid};
   const char *src[] = {b->run.compile.signature, b->run.grid};
   for (int i = 0; i < 2 + b->run.nargs + b->run.compile.num_defines; i++) {
@@ -1223,6 +1224,13 @@ int cmd_bench(int argc, char **argv) {
   if (b.plot && !b.nsweep) {
     rc = cli_usage_error("bench", BENCH_USAGE, "--plot draws a sweep: it needs --sweep NAME=...");
     goto done;
+  }
+  if (b.plot) { /* before anything runs: a missing PLplot is known now */
+    char err[256];
+    if (!plot_available(b.plot, err, sizeof err)) {
+      rc = cli_error("--plot %s: %s", b.plot, err);
+      goto done;
+    }
   }
   if ((rc = run_pick_device(&b.run)) || (rc = run_seed_from_env(&b.run))) goto done;
   size_t nlists = (size_t)b.run.nargs + (size_t)b.run.compile.num_defines + 3;

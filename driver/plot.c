@@ -110,9 +110,9 @@ static const unsigned char palette[][3] = {
 #define NCOLORS ((int)(sizeof palette / sizeof *palette))
 #define MAX_LEGEND 64
 
-bool plot_write(const Plot *p, char *err, size_t errlen) {
-  const char *dev = plot_device(p->path);
-  if (!dev) return snprintf(err, errlen, "%s: the format is named by the extension: .png, .svg or .pdf", p->path), false;
+bool plot_available(const char *path, char *err, size_t errlen) {
+  const char *dev = plot_device(path);
+  if (!dev) return snprintf(err, errlen, "%s: the format is named by the extension: .png, .svg or .pdf", path), false;
   const PLplot *pl = plplot();
   if (!pl)
     return snprintf(err, errlen, "PLplot is not installed (libplplot.so.17: Debian's libplplot17 and "
@@ -128,6 +128,13 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   if (!have)
     return snprintf(err, errlen, "PLplot has no %s device (its cairo driver: Debian's plplot-driver-cairo)", dev),
            false;
+  return true;
+}
+
+bool plot_write(const Plot *p, char *err, size_t errlen) {
+  if (!plot_available(p->path, err, errlen)) return false;
+  const PLplot *pl = plplot();
+  const char *dev = plot_device(p->path);
   /* the extent of the data */
   double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
   for (int s = 0; s < p->nseries; s++)

@@ -32,6 +32,10 @@ typedef struct Plot {
  * "pdfcairo": PLplot's device), or NULL when it is none of them. */
 const char *plot_device(const char *path);
 
+/* Whether PLplot and the device for path can draw: false with the reason in
+ * err (checked before a benchmark runs, so that it does not run for nothing). */
+bool plot_available(const char *path, char *err, size_t errlen);
+
 /* Draws the plot into p->path. False with the reason in err: PLplot is not
  * installed, the device is missing, the file cannot be written. */
 bool plot_write(const Plot *p, char *err, size_t errlen);

@@ -488,8 +488,15 @@ int run_bind(const RunOptions *o, RunKernel *k) {
   k->nnames = n;
   size_t pos;
   char err[512];
-  if (!run_grid_eval(o->grid, k->names, n, k->grid, err, sizeof err, &pos))
+  if (!run_grid_eval(o->grid, k->names, n, k->grid, err, sizeof err, &pos)) {
+    size_t sn = o->sweep_name ? strlen(o->sweep_name) : 0;
+    if (sn && !strncmp(err, "unknown name '", 14) && !strncmp(err + 14, o->sweep_name, sn) && err[14 + sn] == '\'') {
+      /* the sweep's name written bare: its value is {NAME} */
+      size_t len = strlen(err);
+      snprintf(err + len, sizeof err - len, " (the sweep's value is written {%s})", o->sweep_name);
+    }
     return run_expr_error("the grid", o->grid, err, pos);
+  }
   return 0;
 }
 

@@ -103,6 +103,7 @@ typedef struct RunOptions {
   bool no_racecheck;
   bool has_config; /* --config was given */
   bool quiet;      /* no compile diagnostics (autotuning's compiles of each config) */
+  const char *sweep_name; /* tilec bench --sweep NAME: a bare NAME in the grid gets a hint to write {NAME} */
   tilec_compile_options compile;
   const char **defines;
   const char **includes;

@@ -103,8 +103,17 @@ int run_scalar_arg(Arg *a, const char *text) {
   if (kind == T_SINT || kind == T_UINT) {
     bool neg;
     uint64_t mag;
-    if (!run_parse_integer(text, &neg, &mag))
-      return cli_error("%s: '%s' is not an integer (the parameter is %s)", p->name, text, name);
+    if (!run_parse_integer(text, &neg, &mag)) {
+      /* an expression over numbers, as a grid's (a sweep's {T}*{T} once substituted) */
+      int64_t v;
+      char err[256];
+      size_t pos;
+      if (!strpbrk(text, "+-*/%()") || !run_value_eval(text, NULL, 0, &v, err, sizeof err, &pos))
+        return cli_error("%s: '%s' is not an integer or an expression of integers (the parameter is %s)", p->name, text,
+                         name);
+      neg = v < 0;
+      mag = neg ? 0 - (uint64_t)v : (uint64_t)v;
+    }
     uint64_t hi = kind == T_UINT ? (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1) : (UINT64_C(1) << (bits - 1)) - 1;
     uint64_t neg_most = kind == T_UINT ? 0 : UINT64_C(1) << (bits - 1);
     if ((neg && mag > neg_most) || (!neg && mag > hi)) {
