@@ -987,9 +987,10 @@ static void json_output(const Bench *b, const Line *lines, const Row *rows, int 
 static int draw(const Bench *b, const Line *lines, int nlines, const Row *rows, int nrows) {
   PlotSeries *series = calloc((size_t)nlines, sizeof *series);
   double *xs = calloc((size_t)nrows + 1, sizeof *xs), *ys = calloc((size_t)nrows + 1, sizeof *ys);
+  double *los = calloc((size_t)nrows + 1, sizeof *los), *his = calloc((size_t)nrows + 1, sizeof *his);
   char(*labels)[240] = calloc((size_t)nlines, sizeof *labels);
-  if (!series || !xs || !ys || !labels) {
-    free(series), free(xs), free(ys), free(labels);
+  if (!series || !xs || !ys || !los || !his || !labels) {
+    free(series), free(xs), free(ys), free(los), free(his), free(labels);
     return cli_error("out of memory");
   }
   bool kernels = false;
@@ -1000,10 +1001,23 @@ static int draw(const Bench *b, const Line *lines, int nlines, const Row *rows, 
     PlotSeries *s = &series[l];
     s->x = xs + used;
     s->y = ys + used;
+    s->lo = los + used;
+    s->hi = his + used;
     for (int i = 0; i < nrows; i++)
       if (rows[i].line == l && rows[i].ok) {
-        xs[used] = (double)rows[i].x;
-        ys[used++] = b->bytes ? gbps(&rows[i]) : b->flops ? tflops(&rows[i]) : rows[i].median;
+        const Row *r = &rows[i];
+        xs[used] = (double)r->x;
+        ys[used] = b->bytes ? gbps(r) : b->flops ? tflops(r) : r->median;
+        /* the band of the 20th to 80th percentile times; a rate's is the other way up */
+        if (b->bytes || b->flops) {
+          double amount = b->bytes ? (double)r->bytes / 1e6 : (double)r->flops / 1e9;
+          los[used] = amount / r->q80;
+          his[used] = amount / r->q20;
+        } else {
+          los[used] = r->q20;
+          his[used] = r->q80;
+        }
+        used++;
         s->n++;
       }
     int p = snprintf(labels[l], sizeof labels[l], "%s", kernels ? line_name(ln) : "");
@@ -1023,6 +1037,8 @@ static int draw(const Bench *b, const Line *lines, int nlines, const Row *rows, 
   free(series);
   free(xs);
   free(ys);
+  free(los);
+  free(his);
   free(labels);
   return rc;
 }

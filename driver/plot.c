@@ -25,9 +25,8 @@
 typedef double PLFLT;
 typedef int32_t PLINT;
 
-#define PL_POSITION_LEFT 0x1
-#define PL_POSITION_TOP 0x4
-#define PL_POSITION_INSIDE 0x10
+#define PL_POSITION_RIGHT 0x2
+#define PL_POSITION_OUTSIDE 0x20
 #define PL_LEGEND_LINE 0x4
 #define PL_LEGEND_BACKGROUND 0x20
 #define PL_LEGEND_BOUNDING_BOX 0x40
@@ -52,6 +51,15 @@ typedef struct PLplot {
   void (*end)(void);
   void (*sexit)(int (*)(const char *));
   void (*gdevs)(const char ***, const char ***, int *);
+  void (*adv)(PLINT);
+  void (*vpor)(PLFLT, PLFLT, PLFLT, PLFLT);
+  void (*wind)(PLFLT, PLFLT, PLFLT, PLFLT);
+  void (*box)(const char *, PLFLT, PLINT, const char *, PLFLT, PLINT);
+  void (*join)(PLFLT, PLFLT, PLFLT, PLFLT);
+  void (*mtex)(const char *, PLFLT, PLFLT, PLFLT, const char *);
+  void (*fill)(PLINT, const PLFLT *, const PLFLT *);
+  void (*scol0a)(PLINT, PLINT, PLINT, PLINT, PLFLT);
+  void (*lsty)(PLINT);
 } PLplot;
 
 /* Opens PLplot once; NULL when it is not installed. */
@@ -71,7 +79,10 @@ static const PLplot *plplot(void) {
       {&pl.init, "c_plinit"},     {&pl.env, "c_plenv"},       {&pl.lab, "c_pllab"},
       {&pl.width, "c_plwidth"},   {&pl.line, "c_plline"},     {&pl.poin, "c_plpoin"},
       {&pl.legend, "c_pllegend"}, {&pl.end, "c_plend"},       {&pl.sexit, "plsexit"},
-      {&pl.gdevs, "plgDevs"},
+      {&pl.gdevs, "plgDevs"},     {&pl.adv, "c_pladv"},       {&pl.vpor, "c_plvpor"},
+      {&pl.wind, "c_plwind"},     {&pl.box, "c_plbox"},       {&pl.join, "c_pljoin"},
+      {&pl.mtex, "c_plmtex"},     {&pl.fill, "c_plfill"},     {&pl.scol0a, "c_plscol0a"},
+      {&pl.lsty, "c_pllsty"},
   };
   for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
     void *f = dlsym(lib, syms[i].name);
@@ -145,6 +156,8 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
       xmin = x < xmin ? x : xmin;
       xmax = x > xmax ? x : xmax;
       ymax = y > ymax ? y : ymax;
+      double hi = p->series[s].hi ? p->series[s].hi[i] : y;
+      ymax = isfinite(hi) && hi > ymax ? hi : ymax;
     }
   if (xmin > xmax) return snprintf(err, errlen, "there is nothing to plot: no point has a finite value"), false;
   double pad = xmin == xmax ? 0.5 : (xmax - xmin) * 0.03; /* the end points not on the frame */
@@ -152,7 +165,7 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   xmax += pad;
   ymax = ymax > 0 ? ymax * 1.12 : 1;
 
-  static double xs[4096], ys[4096];
+  static double xs[4096], ys[4096], band_x[8192], band_y[8192];
   PLINT opts[MAX_LEGEND], colors[MAX_LEGEND], styles[MAX_LEGEND];
   PLFLT widths[MAX_LEGEND];
   const char *labels[MAX_LEGEND];
@@ -175,9 +188,46 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   pl->init();
   pl->scol0(1, 0, 0, 0); /* the axes and labels: black */
   for (int c = 0; c < NCOLORS; c++) pl->scol0(2 + c, palette[c][0], palette[c][1], palette[c][2]);
+  /* the frame, with room on the right for the legend, outside the data */
+  bool legend = nleg > 1;
+  pl->adv(0);
+  pl->vpor(0.09, legend ? 0.6 : 0.95, 0.13, 0.9);
+  pl->wind(xmin, xmax, 0, ymax);
   pl->col0(1);
-  pl->env(xmin, xmax, 0, ymax, 0, p->xlog ? 12 : 2); /* 2: a grid at the major ticks; 12: the same, x in log10 */
-  pl->lab(p->xlabel, p->ylabel, p->title);
+  pl->box("bc", 0, 0, "bcgnstv", 0, 0); /* x: the frame only; its ticks are the swept values, below */
+  pl->lab("", p->ylabel, p->title);
+  pl->mtex("b", 3.2, 0.5, 0.5, p->xlabel);
+  /* a tick, a grid line and a label at each value swept (at most 16 labels) */
+  int nx = 0;
+  static double ticks[4096];
+  for (int s = 0; s < p->nseries; s++)
+    for (int i = 0; i < p->series[s].n && nx < 4096; i++) {
+      double x = p->series[s].x[i];
+      if (!isfinite(x) || (p->xlog && x <= 0)) continue;
+      bool seen = false;
+      for (int k = 0; k < nx && !seen; k++) seen = ticks[k] == x;
+      if (!seen) ticks[nx++] = x;
+    }
+  int every = nx > 16 ? (nx + 15) / 16 : 1;
+  for (int k = 0; k < nx; k++) {
+    double x = p->xlog ? log10(ticks[k]) : ticks[k];
+    pl->lsty(2);
+    pl->join(x, 0, x, ymax);
+    pl->lsty(1);
+    pl->join(x, 0, x, ymax * 0.02);
+    if (k % every) continue;
+    char text[32];
+    double v = ticks[k];
+    if (v == floor(v) && fabs(v) < 1e15) {
+      long long iv = (long long)v;
+      if (iv >= 1 << 20 && iv % (1 << 20) == 0) snprintf(text, sizeof text, "%lldMi", iv >> 20);
+      else if (iv >= 1 << 14 && iv % 1024 == 0) snprintf(text, sizeof text, "%lldKi", iv >> 10);
+      else snprintf(text, sizeof text, "%lld", iv);
+    } else {
+      snprintf(text, sizeof text, "%.3g", v);
+    }
+    pl->mtex("b", 1.5, (x - xmin) / (xmax - xmin), 0.5, text);
+  }
   for (int s = 0; s < p->nseries; s++) {
     const PlotSeries *ser = &p->series[s];
     int n = 0;
@@ -185,15 +235,30 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
       double x = ser->x[i], y = ser->y[i];
       if (!isfinite(x) || !isfinite(y) || (p->xlog && x <= 0)) continue;
       xs[n] = p->xlog ? log10(x) : x;
-      ys[n++] = y;
+      ys[n] = y;
+      /* the band: along hi, then back along lo */
+      band_x[n] = xs[n];
+      band_y[n] = ser->hi && isfinite(ser->hi[i]) ? ser->hi[i] : y;
+      band_x[8191 - n] = xs[n];
+      band_y[8191 - n] = ser->lo && isfinite(ser->lo[i]) ? ser->lo[i] : y;
+      n++;
     }
-    pl->col0(2 + s % NCOLORS);
+    int c = 2 + s % NCOLORS;
+    if (n > 1 && ser->lo && ser->hi) {
+      /* a see-through copy of the line's colour, in the slot after the palette */
+      pl->scol0a(2 + NCOLORS, palette[s % NCOLORS][0], palette[s % NCOLORS][1], palette[s % NCOLORS][2], 0.2);
+      pl->col0(2 + NCOLORS);
+      memmove(band_x + n, band_x + 8192 - n, sizeof *band_x * (size_t)n);
+      memmove(band_y + n, band_y + 8192 - n, sizeof *band_y * (size_t)n);
+      pl->fill(2 * n, band_x, band_y);
+    }
+    pl->col0(c);
     pl->width(2.0);
     if (n > 1) pl->line(n, xs, ys);
     pl->poin(n, xs, ys, 4);
     if (s < nleg) {
       opts[s] = PL_LEGEND_LINE;
-      colors[s] = 2 + s % NCOLORS;
+      colors[s] = c;
       styles[s] = 1;
       widths[s] = 2.0;
       labels[s] = ser->label;
@@ -201,10 +266,10 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   }
   pl->width(1.0);
   pl->col0(1);
-  if (nleg > 1) {
+  if (legend) {
     PLFLT w, h;
-    pl->legend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, PL_POSITION_TOP | PL_POSITION_LEFT | PL_POSITION_INSIDE,
-               0.02, 0.02, 0.08, 0, 1, 1, 0, 0, nleg, opts, 1.0, 0.9, 2.0, 0.0, colors, labels, NULL, NULL, NULL, NULL,
+    pl->legend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
+               0.02, 0.0, 0.04, 0, 1, 1, 0, 0, nleg, opts, 1.0, 0.7, 2.0, 0.0, colors, labels, NULL, NULL, NULL, NULL,
                colors, styles, widths, NULL, NULL, NULL, NULL);
   }
   pl->end();

@@ -13,10 +13,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* One line of the plot: n points, with its legend entry. */
+/* One line of the plot: n points, with its legend entry, and the band
+ * between lo and hi drawn under it (the 20th and 80th percentiles), unless
+ * they are NULL. */
 typedef struct PlotSeries {
   const char *label;
-  const double *x, *y;
+  const double *x, *y, *lo, *hi;
   int n;
 } PlotSeries;
 
