@@ -150,31 +150,32 @@ _Noreturn void diag_unwind(Diags *d) {
   longjmp(*d->unwind, 1);
 }
 
+/* An error of this kind ("error", "internal error"), with the inline sites. */
+static void emit_error(Diags *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
+  emit(d, kind, loc, fmt, ap);
+  emit_sites(d);
+  d->errors++;
+}
+
 void diag_error_noreturnless(Diags *d, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(d, "error", loc, fmt, ap);
+  emit_error(d, "error", loc, fmt, ap);
   va_end(ap);
-  emit_sites(d);
-  d->errors++;
 }
 
 void diag_internal_error(Diags *d, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(d, "internal error", loc, fmt, ap);
+  emit_error(d, "internal error", loc, fmt, ap);
   va_end(ap);
-  emit_sites(d);
-  d->errors++;
 }
 
 _Noreturn void diag_error(Diags *d, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  emit(d, "error", loc, fmt, ap);
+  emit_error(d, "error", loc, fmt, ap);
   va_end(ap);
-  emit_sites(d);
-  d->errors++;
   diag_unwind(d);
 }
 

@@ -152,6 +152,20 @@ compile_all() {
   done <"$sigs"
 }
 
+# The count of a compiling mode against its threshold (NAME VALUE), after
+# no_crashes; exits.
+check_count() {
+  local what=$1 name=$2 min=$3
+  echo "$what: $compiled / $total kernels compiled to PTX that ptxas accepts (threshold $min)"
+  no_crashes
+  if [ "$compiled" -lt "$min" ]; then
+    echo "FAILED: fewer than $min kernels compile"
+    exit 1
+  fi
+  [ "$compiled" -gt "$min" ] && echo "note: raise $name in tests/realworld/run.sh to $compiled"
+  exit 0
+}
+
 # Fails on any crash or internal error, whatever the count.
 no_crashes() {
   if [ "$crashed" -gt 0 ]; then
@@ -165,27 +179,13 @@ ptx)
   fetch_liger
   [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
   compile_all "$here/liger.sigs" "$ops"
-  echo "liger-kernel $LIGER_VERSION: $compiled / $total kernels compiled to PTX that ptxas accepts (threshold $LIGER_MIN_PTX)"
-  no_crashes
-  if [ "$compiled" -lt "$LIGER_MIN_PTX" ]; then
-    echo "FAILED: fewer than $LIGER_MIN_PTX kernels compile"
-    exit 1
-  fi
-  [ "$compiled" -gt "$LIGER_MIN_PTX" ] && echo "note: raise LIGER_MIN_PTX in tests/realworld/run.sh to $compiled"
-  exit 0
+  check_count "liger-kernel $LIGER_VERSION" LIGER_MIN_PTX "$LIGER_MIN_PTX"
   ;;
 sglang)
   fetch_sglang
   [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
   compile_all "$here/sglang.sigs" "$ops"
-  echo "sglang $SGLANG_VERSION: $compiled / $total kernels compiled to PTX that ptxas accepts (threshold $SGLANG_MIN_PTX)"
-  no_crashes
-  if [ "$compiled" -lt "$SGLANG_MIN_PTX" ]; then
-    echo "FAILED: fewer than $SGLANG_MIN_PTX kernels compile"
-    exit 1
-  fi
-  [ "$compiled" -gt "$SGLANG_MIN_PTX" ] && echo "note: raise SGLANG_MIN_PTX in tests/realworld/run.sh to $compiled"
-  exit 0
+  check_count "sglang $SGLANG_VERSION" SGLANG_MIN_PTX "$SGLANG_MIN_PTX"
   ;;
 tutorials)
   dir=${5:-${TILEC_TUTORIALS:-}}
