@@ -18,8 +18,9 @@
  * restore_value restored, before every launch, also outside the time.
  *
  * On the CPU the times are the emulator's, and the output says that they
- * tell nothing of a GPU's speed.
+ * tell nothing of a GPU's speed. The output formats are bench_out.c's.
  */
+#include "bench.h"
 #include "cli.h"
 #include "plot.h"
 #include "run.h"
@@ -39,9 +40,7 @@
 #define FLUSH_BYTES ((size_t)256 << 20)
 #define MIN_REPS 3
 #define MAX_REPS 10000
-#define MAX_SWEEP 64
 
-static const char cpu_note[] = "the times are the CPU emulator's; they say nothing of a GPU's speed";
 
 static void usage_bench(FILE *f) {
   fputs("usage: tilec bench FILE.py [-k NAME]... -s SIGNATURE -g GRID [options] ARG...\n"
@@ -89,33 +88,6 @@ static void usage_bench(FILE *f) {
 }
 
 /* ==== options ====================================================================== */
-
-typedef struct Bench {
-  RunOptions run; /* the template: its strings may hold {NAME} */
-  double warmup_ms, rep_ms;
-  const char *bytes, *flops, *plot;
-  bool json, csv, tune, no_flush;
-  bool quiet; /* autotuning's runs: a failed launch's report is not printed */
-  int rotate;
-  const char **kernels;
-  int nkernels;
-  int configs[64];
-  int nconfigs;
-  const char *sweep_spec;
-  char sweep_name[64];
-  int64_t sweep[MAX_SWEEP];
-  int nsweep;
-  bool sweep_log; /* the values grow by a factor: a log axis */
-  /* the run options of one line at one point: their lists and the strings
-   * with {NAME} replaced, kept until the next point_options */
-  const char **pargs, **pdefines;
-  char **owned;
-  int nowned;
-  /* the progress line */
-  bool tty;
-  double start_ms, shown_ms;
-  bool shown;
-} Bench;
 
 static bool parse_ms(const char *s, double *out) {
   char *end;
@@ -260,28 +232,6 @@ static char *subst(const char *t, const char *name, int64_t v, bool *used) {
 }
 
 /* ==== lines, rows ================================================================== */
-
-/* A line of the table and the plot: one kernel in one config. */
-typedef struct Line {
-  const char *kernel;
-  int config;      /* the config asked for (-1: the kernel's default) */
-  int shown_config; /* the config the metadata names (-1 without @triton.autotune) */
-  RunKernel k;     /* compiled; bound for its measurement only */
-  char *key;       /* what it was compiled from, to compile again only when that changes */
-  char desc[160];  /* "BLOCK_SIZE=1024 w4 s3": what sets the config apart */
-  char name[128];  /* the kernel's name, from its compile or a sibling line's */
-  int num_warps, num_stages;
-} Line;
-
-typedef struct Row {
-  int line;
-  int64_t x;
-  bool ok;
-  int runs;
-  double median, q20, q80, min, max, mean;
-  bool has_bytes, has_flops;
-  int64_t bytes, flops;
-} Row;
 
 /* The sample quantile q of sorted x (numpy's "linear"). */
 static double quantile(const double *x, int n, double q) {
@@ -854,195 +804,6 @@ static int measure(Bench *b, Line *ln, Row *row, const char *what) {
   return b->run.cuda ? measure_cuda(b, ln, row, what) : measure_cpu(b, ln, row, what);
 }
 
-/* ==== output ==== */
-
-/* The line's kernel, by name: the compiled one's, or as -k gave it when it
- * did not compile (at this point of a sweep). */
-static const char *line_name(const Line *ln) {
-  return ln->k.has_meta ? ln->k.meta.name : ln->name[0] ? ln->name : ln->kernel ? ln->kernel : "the kernel";
-}
-
-/* ====================================================================== */
-
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static double gbps(const Row *r) { return (double)r->bytes / (r->median * 1e6); }
-static double tflops(const Row *r) { return (double)r->flops / (r->median * 1e9); }
-
-typedef struct Columns {
-  bool x, kernel, config;
-} Columns;
-
-static void table_header(const Bench *b, const Columns *c) {
-  if (c->x) printf("%12s  ", b->sweep_name);
-  if (c->kernel) printf("%-24s  ", "kernel");
-  if (c->config) printf("%-32s  ", "config");
-  printf("%11s %11s %11s %6s", "median ms", "q20 ms", "q80 ms", "runs");
-  if (b->bytes) printf(" %10s", "GB/s");
-  if (b->flops) printf(" %10s", "TFLOP/s");
-  putchar('\n');
-}
-
-static void table_row(const Bench *b, const Columns *c, const Line *ln, const Row *r) {
-  if (c->x) printf("%12" PRId64 "  ", r->x);
-  if (c->kernel) printf("%-24s  ", line_name(ln));
-  if (c->config) {
-    char cfg[200];
-    if (ln->shown_config >= 0) snprintf(cfg, sizeof cfg, "%d: %s", ln->shown_config, ln->desc);
-    else snprintf(cfg, sizeof cfg, "%s", ln->desc);
-    printf("%-32s  ", cfg);
-  }
-  if (!r->ok) {
-    printf("%11s\n", "failed");
-    return;
-  }
-  printf("%11.4f %11.4f %11.4f %6d", r->median, r->q20, r->q80, r->runs);
-  if (b->bytes) printf(" %10.2f", gbps(r));
-  if (b->flops) printf(" %10.4f", tflops(r));
-  putchar('\n');
-}
-
-static void csv_header(const Bench *b) {
-  printf("device,kernel,config,num_warps,num_stages,%s%smedian_ms,q20_ms,q80_ms,min_ms,max_ms,mean_ms,runs%s%s\n",
-         b->nsweep ? b->sweep_name : "", b->nsweep ? "," : "", b->bytes ? ",bytes,gbps" : "",
-         b->flops ? ",flops,tflops" : "");
-}
-
-static void csv_row(const Bench *b, const Line *ln, const Row *r) {
-  printf("%s,%s,%d,%d,%d,", b->run.cuda ? "cuda" : "cpu-emulator", line_name(ln), ln->shown_config, ln->num_warps,
-         ln->num_stages);
-  if (b->nsweep) printf("%" PRId64 ",", r->x);
-  if (!r->ok) {
-    printf(",,,,,,0%s%s\n", b->bytes ? ",," : "", b->flops ? ",," : "");
-    return;
-  }
-  printf("%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d", r->median, r->q20, r->q80, r->min, r->max, r->mean, r->runs);
-  if (b->bytes) printf(",%" PRId64 ",%.6g", r->bytes, gbps(r));
-  if (b->flops) printf(",%" PRId64 ",%.6g", r->flops, tflops(r));
-  putchar('\n');
-}
-
-static void json_output(const Bench *b, const Line *lines, const Row *rows, int nrows, const int *best, int npoints) {
-  printf("{\n  \"device\": \"%s\",\n", b->run.cuda ? "cuda" : "cpu");
-  if (b->run.cuda) printf("  \"arch\": \"%s\",\n", tilec_cuda_target(b->run.cuda));
-  else printf("  \"note\": \"%s\",\n", cpu_note);
-  printf("  \"warmup_ms\": %g,\n  \"rep_ms\": %g,\n  \"l2_flush\": %s,\n", b->warmup_ms, b->rep_ms,
-         b->run.cuda && !b->no_flush ? "true" : "false");
-  printf("  \"sweep\": ");
-  if (b->nsweep) json_string(stdout, b->sweep_name);
-  else fputs("null", stdout);
-  printf(",\n  \"results\": [");
-  for (int i = 0; i < nrows; i++) {
-    const Row *r = &rows[i];
-    const Line *ln = &lines[r->line];
-    const KernelMeta *m = &ln->k.meta;
-    printf("%s\n    {\"kernel\": ", i ? "," : "");
-    json_string(stdout, line_name(ln));
-    printf(", \"config\": %d, \"num_warps\": %d, \"num_stages\": %d, \"constexprs\": {", ln->shown_config,
-           ln->num_warps, ln->num_stages);
-    for (int c = 0; c < m->nconsts; c++) {
-      printf("%s", c ? ", " : "");
-      json_string(stdout, m->consts[c].name);
-      printf(": %" PRId64, m->consts[c].value);
-    }
-    printf("}");
-    if (b->nsweep) printf(", \"x\": %" PRId64, r->x);
-    printf(", \"ok\": %s", r->ok ? "true" : "false");
-    if (r->ok) {
-      printf(", \"runs\": %d, \"median_ms\": %.6g, \"q20_ms\": %.6g, \"q80_ms\": %.6g, \"min_ms\": %.6g, "
-             "\"max_ms\": %.6g, \"mean_ms\": %.6g",
-             r->runs, r->median, r->q20, r->q80, r->min, r->max, r->mean);
-      if (b->bytes) printf(", \"bytes\": %" PRId64 ", \"gbps\": %.6g", r->bytes, gbps(r));
-      if (b->flops) printf(", \"flops\": %" PRId64 ", \"tflops\": %.6g", r->flops, tflops(r));
-    }
-    printf("}");
-  }
-  printf("\n  ]");
-  if (best) {
-    printf(",\n  \"best\": [");
-    for (int p = 0; p < npoints; p++) {
-      printf("%s\n    {", p ? "," : "");
-      if (b->nsweep) printf("\"x\": %" PRId64 ", ", b->sweep[p]);
-      if (best[p] < 0) printf("\"config\": null}");
-      else {
-        printf("\"kernel\": ");
-        json_string(stdout, line_name(&lines[best[p]]));
-        printf(", \"config\": %d}", lines[best[p]].shown_config);
-      }
-    }
-    printf("\n  ]");
-  }
-  printf("\n}\n");
-}
-
-static int draw(const Bench *b, const Line *lines, int nlines, const Row *rows, int nrows) {
-  PlotSeries *series = calloc((size_t)nlines, sizeof *series);
-  double *xs = calloc((size_t)nrows + 1, sizeof *xs), *ys = calloc((size_t)nrows + 1, sizeof *ys);
-  double *los = calloc((size_t)nrows + 1, sizeof *los), *his = calloc((size_t)nrows + 1, sizeof *his);
-  char(*labels)[240] = calloc((size_t)nlines, sizeof *labels);
-  if (!series || !xs || !ys || !los || !his || !labels) {
-    free(series), free(xs), free(ys), free(los), free(his), free(labels);
-    return cli_error("out of memory");
-  }
-  bool kernels = false;
-  for (int l = 1; l < nlines; l++) kernels |= strcmp(line_name(&lines[l]), line_name(&lines[0])) != 0;
-  int used = 0;
-  for (int l = 0; l < nlines; l++) {
-    const Line *ln = &lines[l];
-    PlotSeries *s = &series[l];
-    s->x = xs + used;
-    s->y = ys + used;
-    s->lo = los + used;
-    s->hi = his + used;
-    for (int i = 0; i < nrows; i++)
-      if (rows[i].line == l && rows[i].ok) {
-        const Row *r = &rows[i];
-        xs[used] = (double)r->x;
-        ys[used] = b->bytes ? gbps(r) : b->flops ? tflops(r) : r->median;
-        /* the band of the 20th to 80th percentile times; a rate's is the other way up */
-        if (b->bytes || b->flops) {
-          double amount = b->bytes ? (double)r->bytes / 1e6 : (double)r->flops / 1e9;
-          los[used] = amount / r->q80;
-          his[used] = amount / r->q20;
-        } else {
-          los[used] = r->q20;
-          his[used] = r->q80;
-        }
-        used++;
-        s->n++;
-      }
-    int p = snprintf(labels[l], sizeof labels[l], "%s", kernels ? line_name(ln) : "");
-    if (ln->shown_config >= 0)
-      snprintf(labels[l] + p, sizeof labels[l] - (size_t)p, "%sconfig %d: %s", p ? " " : "", ln->shown_config, ln->desc);
-    else if (!p)
-      snprintf(labels[l], sizeof labels[l], "%s", line_name(ln));
-    s->label = labels[l];
-  }
-  char title[200];
-  snprintf(title, sizeof title, "%s%s", line_name(&lines[0]), b->run.cuda ? "" : " (CPU emulator)");
-  Plot p = {.path = b->plot, .title = title, .xlabel = b->sweep_name,
-            .ylabel = b->bytes ? "GB/s" : b->flops ? "TFLOP/s" : "median time (ms)", .xlog = b->sweep_log,
-            .series = series, .nseries = nlines};
-  char err[512];
-  int rc = plot_write(&p, err, sizeof err) ? 0 : cli_error("--plot %s: %s", b->plot, err);
-  free(series);
-  free(xs);
-  free(ys);
-  free(los);
-  free(his);
-  free(labels);
-  return rc;
-}
-
 /* ==== the command ================================================================== */
 
 /* The lines: each kernel, in each config asked for (every config with --tune). */
@@ -1104,8 +865,8 @@ static int bench(Bench *b, const char *src, size_t len) {
   bool used = false, failed = false;
   Columns cols = {.x = b->nsweep > 0};
   if (!rows || (b->tune && !best)) rc = cli_error("out of memory");
-  if (!rc && !b->run.cuda) fprintf(b->json || b->csv ? stderr : stdout, "tilec bench: %s\n", cpu_note);
-  if (!rc && b->csv) csv_header(b);
+  if (!rc && !b->run.cuda) fprintf(b->json || b->csv ? stderr : stdout, "tilec bench: %s\n", BENCH_CPU_NOTE);
+  if (!rc && b->csv) bench_csv_header(b);
   for (int p = 0; p < npoints && !rc; p++) {
     int64_t x = b->nsweep ? b->sweep[p] : 0;
     int base = nrows;
@@ -1120,7 +881,7 @@ static int bench(Bench *b, const char *src, size_t len) {
       for (int l = 1; l < nlines; l++) kernels |= lines[l].kernel != lines[0].kernel;
       cols.kernel = kernels;
       cols.config = nlines > 1 || lines[0].shown_config >= 0;
-      if (!b->json && !b->csv) table_header(b, &cols);
+      if (!b->json && !b->csv) bench_table_header(b, &cols);
     }
     if (best) best[p] = -1;
     for (int l = 0; l < nlines && !rc; l++) {
@@ -1162,7 +923,7 @@ static int bench(Bench *b, const char *src, size_t len) {
                              b->sweep_name, b->sweep_name);
       if (!rc) {
         char what[160];
-        int w = snprintf(what, sizeof what, "%s", line_name(ln));
+        int w = snprintf(what, sizeof what, "%s", bench_line_name(ln));
         if (b->nsweep) w += snprintf(what + w, sizeof what - (size_t)w, " %s=%" PRId64, b->sweep_name, x);
         if (ln->shown_config >= 0) w += snprintf(what + w, sizeof what - (size_t)w, " config %d", ln->shown_config);
         if (best && best[p] >= 0 && w < (int)sizeof what)
@@ -1180,8 +941,8 @@ static int bench(Bench *b, const char *src, size_t len) {
       if (rc) break;
       if (best && r->ok && (best[p] < 0 || r->median < rows[base + best[p]].median)) best[p] = l;
     print:
-      if (b->csv) csv_row(b, ln, r);
-      else if (!b->json) table_row(b, &cols, ln, r);
+      if (b->csv) bench_csv_row(b, ln, r);
+      else if (!b->json) bench_table_row(b, &cols, ln, r);
       fflush(stdout);
     }
     const char *dir = cache_default_dir(dirbuf, sizeof dirbuf);
@@ -1197,8 +958,8 @@ static int bench(Bench *b, const char *src, size_t len) {
       }
     }
   }
-  if (!rc && b->json) json_output(b, lines, rows, nrows, best, npoints);
-  if (!rc && b->plot) rc = draw(b, lines, nlines, rows, nrows);
+  if (!rc && b->json) bench_json_output(b, lines, rows, nrows, best, npoints);
+  if (!rc && b->plot) rc = bench_draw(b, lines, nlines, rows, nrows);
   if (!rc && failed) {
     bool any = false;
     for (int i = 0; i < nrows; i++) any |= rows[i].ok;
