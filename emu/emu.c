@@ -18,11 +18,14 @@
  * deadlock or a divergent collective stops the block. Shared memory is also
  * filled with 0xCD before each block.
  *
- * One file, past 700 lines, because the operations and the launch share
- * the running thread's state (Cur, thread-local): the launch sets it up,
- * every operation reads it, and nothing else may see it. What needs no
- * thread state (conversions, math, libdevice) is in math.c, the tensor
- * cores' warp models in mma.c.
+ * One file, past 1,000 lines, because the operations and the launch share
+ * the running thread's state (Cur and Run, thread-local and static): the
+ * launch sets it up, every operation reads it, and nothing else may see it;
+ * split, each part would need that state, and the reporting on it, made
+ * visible to the others. What needs no thread state is elsewhere:
+ * conversions, math and libdevice in math.c, the tensor cores' warp models
+ * in mma.c, cp.async's model in cpasync.c, the race and initialization
+ * checks in emucheck.c, the loading of the kernel in load.c.
  */
 #include "emu.h"
 
