@@ -18,7 +18,7 @@
  * deadlock or a divergent collective stops the block. Shared memory is also
  * filled with 0xCD before each block.
  *
- * One file, past 1,000 lines, because the operations and the launch share
+ * One file, near 1,000 lines, because the operations and the launch share
  * the running thread's state (Cur and Run, thread-local and static): the
  * launch sets it up, every operation reads it, and nothing else may see it;
  * split, each part would need that state, and the reporting on it, made
