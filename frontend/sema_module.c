@@ -467,6 +467,9 @@ static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool qu
     return v;
   }
   if (mod && mod->kind == V_MODULE) return sema_triton_path(S, at, arena_printf(S->a, "%s.%s", mod->path, b->attr), quiet);
+  if (!strncmp(path, "triton.language.extra.hip", 25) || !strncmp(path, "triton.language.extra.amd", 25))
+    sema_error(S, at, "'%s': module '%s' is AMD's backend (HIP); tilec compiles for NVIDIA GPUs, whose functions are "
+               "in triton.language.extra.cuda", bind_text(S, b), sema_shown_name(S, path));
   sema_error(S, at, "'%s': module '%s' is not one of Triton's, and no search folder has it "
              "(the kernel file's package, -I and TILEC_PATH are searched)", bind_text(S, b), sema_shown_name(S, path));
 }
