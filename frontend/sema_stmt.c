@@ -278,6 +278,16 @@ static void finish_path(Sema *S, Node *at, NodeList *rest, PtrVec *out) {
   S->out = saved;
 }
 
+/* One branch of an if into out; with rest, the ifs in it that return
+ * finish their paths with rest too, and so does the branch (finish_path). */
+static void run_branch(Sema *S, Node *at, NodeList *body, NodeList *rest, PtrVec *out) {
+  if (rest) vec_push(S->a, &S->f->conts, rest);
+  exec_nested(S, body, out);
+  if (!rest) return;
+  S->f->conts.n--;
+  finish_path(S, at, rest, out);
+}
+
 /* The name an inlined helper's result is held under while returns in
  * runtime ifs are merged (a keyword: no variable of the user's has it). */
 #define RETURN_NAME "return"
@@ -309,64 +319,47 @@ static bool exec_if(Sema *S, Node *s, NodeList *rest) {
   Env before = sema_env_copy(S, &S->f->env);
   S->f->rt_depth++;
   PtrVec then_out = {0}, else_out = {0};
-  /* the ifs in the branches that return finish their paths with rest too */
-  if (rest) vec_push(S->a, &S->f->conts, rest);
-  exec_nested(S, &s->body, &then_out);
-  if (rest) S->f->conts.n--;
-  if (rest) finish_path(S, s, rest, &then_out);
+  run_branch(S, s, &s->body, rest, &then_out);
   bool then_returned = S->f->returned;
   S->f->returned = false;
   Env then_env = S->f->env;
   S->f->env = sema_env_copy(S, &before);
-  if (rest) vec_push(S->a, &S->f->conts, rest);
-  exec_nested(S, &s->orelse, &else_out);
-  if (rest) S->f->conts.n--;
-  if (rest) finish_path(S, s, rest, &else_out);
+  run_branch(S, s, &s->orelse, rest, &else_out);
   bool else_returned = S->f->returned;
   S->f->returned = false;
   Env else_env = S->f->env;
   S->f->rt_depth--;
+  /* merge: a branch that returned does not reach the join; with rest both
+   * paths ended in a return, whose results merge as a variable */
+  S->f->env = sema_env_copy(S, &before);
   if (rest) {
-    /* both paths ended in a return: one result, merged as a variable */
-    S->f->env = sema_env_copy(S, &before);
-    Val *rt = sema_env_get(&then_env, RETURN_NAME), *re = sema_env_get(&else_env, RETURN_NAME);
-    if (rt && re && val_is_none(rt) != val_is_none(re))
+    if (val_is_none(sema_env_get(&then_env, RETURN_NAME)) != val_is_none(sema_env_get(&else_env, RETURN_NAME)))
       sema_error(S, s, "this helper returns a value on some paths of this 'if' and None on others (a bare "
                  "'return', or the end of the helper)");
     merge_branch(S, s, RETURN_NAME, &then_env, &else_env, &then_out, &else_out);
-    PtrVec assigned = {0};
-    collect_assigned(S, &s->body, &assigned);
-    collect_assigned(S, &s->orelse, &assigned);
-    collect_assigned(S, rest, &assigned);
-    add_name(S, &assigned, RETURN_NAME);
-    held_vars_of(S, &assigned, &S->f->env, t);
-    t->body = sema_to_tlist(S, &then_out);
-    t->orelse = sema_to_tlist(S, &else_out);
-    emit_stmt(S, t);
-    Val *r = sema_env_get(&S->f->env, RETURN_NAME);
-    if (!r || r->kind == V_UNDEF) sema_error(S, s, "this helper returns a value on some paths only");
-    if (S->f->rt_depth == 0) S->f->ret = sema_read_val(S, s, r);
-    S->f->returned = true;
-    return true;
-  }
-  /* merge: a branch that returned does not reach the join */
-  S->f->env = sema_env_copy(S, &before);
-  if (then_returned && !else_returned) S->f->env = else_env;
-  else if (else_returned && !then_returned) S->f->env = then_env;
-  else if (!then_returned && !else_returned) {
+  } else if (then_returned && !else_returned) {
+    S->f->env = else_env;
+  } else if (else_returned && !then_returned) {
+    S->f->env = then_env;
+  } else if (!then_returned && !else_returned) {
     PtrVec names = {0};
     for (int i = 0; i < then_env.n; i++) add_name(S, &names, then_env.names[i]);
     for (int i = 0; i < else_env.n; i++) add_name(S, &names, else_env.names[i]);
     for (int i = 0; i < names.n; i++) merge_branch(S, s, names.v[i], &then_env, &else_env, &then_out, &else_out);
   }
-  if (then_returned && else_returned) S->f->returned = true;
   PtrVec assigned = {0};
   collect_assigned(S, &s->body, &assigned);
   collect_assigned(S, &s->orelse, &assigned);
+  if (rest) {
+    collect_assigned(S, rest, &assigned);
+    add_name(S, &assigned, RETURN_NAME);
+  }
   held_vars_of(S, &assigned, &S->f->env, t);
   t->body = sema_to_tlist(S, &then_out);
   t->orelse = sema_to_tlist(S, &else_out);
   emit_stmt(S, t);
+  if (rest && S->f->rt_depth == 0) S->f->ret = sema_read_val(S, s, sema_env_get(&S->f->env, RETURN_NAME));
+  if (rest || (then_returned && else_returned)) S->f->returned = true;
   return true;
 }
 
