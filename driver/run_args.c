@@ -161,9 +161,9 @@ int run_check_hint(const Arg *a) {
   if (kind != T_SINT && kind != T_UINT) return 0;
   int bits = dtype_bits(a->type);
   uint64_t u = bits == 8 ? a->slot.u8 : bits == 16 ? a->slot.u16 : bits == 32 ? a->slot.u32 : a->slot.u64;
-  bool neg = kind == T_SINT && bits < 64 ? (u >> (bits - 1) & 1) : kind == T_SINT && (int64_t)u < 0;
-  /* the magnitude, for the remainder and the message */
-  uint64_t mag = neg ? (bits < 64 ? (UINT64_C(1) << bits) - u : 0 - u) : u;
+  if (kind == T_SINT && bits < 64 && (u >> (bits - 1) & 1)) u |= ~UINT64_C(0) << bits; /* sign-extended */
+  bool neg = kind == T_SINT && (int64_t)u < 0;
+  uint64_t mag = neg ? 0 - u : u; /* for the remainder and the message */
   if (d == 1 ? neg || mag != 1 : mag % (uint64_t)d != 0)
     return cli_error("%s: %s%" PRIu64 " breaks its hint '%s:%d' (%s): the kernel is specialized on it; pass a value that "
                      "keeps it, or drop the hint from the signature",

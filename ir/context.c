@@ -342,7 +342,7 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic diag, void *user) {
      * tilec's defect, not the user's: said so, at the kernel line it came
      * from */
     if (ic->internal && msg.s && msg.s[0] == '\'' && strstr(msg.s, "' op "))
-      diag_internal_error(ic->diags, loc, "%s (in the IR tilec made for this line; please report it)", msg.s ? msg.s : "");
+      diag_internal_error(ic->diags, loc, "%s (in the IR tilec made for this line; please report it)", msg.s);
     else
       diag_error_noreturnless(ic->diags, loc, "%s", msg.s ? msg.s : "");
     break;
