@@ -165,7 +165,7 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
   xmax += pad;
   ymax = ymax > 0 ? ymax * 1.12 : 1;
 
-  static double xs[4096], ys[4096], band_x[8192], band_y[8192];
+  static double xs[4096], ys[4096], lo[4096], band_x[8192], band_y[8192];
   PLINT opts[MAX_LEGEND], colors[MAX_LEGEND], styles[MAX_LEGEND];
   PLFLT widths[MAX_LEGEND];
   const char *labels[MAX_LEGEND];
@@ -236,20 +236,19 @@ bool plot_write(const Plot *p, char *err, size_t errlen) {
       if (!isfinite(x) || !isfinite(y) || (p->xlog && x <= 0)) continue;
       xs[n] = p->xlog ? log10(x) : x;
       ys[n] = y;
-      /* the band: along hi, then back along lo */
-      band_x[n] = xs[n];
       band_y[n] = ser->hi && isfinite(ser->hi[i]) ? ser->hi[i] : y;
-      band_x[8191 - n] = xs[n];
-      band_y[8191 - n] = ser->lo && isfinite(ser->lo[i]) ? ser->lo[i] : y;
-      n++;
+      lo[n++] = ser->lo && isfinite(ser->lo[i]) ? ser->lo[i] : y;
     }
     int c = 2 + s % NCOLORS;
     if (n > 1 && ser->lo && ser->hi) {
       /* a see-through copy of the line's colour, in the slot after the palette */
       pl->scol0a(2 + NCOLORS, palette[s % NCOLORS][0], palette[s % NCOLORS][1], palette[s % NCOLORS][2], 0.2);
       pl->col0(2 + NCOLORS);
-      memmove(band_x + n, band_x + 8192 - n, sizeof *band_x * (size_t)n);
-      memmove(band_y + n, band_y + 8192 - n, sizeof *band_y * (size_t)n);
+      /* the band: along hi (band_y's first n), then back along lo */
+      for (int i = 0; i < n; i++) {
+        band_x[i] = band_x[2 * n - 1 - i] = xs[i];
+        band_y[2 * n - 1 - i] = lo[i];
+      }
       pl->fill(2 * n, band_x, band_y);
     }
     pl->col0(c);
