@@ -154,28 +154,10 @@ Val *builtin_call(Sema *S, Node *call, const Builtin *b, Val *self, Args *args) 
     }
     if (ps[pi].variadic) {
       /* the rest of the positional arguments form one tuple */
-      int rest = args->npos - i, depth, size;
-      bool all_const = true;
-      for (int j = 0; j < rest; j++) all_const &= args->pos[i + j]->kind == V_CONST;
-      sema_tuple_nest(S, call, args->pos + i, rest, &depth, &size);
-      Val *t = arena_alloc(S->a, sizeof *t);
-      if (all_const) {
-        CValue *c = cv_none(S);
-        c->kind = CV_TUPLE;
-        c->depth = depth;
-        c->size = size;
-        c->nelems = rest;
-        c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(rest + 1));
-        for (int j = 0; j < rest; j++) c->elems[j] = args->pos[i + j]->c;
-        t = val_const(S, c);
-      } else {
-        t->kind = V_TUPLE;
-        t->depth = depth;
-        t->size = size;
-        t->n = rest;
-        t->elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(rest + 1));
-        for (int j = 0; j < rest; j++) t->elems[j] = args->pos[i + j];
-      }
+      int rest = args->npos - i;
+      Val **elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(rest + 1));
+      memcpy(elems, args->pos + i, sizeof(Val *) * (size_t)rest);
+      Val *t = sema_tuple_of(S, call, elems, rest);
       bound[pi] = t;
       given[pi] = true;
       pi++;

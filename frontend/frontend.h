@@ -561,6 +561,7 @@ const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what);
 int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what);
 /* The depth and size of a tuple of these n values; an error past the limits. */
 void sema_tuple_nest(Sema *S, Node *at, Val **elems, int n, int *depth, int *size);
+Val *sema_tuple_of(Sema *S, Node *at, Val **elems, int n);
 /* The evaluated arguments of a call. */
 typedef struct Args {
   Val **pos;

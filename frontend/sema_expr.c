@@ -281,31 +281,37 @@ static Val *subscript(Sema *S, Node *n) {
   return val_rt(S, e);
 }
 
-static Val *make_tuple(Sema *S, Node *n) {
-  Val **elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(n->kids.n + 1));
+/* The tuple of these n values (arena-held, n + 1 slots): a constant when
+ * every value is one. */
+Val *sema_tuple_of(Sema *S, Node *at, Val **elems, int n) {
   bool all_const = true;
-  for (int i = 0; i < n->kids.n; i++) {
-    if (n->kids.v[i]->kind == N_STARRED) sema_error(S, n->kids.v[i], "starred expressions are not supported in kernels");
-    elems[i] = sema_eval(S, n->kids.v[i]);
-    if (elems[i]->kind != V_CONST) all_const = false;
-  }
+  for (int i = 0; i < n; i++) all_const &= elems[i]->kind == V_CONST;
   int depth, size;
-  sema_tuple_nest(S, n, elems, n->kids.n, &depth, &size);
+  sema_tuple_nest(S, at, elems, n, &depth, &size);
   if (all_const) {
     CValue *c = sema_cv_new(S, CV_TUPLE);
     c->depth = depth;
     c->size = size;
-    c->nelems = n->kids.n;
-    c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(c->nelems + 1));
-    for (int i = 0; i < c->nelems; i++) c->elems[i] = elems[i]->c;
+    c->nelems = n;
+    c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) c->elems[i] = elems[i]->c;
     return val_const(S, c);
   }
   Val *t = sema_new_val(S, V_TUPLE);
   t->elems = elems;
-  t->n = n->kids.n;
+  t->n = n;
   t->depth = depth;
   t->size = size;
   return t;
+}
+
+static Val *make_tuple(Sema *S, Node *n) {
+  Val **elems = arena_alloc(S->a, sizeof(Val *) * (size_t)(n->kids.n + 1));
+  for (int i = 0; i < n->kids.n; i++) {
+    if (n->kids.v[i]->kind == N_STARRED) sema_error(S, n->kids.v[i], "starred expressions are not supported in kernels");
+    elems[i] = sema_eval(S, n->kids.v[i]);
+  }
+  return sema_tuple_of(S, n, elems, n->kids.n);
 }
 
 static Val *unary(Sema *S, Node *n) {
