@@ -1,8 +1,9 @@
 /*
  * builtins_compose.c — builtins made of other operations, as Triton makes
- * them: tl.sort and tl.flip as networks of compare-and-swaps and exchanges
- * over reshaped tensors, tl.gather and tl.histogram as one-hot comparisons
- * reduced.
+ * them: tl.sort, tl.topk, tl.bitonic_merge and tl.flip as networks of
+ * compare-and-swaps and exchanges over reshaped tensors, tl.gather and
+ * tl.histogram as one-hot comparisons reduced, tl.swizzle2d as the index
+ * arithmetic it is.
  */
 #include "builtins.h"
 
@@ -94,32 +95,85 @@ static int last_dim(Sema *S, Node *call, TNode *e, Val *dim) {
   return d;
 }
 
+/* One bitonic merge of runs of 2^stage along the last dimension: stage
+ * rounds of compare-and-swaps, partners 2^(stage-1), ..., 1 apart, each run
+ * ascending (order 0), descending (1), or alternating with the bit `stage`
+ * of the index (2), as Triton's hypercube merge orders them. */
+enum { ASCENDING, DESCENDING, ALTERNATING };
+
+static TNode *merge(Sema *S, Node *call, TNode *x, int stage, int order) {
+  const Type *it = ty_with_elem(S->tc, x->type, bi_I32(S));
+  TNode *desc = NULL;
+  if (order == ALTERNATING) {
+    int64_t n = x->type->shape[x->type->rank - 1];
+    TNode *idx = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
+    arange_attrs(idx, n);
+    TNode *bit = bi_bin(S, call, TK_AMP, bi_bin(S, call, TK_SHR, idx, to_rt(S, call, val_const(S, cv_int(S, stage)))), to_rt(S, call, val_const(S, cv_int(S, 1))));
+    desc = keep(S, call, broadcast_to_shape(S, call, bit, it));
+  } else if (order == DESCENDING) {
+    desc = broadcast_to_shape(S, call, to_rt(S, call, val_const(S, cv_int(S, 1))), it);
+  }
+  for (int k = stage - 1; k >= 0; k--) x = compare_swap(S, call, x, desc, k);
+  return x;
+}
+
+static TNode *sortable(Sema *S, Node *call, Val *v, Val *dim, const char *what) {
+  TNode *x = keep(S, call, bi_block_input(S, call, v));
+  last_dim(S, call, x, dim);
+  if (ty_is_ptr(x->type)) sema_error(S, call, "%s cannot order pointers", what);
+  return x;
+}
+
 /* sort(x, dim=None, descending=False): Triton's bitonic sort along the last
  * dimension. Stage s (1..log2 n) merges runs of 2^s, each run's direction
- * the bit s of the index (the last stage: descending), by s rounds with
- * partners 2^(s-1), ..., 1 apart. */
+ * the bit s of the index (the last stage: all one way). */
 HANDLER(sort) {
   (void)nargs;
-  TNode *x = keep(S, call, bi_block_input(S, call, A(0)));
-  int d = last_dim(S, call, x, A(1));
+  TNode *x = sortable(S, call, A(0), A(1), "tl.sort");
   bool descending = !val_is_none(A(2)) && const_bool(S, call, A(2), "descending");
-  if (ty_is_ptr(x->type)) sema_error(S, call, "tl.sort cannot sort pointers");
-  int nd = log2_of(x->type->shape[d]);
-  int64_t n = x->type->shape[d];
-  TNode *idx = emit_call(S, call, CALL_arange, check_block_shape(S, call, bi_I32(S), 1, &n), NULL, 0);
-  arange_attrs(idx, n);
-  idx = keep(S, call, idx);
-  for (int stage = 1; stage <= nd; stage++) {
-    TNode *desc;
-    if (stage < nd) {
-      TNode *bit = bi_bin(S, call, TK_AMP, bi_bin(S, call, TK_SHR, idx, to_rt(S, call, val_const(S, cv_int(S, stage)))), to_rt(S, call, val_const(S, cv_int(S, 1))));
-      desc = keep(S, call, broadcast_to_shape(S, call, bit, ty_with_elem(S->tc, x->type, bi_I32(S))));
-    } else {
-      desc = descending ? broadcast_to_shape(S, call, to_rt(S, call, val_const(S, cv_int(S, 1))), ty_with_elem(S->tc, x->type, bi_I32(S))) : NULL;
-    }
-    for (int k = stage - 1; k >= 0; k--) x = compare_swap(S, call, x, desc, k);
+  int nd = log2_of(x->type->shape[x->type->rank - 1]);
+  for (int stage = 1; stage <= nd; stage++) x = merge(S, call, x, stage, stage < nd ? ALTERNATING : descending ? DESCENDING : ASCENDING);
+  return val_rt(S, x);
+}
+
+/* topk(x, k, dim=None, descending=True): the k largest (smallest) elements
+ * of the last dimension, in order, by Triton's bitonic top-k: sort runs of
+ * k, then repeatedly keep the larger (smaller) of each pair of runs -- a
+ * max over the bit log2 k of the index halves the dimension -- and merge
+ * the runs again, until k are left. */
+HANDLER(topk) {
+  (void)nargs;
+  TNode *x = sortable(S, call, A(0), A(2), "tl.topk");
+  int64_t k = const_int(S, call, A(1), "k");
+  bool descending = val_is_none(A(3)) || const_bool(S, call, A(3), "descending");
+  int r = x->type->rank;
+  int64_t n = x->type->shape[r - 1];
+  if (k <= 0 || (k & (k - 1))) sema_error(S, call, "tl.topk's k must be a power of 2 greater than 0, got %lld", (long long)k);
+  if (k > n) sema_error(S, call, "tl.topk's k (%lld) must not exceed the size of the last dimension (%lld)", (long long)k, (long long)n);
+  ReduceKind best = descending ? RK_max : RK_min;
+  int log_n = log2_of(n), log_k = log2_of(k);
+  if (log_k == 0) return val_rt(S, bi_reduce_node(S, call, best, x, r - 1, true, ty_elem(x->type)));
+  for (int stage = 1; stage <= log_k; stage++) x = merge(S, call, x, stage, stage < log_n ? ALTERNATING : descending ? DESCENDING : ASCENDING);
+  for (int i = log_k + 1; i <= log_n; i++) {
+    int64_t runs[3] = {bi_numel(x->type) >> (log_k + 1), 2, k}, shape[MAX_RANK];
+    TNode *halves = bi_reduce_node(S, call, best, reshaped(S, call, x, 3, runs), 1, false, ty_elem(x->type));
+    memcpy(shape, x->type->shape, sizeof shape);
+    shape[r - 1] /= 2;
+    x = keep(S, call, reshaped(S, call, halves, r, shape));
+    x = merge(S, call, x, log_k, i < log_n ? ALTERNATING : descending ? DESCENDING : ASCENDING);
   }
   return val_rt(S, x);
+}
+
+/* bitonic_merge(x, dim=None, descending=False): one merge of the whole last
+ * dimension, which must hold a bitonic sequence (an ascending run then a
+ * descending one, as tl.maximum of a sorted and a reverse-sorted block
+ * gives): the result is sorted. */
+HANDLER(bitonic_merge) {
+  (void)nargs;
+  TNode *x = sortable(S, call, A(0), A(1), "tl.bitonic_merge");
+  bool descending = !val_is_none(A(2)) && const_bool(S, call, A(2), "descending");
+  return val_rt(S, merge(S, call, x, log2_of(x->type->shape[x->type->rank - 1]), descending ? DESCENDING : ASCENDING));
 }
 
 /* flip(x, dim=None): the last dimension reversed, by exchanging the
@@ -127,8 +181,7 @@ HANDLER(sort) {
 HANDLER(flip) {
   (void)nargs;
   TNode *x = keep(S, call, bi_block_input(S, call, A(0)));
-  int d = last_dim(S, call, x, A(1));
-  int nd = log2_of(x->type->shape[d]);
+  int nd = log2_of(x->type->shape[last_dim(S, call, x, A(1))]);
   for (int k = 0; k < nd; k++) x = keep(S, call, reshaped(S, call, pairs_of(S, call, x, k).partner, x->type->rank, x->type->shape));
   return val_rt(S, x);
 }
@@ -201,12 +254,36 @@ HANDLER(histogram) {
   return val_rt(S, bi_reduce_node(S, call, RK_sum, cast_to(S, call, eq, bi_I32(S)), 0, false, bi_I32(S)));
 }
 
+/* ---- swizzle2d: index arithmetic ------------------------------------------------------ */
+
+/* swizzle2d(i, j, size_i, size_j, size_g): the row-major index (i, j) of a
+ * size_i x size_j grid renumbered column-major within each group of size_g
+ * rows (the last group may be shorter), as Triton's standard library
+ * computes it; constants fold, blocks and scalars broadcast. */
+HANDLER(swizzle2d) {
+  (void)nargs;
+  Val *i = A(0), *j = A(1), *size_i = A(2), *size_j = A(3), *size_g = A(4);
+  Val *ij = binary_op(S, call, TK_PLUS, binary_op(S, call, TK_STAR, i, size_j), j);
+  Val *size_gj = binary_op(S, call, TK_STAR, size_g, size_j);
+  Val *off_i = binary_op(S, call, TK_STAR, binary_op(S, call, TK_DSLASH, ij, size_gj), size_g);
+  Args min_args = {.pos = (Val *[]){binary_op(S, call, TK_MINUS, size_i, off_i), size_g}, .npos = 2};
+  Val *rows = builtin_call(S, call, builtin_find("minimum"), NULL, &min_args);
+  Val *in_group = binary_op(S, call, TK_PERCENT, ij, size_gj);
+  Val **ret = arena_alloc(S->a, sizeof(Val *) * 3);
+  ret[0] = binary_op(S, call, TK_PLUS, off_i, binary_op(S, call, TK_PERCENT, in_group, rows));
+  ret[1] = binary_op(S, call, TK_DSLASH, in_group, rows);
+  return sema_tuple_of(S, call, ret, 2);
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 const Builtin builtins_compose[] = {
     {"sort", "x,dim=,descending=", sort, B_METHOD},
+    {"topk", "x,k,dim=,descending=", topk, 0},
+    {"bitonic_merge", "x,dim=,descending=", bitonic_merge, 0},
     {"flip", "x,dim=", flip, B_METHOD},
     {"gather", "src,index,axis", gather, 0},
+    {"swizzle2d", "i,j,size_i,size_j,size_g", swizzle2d, 0},
     {"histogram", "input,num_bins,mask=", histogram, B_METHOD},
 };
 const size_t builtins_compose_count = sizeof builtins_compose / sizeof *builtins_compose;

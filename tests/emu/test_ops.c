@@ -747,6 +747,16 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
 static void sorts(void) {
   enum { M = 4, N = 16 };
   for (int desc = 0; desc < 2; desc++) {
@@ -786,6 +796,95 @@ static void sorts(void) {
       }
       CHECK(bad == 0);
     }
+  }
+  /* tl.topk: the K largest (smallest) of each row in order, ragged rows
+   * padded with -inf (+inf), ties kept; and sglang's router form, the 32
+   * largest of 512 u64 keys */
+  for (int desc = 0; desc < 2; desc++) {
+    enum { TM = 4, TN = 64, TK = 8 };
+    float x[TM * TN], out[TM * TK];
+    int32_t n = 45;
+    for (int i = 0; i < TM * TN; i++) x[i] = uniform(-100, 100);
+    for (int i = 0; i < TM * TK; i++) out[i] = NAN;
+    x[10] = x[20], x[TN + 3] = x[TN + 4] = x[TN + 5];
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[3] = {&p[0], &p[1], &n};
+    if (run("ptx_sort.py", "topk_rows", desc ? "*fp32, *fp32, i32, 4, 64, 8, True" : "*fp32, *fp32, i32, 4, 64, 8, False", 4, a, 3, b, 2))
+      continue;
+    int bad = 0;
+    for (int r = 0; r < TM; r++) {
+      float row[TN];
+      for (int c = 0; c < TN; c++) row[c] = c < n ? x[r * TN + c] : desc ? -INFINITY : INFINITY;
+      qsort(row, TN, sizeof *row, cmp_float);
+      for (int c = 0; c < TK; c++) bad += !(out[r * TK + c] == row[desc ? TN - 1 - c : c]);
+    }
+    CHECK(bad == 0);
+  }
+  {
+    enum { KN = 512, KK = 32 };
+    uint64_t x[KN], out[KK], sorted[KN];
+    for (int i = 0; i < KN; i++) x[i] = (uint64_t)next_u32() << 32 | (uint32_t)(0xFFFFFFFFu - (uint32_t)i);
+    x[100] = x[200] | 0xFFFFFFFFull; /* keys above 2^63 and equal upper halves */
+    for (int i = 0; i < KK; i++) out[i] = 0;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!run("ptx_sort.py", "topk_keys", "*u64, *u64, 512, 32", 4, a, 2, b, 2)) {
+      memcpy(sorted, x, sizeof x);
+      qsort(sorted, KN, sizeof *sorted, cmp_u64);
+      int bad = 0;
+      for (int i = 0; i < KK; i++) bad += out[i] != sorted[KN - 1 - i];
+      CHECK(bad == 0);
+    }
+  }
+  /* tl.bitonic_merge in sglang's streaming top-k: the 16 largest of each
+   * row of 256 ints, 64 at a time */
+  {
+    enum { SM = 3, SN = 256, SK = 16 };
+    int32_t x[SM * SN], out[SM * SK], row[SN];
+    for (int i = 0; i < SM * SN; i++) x[i] = (int32_t)(next_u32() % 1000) - 500;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (!emu_run_file(dir, "ptx_sort.py", "topk_streaming", "*i32, *i32, 256, 64, 16", 4, SM, a, 2, b, 2)) {
+      int bad = 0;
+      for (int r = 0; r < SM; r++) {
+        memcpy(row, x + r * SN, sizeof row);
+        qsort(row, SN, sizeof *row, cmp_i32);
+        for (int c = 0; c < SK; c++) bad += out[r * SK + c] != row[SN - 1 - c];
+      }
+      CHECK(bad == 0);
+    }
+  }
+  /* tl.swizzle2d: Triton's docstring example, (0, 1) of a 4x4 grid in
+   * groups of 2 rows goes to (1, 0); a 7x3 grid in groups of 3 rows (the
+   * last group one row) on blocks and on program ids: within each group the
+   * elements are renumbered column-major */
+  {
+    int32_t pair[2] = {-1, -1};
+    EmuBuffer b[1] = {{pair, sizeof pair, "out"}};
+    void *p[1] = {pair};
+    void *a[1] = {&p[0]};
+    if (!run("ptx_swizzle2d.py", "swizzle_const", "*i32", 4, a, 1, b, 1)) CHECK(pair[0] == 1 && pair[1] == 0);
+  }
+  for (int by_pid = 0; by_pid < 2; by_pid++) {
+    enum { SI = 7, SJ = 3, SG = 3 };
+    int32_t out[SI * SJ], size_i = SI, size_j = SJ, size_g = SG;
+    for (int i = 0; i < SI * SJ; i++) out[i] = -1;
+    EmuBuffer b[1] = {{out, sizeof out, "out"}};
+    void *p[1] = {out};
+    void *a[4] = {&p[0], &size_i, &size_j, &size_g};
+    if (by_pid ? emu_run_file(dir, "ptx_swizzle2d.py", "swizzle_pid", "*i32, i32, i32, i32", 1, SI * SJ, a, 4, b, 1)
+               : run("ptx_swizzle2d.py", "swizzle_grid", "*i32, i32, i32, 8, 4, 3", 4, a, 3, b, 1))
+      continue;
+    int bad = 0;
+    for (int g = 0; g * SG < SI; g++) {
+      int rows = SI - g * SG < SG ? SI - g * SG : SG, k = 0;
+      for (int c = 0; c < SJ; c++)
+        for (int r = 0; r < rows; r++, k++) bad += out[(g * SG + r) * SJ + c] != g * SG * SJ + k;
+    }
+    CHECK(bad == 0);
   }
   /* tl.gather along rows of fp16 (bits kept, NaN and -0 included) and
    * tl.histogram of the indices, masked past n */
