@@ -195,13 +195,18 @@ const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what) {
 }
 
 /* A constexpr int or a tuple/list of them (a shape, an order, axes). */
+static void check_entries(Sema *S, Node *at, int n, int max, const char *what) {
+  if (n > max && max == MAX_RANK) sema_error(S, at, "%s has more than %d entries (blocks have at most %d dimensions)", what, max, MAX_RANK);
+  if (n > max) sema_error(S, at, "%s has more than %d entries", what, max);
+}
+
 int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what) {
   if (v->kind == V_CONST && v->c->kind == CV_INT) {
     out[0] = v->c->i;
     return 1;
   }
   if (v->kind == V_CONST && v->c->kind == CV_TUPLE) {
-    if (v->c->nelems > max) sema_error(S, at, "%s has more than %d entries", what, max);
+    check_entries(S, at, v->c->nelems, max, what);
     for (int i = 0; i < v->c->nelems; i++) {
       CValue *e = v->c->elems[i];
       if (e->kind != CV_INT) sema_error(S, at, "%s must hold constexpr integers", what);
@@ -210,7 +215,7 @@ int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char 
     return v->c->nelems;
   }
   if (v->kind == V_TUPLE) {
-    if (v->n > max) sema_error(S, at, "%s has more than %d entries", what, max);
+    check_entries(S, at, v->n, max, what);
     for (int i = 0; i < v->n; i++) out[i] = const_int(S, at, v->elems[i], what);
     return v->n;
   }

@@ -22,7 +22,7 @@
 #include "timing.h"
 
 /* The most dimensions a tensor may have. */
-#define MAX_RANK 4
+#define MAX_RANK 8
 
 /* num_warps as Triton takes it: a power of 2 from 1 to 32 (a block of at
  * most 1024 threads); checked wherever it enters (the API, a config, the

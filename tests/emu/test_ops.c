@@ -740,6 +740,43 @@ static void atomics(void) {
   }
 }
 
+/* ---- blocks of rank 5 to 7 ---------------------------------------------------------------- */
+
+/* out = x viewed with shape dims, permuted by perm, read row-major: the
+ * element at output position (i0..i(n-1)) of the permuted view is x at the
+ * position whose coordinate perm[d] is i_d. */
+static void permuted(const uint8_t *x, uint8_t *out, int n, const int *dims, const int *perm) {
+  int total = 1, stride[8], pdims[8], at[8] = {0};
+  for (int d = n - 1; d >= 0; d--) stride[d] = total, total *= dims[d];
+  for (int d = 0; d < n; d++) pdims[d] = dims[perm[d]];
+  for (int k = 0; k < total; k++) {
+    int src = 0;
+    for (int d = 0; d < n; d++) src += at[d] * stride[perm[d]];
+    out[k] = x[src];
+    for (int d = n - 1; d >= 0 && ++at[d] == pdims[d]; d--) at[d] = 0;
+  }
+}
+
+static void high_ranks(void) {
+  static const struct {
+    const char *kernel, *sig;
+    int n, dims[7], perm[7];
+  } cases[] = {
+      {"scales5", "*u8, *u8, 128, 256, 32", 5, {1, 2, 32, 4, 4}, {0, 3, 2, 1, 4}},
+      {"scales7", "*u8, *u8, 64, 512, 32", 7, {2, 2, 4, 16, 2, 2, 1}, {0, 5, 3, 1, 4, 2, 6}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    uint8_t x[1024], out[1024], want[1024];
+    for (int i = 0; i < 1024; i++) x[i] = (uint8_t)next_u32(), out[i] = 0;
+    EmuBuffer b[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+    void *p[2] = {x, out};
+    void *a[2] = {&p[0], &p[1]};
+    if (run("ptx_rank7.py", cases[c].kernel, cases[c].sig, 4, a, 2, b, 2)) continue;
+    permuted(x, want, cases[c].n, cases[c].dims, cases[c].perm);
+    CHECK(memcmp(out, want, sizeof want) == 0);
+  }
+}
+
 /* ---- tl.sort and tl.flip ------------------------------------------------------------------ */
 
 static int cmp_float(const void *a, const void *b) {
@@ -1199,6 +1236,7 @@ int main(int argc, char **argv) {
   reduce_rounds();
   atomics();
   sorts();
+  high_ranks();
   packed();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
