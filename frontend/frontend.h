@@ -541,6 +541,7 @@ CValue *cv_int(Sema *S, int64_t i);
 CValue *cv_float(Sema *S, double f);
 CValue *cv_bool(Sema *S, bool b);
 CValue *cv_str(Sema *S, const char *s);
+CValue *cv_tuple(Sema *S, Node *at, CValue *const *elems, int64_t n);
 CValue *cv_dtype(Sema *S, const Type *t);
 CValue *cv_none(Sema *S);
 Val *val_none(Sema *S);

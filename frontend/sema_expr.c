@@ -219,10 +219,71 @@ static Val *value_attr(Sema *S, Node *n, Val *obj) {
   sema_error(S, n, "%s has no attribute '%s'", val_desc(S, obj), a);
 }
 
-/* x[i], x[:, None], x.shape[0], tuple[i] */
+/* A slice of a sequence of len items, as Python resolves it: the first
+ * index, the step and how many items it takes. */
+static int64_t slice_of(Sema *S, Node *sl, int64_t len, int64_t *first, int64_t *step) {
+  Node *parts[3] = {sl->lhs, sl->rhs, sl->cond};
+  int64_t v[3];
+  bool given[3];
+  for (int k = 0; k < 3; k++) {
+    Val *x = parts[k] ? sema_eval(S, parts[k]) : NULL;
+    given[k] = x && !val_is_none(x);
+    v[k] = given[k] ? const_int(S, parts[k], x, "a slice index") : 0;
+  }
+  *step = given[2] ? v[2] : 1;
+  if (*step == 0) sema_error(S, sl->cond, "slice step cannot be zero");
+  if (*step == INT64_MIN) sema_error(S, sl->cond, "slice step out of range");
+  bool up = *step > 0;
+  int64_t lo = up ? 0 : -1, hi = up ? len : len - 1; /* where the bounds are clamped */
+  for (int k = 0; k < 2; k++) {
+    if (!given[k]) {
+      v[k] = k == 0 ? (up ? 0 : len - 1) : (up ? len : -1);
+      continue;
+    }
+    if (v[k] < 0) v[k] = v[k] < -len ? lo : v[k] + len;
+    if (v[k] > hi) v[k] = hi;
+    if (v[k] < lo) v[k] = lo;
+  }
+  *first = v[0];
+  int64_t span = up ? v[1] - v[0] : v[0] - v[1], by = up ? *step : -*step;
+  return span <= 0 ? 0 : (span - 1) / by + 1;
+}
+
+/* t[a:b:c] and s[i], s[a:b:c] of constexpr tuples and strings */
+static Val *slice_sequence(Sema *S, Node *n, Val *obj) {
+  Node *idx = n->rhs;
+  bool str = obj->kind == V_CONST && obj->c->kind == CV_STR;
+  int64_t len = str ? (int64_t)strlen(obj->c->s) : obj->kind == V_TUPLE ? obj->n : obj->c->nelems;
+  if (idx->kind != N_SLICE) { /* a string's character */
+    int64_t i = const_int(S, idx, sema_eval(S, idx), "a string index");
+    if (i < 0) i += len;
+    if (i < 0 || i >= len) sema_error(S, idx, "string index %lld out of range", (long long)i);
+    return val_const(S, cv_str(S, arena_strndup(S->a, obj->c->s + i, 1)));
+  }
+  int64_t first, step, count = slice_of(S, idx, len, &first, &step);
+  if (str) {
+    char *r = arena_alloc(S->a, (size_t)count + 1);
+    for (int64_t k = 0; k < count; k++) r[k] = obj->c->s[first + k * step];
+    r[count] = 0;
+    return val_const(S, cv_str(S, r));
+  }
+  if (obj->kind == V_CONST) {
+    CValue **e = arena_alloc(S->a, sizeof(CValue *) * (size_t)(count + 1));
+    for (int64_t k = 0; k < count; k++) e[k] = obj->c->elems[first + k * step];
+    return val_const(S, cv_tuple(S, idx, e, count));
+  }
+  Val **e = arena_alloc(S->a, sizeof(Val *) * (size_t)(count + 1));
+  for (int64_t k = 0; k < count; k++) e[k] = obj->elems[first + k * step];
+  return sema_tuple_of(S, idx, e, (int)count);
+}
+
+/* x[i], x[:, None], x.shape[0], tuple[i], tuple[a:b], string[i] */
 static Val *subscript(Sema *S, Node *n) {
   Val *obj = sema_eval(S, n->lhs);
   Node *idx = n->rhs;
+  if ((obj->kind == V_CONST && obj->c->kind == CV_STR) ||
+      (idx->kind == N_SLICE && (obj->kind == V_TUPLE || (obj->kind == V_CONST && obj->c->kind == CV_TUPLE))))
+    return slice_sequence(S, n, obj);
   if (obj->kind == V_CONST && obj->c->kind == CV_TUPLE) {
     Val *iv = sema_eval(S, idx);
     int64_t i = const_int(S, idx, iv, "a tuple index");

@@ -54,6 +54,32 @@ void sema_tuple_nest(Sema *S, Node *at, Val **elems, int n, int *depth, int *siz
   *size = (int)sz;
 }
 
+/* Constexpr strings and tuples are built whole: their size is bounded, and
+ * building one costs work in proportion (see count_work). */
+#define MAX_CONST_STR (1 << 20)
+#define MAX_CONST_ELEMS (1 << 16)
+
+/* The constant tuple of these n values (copied), its nesting checked. */
+CValue *cv_tuple(Sema *S, Node *at, CValue *const *elems, int64_t n) {
+  if (n > MAX_CONST_ELEMS) sema_error(S, at, "a constexpr tuple of %lld elements is too long (at most %d)", (long long)n, MAX_CONST_ELEMS);
+  sema_count_work_n(S, at, (long)n);
+  CValue *t = sema_cv_new(S, CV_TUPLE);
+  long size = 0;
+  t->depth = 1;
+  for (int64_t i = 0; i < n; i++) {
+    const CValue *e = elems[i];
+    if (e->kind == CV_TUPLE && e->depth + 1 > t->depth) t->depth = e->depth + 1;
+    size += 1 + (e->kind == CV_TUPLE ? cv_tuple_size(e) : 0);
+    if (size > MAX_TUPLE_SIZE) break;
+  }
+  check_tuple(S, at, t->depth, size);
+  t->size = (int)size;
+  t->nelems = (int)n;
+  t->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n + 1));
+  memcpy(t->elems, elems, sizeof(CValue *) * (size_t)n);
+  return t;
+}
+
 CValue *sema_cv_new(Sema *S, CKind k) {
   CValue *c = arena_alloc(S->a, sizeof *c);
   c->kind = k;
@@ -240,11 +266,6 @@ const Type *check_block_shape(Sema *S, Node *at, const Type *elem, int rank, con
 
 /* ---- constexpr arithmetic ------------------------------------------------------ */
 
-/* Constexpr strings and tuples are built whole: their size is bounded, and
- * building one costs work in proportion (see count_work). */
-#define MAX_CONST_STR (1 << 20)
-#define MAX_CONST_ELEMS (1 << 16)
-
 double sema_cf(const CValue *c) {
   return c->kind == CV_FLOAT ? c->f : c->kind == CV_BOOL ? (double)c->b : (double)c->i;
 }
@@ -294,19 +315,34 @@ Val *sema_const_binary(Sema *S, Node *at, Op op, CValue *a, CValue *b) {
   }
   if (a->kind == CV_TUPLE && b->kind == CV_TUPLE && op == TK_PLUS) {
     int64_t n = (int64_t)a->nelems + b->nelems;
-    if (n > MAX_CONST_ELEMS)
-      sema_error(S, at, "a constexpr tuple of %lld elements is too long (at most %d)", (long long)n, MAX_CONST_ELEMS);
-    sema_count_work_n(S, at, (long)n);
-    CValue *t = sema_cv_new(S, CV_TUPLE);
-    t->depth = a->depth > b->depth ? a->depth : b->depth;
-    long size = (long)cv_tuple_size(a) + cv_tuple_size(b);
-    check_tuple(S, at, t->depth, size);
-    t->size = (int)size;
-    t->nelems = a->nelems + b->nelems;
-    t->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(t->nelems + 1));
-    for (int i = 0; i < a->nelems; i++) t->elems[i] = a->elems[i];
-    for (int i = 0; i < b->nelems; i++) t->elems[a->nelems + i] = b->elems[i];
-    return val_const(S, t);
+    CValue **e = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n + 1));
+    if (n <= MAX_CONST_ELEMS) {
+      memcpy(e, a->elems, sizeof(CValue *) * (size_t)a->nelems);
+      memcpy(e + a->nelems, b->elems, sizeof(CValue *) * (size_t)b->nelems);
+    }
+    return val_const(S, cv_tuple(S, at, e, n));
+  }
+  /* repetition: (64,) * 2, "ab" * 3, in either order */
+  if (op == TK_STAR && (a->kind == CV_TUPLE || a->kind == CV_STR || b->kind == CV_TUPLE || b->kind == CV_STR) &&
+      (a->kind == CV_INT || b->kind == CV_INT)) {
+    const CValue *seq = a->kind == CV_INT ? b : a;
+    int64_t times = (a->kind == CV_INT ? a : b)->i;
+    if (times < 0) times = 0;
+    size_t len = seq->kind == CV_STR ? strlen(seq->s) : (size_t)seq->nelems;
+    if (len && (uint64_t)times > (uint64_t)MAX_CONST_ELEMS / len + 1)
+      times = (int64_t)(MAX_CONST_ELEMS / len + 1); /* past every limit: the checks below report it */
+    int64_t n = (int64_t)len * times;
+    if (seq->kind == CV_STR) {
+      if (n > MAX_CONST_STR) sema_error(S, at, "a constexpr string of %lld bytes is too long (at most %d)", (long long)n, MAX_CONST_STR);
+      sema_count_work_n(S, at, (long)n / 64);
+      char *r = arena_alloc(S->a, (size_t)n + 1);
+      for (int64_t i = 0; i < times; i++) memcpy(r + i * (int64_t)len, seq->s, len);
+      r[n] = 0;
+      return val_const(S, cv_str(S, r));
+    }
+    CValue **e = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n <= MAX_CONST_ELEMS ? n + 1 : 1));
+    for (int64_t i = 0; i < n && n <= MAX_CONST_ELEMS; i++) e[i] = seq->elems[i % (int64_t)len];
+    return val_const(S, cv_tuple(S, at, e, n));
   }
   if (!sema_c_is_num(a) || !sema_c_is_num(b))
     sema_error(S, at, "unsupported operand types for %s: %s and %s", tok_kind_name(op),
