@@ -70,6 +70,30 @@ typedef struct TokenList {
 /* Tokenizes a whole file; false with diagnostics in d on a lexical error. */
 bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out);
 
+/* An f-string in a kernel, lexed again when the parser reaches it (host
+ * code's are only scanned): its text and its replacement fields, each
+ * field's expression tokenized with its own source positions. */
+typedef struct FString FString;
+
+/* One replacement field, `{expr=!r:spec}`. */
+typedef struct FField {
+  TokenList expr;  /* the expression's tokens, then an EOF */
+  char conversion; /* 'r', 's', 'a', or 0 (a `{x=}` field without a spec: 'r') */
+  FString *spec;   /* its format spec, with fields of its own; NULL when absent */
+  Loc spec_loc;    /* where the spec starts */
+} FField;
+
+/* text[0] fields[0] text[1] ... fields[n-1] text[n]: the text decoded, and
+ * that before a `{x=}` field ending in its "x=". */
+struct FString {
+  const char **text;
+  FField *fields;
+  int nfields;
+};
+
+/* The parts of f-string token t; errors unwind through d. */
+void lex_fstring(Arena *a, Diags *d, const Token *t, FString *out);
+
 /* ---- AST ---------------------------------------------------------------- */
 
 #define NODE_KINDS(X) \
