@@ -104,7 +104,9 @@ void lex_fstring(Arena *a, Diags *d, const Token *t, FString *out);
   /* expressions */ \
   X(NAME) X(INT) X(FLOAT) X(STR) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS) \
   X(BINOP) X(UNOP) X(AND) X(OR) X(COMPARE) X(IFEXP) X(CALL) X(ATTR) X(SUBSCRIPT) \
-  X(SLICE) X(TUPLE) X(LIST) X(DICT) X(LAMBDA) X(COMP) X(STARRED) X(KWARG)
+  X(SLICE) X(TUPLE) X(LIST) X(DICT) X(LAMBDA) X(COMP) X(STARRED) X(KWARG) \
+  X(FSTRING) /* an f-string in a kernel: kids, STR text and FIELDs */ \
+  X(FIELD)   /* one of its fields: lhs the expression, ival the conversion ('r', 's', 'a', 0), rhs the spec (an FSTRING) */
 
 typedef enum NodeKind {
 #define X(k) N_##k,
@@ -598,6 +600,9 @@ TNode *emit_call(Sema *S, Node *at, CallKind callee, const Type *ty, TNode **ops
 void emit_stmt(Sema *S, TNode *t);
 
 Node *sema_func_def(Sema *S, JitFunc *fn); /* the function's def, parsed on first use */
+
+/* sema_format.c: str() of a Triton dtype ('fp32', 'bf16', 'int32', 'uint8') */
+const char *sema_dtype_str(DType d);
 
 /* builtins.c */
 const Builtin *builtin_find(const char *name);

@@ -475,6 +475,7 @@ Val *sema_eval(Sema *S, Node *n) {
     break;
   case N_FLOAT: v = val_const(S, cv_float(S, n->fval)); break;
   case N_STR: v = val_const(S, cv_str(S, n->sval)); break;
+  case N_FSTRING: v = sema_fstring(S, n); break;
   case N_TRUE: v = val_const(S, cv_bool(S, true)); break;
   case N_FALSE: v = val_const(S, cv_bool(S, false)); break;
   case N_NONE: v = val_none(S); break;
