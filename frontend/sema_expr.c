@@ -597,6 +597,8 @@ Val *call_value(Sema *S, Node *call, Val *callee, Args *args) {
     /* tl.constexpr(v) in kernel code: the value, as a constexpr */
     if (!callee->mod && sema_path_is(callee->path, "triton.language.constexpr"))
       return builtin_call(S, call, builtin_find("constexpr"), NULL, args);
+    if (!callee->mod && sema_path_is(callee->path, "triton.language.dtype"))
+      return builtin_call(S, call, builtin_find("py.dtype_named"), NULL, args);
     sema_error(S, call, "%s is not callable", val_desc(S, callee));
   case V_CONST:
     if (callee->c->kind == CV_DTYPE) return builtin_call(S, call, builtin_find("py.dtype"), callee, args);
