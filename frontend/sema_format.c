@@ -282,13 +282,33 @@ static void format_float(Sema *S, Node *at, StrBuf *sb, const Spec *sp, double x
     int prec = sp->prec >= 0 ? sp->prec : 6;
     char conv = type == 'e' || type == 'E' ? 'e' : type == 'f' || type == 'F' || type == '%' ? 'f' : 'g';
     if (conv == 'g' && prec == 0) prec = 1;
+    if (!type) {
+      /* no type: 'g' that turns scientific one digit earlier and keeps a
+       * point (format(12.0, ".2") is '1.2e+01', format(1.0, ".3") '1.0') */
+      char e[64];
+      snprintf(e, sizeof e, "%.*e", prec - 1, a);
+      int exp = atoi(strchr(e, 'e') + 1);
+      if (exp >= prec - 1 && exp >= -4) {
+        char *m = strchr(e, 'e'), *z = m;
+        if (!sp->alt && strchr(e, '.') && strchr(e, '.') < m) {
+          while (z[-1] == '0') z--;
+          if (z[-1] == '.') z--;
+        }
+        sb_append(&num, e, (size_t)(z - e));
+        if (sp->alt && !memchr(e, '.', (size_t)(m - e))) sb_putc(&num, '.');
+        sb_printf(&num, "%s", m);
+        conv = 0;
+      }
+    }
     double y = type == '%' ? a * 100 : a;
-    char fmt[16];
-    snprintf(fmt, sizeof fmt, "%%%s.*%c", sp->alt ? "#" : "", conv);
-    int n = snprintf(NULL, 0, fmt, prec, y);
-    char *buf = arena_alloc(S->a, (size_t)n + 1);
-    snprintf(buf, (size_t)n + 1, fmt, prec, y);
-    sb_printf(&num, "%s", buf);
+    if (conv) {
+      char fmt[16];
+      snprintf(fmt, sizeof fmt, "%%%s.*%c", sp->alt ? "#" : "", conv);
+      int n = snprintf(NULL, 0, fmt, prec, y);
+      char *buf = arena_alloc(S->a, (size_t)n + 1);
+      snprintf(buf, (size_t)n + 1, fmt, prec, y);
+      sb_printf(&num, "%s", buf);
+    }
     /* no type: 'g' with a point always (format(1.0, ".3") is '1.0') */
     if (!type && !strpbrk(num.s, ".e")) sb_printf(&num, ".0");
     if (type == '%') sb_putc(&num, '%');
