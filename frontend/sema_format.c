@@ -433,7 +433,7 @@ Val *sema_fstring(Sema *S, Node *n) {
       sb_printf(&sb, "%s", k->sval);
       continue;
     }
-    CValue *v = field_value(S, k->lhs, sema_eval(S, k->lhs));
+    CValue *v = field_value(S, k, sema_eval(S, k->lhs));
     const char *spec = k->rhs ? sema_fstring(S, k->rhs)->c->s : "";
     if (k->ival) { /* !r, !s, !a: format the text */
       StrBuf t = {.arena = S->a};
