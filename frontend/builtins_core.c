@@ -550,6 +550,17 @@ static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val 
  * (a constant folds) */
 HANDLER(dtype_call) { (void)nargs; return do_cast(S, call, A(1), A(0), NULL, NULL); }
 
+/* tl.dtype(name): the dtype that Triton names so, its str() ('fp32',
+ * 'uint32'), as sglang spells one: tl.dtype(f"uint{bits}") */
+HANDLER(dtype_named) {
+  (void)nargs;
+  const char *name = const_str(S, call, A(0), "tl.dtype's name");
+  for (int d = 0; d < DT_COUNT; d++)
+    if (!strcmp(sema_dtype_str((DType)d), name)) return val_const(S, cv_dtype(S, ty_scalar(S->tc, (DType)d)));
+  sema_error(S, call, "tl.dtype('%s'): Triton names no dtype so (int1, int8 to int64, uint8 to uint64, fp8e4nv, "
+             "fp8e5, fp16, bf16, fp32, fp64)", name);
+}
+
 HANDLER(to) { (void)nargs; return do_cast(S, call, A(0), A(1), A(2), A(3)); }
 HANDLER(cast) { (void)nargs; return do_cast(S, call, A(0), A(1), A(2), A(3)); }
 
@@ -635,6 +646,7 @@ const Builtin builtins_core[] = {
     {"to", "input,dtype,fp_downcast_rounding=,bitcast=", to, B_METHOD},
     {"pointer_type", "element_ty", pointer_type, 0},
     {"py.dtype", "dtype,value", dtype_call, 0},
+    {"py.dtype_named", "name", dtype_named, 0},
     {"range", "*args", py_range, 0},
     {"static_range", "*args", py_range, 0}, /* unrolled by sema when its bounds are constexprs */
 };

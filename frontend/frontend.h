@@ -70,6 +70,30 @@ typedef struct TokenList {
 /* Tokenizes a whole file; false with diagnostics in d on a lexical error. */
 bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out);
 
+/* An f-string in a kernel, lexed again when the parser reaches it (host
+ * code's are only scanned): its text and its replacement fields, each
+ * field's expression tokenized with its own source positions. */
+typedef struct FString FString;
+
+/* One replacement field, `{expr=!r:spec}`. */
+typedef struct FField {
+  TokenList expr;  /* the expression's tokens, then an EOF */
+  char conversion; /* 'r', 's', 'a', or 0 (a `{x=}` field without a spec: 'r') */
+  FString *spec;   /* its format spec, with fields of its own; NULL when absent */
+  Loc spec_loc;    /* where the spec starts */
+} FField;
+
+/* text[0] fields[0] text[1] ... fields[n-1] text[n]: the text decoded, and
+ * that before a `{x=}` field ending in its "x=". */
+struct FString {
+  const char **text;
+  FField *fields;
+  int nfields;
+};
+
+/* The parts of f-string token t; errors unwind through d. */
+void lex_fstring(Arena *a, Diags *d, const Token *t, FString *out);
+
 /* ---- AST ---------------------------------------------------------------- */
 
 #define NODE_KINDS(X) \
@@ -80,7 +104,9 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out);
   /* expressions */ \
   X(NAME) X(INT) X(FLOAT) X(STR) X(TRUE) X(FALSE) X(NONE) X(ELLIPSIS) \
   X(BINOP) X(UNOP) X(AND) X(OR) X(COMPARE) X(IFEXP) X(CALL) X(ATTR) X(SUBSCRIPT) \
-  X(SLICE) X(TUPLE) X(LIST) X(DICT) X(LAMBDA) X(COMP) X(STARRED) X(KWARG)
+  X(SLICE) X(TUPLE) X(LIST) X(DICT) X(LAMBDA) X(COMP) X(STARRED) X(KWARG) \
+  X(FSTRING) /* an f-string in a kernel: kids, STR text and FIELDs */ \
+  X(FIELD)   /* one of its fields: lhs the expression, ival the conversion ('r', 's', 'a', 0), rhs the spec (an FSTRING) */
 
 typedef enum NodeKind {
 #define X(k) N_##k,
@@ -576,6 +602,9 @@ TNode *emit_call(Sema *S, Node *at, CallKind callee, const Type *ty, TNode **ops
 void emit_stmt(Sema *S, TNode *t);
 
 Node *sema_func_def(Sema *S, JitFunc *fn); /* the function's def, parsed on first use */
+
+/* sema_format.c: str() of a Triton dtype ('fp32', 'bf16', 'int32', 'uint8') */
+const char *sema_dtype_str(DType d);
 
 /* builtins.c */
 const Builtin *builtin_find(const char *name);

@@ -276,25 +276,53 @@ static int put_utf8(char *out, uint32_t c) {
   return 4;
 }
 
+/* A replacement field of an f-string as scan_string finds it: where its
+ * value goes in the decoded text, and its source between the braces. */
+typedef struct RawField {
+  char *out;
+  const char *p, *end;
+  Loc loc, open; /* where its text starts; its '{' */
+} RawField;
+
 /* Scans a string body after its opening quote(s); returns the position after
- * the closing quote(s). Decoded text goes to *outp (when non-NULL). In an
- * f-string, replacement fields may hold nested strings of any quoting. */
-static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool triple,
-                               bool raw, bool fstr, char **outp) {
-  int brace = 0;
+ * the closing quote(s). Decoded text goes to *outp (when non-NULL), and an
+ * f-string's replacement fields to `fields` (RawField*, when non-NULL). In an
+ * f-string, replacement fields may hold nested strings of any quoting; one
+ * of those that never ends is reported as the field's missing '}' (`field`,
+ * the field's '{'), as Python reports `f"{x"`. */
+static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool triple, bool raw,
+                               bool fstr, char **outp, PtrVec *fields, const Loc *field) {
+  int brace = 0, parens = 0;
+  bool spec = false; /* in a field's format spec, where '#' and quotes are text */
+  RawField *cur = NULL;
+  Loc open = start;
   for (;;) {
     if (p >= L->end || *p == 0) {
       if (p < L->end) lex_error(L, p, "null byte in %s", "string literal");
+      if (field) diag_error(L->d, *field, "f-string: expecting '}'%s", "");
       diag_error(L->d, start, "unterminated %sstring literal", triple ? "triple-quoted " : "");
     }
     char c = *p;
     if (fstr && brace > 0) {
       if (c == '{') brace++;
-      else if (c == '}') brace--;
-      else if (c == '\'' || c == '"') {
+      else if (c == '}') {
+        if (--brace == 0 && cur) cur->end = p;
+        if (brace == 0) spec = false, parens = 0;
+      } else if (spec && brace == 1 && c == q && (!triple || (p[1] == q && p[2] == q))) {
+        diag_error(L->d, open, "f-string: expecting '}'%s", "");
+      } else if (spec && brace == 1 && c != '\n') {
+        p += (unsigned char)c < 0x80 ? 1 : utf8_at(L, p).len;
+        continue;
+      } else if (c == '(' || c == '[') {
+        parens++;
+      } else if (c == ')' || c == ']') {
+        parens--;
+      } else if (c == ':' && brace == 1 && parens <= 0) {
+        spec = true;
+      } else if (c == '\'' || c == '"') {
         /* a nested string inside a replacement field */
         bool t3 = p[1] == c && p[2] == c;
-        p = scan_string(L, p + (t3 ? 3 : 1), loc_at(L, p), c, t3, false, false, NULL);
+        p = scan_string(L, p + (t3 ? 3 : 1), loc_at(L, p), c, t3, false, false, NULL, NULL, c == q && !triple ? &open : NULL);
         continue;
       } else if (c == '\n') {
         if (!triple) diag_error(L->d, start, "unterminated %sstring literal", "f-");
@@ -310,9 +338,11 @@ static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool 
     }
     if (c == q && (!triple || (p[1] == q && p[2] == q))) return p + (triple ? 3 : 1);
     if (c == '\n') {
+      if (!triple && field) diag_error(L->d, *field, "f-string: expecting '}'%s", "");
       if (!triple) diag_error(L->d, start, "unterminated %sstring literal", "");
       newline_at(L, p + 1);
     }
+    if (fstr && c == '}' && p[1] != '}' && fields) lex_error(L, p, "f-string: single '}' is not allowed%s", "");
     if (fstr && c == '}' && p[1] == '}') {
       if (outp) *(*outp)++ = '}';
       p += 2;
@@ -325,7 +355,13 @@ static const char *scan_string(Lexer *L, const char *p, Loc start, char q, bool 
         continue;
       }
       brace = 1;
+      open = loc_at(L, p);
       p++;
+      if (fields) {
+        cur = arena_alloc(L->a, sizeof *cur);
+        *cur = (RawField){.out = outp ? *outp : NULL, .p = p, .loc = loc_at(L, p), .open = open};
+        vec_push(L->a, fields, cur);
+      }
       continue;
     }
     if (c == '\\' && p + 1 < L->end) {
@@ -423,14 +459,14 @@ static const char *lex_string(Lexer *L, const char *start, const char *p) {
   /* First pass measures, second decodes: strings are rare and short. */
   const char *body = p + (triple ? 3 : 1);
   Loc start_loc = loc_at(L, start);
-  const char *after = scan_string(L, body, start_loc, q, triple, raw, fstr, NULL);
+  const char *after = scan_string(L, body, start_loc, q, triple, raw, fstr, NULL, NULL, NULL);
   char *buf = arena_alloc(L->a, (size_t)(after - body) * 2 + 8);
   char *out = buf;
   int end_line = L->line;
   const char *end_line_start = L->line_start;
   L->line = line;
   L->line_start = line_start;
-  scan_string(L, body, start_loc, q, triple, raw, fstr, &out);
+  scan_string(L, body, start_loc, q, triple, raw, fstr, &out, NULL, NULL);
   *out = 0;
   Token *t = push(L, TK_STRING, start, (int)(after - start));
   t->loc = (Loc){L->src, line, (int)(start - line_start) + 1};
@@ -533,6 +569,62 @@ static const char *line_start(Lexer *L, const char *p) {
   }
 }
 
+/* One token at p, the first character of one (not a space, newline or
+ * comment: the callers skip those): returns the position after it. */
+static const char *lex_token(Lexer *L, const char *p) {
+  char c = *p;
+  if (c == 0) lex_error(L, p, "source contains a null byte%s", "");
+  int plen;
+  if ((c == '\'' || c == '"') || (is_ident_start((unsigned char)c) && string_prefix(p, &plen))) {
+    if (c == '\'' || c == '"') plen = 0;
+    return lex_string(L, p, p + plen);
+  }
+  if (is_ident_start((unsigned char)c)) {
+    const char *s = p;
+    while (is_ident_char((unsigned char)*p)) {
+      if ((unsigned char)*p >= 0x80) {
+        p += check_unicode(L, p);
+      } else {
+        p++;
+      }
+    }
+    TokKind k = TK_NAME;
+    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+      if ((size_t)(p - s) == strlen(keywords[i].s) && !memcmp(s, keywords[i].s, (size_t)(p - s)))
+        k = keywords[i].k;
+    Token *t = push(L, k, s, (int)(p - s));
+    if (k == TK_NAME) t->sval = arena_strndup(L->a, s, (size_t)(p - s));
+    return p;
+  }
+  if (is_digit(c) || (c == '.' && is_digit(p[1]))) return lex_number(L, p);
+  for (size_t i = 0; i < sizeof puncts / sizeof *puncts; i++) {
+    size_t n = strlen(puncts[i].s);
+    if ((size_t)(L->end - p) >= n && !memcmp(p, puncts[i].s, n)) {
+      Token *t = push(L, puncts[i].k, p, (int)n);
+      TokKind k = puncts[i].k;
+      if (k == TK_LPAREN || k == TK_LBRACKET || k == TK_LBRACE) {
+        if (L->depth == (int)(sizeof L->brackets / sizeof *L->brackets))
+          lex_error(L, p, "too many nested brackets%s", "");
+        L->brackets[L->depth++] = (int)(t - L->toks);
+      } else if (k == TK_RPAREN || k == TK_RBRACKET || k == TK_RBRACE) {
+        if (L->depth == 0) diag_error(L->d, loc_at(L, p), "unmatched '%c'", *p);
+        const Token *open = &L->toks[L->brackets[--L->depth]];
+        char want = open->kind == TK_LPAREN ? ')' : open->kind == TK_LBRACKET ? ']' : '}';
+        if (*p != want) {
+          char msg[80];
+          snprintf(msg, sizeof msg, "closing '%c' does not match opening '%c' on line %d", *p,
+                   *open->p, open->loc.line);
+          lex_error(L, p, "%s", msg);
+        }
+      }
+      return p + n;
+    }
+  }
+  if ((unsigned char)c < 0x20 || c == 0x7f)
+    diag_error(L->d, loc_at(L, p), "invalid character (byte 0x%02x) in source", (unsigned char)c);
+  diag_error(L->d, loc_at(L, p), "invalid character '%c' in source", c);
+}
+
 /* A UTF-16 byte order mark followed by a character with a zero byte. */
 static void check_encoding(Lexer *L, const char *p) {
   if (L->end - p >= 4 && (((unsigned char)p[0] == 0xff && (unsigned char)p[1] == 0xfe && p[3] == 0) ||
@@ -604,64 +696,7 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
       continue;
     }
     line_has_tokens = true;
-    if (c == 0) lex_error(&L, p, "source contains a null byte%s", "");
-    int plen;
-    if ((c == '\'' || c == '"') || (is_ident_start((unsigned char)c) && string_prefix(p, &plen))) {
-      if (c == '\'' || c == '"') plen = 0;
-      p = lex_string(&L, p, p + plen);
-      continue;
-    }
-    if (is_ident_start((unsigned char)c)) {
-      const char *s = p;
-      while (is_ident_char((unsigned char)*p)) {
-        if ((unsigned char)*p >= 0x80) {
-          p += check_unicode(&L, p);
-        } else {
-          p++;
-        }
-      }
-      TokKind k = TK_NAME;
-      for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
-        if ((size_t)(p - s) == strlen(keywords[i].s) && !memcmp(s, keywords[i].s, (size_t)(p - s)))
-          k = keywords[i].k;
-      Token *t = push(&L, k, s, (int)(p - s));
-      if (k == TK_NAME) t->sval = arena_strndup(a, s, (size_t)(p - s));
-      continue;
-    }
-    if (is_digit(c) || (c == '.' && is_digit(p[1]))) {
-      p = lex_number(&L, p);
-      continue;
-    }
-    bool matched = false;
-    for (size_t i = 0; i < sizeof puncts / sizeof *puncts; i++) {
-      size_t n = strlen(puncts[i].s);
-      if ((size_t)(L.end - p) >= n && !memcmp(p, puncts[i].s, n)) {
-        Token *t = push(&L, puncts[i].k, p, (int)n);
-        TokKind k = puncts[i].k;
-        if (k == TK_LPAREN || k == TK_LBRACKET || k == TK_LBRACE) {
-          if (L.depth == (int)(sizeof L.brackets / sizeof *L.brackets))
-            lex_error(&L, p, "too many nested brackets%s", "");
-          L.brackets[L.depth++] = (int)(t - L.toks);
-        } else if (k == TK_RPAREN || k == TK_RBRACKET || k == TK_RBRACE) {
-          if (L.depth == 0) diag_error(d, loc_at(&L, p), "unmatched '%c'", *p);
-          const Token *open = &L.toks[L.brackets[--L.depth]];
-          char want = open->kind == TK_LPAREN ? ')' : open->kind == TK_LBRACKET ? ']' : '}';
-          if (*p != want) {
-            char msg[80];
-            snprintf(msg, sizeof msg, "closing '%c' does not match opening '%c' on line %d", *p,
-                     *open->p, open->loc.line);
-            lex_error(&L, p, "%s", msg);
-          }
-        }
-        p += n;
-        matched = true;
-        break;
-      }
-    }
-    if (matched) continue;
-    if ((unsigned char)c < 0x20 || c == 0x7f)
-      diag_error(d, loc_at(&L, p), "invalid character (byte 0x%02x) in source", (unsigned char)c);
-    diag_error(d, loc_at(&L, p), "invalid character '%c' in source", c);
+    p = lex_token(&L, p);
   }
   if (L.depth > 0) {
     const Token *open = &L.toks[L.brackets[L.depth - 1]];
@@ -677,4 +712,175 @@ bool lex_file(Arena *a, Diags *d, const Source *src, TokenList *out) {
   out->v = arena_grow(a, L.toks, sizeof(Token) * (size_t)L.n); /* no room past the last */
   out->n = L.n;
   return true;
+}
+
+/* ---- f-strings, where a kernel reads one ----------------------------------- */
+
+/* As Python: a spec's fields may have specs with fields, no deeper. */
+#define MAX_SPEC_NESTING 2
+
+/* A lexer positioned at p, on the line that the location of p gives. */
+static Lexer lexer_at(Arena *a, Diags *d, Loc loc, const char *p) {
+  return (Lexer){.a = a, .d = d, .src = loc.src, .p = p, .end = loc.src->text + loc.src->len, .line = loc.line,
+                 .line_start = p - (loc.col - 1)};
+}
+
+/* The tokens of a field's expression, p..end, read as inside brackets:
+ * newlines only join lines. An EOF ends them. */
+static TokenList lex_field_expr(Lexer *L, const char *p, const char *end) {
+  Lexer F = lexer_at(L->a, L->d, loc_at(L, p), p);
+  F.end = end;
+  F.cap = 16; /* fields are short: not the file's 1024 */
+  F.toks = arena_grow(F.a, NULL, sizeof(Token) * (size_t)F.cap);
+  while (p < end) {
+    char c = *p;
+    if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
+      p++;
+    } else if (c == '\n') {
+      newline_at(&F, ++p);
+    } else if (c == '\\' && p + 1 < end && p[1] == '\n') {
+      newline_at(&F, p += 2);
+    } else {
+      p = lex_token(&F, p);
+    }
+  }
+  if (F.depth > 0) {
+    const Token *open = &F.toks[F.brackets[F.depth - 1]];
+    diag_error(L->d, open->loc, "'%c' was never closed", *open->p);
+  }
+  push(&F, TK_EOF, end, 0);
+  return (TokenList){F.toks, F.n};
+}
+
+/* Past a nested string that opens at p (its quote, the prefix already
+ * passed), or past one character; newlines counted. */
+static const char *skip_char(Lexer *L, const char *p) {
+  char c = *p;
+  if (c == '\'' || c == '"') {
+    bool t3 = p[1] == c && p[2] == c;
+    return scan_string(L, p + (t3 ? 3 : 1), loc_at(L, p), c, t3, false, false, NULL, NULL, NULL);
+  }
+  if (c == '\n') newline_at(L, p + 1);
+  return p + ((unsigned char)c < 0x80 ? 1 : utf8_at(L, p).len);
+}
+
+static FString *lex_spec(Lexer *L, const char *p, const char *end, int nesting);
+
+/* One replacement field: its text p..end between the braces, L at p.
+ * `{expr=!c:spec}`: the expression stops at a '!' (not '!='), a ':' or a
+ * lone '=' outside brackets. The text of a `{expr=}` field, up to the '='
+ * and the spaces after it, goes to `text`, as Python puts it before the
+ * value, which it then shows by its repr unless a conversion or a spec
+ * says otherwise. */
+static void lex_field(Lexer *L, const char *p, const char *end, int nesting, StrBuf *text, FField *out) {
+  Lexer E = *L; /* at the expression */
+  const char *q = p;
+  int depth = 0;
+  while (q < end) {
+    char c = *q;
+    bool two = q + 1 < end && q[1] == '=' && strchr("=!<>", c); /* '==', '!=', '<=', '>=' */
+    if (depth == 0 && !two && (c == '!' || c == ':' || c == '=')) break;
+    if (c == '(' || c == '[' || c == '{') depth++;
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) depth--;
+    q = two ? q + 2 : skip_char(L, q);
+  }
+  const char *s = p;
+  while (s < q && strchr(" \t\f\r\n", *s)) s++;
+  if (s == q) diag_error(L->d, loc_at(L, q), "f-string: valid expression required before '%c'", q < end ? *q : '}');
+  out->expr = lex_field_expr(&E, p, q);
+  bool self_doc = q < end && *q == '=';
+  if (self_doc) {
+    q++;
+    while (q < end && strchr(" \t\f\r\n", *q)) q = skip_char(L, q);
+    sb_append(text, p, (size_t)(q - p));
+  }
+  if (q < end && *q == '!') {
+    const char *c = q + 1, *ce = c;
+    while (ce < end && is_ident_char((unsigned char)*ce)) ce++;
+    if (ce == c) lex_error(L, c, "f-string: missing conversion character after '!'%s", "");
+    if (ce - c > 1 || !strchr("rsa", *c))
+      diag_error(L->d, loc_at(L, c), "f-string: invalid conversion character '%.*s': expected 's', 'r', or 'a'",
+                 (int)(ce - c), c);
+    out->conversion = *c;
+    q = ce;
+  } else if (self_doc && (q == end || *q != ':')) {
+    out->conversion = 'r';
+  }
+  if (q < end && *q == ':') {
+    q++;
+    if (nesting >= MAX_SPEC_NESTING) lex_error(L, q, "f-string: expressions nested too deeply%s", "");
+    out->spec_loc = loc_at(L, q);
+    out->spec = lex_spec(L, q, end, nesting + 1);
+  } else if (q < end) {
+    lex_error(L, q, "f-string: expecting %s", self_doc ? "'!', or ':', or '}'" : "':' or '}'");
+  }
+}
+
+/* A format spec, p..end: text, and fields in braces. */
+static FString *lex_spec(Lexer *L, const char *p, const char *end, int nesting) {
+  FString *fs = arena_alloc(L->a, sizeof *fs);
+  PtrVec texts = {0}, fields = {0};
+  StrBuf text = {.arena = L->a};
+  while (p < end) {
+    if (*p != '{') { /* text, quotes included */
+      const char *n = *p == '\n' || *p == '\'' || *p == '"' ? p + 1 : skip_char(L, p);
+      if (*p == '\n') newline_at(L, n);
+      sb_append(&text, p, (size_t)(n - p));
+      p = n;
+      continue;
+    }
+    /* a nested field: up to its '}' */
+    const char *q = ++p;
+    Lexer at = *L;
+    int depth = 0;
+    while (q < end && (depth > 0 || *q != '}')) {
+      if (*q == '(' || *q == '[' || *q == '{') depth++;
+      if ((*q == ')' || *q == ']' || *q == '}') && depth > 0) depth--;
+      q = skip_char(L, q);
+    }
+    FField *f = arena_alloc(L->a, sizeof *f);
+    vec_push(L->a, &texts, arena_strndup(L->a, text.s ? text.s : "", text.len));
+    text.len = 0;
+    lex_field(&at, p, q, nesting, &text, f);
+    vec_push(L->a, &fields, f);
+    p = q + 1;
+  }
+  vec_push(L->a, &texts, arena_strndup(L->a, text.s ? text.s : "", text.len));
+  sb_free(&text);
+  fs->text = (const char **)texts.v;
+  fs->nfields = fields.n;
+  fs->fields = arena_alloc(L->a, sizeof(FField) * (size_t)(fields.n + 1));
+  for (int i = 0; i < fields.n; i++) fs->fields[i] = *(FField *)fields.v[i];
+  return fs;
+}
+
+void lex_fstring(Arena *a, Diags *d, const Token *t, FString *out) {
+  Lexer L = lexer_at(a, d, t->loc, t->p);
+  const char *p = t->p;
+  bool raw = false;
+  for (; *p != '\'' && *p != '"'; p++)
+    if ((*p | 0x20) == 'r') raw = true;
+  char q = *p;
+  bool triple = p[1] == q && p[2] == q;
+  char *buf = arena_alloc(a, (size_t)t->len * 2 + 8), *o = buf;
+  PtrVec raws = {0};
+  scan_string(&L, p + (triple ? 3 : 1), t->loc, q, triple, raw, true, &o, &raws, NULL);
+  *o = 0;
+  out->nfields = raws.n;
+  out->fields = arena_alloc(a, sizeof(FField) * (size_t)(raws.n + 1));
+  out->text = arena_alloc(a, sizeof(char *) * (size_t)(raws.n + 1));
+  StrBuf text = {.arena = a};
+  const char *from = buf;
+  for (int i = 0; i < raws.n; i++) {
+    RawField *f = raws.v[i];
+    sb_append(&text, from, (size_t)(f->out - from));
+    from = f->out;
+    Lexer F = lexer_at(a, d, f->loc, f->p);
+    memset(&out->fields[i], 0, sizeof out->fields[i]);
+    lex_field(&F, f->p, f->end, 0, &text, &out->fields[i]);
+    out->text[i] = arena_strndup(a, text.s ? text.s : "", text.len);
+    text.len = 0;
+  }
+  out->text[raws.n] = arena_strndup(a, from, (size_t)(o - from));
+  sb_free(&text);
 }

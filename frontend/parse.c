@@ -49,6 +49,78 @@ static Node *comp_tail(Parser *P, Node *elt, Token *t, const char *what) {
   return n;
 }
 
+/* An N_STR of text, reported at t. */
+static Node *str_node(Parser *P, Token *t, const char *text) {
+  Node *n = new_node(P, N_STR, t);
+  n->sval = text;
+  n->slen = (int)strlen(text);
+  return n;
+}
+
+/* A field's expression, from the tokens lex_fstring made of it:
+ * expr_list, as Python reads one (`f"{a, b}"` shows a tuple). */
+static Node *field_expr(Parser *P, TokenList toks) {
+  Parser Q = *P;
+  Q.tok = toks.v;
+  Q.end = toks.v + toks.n;
+  enter(&Q);
+  Node *e = parse_test_list(&Q, true);
+  if (!at(&Q, TK_EOF))
+    diag_error(P->d, Q.tok->loc, "expected '}' after the f-string field's expression, found %s", tok_desc(P, Q.tok));
+  return e;
+}
+
+/* Appends an f-string's parts to parts: its text as N_STR (joined with
+ * what precedes it in *text) and its fields as N_FIELD. */
+static void fstring_parts(Parser *P, Token *t, const FString *fs, PtrVec *parts, StrBuf *text) {
+  for (int i = 0; i <= fs->nfields; i++) {
+    sb_printf(text, "%s", fs->text[i]);
+    if (i == fs->nfields) break;
+    const FField *f = &fs->fields[i];
+    if (text->len) vec_push(P->a, parts, str_node(P, t, arena_strndup(P->a, text->s, text->len)));
+    text->len = 0;
+    Node *n = new_node(P, N_FIELD, f->expr.v);
+    n->lhs = field_expr(P, f->expr);
+    n->ival = (unsigned char)f->conversion;
+    if (f->spec) {
+      /* the spec is reported where it starts */
+      Token *st = arena_alloc(P->a, sizeof *st);
+      *st = *t;
+      st->loc = f->spec_loc;
+      Node *spec = new_node(P, N_FSTRING, st);
+      PtrVec sparts = {0};
+      StrBuf stext = {.arena = P->a};
+      fstring_parts(P, st, f->spec, &sparts, &stext);
+      if (stext.len) vec_push(P->a, &sparts, str_node(P, st, arena_strndup(P->a, stext.s, stext.len)));
+      spec->kids = to_list(P, &sparts);
+      n->rhs = spec;
+    }
+    vec_push(P->a, parts, n);
+  }
+}
+
+/* fstring = STRING+, one of them an f-string: its text and fields, which
+ * sema evaluates at compile time, as Triton does. */
+static Node *fstring(Parser *P) {
+  Token *t = P->tok;
+  Node *n = new_node(P, N_FSTRING, t);
+  PtrVec parts = {0};
+  StrBuf text = {.arena = P->a};
+  while (at(P, TK_STRING)) {
+    Token *s = next(P);
+    if (!s->fstring) {
+      sb_append(&text, s->sval, (size_t)s->slen);
+      continue;
+    }
+    FString fs;
+    lex_fstring(P->a, P->d, s, &fs);
+    fstring_parts(P, s, &fs, &parts, &text);
+  }
+  if (text.len || !parts.n) vec_push(P->a, &parts, str_node(P, t, arena_strndup(P->a, text.s ? text.s : "", text.len)));
+  n->kids = to_list(P, &parts);
+  return n;
+}
+
 /* atom = NAME | NUMBER | STRING+ | 'None' | 'True' | 'False' | '...'
  *      | '(' [expr_list | comp] ')' | '[' [expr_list | comp] ']' | '{' dict_or_set '}' */
 static Node *atom(Parser *P) {
@@ -75,11 +147,17 @@ static Node *atom(Parser *P) {
     return n;
   }
   case TK_STRING: {
+    for (Token *s = t; s < P->end && s->kind == TK_STRING; s++)
+      if (s->fstring && P->in_kernel) {
+        /* a module-level value parses as kernel code, but Python computes
+         * its f-strings: host code (try_parse takes the error back) */
+        if (!P->in_body) error_at(P, s, "f-strings are only evaluated inside kernels");
+        return fstring(P);
+      }
     Node *n = new_node(P, N_STR, t);
     StrBuf sb = {.arena = P->a};
     while (at(P, TK_STRING)) {
       Token *s = next(P);
-      if (s->fstring && P->in_kernel) error_at(P, s, "f-strings are not supported in kernels");
       sb_printf(&sb, "%.*s", s->slen, s->sval);
     }
     n->sval = arena_strndup(P->a, sb.s ? sb.s : "", sb.len);

@@ -102,5 +102,7 @@ Val *sema_read_val(Sema *S, Node *at, Val *v);
 Val *sema_store_rt(Sema *S, Node *at, const char *name, TNode *e);
 TNode *sema_to_bool(Sema *S, Node *at, Val *v);
 TNodeList sema_to_tlist(Sema *S, PtrVec *v);
+/* sema_format.c: an f-string's text, its fields evaluated at compile time */
+Val *sema_fstring(Sema *S, Node *n);
 
 #endif

@@ -542,6 +542,7 @@ Val *sema_eval(Sema *S, Node *n) {
     break;
   case N_FLOAT: v = val_const(S, cv_float(S, n->fval)); break;
   case N_STR: v = val_const(S, cv_str(S, n->sval)); break;
+  case N_FSTRING: v = sema_fstring(S, n); break;
   case N_TRUE: v = val_const(S, cv_bool(S, true)); break;
   case N_FALSE: v = val_const(S, cv_bool(S, false)); break;
   case N_NONE: v = val_none(S); break;
@@ -663,6 +664,8 @@ Val *call_value(Sema *S, Node *call, Val *callee, Args *args) {
     /* tl.constexpr(v) in kernel code: the value, as a constexpr */
     if (!callee->mod && sema_path_is(callee->path, "triton.language.constexpr"))
       return builtin_call(S, call, builtin_find("constexpr"), NULL, args);
+    if (!callee->mod && sema_path_is(callee->path, "triton.language.dtype"))
+      return builtin_call(S, call, builtin_find("py.dtype_named"), NULL, args);
     sema_error(S, call, "%s is not callable", val_desc(S, callee));
   case V_CONST:
     if (callee->c->kind == CV_DTYPE) return builtin_call(S, call, builtin_find("py.dtype"), callee, args);

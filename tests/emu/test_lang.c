@@ -546,6 +546,31 @@ static void fdiv_rounding_of(bool exact) {
   CHECK(bad == 0);
 }
 
+/* ---- tl.dtype(f"uint{bits}") ----------------------------------------------------------------------- */
+
+/* sglang's unsigned view of a block (filecheck/ast_fstrings.py): x's bits
+ * as uint32, shifted right, so that a negative x's sign bit shifts in as a
+ * zero, not a one. */
+static void unsigned_view(void) {
+  enum { BLOCK = 64, CAP = 4 * BLOCK };
+  int n = 3 * BLOCK + 7;
+  float x[CAP];
+  int32_t out[CAP];
+  for (int i = 0; i < CAP; i++) x[i] = uniform(-8, 8), out[i] = -1;
+  EmuBuffer bf[2] = {{x, sizeof x, "x"}, {out, sizeof out, "out"}};
+  void *p[2] = {x, out};
+  void *a[3] = {&p[0], &p[1], &n};
+  if (emu_run_file(dir, "ast_fstrings.py", "unsigned_view", "*fp32, *i32, i32, 64", 4, 4, a, 3, bf, 2)) return;
+  int bad = 0, negative = 0;
+  for (int i = 0; i < CAP; i++) {
+    int32_t want = i < n ? (int32_t)(bits_of(x[i]) >> 1) : -1;
+    bad += out[i] != want;
+    negative += i < n && x[i] < 0;
+  }
+  CHECK(negative > 0);
+  CHECK(bad == 0);
+}
+
 /* tl.sqrt (sqrt.approx.ftz.f32: subnormals flushed to zero first, then
  * within 1 ulp) and tl.sqrt_rn (IEEE, exact rounding). */
 static void sqrts(void) {
@@ -595,6 +620,7 @@ int main(int argc, char **argv) {
   fdiv_rounding_of(false);
   fdiv_rounding_of(true);
   sqrts();
+  unsigned_view();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

@@ -1,0 +1,10 @@
+# ARGS: -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, n, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK > 0, f"BLOCK={BLOCK} nbits={x_ptr.dtype.element_ty.bitwdth}")
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 0.0, mask=offs < n)
