@@ -147,13 +147,10 @@ static Node *atom(Parser *P) {
     return n;
   }
   case TK_STRING: {
+    /* in kernels, their parameters' defaults and the module-level values
+     * kernels read, f-strings are evaluated from constants as Python would */
     for (Token *s = t; s < P->end && s->kind == TK_STRING; s++)
-      if (s->fstring && P->in_kernel) {
-        /* a module-level value parses as kernel code, but Python computes
-         * its f-strings: host code (try_parse takes the error back) */
-        if (!P->in_body) error_at(P, s, "f-strings are only evaluated inside kernels");
-        return fstring(P);
-      }
+      if (s->fstring && P->in_kernel) return fstring(P);
     Node *n = new_node(P, N_STR, t);
     StrBuf sb = {.arena = P->a};
     while (at(P, TK_STRING)) {

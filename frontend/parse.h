@@ -31,7 +31,6 @@ typedef struct Parser {
   Token *end;
   int depth;
   bool in_kernel;
-  bool in_body;  /* in a function's body, where f-strings are evaluated (not in a module-level value) */
   bool at_limit; /* the error being raised is PARSE_MAX_DEPTH's */
 } Parser;
 

@@ -237,6 +237,8 @@ static Node *def_stmt(Parser *P, PtrVec *decorators) {
   n->name = name->sval;
   (void)t;
   expect(P, TK_LPAREN, "after the function name");
+  bool saved = P->in_kernel;
+  P->in_kernel = true; /* defaults are read as kernel code reads them */
   PtrVec params = {0};
   while (!at(P, TK_RPAREN)) {
     Token *pt = P->tok;
@@ -263,11 +265,8 @@ static Node *def_stmt(Parser *P, PtrVec *decorators) {
   expect(P, TK_COLON, "after the function signature");
   n->kids = to_list(P, &params);
   n->decorators = to_list(P, decorators);
-  bool saved = P->in_kernel, saved_body = P->in_body;
-  P->in_kernel = P->in_body = true;
   block(P, &n->body);
   P->in_kernel = saved;
-  P->in_body = saved_body;
   return n;
 }
 /* Parses a function's `def` (errors unwind through d, as any other). */
