@@ -438,7 +438,6 @@ const Builtin builtins_memory[] = {
     {"desc.load", "desc,offsets", desc_load, B_METHOD},
     {"desc.store", "desc,offsets,value", desc_store, B_METHOD},
     /* known to Triton, not yet to tilec: a call says so at its line */
-    {"inline_asm_elementwise", "*args", not_yet, 0},
     {"swizzle2d", "*args", not_yet, 0},
     {"topk", "*args", not_yet, 0},
     {"tensor", "*args", not_yet, 0},
