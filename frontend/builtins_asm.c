@@ -37,25 +37,111 @@ static int regs_of(Sema *S, Node *call, const Type *t, int pack, StrBuf *what) {
   return pack / per;
 }
 
-/* The outputs and inputs of an LLVM constraint string ("=r,=r,r,r,~{memory}"),
- * which are outputs first, then inputs, then clobbers, as LLVM requires. */
+/* An error about one entry of the constraints. */
+_Noreturn static void bad_entry(Sema *S, Node *call, const char *cons, const char *entry, int len, const char *why) {
+  sema_error(S, call, "%s's constraints '%s': '%.*s' %s", bi_cur(S), cons, len, entry, why);
+}
+
+/* The outputs and inputs of an LLVM constraint string ("=r,=r,r,0,~{memory}"),
+ * each entry in LLVM's grammar: a prefix ('=' an output, '~' a clobber,
+ * written ~{name}), modifiers ('&' an output's early clobber, '%'), then
+ * codes: letters of NVPTX's ("r", "l", "h") or the number of an earlier
+ * output the input shares. Outputs come first, then inputs, then clobbers.
+ * What LLVM cannot parse makes it crash rather than complain, so every
+ * entry is checked here; the forms NVPTX or elementwise assembly has no use
+ * for (named registers '{r1}', labels '!', memory through '*', alternatives
+ * '|', multi-letter '^' and '@') are refused. */
 static void constraint_counts(Sema *S, Node *call, const char *cons, int *outs, int *ins) {
+  static const char *const phases[] = {"an output", "an input", "a clobber"};
+  static const char codes[] = "bchrlqfdnimX"; /* NVPTX's register classes and LLVM's generic ones */
+  int nentries = 1;
+  for (const char *q = cons; *q; q++) nentries += *q == ',';
+  bool *is_out = arena_alloc(S->a, (size_t)nentries), *tied = arena_alloc(S->a, (size_t)nentries);
   *outs = *ins = 0;
   int phase = 0; /* 0: outputs, 1: inputs, 2: clobbers */
-  static const char *const phases[] = {"an output", "an input", "a clobber"};
-  for (const char *p = cons; *cons;) {
+  for (const char *p = cons; *cons; p++) {
     const char *end = strchr(p, ',');
-    int len = end ? (int)(end - p) : (int)strlen(p);
-    if (!len) sema_error(S, call, "%s's constraints '%s' have an empty entry", bi_cur(S), cons);
-    int kind = *p == '=' ? 0 : *p == '~' ? 2 : 1;
+    if (!end) end = p + strlen(p);
+    int len = (int)(end - p), k = *outs + *ins;
+    const char *c = p;
+    int kind = *c == '=' ? 0 : *c == '~' ? 2 : 1;
+    if (!len) bad_entry(S, call, cons, p, len, "is empty");
+    if (*c == '!') bad_entry(S, call, cons, p, len, "is a label, which elementwise assembly cannot take");
     if (kind < phase)
       sema_error(S, call, "%s's constraints '%s' have %s ('%.*s') after %s: outputs come first, then inputs, then clobbers",
                  bi_cur(S), cons, phases[kind], len, p, phases[phase]);
     phase = kind;
-    if (kind == 0) (*outs)++;
-    if (kind == 1) (*ins)++;
-    if (!end) break;
-    p = end + 1;
+    c += kind != 1;
+    if (kind == 2) {
+      if (c == end || *c != '{' || memchr(c, '}', (size_t)(end - c)) != end - 1)
+        bad_entry(S, call, cons, p, len, "is not a clobber of the form ~{name}");
+    } else {
+      if (c < end && *c == '*') bad_entry(S, call, cons, p, len, "is indirect (memory through '*'), which elementwise assembly cannot take");
+      bool early = false, comm = false;
+      for (; c < end && (*c == '&' || *c == '%'); c++) {
+        if ((*c == '&' && (kind != 0 || early)) || (*c == '%' && comm))
+          bad_entry(S, call, cons, p, len, "repeats a modifier, or has '&' on an input");
+        early |= *c == '&';
+        comm |= *c == '%';
+      }
+      if (c == end) bad_entry(S, call, cons, p, len, "has no constraint code");
+      while (c < end) {
+        if (*c >= '0' && *c <= '9') {
+          int m = 0;
+          for (; c < end && *c >= '0' && *c <= '9'; c++) m = m < 100000 ? m * 10 + (*c - '0') : m;
+          if (kind != 1 || m >= k || !is_out[m] || tied[m])
+            sema_error(S, call, "%s's constraints '%s': '%.*s' ties to operand %d, but only an input may share a register, "
+                       "with an earlier output that no other input shares", bi_cur(S), cons, len, p, m);
+          tied[m] = true;
+        } else if (*c && strchr(codes, *c)) {
+          c++;
+        } else {
+          bad_entry(S, call, cons, p, len, "has a code NVPTX does not take: registers are b, c, h, r, l, q, f, d; "
+                                           "constants n, i; memory m; anything X");
+        }
+      }
+      is_out[k] = kind == 0;
+      if (kind == 0) (*outs)++;
+      else (*ins)++;
+    }
+    if (!*end) break;
+    p = end;
+  }
+}
+
+/* Every '$' of the assembly, as LLVM's printer reads it: $$ is a '$', $(,
+ * $| and $) mark variants, $N and ${N} or ${N:m} an operand, which must
+ * exist, and ${:uid}, ${:comment}, ${:private} its own strings. LLVM ends
+ * the process on any other. */
+static void check_operands(Sema *S, Node *call, const char *text, int nops) {
+  for (const char *p = strchr(text, '$'); p; p = strchr(p, '$')) {
+    const char *at = p++;
+    if (*p == '$' || *p == '(' || *p == '|' || *p == ')') {
+      p++;
+      continue;
+    }
+    bool braced = *p == '{';
+    p += braced;
+    if (braced && *p == ':') {
+      const char *r = strchr(p, '}');
+      size_t n = r ? (size_t)(r - p - 1) : 0;
+      if (!r || !((n == 3 && !memcmp(p + 1, "uid", 3)) || (n == 7 && !memcmp(p + 1, "comment", 7)) ||
+                  (n == 7 && !memcmp(p + 1, "private", 7))))
+        sema_error(S, call, "%s's assembly has '%.*s', which is none of ${:uid}, ${:comment} and ${:private}", bi_cur(S),
+                   r ? (int)(r - at + 1) : (int)strlen(at), at);
+      p = r + 1;
+      continue;
+    }
+    int m = 0;
+    const char *digits = p;
+    for (; *p >= '0' && *p <= '9'; p++) m = m < 100000 ? m * 10 + (*p - '0') : m;
+    if (p == digits)
+      sema_error(S, call, "%s's assembly has a '$' that starts no operand ('%.8s'): write $0, ${0}, or $$ for a '$'", bi_cur(S), at);
+    if (braced && *p == ':' && p[1]) p += 2;
+    if (braced && *p++ != '}') sema_error(S, call, "%s's assembly has '%.*s' without its '}'", bi_cur(S), (int)(p - at - 1), at);
+    if (m >= nops)
+      sema_error(S, call, "%s's assembly reads $%d, but its constraints give %d operand%s ($0 to $%d)", bi_cur(S), m, nops,
+                 nops == 1 ? "" : "s", nops - 1);
   }
 }
 
@@ -123,6 +209,7 @@ HANDLER(inline_asm_elementwise) {
   for (int i = 0; i < nres; i++) want_outs += regs_of(S, call, res[i], (int)pack, &out_what);
   for (int i = 0; i < n; i++) want_ins += regs_of(S, call, ops[i]->type, (int)pack, &in_what);
   constraint_counts(S, call, cons, &outs, &ins);
+  check_operands(S, call, text, outs + ins);
   if (outs != want_outs)
     sema_error(S, call, "%s's constraints '%s' have %d output%s, but its results take %d register%s (pack=%d: %s)",
                bi_cur(S), cons, outs, outs == 1 ? "" : "s", want_outs, want_outs == 1 ? "" : "s", (int)pack, out_what.s);
