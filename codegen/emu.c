@@ -17,6 +17,9 @@
  *   tilec.ldmatrix.<form>(row)      tilec.emu.ldmatrix.<form>(&d, row): likewise
  *   tilec.cp.async.<n>(dst, src, p) tilec.emu.cp.async.<n>(dst, src, p, site); commit and wait.<k> by name
  *
+ * Inline assembly, the kernel's own PTX, cannot run on the host: each
+ * llvm.inline_asm is an error at its position.
+ *
  * Vector accesses (tilec.ld.v4.b32, ...) become scalar ones: the C calling
  * convention returns no LLVM struct the way LLVM does. Global accesses and
  * atomics become tilec.emu.ld/st/atom.* with one more argument, the number
@@ -41,6 +44,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Diagnostics.h>
 #include <mlir-c/Dialect/LLVM.h>
 
 typedef struct Emu {
@@ -472,8 +476,28 @@ static bool add_entry(Emu *e) {
   return true;
 }
 
+/* Inline assembly (tl.inline_asm_elementwise) is PTX, which the host cannot
+ * run: an error at each call, once however many instances it became. */
+typedef struct Rejected {
+  Arena *a;
+  PtrVec at; /* the locations reported */
+} Rejected;
+
+static void reject_asm(MlirOperation op, void *user) {
+  Rejected *r = user;
+  if (!op_is(op, "llvm.inline_asm")) return;
+  MlirLocation loc = mlirOperationGetLocation(op);
+  for (int i = 0; i < r->at.n; i++)
+    if (mlirLocationEqual((MlirLocation){r->at.v[i]}, loc)) return;
+  vec_push(r->a, &r->at, (void *)loc.ptr);
+  mlirEmitError(loc, "the CPU emulator cannot run inline PTX assembly (tl.inline_asm_elementwise): run this kernel on a GPU");
+}
+
 bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   if (!cg_check_calls(comp, module, "retarget-host")) return false;
+  Rejected rejected = {.a = comp->a};
+  walk_ops(module, reject_asm, &rejected, false);
+  if (rejected.at.n) return false;
   Emu e = {.comp = comp, .ctx = ir_mlir(comp->ic), .module = module};
   walk_ops(module, collect, &e, false);
   for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});

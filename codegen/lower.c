@@ -16,9 +16,9 @@
  * elements a thread holds (lower_elems.c), global memory (lower_memory.c),
  * shared memory and layout conversions (lower_shared.c), shape ops and fp8
  * (lower_data.c), control flow and math (lower_control.c), reductions and
- * scans (lower_reduce.c), and Philox, asserts, prints, atomics and tl.dot
- * (lower_extra.c). An op with no lowering yet is reported at its
- * source position.
+ * scans (lower_reduce.c), and Philox, asserts, prints, atomics, tl.dot and
+ * inline assembly (lower_extra.c). An op with no lowering yet is reported
+ * at its source position.
  */
 #include "lower.h"
 
@@ -644,6 +644,7 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   case TOP_ptr_to_int: case TOP_int_to_ptr: case TOP_bitcast: lower_ptr_cast(L, op, r, rt, n); return;
   case TOP_mulhiui: lower_mulhiui(L, op, r, rt, n); return;
   case TOP_philox: lw_lower_philox(L, op); return;
+  case TOP_elementwise_inline_asm: lw_lower_inline_asm(L, op); return;
   case TOP_COUNT: unreachable(); /* a count, not an op */
   }
   lw_fail(L, op, "is not supported yet by the GPU code generator");

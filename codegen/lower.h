@@ -179,6 +179,7 @@ bool lw_libdevice_math(Lower *L, MlirOperation op, MlirValue r, int n);
 MlirValue lw_linear_index(Lower *L, const Elems *e, MlirType t, int k);
 MlirValue lw_load_shared(Lower *L, MlirValue base, MlirType t, MlirValue idx);
 void lw_lower_philox(Lower *L, MlirOperation op);
+void lw_lower_inline_asm(Lower *L, MlirOperation op);
 void lw_lower_assert(Lower *L, MlirOperation op);
 void lw_lower_atomic(Lower *L, MlirOperation op, bool cas);
 void lw_lower_convert(Lower *L, MlirOperation op);

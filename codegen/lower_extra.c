@@ -1,6 +1,6 @@
 /*
- * lower_extra.c — lowering Philox's rounds, device_assert, device_print
- * and atomics.
+ * lower_extra.c — lowering Philox's rounds, device_assert, device_print,
+ * atomics and inline assembly.
  */
 #include "lower.h"
 
@@ -419,4 +419,102 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
   }
   rolled_dot(L, za, zb, &ea, &eb, &ec, acc, out);
   lw_put(L, r, out);
+}
+
+/* ---- inline assembly: tile.elementwise_inline_asm ------------------------------------------ */
+
+/* The bits of a per-thread value's type, a pointer's 64. */
+static int asm_bits(MlirType t) { return mlirTypeIsALLVMPointerType(t) ? 64 : lw_bits_of(t); }
+
+/* What one operand or result of the assembly is per thread: its values,
+ * their type, and how many of them share one register. */
+typedef struct AsmValue {
+  Vals *x;
+  MlirType t, reg;
+  int per;
+} AsmValue;
+
+static AsmValue asm_value(Lower *L, MlirType t, Vals *x, int pack) {
+  AsmValue a = {.x = x, .t = lw_scalar_of(L, t)};
+  a.per = dtype_asm_elems_per_reg(asm_bits(a.t), pack);
+  a.reg = a.per > 1 ? mlirVectorTypeGet(1, (int64_t[]){a.per}, a.t) : a.t;
+  return a;
+}
+
+/* The llvm.inline_asm of one instance, on elements [at, at + pack) of the
+ * operands; the undef of each operand's type stands past the n elements a
+ * thread holds. */
+static MlirValue asm_instance(Lower *L, MlirOperation op, const AsmValue *ins, int nins, MlirType ret, int at, int n,
+                              MlirValue *regs, const MlirValue *undef) {
+  int pack = (int)op_int_attr(op, "pack", 1), nregs = 0;
+  for (int i = 0; i < nins; i++)
+    for (int j = 0; j < pack; j += ins[i].per) {
+      MlirValue reg = ins[i].per > 1 ? lw_emit1(L, "llvm.mlir.undef", ins[i].reg, 0, NULL, 0, NULL) : (MlirValue){NULL};
+      for (int k = 0; k < ins[i].per; k++) {
+        int e = at + j + k;
+        MlirValue v = e >= n ? undef[i] : lw_val(L, ins[i].x, ins[i].x->n == 1 ? 0 : e);
+        if (ins[i].per == 1) {
+          reg = v;
+          break;
+        }
+        MlirValue ops[3] = {reg, v, lw_const_i32(L, k)};
+        reg = lw_emit1(L, "llvm.insertelement", ins[i].reg, 3, ops, 0, NULL);
+      }
+      regs[nregs++] = reg;
+    }
+  MlirNamedAttribute attrs[3] = {
+      lw_named(L, "asm_string", mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("asm_string"))),
+      lw_named(L, "constraints", mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("constraints"))),
+      lw_named(L, "has_side_effects", mlirUnitAttrGet(L->ctx)),
+  };
+  return lw_emit1(L, "llvm.inline_asm", ret, nregs, regs, op_is_pure(op) ? 2 : 3, attrs);
+}
+
+/* tl.inline_asm_elementwise, as Triton lowers it: one llvm.inline_asm per
+ * `pack` elements a thread holds. Its operands are those elements of each
+ * operand in turn, the narrow ones in vectors of a 32-bit register (4 x
+ * i8, 2 x f16); its results come back the same way, in a struct when there
+ * are several registers. A thread holding fewer elements than a multiple
+ * of pack gives its last instance undef operands and drops the results
+ * past its own, as Triton does. Assembly with effects is marked so: LLVM
+ * keeps every instance, in order; pure assembly may be merged or dropped. */
+void lw_lower_inline_asm(Lower *L, MlirOperation op) {
+  int pack = (int)op_int_attr(op, "pack", 1);
+  int nins = (int)mlirOperationGetNumOperands(op), nres = (int)mlirOperationGetNumResults(op);
+  int n = lw_count_of(L, mlirValueGetType(mlirOperationGetResult(op, 0)));
+  if (nins > 16 || nres > 8) {
+    lw_fail(L, op, "has more operands or results than the GPU code generator takes");
+    return;
+  }
+  AsmValue ins[16], outs[8];
+  MlirValue undef[16];
+  int nin_regs = 0;
+  for (int i = 0; i < nins; i++) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    ins[i] = asm_value(L, mlirValueGetType(v), lw_get(L, v), pack);
+    undef[i] = n % pack ? lw_emit1(L, "llvm.mlir.undef", ins[i].t, 0, NULL, 0, NULL) : (MlirValue){NULL};
+    nin_regs += (pack + ins[i].per - 1) / ins[i].per;
+  }
+  MlirType *types = arena_alloc(L->comp->a, sizeof(MlirType) * (size_t)(8 * pack));
+  int nout_regs = 0;
+  for (int r = 0; r < nres; r++) {
+    outs[r] = asm_value(L, mlirValueGetType(mlirOperationGetResult(op, r)), lw_new_vals(L, n), pack);
+    for (int j = 0; j < pack; j += outs[r].per) types[nout_regs++] = outs[r].reg;
+  }
+  MlirType ret = nout_regs == 1 ? types[0] : mlirLLVMStructTypeLiteralGet(L->ctx, nout_regs, types, false);
+  MlirValue *regs = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(nin_regs + 1));
+  for (int at = 0; at < n; at += pack) {
+    MlirValue got = asm_instance(L, op, ins, nins, ret, at, n, regs, undef);
+    int slot = 0;
+    for (int r = 0; r < nres; r++)
+      for (int j = 0; j < pack; j += outs[r].per) {
+        MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){slot++}));
+        MlirValue reg = nout_regs == 1 ? got : lw_emit1(L, "llvm.extractvalue", outs[r].reg, 1, &got, 1, &pos);
+        for (int k = 0; k < outs[r].per && at + j + k < n; k++) {
+          MlirValue ops[2] = {reg, lw_const_i32(L, k)};
+          outs[r].x->v[at + j + k] = outs[r].per == 1 ? reg : lw_emit1(L, "llvm.extractelement", outs[r].t, 2, ops, 0, NULL);
+        }
+      }
+  }
+  for (int r = 0; r < nres; r++) lw_put(L, mlirOperationGetResult(op, r), outs[r].x);
 }

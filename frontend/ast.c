@@ -64,6 +64,15 @@ static void print_list(StrBuf *sb, const char *name, const IntList *l) {
 
 /* "key=value" and flags, space separated, in one order for every builtin
  * (each builtin's own attributes keep the order the goldens show). */
+/* Text on one line: newlines and tabs as Python writes them. */
+static void print_escaped(StrBuf *sb, const char *s) {
+  for (; *s; s++) {
+    if (*s == '\n') sb_printf(sb, "\\n");
+    else if (*s == '\t') sb_printf(sb, "\\t");
+    else sb_putc(sb, *s);
+  }
+}
+
 void call_attrs_print(StrBuf *sb, const CallAttrs *a) {
   StrBuf t = {.arena = sb->arena};
   if (a->has & CA_REDUCE) sb_printf(&t, " kind=%s", reduce_names[a->reduce]);
@@ -93,6 +102,11 @@ void call_attrs_print(StrBuf *sb, const CallAttrs *a) {
   if (a->prefix) sb_printf(&t, " prefix='%s'", a->prefix);
   if (a->hex) sb_printf(&t, " hex");
   if (a->msg) sb_printf(&t, " msg='%s'", a->msg);
+  if (a->asm_text) {
+    sb_printf(&t, " asm='");
+    print_escaped(&t, a->asm_text);
+    sb_printf(&t, "' constraints='%s' pack=%d%s", a->constraints, a->pack, a->is_pure ? " pure" : "");
+  }
   if (t.len) sb_printf(sb, "%s", t.s + 1);
   sb_free(&t);
 }

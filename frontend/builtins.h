@@ -50,6 +50,8 @@ extern const Builtin builtins_compose[];
 extern const size_t builtins_compose_count;
 extern const Builtin builtins_random[];
 extern const size_t builtins_random_count;
+extern const Builtin builtins_asm[];
+extern const size_t builtins_asm_count;
 /* For the builtins made of others (builtins_compose.c): e in a temporary,
  * read where it is used; a binary operator on runtime values; the builtin
  * `name` called on positional values, as a kernel calls it. */

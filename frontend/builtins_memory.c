@@ -438,7 +438,6 @@ const Builtin builtins_memory[] = {
     {"desc.load", "desc,offsets", desc_load, B_METHOD},
     {"desc.store", "desc,offsets,value", desc_store, B_METHOD},
     /* known to Triton, not yet to tilec: a call says so at its line */
-    {"inline_asm_elementwise", "*args", not_yet, 0},
     {"tensor", "*args", not_yet, 0},
 };
 const size_t builtins_memory_count = sizeof builtins_memory / sizeof *builtins_memory;

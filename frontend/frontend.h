@@ -316,7 +316,7 @@ typedef struct TNodeList {
   X(sigmoid) X(softmax) X(libdevice) X(fp_downcast) \
   X(reduce) X(scan) X(reshape) X(trans) X(join) X(cat) X(split) \
   X(multiple_of) X(max_contiguous) X(max_constancy) X(assume) \
-  X(device_print) X(device_assert) X(gdc) X(debug_barrier)
+  X(device_print) X(device_assert) X(gdc) X(debug_barrier) X(inline_asm)
 
 typedef enum CallKind {
 #define X(k) CALL_##k,
@@ -367,6 +367,9 @@ typedef struct CallAttrs {
   const char *prefix;        /* device_print */
   bool hex;                  /* device_print */
   const char *msg;           /* device_assert */
+  const char *asm_text, *constraints; /* inline_asm: the assembly and its LLVM constraints */
+  int pack;                  /* inline_asm: elements per instance */
+  bool is_pure;              /* inline_asm: free of side effects */
 } CallAttrs;
 enum { CA_AXIS = 1, CA_RANGE = 2, CA_N_ROUNDS = 4, CA_IMPRECISE_ACC = 8, CA_REDUCE = 16, CA_ROUNDING = 32 };
 

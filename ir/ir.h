@@ -27,6 +27,8 @@ enum {
   OP_WRITES = 4,     /* writes memory (or has another effect: print, assert) */
   OP_REGION = 8,     /* has a combiner region */
   OP_SEGMENTS = 16,  /* several optional/variadic operand groups: needs operandSegmentSizes */
+  OP_PURE_IF_MARKED = 32, /* pure when it carries the unit attribute `pure` (inline assembly
+                             the kernel declares free of side effects), else it has effects */
 };
 
 #define TILE_OPS(X)                                                                        \
@@ -41,7 +43,8 @@ enum {
   X(descriptor_store, OP_WRITES) X(extern_elementwise, OP_PURE | OP_SEGMENTS)            \
   X(print, OP_WRITES | OP_SEGMENTS) X(assert, OP_WRITES) X(barrier, OP_WRITES) X(gdc, OP_WRITES) X(assume, OP_WRITES)        \
   X(multiple_of, OP_PURE) X(max_contiguous, OP_PURE) X(max_constancy, OP_PURE)               \
-  X(ptr_to_int, OP_PURE) X(int_to_ptr, OP_PURE) X(bitcast, OP_PURE) X(mulhiui, OP_PURE) X(philox, OP_PURE)
+  X(ptr_to_int, OP_PURE) X(int_to_ptr, OP_PURE) X(bitcast, OP_PURE) X(mulhiui, OP_PURE) X(philox, OP_PURE) \
+  X(elementwise_inline_asm, OP_PURE_IF_MARKED | OP_SEGMENTS)
 
 typedef enum TileOp {
 #define X(name, flags) TOP_##name,

@@ -83,6 +83,7 @@ static const struct {
   int operand_slots, result_slots;
 } slotted[] = {
     {"tile.reduce", 8, 8}, {"tile.scan", 8, 8}, {"tile.print", 16, 0}, {"tile.extern_elementwise", 3, 0},
+    {"tile.elementwise_inline_asm", 16, 8},
 };
 
 static void slot_sizes(Gen *G, Attrs *as, const char *key, int slots, int used) {

@@ -1,10 +1,10 @@
 /*
  * irgen_call.c — calls of builtins to tile IR: one op, or a short fixed
  * sequence, per CallKind (irgen_call's switch names every one), the
- * libdevice and extern elementwise calls, and reductions and scans, which
- * become tile.reduce and tile.scan with a combiner region built here, so
- * that later stages see one form for both `tl.sum` and a user's combine
- * function.
+ * libdevice and extern elementwise calls, inline assembly, and reductions
+ * and scans, which become tile.reduce and tile.scan with a combiner region
+ * built here, so that later stages see one form for both `tl.sum` and a
+ * user's combine function.
  */
 #define TILEC_IRGEN_INTERNAL
 #include "irgen.h"
@@ -581,6 +581,17 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     MlirOperation op = irgen_build(G, "tile.philox", loc, 4, rt, n, ops, &as, 0, NULL);
     for (int i = 0; i < 4; i++) res[i] = mlirOperationGetResult(op, i);
     return 4;
+  }
+  case CALL_inline_asm: {
+    MlirType rts[8];
+    for (int i = 0; i < e->nres; i++) rts[i] = irgen_type(G, e->res_types[i]);
+    irgen_attr(G, &as, "asm_string", irgen_str_attr(G, ca->asm_text));
+    irgen_attr(G, &as, "constraints", irgen_str_attr(G, ca->constraints));
+    irgen_attr(G, &as, "pack", irgen_i32_attr(G, ca->pack));
+    if (ca->is_pure) irgen_attr(G, &as, "pure", mlirUnitAttrGet(G->ctx));
+    MlirOperation op = irgen_build(G, "tile.elementwise_inline_asm", loc, e->nres, rts, n, ops, &as, 0, NULL);
+    for (int i = 0; i < e->nres; i++) res[i] = mlirOperationGetResult(op, i);
+    return e->nres;
   }
   case CALL_COUNT: break;
   }

@@ -23,6 +23,8 @@ bool op_is(MlirOperation op, const char *name) { return name_is(op, name, true);
 
 bool op_is_pure(MlirOperation op) {
   TileOp t = tile_op_of(op);
+  if (t != TOP_NONE && (tile_op_flags(t) & OP_PURE_IF_MARKED))
+    return !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("pure")));
   if (t != TOP_NONE) return (tile_op_flags(t) & OP_PURE) != 0;
   /* arith and math ops have no side effects (division by zero is poison, not a trap) */
   return name_is(op, "arith.", false) || name_is(op, "math.", false);

@@ -2,7 +2,8 @@
  * verify.c — the tile verifier: MLIR's own checks, then the rules of tile
  * ops that IRDL cannot state (shapes agree, a load's result matches its
  * pointee, masks are i1 of the pointers' shape, dot operands compose, a
- * program id's axis is x, y or z, a range is not empty).
+ * program id's axis is x, y or z, a range is not empty, inline assembly's
+ * values are of one shape).
  * In test builds it runs after every pass.
  */
 #include "ir.h"
@@ -145,6 +146,24 @@ static MlirWalkResult check_op(MlirOperation op, void *user) {
     int ra = shape_of(operand_type(op, 0), a), rb = shape_of(operand_type(op, 1), b), rc = shape_of(operand_type(op, 2), acc);
     if (ra < 2 || ra != rb || ra != rc || a[ra - 1] != b[rb - 2] || acc[rc - 2] != a[ra - 2] || acc[rc - 1] != b[rb - 1])
       fail(c, op, "operand shapes do not compose: A is MxK, B is KxN, C is MxN");
+    break;
+  }
+  case TOP_elementwise_inline_asm: {
+    /* the lowering hands each instance `pack` elements of every value, the
+     * same elements of each: one shape for all, tensors in and out alike */
+    int64_t pack;
+    intptr_t nres = mlirOperationGetNumResults(op);
+    MlirType first = nres ? mlirValueGetType(mlirOperationGetResult(op, 0)) : (MlirType){NULL};
+    bool ok = nres > 0;
+    for (intptr_t i = 0; ok && i < nops + nres; i++) {
+      MlirType ty = i < nops ? operand_type(op, (int)i) : mlirValueGetType(mlirOperationGetResult(op, i - nops));
+      ok = same_shape(ty, first) && mlirTypeIsARankedTensor(ty) == mlirTypeIsARankedTensor(first);
+    }
+    if (!ok) fail(c, op, "needs one result at least, and its operands and results of one shape");
+    else if (!int_attr(op, "pack", &pack) || pack < 1) fail(c, op, "pack must be a positive integer");
+    else if (!mlirAttributeIsAString(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("asm_string"))) ||
+             !mlirAttributeIsAString(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("constraints"))))
+      fail(c, op, "asm_string and constraints must be strings");
     break;
   }
   default: break;

@@ -60,7 +60,7 @@ static bool elementwise(MlirOperation op) {
   TileOp t = tile_op_of(op);
   return (t == TOP_NONE || t == TOP_extern_elementwise || t == TOP_bitcast || t == TOP_mulhiui || t == TOP_philox || t == TOP_addptr ||
           t == TOP_ptr_to_int || t == TOP_int_to_ptr || t == TOP_multiple_of || t == TOP_max_contiguous ||
-          t == TOP_max_constancy) &&
+          t == TOP_max_constancy || t == TOP_elementwise_inline_asm) &&
          op_is_shape_preserving(op);
 }
 

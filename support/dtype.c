@@ -62,3 +62,8 @@ bool dtype_parse_param(const char *s, DType *out, bool *is_ptr) {
   *is_ptr = *s == '*';
   return dtype_parse(s + *is_ptr, out);
 }
+
+int dtype_asm_elems_per_reg(int bits, int pack) {
+  int n = bits < 32 ? 32 / bits : 1;
+  return n < pack ? n : pack;
+}

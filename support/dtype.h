@@ -59,6 +59,13 @@ const char *dtype_c_type(DType t); /* in a generated launcher: "int32_t", "float
 const char *dtype_npy(DType t);    /* its arrays' .npy descriptor: "<f4" */
 const char *dtype_npy_alt(DType t); /* another accepted on input, NULL when none */
 
+/* Inline assembly (tl.inline_asm_elementwise) takes its operands and
+ * results in registers as Triton passes them: each instance handles `pack`
+ * elements of every value, and values narrower than 32 bits share 32-bit
+ * registers. The elements of `bits` bits (64 for a pointer) one register
+ * holds: 32 / bits for the narrow ones, at most pack; else 1. */
+int dtype_asm_elems_per_reg(int bits, int pack);
+
 /* Every spelling: "fp32", "float32", "float", "i32", "int32", ... */
 bool dtype_parse(const char *s, DType *out);
 /* The same, of the n bytes at s ("rand:float32:1024" names one inside). */

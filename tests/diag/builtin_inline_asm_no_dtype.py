@@ -1,0 +1,13 @@
+# ARGS: -s "*fp32:16, *fp32:16, i32, 256"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.inline_asm_elementwise("st.global.b32 [$0], $1;", "l,r", [y_ptr + offs, x], dtype=(), is_pure=False, pack=1)
+    y = x
+    tl.store(y_ptr + offs, y, mask=mask)
