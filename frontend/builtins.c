@@ -88,7 +88,7 @@ static const struct {
   const size_t *n;
 } tables[] = {{builtins_core, &builtins_core_count}, {builtins_memory, &builtins_memory_count},
               {builtins_tensor, &builtins_tensor_count}, {builtins_compose, &builtins_compose_count},
-              {builtins_random, &builtins_random_count}, {builtins_asm, &builtins_asm_count}};
+              {builtins_random, &builtins_random_count}, {builtins_asm, &builtins_asm_count}, {builtins_host, &builtins_host_count}};
 
 const Builtin *builtin_find(const char *name) {
   bool math = !strncmp(name, "math.", 5);

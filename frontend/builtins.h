@@ -46,6 +46,10 @@ int64_t bi_numel(const Type *t);
 TNode *bi_reduce_node(Sema *S, Node *call, ReduceKind kind, TNode *in, int axis, bool keep, const Type *elem);
 int bi_norm_axis(Sema *S, Node *call, Val *axis, const Type *t, bool allow_none);
 TNode *bi_block_input(Sema *S, Node *call, Val *v);
+extern const Builtin builtins_host[];
+extern const size_t builtins_host_count;
+/* int() of a string, by Python's rules for integer literals */
+Val *bi_int_of_string(Sema *S, Node *call, const char *text, int64_t base);
 extern const Builtin builtins_compose[];
 extern const size_t builtins_compose_count;
 extern const Builtin builtins_random[];

@@ -58,12 +58,14 @@ HANDLER(py_int) {
   if (!v) return val_const(S, cv_int(S, 0));
   if (v->kind != V_CONST) sema_error(S, call, "int() of a runtime value is not supported; use .to(tl.int32)");
   CValue *c = v->c;
+  if (A(1) && c->kind != CV_STR) sema_error(S, call, "int() can't convert %s with an explicit base", val_desc(S, v));
   if (c->kind == CV_INT) return v;
   if (c->kind == CV_BOOL) return val_const(S, cv_int(S, c->b));
   if (c->kind == CV_FLOAT) {
     if (!isfinite(c->f) || fabs(c->f) >= 9.2e18) sema_error(S, call, "int() of a float that does not fit 64 bits");
     return val_const(S, cv_int(S, (int64_t)c->f));
   }
+  if (c->kind == CV_STR) return bi_int_of_string(S, call, c->s, A(1) ? const_int(S, call, A(1), "int()'s base") : 10);
   sema_error(S, call, "int() of %s is not supported", val_desc(S, v));
 }
 
@@ -603,7 +605,7 @@ const Builtin builtins_core[] = {
     {"py.min", "*args", py_min, 0},
     {"py.max", "*args", py_max, 0},
     {"py.len", "obj", py_len, 0},
-    {"py.int", "x=", py_int, 0},
+    {"py.int", "x=,base=", py_int, 0},
     {"py.float", "x=", py_float, 0},
     {"py.bool", "x=", py_bool, 0},
     {"py.abs", "x", py_abs, 0},

@@ -587,6 +587,14 @@ const Type *check_block_shape(Sema *S, Node *at, const Type *elem, int rank, con
 int64_t const_int(Sema *S, Node *at, Val *v, const char *what);
 bool const_bool(Sema *S, Node *at, Val *v, const char *what);
 const char *const_str(Sema *S, Node *at, Val *v, const char *what);
+/* sema_format.c: format(v, spec) after the conversion conv ('s' str, 'r'
+ * repr, 'a' ascii; 0 none) */
+Val *sema_format(Sema *S, Node *at, Val *v, int conv, const char *spec);
+/* builtins_host.c: os.environ, os.environ.get and os.getenv in module-level
+ * values (NULL for any other name of module path) */
+Val *sema_os_attr(Sema *S, const char *path, const char *name);
+/* a note for --emit=ast (once, however often it is made) */
+void sema_note(Sema *S, const char *note);
 const Type *const_dtype(Sema *S, Node *at, Val *v, const char *what);
 int const_int_list(Sema *S, Node *at, Val *v, int64_t *out, int max, const char *what);
 /* The depth and size of a tuple of these n values; an error past the limits. */

@@ -56,6 +56,12 @@ Env sema_env_copy(Sema *S, const Env *e) {
 
 Loc sema_loc(Node *n) { return n && n->tok ? n->tok->loc : (Loc){0}; }
 
+void sema_note(Sema *S, const char *note) {
+  for (int i = 0; i < S->notes.n; i++)
+    if (!strcmp(S->notes.v[i], note)) return;
+  vec_push(S->a, &S->notes, (void *)note);
+}
+
 _Noreturn void sema_error(Sema *S, Node *at, const char *fmt, ...) {
   char buf[1024];
   va_list ap;

@@ -105,4 +105,5 @@ TNodeList sema_to_tlist(Sema *S, PtrVec *v);
 /* sema_format.c: an f-string's text, its fields evaluated at compile time */
 Val *sema_fstring(Sema *S, Node *n);
 
+
 #endif

@@ -27,7 +27,33 @@ Val *sema_read_name(Sema *S, Node *n) {
       if (!bv->builtin) sema_error(S, n, "Python builtin '%s' is not supported in kernels", name);
       return bv;
     }
+  /* the Python that module-level values are computed with (builtins_host.c) */
+  static const char *const host_builtins[] = {"str", "repr", "format", "round", "sum", NULL};
+  for (int i = 0; S->in_module && host_builtins[i]; i++)
+    if (!strcmp(host_builtins[i], name)) {
+      Val *bv = sema_new_val(S, V_BUILTIN);
+      bv->builtin = builtin_find(arena_printf(S->a, "py.%s", name));
+      return bv;
+    }
   sema_error(S, n, "name '%s' is not defined", name);
+}
+
+/* os.environ, os.environ.get and os.getenv, for module-level values (the
+ * builtin takes the default: builtins_host.c); NULL for anything else of
+ * module `path`. */
+Val *sema_os_attr(Sema *S, const char *path, const char *name) {
+  if (!S->in_module) return NULL;
+  if (!strcmp(path, "os") && !strcmp(name, "environ")) {
+    Val *v = sema_new_val(S, V_MODULE);
+    v->path = "os.environ";
+    return v;
+  }
+  if ((!strcmp(path, "os") && !strcmp(name, "getenv")) || (!strcmp(path, "os.environ") && !strcmp(name, "get"))) {
+    Val *v = sema_new_val(S, V_BUILTIN);
+    v->builtin = builtin_find("os.getenv");
+    return v;
+  }
+  return NULL;
 }
 
 /* Namespaces under triton.language that tilec knows, by their full path. */
@@ -116,6 +142,8 @@ Val *sema_triton_path(Sema *S, Node *n, const char *path, bool quiet) {
 
 static Val *module_attr(Sema *S, Node *n, Val *m) {
   if (m->mod) return sema_user_module_attr(S, n, m);
+  Val *os = sema_os_attr(S, m->path, n->name);
+  if (os) return os;
   if (!canonical_ns(m->path)) sema_error(S, n, "module '%s' cannot be used in a kernel", sema_shown_name(S, m->path));
   return sema_triton_path(S, n, arena_printf(S->a, "%s.%s", m->path, n->name), false);
 }
@@ -214,6 +242,15 @@ static Val *value_attr(Sema *S, Node *n, Val *obj) {
     }
     if (obj->kind == V_RT) sema_error(S, n, "a value of type %s has no attribute '%s'", ty_str(S->a, obj->ty), a);
   }
+  if (obj->kind == V_CONST && obj->c->kind == CV_STR && S->in_module) {
+    const Builtin *b = builtin_find(arena_printf(S->a, "str.%s", a));
+    if (b) {
+      Val *m = sema_new_val(S, V_METHOD);
+      m->builtin = b;
+      m->self = obj;
+      return m;
+    }
+  }
   if (obj->kind == V_TUPLE || (obj->kind == V_CONST && obj->c->kind == CV_TUPLE))
     sema_error(S, n, "tuples have no attribute '%s'", a);
   sema_error(S, n, "%s has no attribute '%s'", val_desc(S, obj), a);
@@ -307,6 +344,9 @@ static Val *subscript(Sema *S, Node *n) {
     if (v->kind == V_UNDEF) sema_error(S, idx, "%s", v->why);
     return v;
   }
+  if (obj->kind == V_MODULE && !strcmp(obj->path, "os.environ"))
+    sema_error(S, n, "os.environ[...] has no default, and tilec does not read the environment: "
+               "write os.environ.get(NAME, default)");
   if (obj->kind == V_CONST && obj->c->kind == CV_DTYPE)
     sema_error(S, n, "dtypes cannot be indexed");
   if (obj->kind != V_RT) sema_error(S, n, "%s cannot be indexed", val_desc(S, obj));

@@ -425,6 +425,23 @@ static CValue *field_value(Sema *S, Node *at, Val *v) {
   sema_error(S, at, "an f-string's fields are evaluated at compile time: this one is %s, not a constexpr", val_desc(S, v));
 }
 
+/* format(v, spec) after the conversion conv ('s' str, 'r' repr, 'a' ascii;
+ * 0 none), appended to sb. */
+static void convert_format(Sema *S, Node *at, StrBuf *sb, CValue *v, int conv, const char *spec) {
+  if (conv) {
+    StrBuf t = {.arena = S->a};
+    value_text(&t, v, conv != 's', conv == 'a');
+    v = cv_str(S, t.s ? t.s : "");
+  }
+  format_value(S, at, sb, v, spec);
+}
+
+Val *sema_format(Sema *S, Node *at, Val *v, int conv, const char *spec) {
+  StrBuf sb = {.arena = S->a};
+  convert_format(S, at, &sb, field_value(S, at, v), conv, spec);
+  return val_const(S, cv_str(S, sb.s ? sb.s : ""));
+}
+
 Val *sema_fstring(Sema *S, Node *n) {
   StrBuf sb = {.arena = S->a};
   for (int i = 0; i < n->kids.n; i++) {
@@ -435,12 +452,7 @@ Val *sema_fstring(Sema *S, Node *n) {
     }
     CValue *v = field_value(S, k, sema_eval(S, k->lhs));
     const char *spec = k->rhs ? sema_fstring(S, k->rhs)->c->s : "";
-    if (k->ival) { /* !r, !s, !a: format the text */
-      StrBuf t = {.arena = S->a};
-      value_text(&t, v, k->ival != 's', k->ival == 'a');
-      v = cv_str(S, t.s ? t.s : "");
-    }
-    format_value(S, k->rhs ? k->rhs : k, &sb, v, spec);
+    convert_format(S, k->rhs ? k->rhs : k, &sb, v, (int)k->ival, spec);
   }
   return val_const(S, cv_str(S, sb.s ? sb.s : ""));
 }

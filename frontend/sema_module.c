@@ -459,6 +459,8 @@ static Val *import_value(Sema *S, const Module *m, Binding *b, Node *at, bool qu
     v->path = path;
     return v;
   }
+  Val *os = sema_os_attr(S, path, b->attr);
+  if (os) return os;
   Val *mod = dotted_value(S, at, path, true);
   if (mod && mod->kind == V_MODULE && mod->mod) {
     Val *v = sema_module_name(S, mod->mod, at, b->attr, quiet);
@@ -560,11 +562,8 @@ static Val *try_binding(Sema *S, const Module *m, Binding *b, Node *at, const ch
 }
 
 static void note_choice(Sema *S, const Module *m, const char *name, Binding *b, int nalt) {
-  const char *note = arena_printf(S->a, "%s:%d: '%s' is '%s', the first of %d alternatives that tilec can resolve",
-                                  m->src->name, b->tok->loc.line, name, bind_text(S, b), nalt);
-  for (int i = 0; i < S->notes.n; i++)
-    if (!strcmp(S->notes.v[i], note)) return;
-  vec_push(S->a, &S->notes, (void *)note);
+  sema_note(S, arena_printf(S->a, "%s:%d: '%s' is '%s', the first of %d alternatives that tilec can resolve",
+                            m->src->name, b->tok->loc.line, name, bind_text(S, b), nalt));
 }
 
 /* A name no statement of m binds, from its `from X import *`s, the last first. */

@@ -434,9 +434,7 @@ static void range_args(Sema *S, Node *it, RangeSpec *r) {
         const char *note = arena_printf(S->a, "%s:%d: tl.range's %s=True is not applied: %s", at.src->name, at.line, k->name,
                                         !strcmp(k->name, "flatten") ? "the loops run nested, as written"
                                                                     : "the loop runs without warp specialization");
-        bool seen = false;
-        for (int j = 0; j < S->notes.n && !seen; j++) seen = !strcmp(S->notes.v[j], note);
-        if (!seen) vec_push(S->a, &S->notes, (void *)note);
+        sema_note(S, note);
       }
     } else if (!strcmp(k->name, "disallow_acc_multi_buffer")) {
       /* tilec never multi-buffers a dot's accumulator, so either value holds */
