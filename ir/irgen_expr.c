@@ -161,6 +161,8 @@ MlirValue irgen_expr(Gen *G, const TNode *e) {
   case T_BROADCAST: return irgen_un(G, "tile.broadcast", loc, irgen_type(G, e->type), irgen_expr(G, e->a));
   case T_EXPAND_DIMS: {
     MlirValue x = irgen_expr(G, e->a);
+    /* a scalar's new axis (pid[None]) is a block of one: a splat */
+    if (e->a->type->kind != TY_BLOCK) return irgen_un(G, "tile.splat", loc, irgen_type(G, e->type), x);
     Attrs as = {0};
     irgen_attr(G, &as, "axis", irgen_i32_attr(G, e->axis));
     return irgen_op1(G, "tile.expand_dims", loc, irgen_type(G, e->type), 1, &x, &as);
