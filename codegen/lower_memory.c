@@ -153,6 +153,14 @@ static MlirValue pred_of(Lower *L, Vals *m, int k) {
   return lw_emit1(L, "arith.constant", i1, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i1, 1))});
 }
 
+/* A load's predicate for element k: its mask's, and where a pipelined
+ * loop issues it ahead, whether that iteration exists (its addresses may
+ * lie past the data). */
+static MlirValue load_pred(Lower *L, Vals *m, int k, MlirValue guard) {
+  MlirValue p = pred_of(L, m, k);
+  return mlirValueIsNull(guard) ? p : lw_bin(L, "arith.andi", p, guard);
+}
+
 /* Whether v is absent or a constant zero (+0.0 for floats). */
 static bool zero_or_none(MlirValue v) { return mlirValueIsNull(v) || value_is_zero(v); }
 
@@ -242,9 +250,10 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
   int words = vec / per;
   MlirType wt = mlirIntegerTypeGet(L->ctx, (unsigned)wbits);
   if (is_load && tensor && copy_to_operand(L, op, p, m, other, vec, bits, slot, guard)) return;
+  if (!slot) guard = (MlirValue){NULL};
   for (int k = 0; vec > 1 && k < p->n; k += vec) {
     /* vec consecutive elements, one predicate: one access of up to 128 bits */
-    MlirValue pred = pred_of(L, m, k);
+    MlirValue pred = is_load ? load_pred(L, m, k, guard) : pred_of(L, m, k);
     MlirValue args[2 + 4], bits_of[16];
     args[0] = p->v[k];
     args[1] = pred;
@@ -283,7 +292,7 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
     }
   }
   for (int k = 0; vec == 1 && k < p->n; k++) {
-    MlirValue pred = pred_of(L, m, k);
+    MlirValue pred = is_load ? load_pred(L, m, k, guard) : pred_of(L, m, k);
     if (is_load) {
       MlirValue dflt = o ? lw_as_bits(L, o->v[k]) : mlirOperationGetResult(lw_emit(L, "arith.constant", 1, &it, 0, NULL, 1,
                                                                              (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(it, 0))}), 0);

@@ -116,6 +116,41 @@ static void split_sum_of(int stages, int lo_tiles, int hi_tiles, bool wide) {
   CHECK(ok);
 }
 
+/* narrow_dot: c = sum over i < trips of a_i b_i, b_i of n columns (not a
+ * multiple of 16: one fp16 per load, in registers); a and b hold exactly
+ * `trips` tiles, so a load issued ahead past the last is out of bounds */
+static void narrow_dot_of(int stages, int trips) {
+  enum { BM = 32, BN = 32, BK = 16, N = 24, MAXT = 3 };
+  static uint16_t a[MAXT * BM * BK], b[MAXT * BK * N];
+  static float c[BM * BN];
+  for (int i = 0; i < trips * BM * BK; i++) a[i] = to_half(uniform(-1, 1));
+  for (int i = 0; i < trips * BK * N; i++) b[i] = to_half(uniform(-1, 1));
+  for (int i = 0; i < BM * BN; i++) c[i] = NAN;
+  int32_t t = trips, n = N;
+  /* a buffer of no bytes is no buffer: one element, never read, when there are no trips */
+  EmuBuffer bf[3] = {{a, sizeof(uint16_t) * (size_t)(trips ? trips * BM * BK : 1), "a"},
+                     {b, sizeof(uint16_t) * (size_t)(trips ? trips * BK * N : 1), "b"}, {c, sizeof c, "c"}};
+  void *p[3] = {a, b, c};
+  void *args[5] = {&p[0], &p[1], &p[2], &t, &n};
+  char sig[128];
+  snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp32:16, i32, i32, %d, %d, %d, %d", BM, BN, BK, stages);
+  if (emu_run_file(dir, "ptx_pipeline_trips.py", "narrow_dot", sig, 4, 1, args, 5, bf, 3)) {
+    fprintf(stderr, "  (narrow_dot, %d stages, %d trips)\n", stages, trips);
+    return;
+  }
+  int bad = 0;
+  for (int i = 0; i < BM; i++)
+    for (int j = 0; j < BN; j++) {
+      double want = 0;
+      for (int s = 0; s < trips && j < N; s++)
+        for (int k = 0; k < BK; k++)
+          want += (double)half_to_float(a[s * BM * BK + i * BK + k]) * half_to_float(b[s * BK * N + k * N + j]);
+      bad += fabs(c[i * BN + j] - want) > 1e-3 * (1 + fabs(want));
+    }
+  if (bad) fprintf(stderr, "narrow_dot, %d stages, %d trips: %d wrong\n", stages, trips, bad);
+  CHECK(bad == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_trips FILECHECK_DIR\n");
@@ -135,6 +170,8 @@ int main(int argc, char **argv) {
       for (int lo = 0; lo <= 2; lo++)
         for (int trips = 0; trips <= 3; trips++) split_sum_of(stages, lo, lo + trips, wide);
   }
+  for (int stages = 1; stages <= 4; stages++)
+    for (int trips = 0; trips <= 3; trips++) narrow_dot_of(stages, trips);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;
 }

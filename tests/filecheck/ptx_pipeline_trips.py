@@ -11,6 +11,10 @@
 # i64 bounds (a linear-attention kernel's strides): the look-ahead is computed in the induction variable's type
 # RUN: %tilec compile %s -k split_dot -s "*fp16:16, *fp16:16, *fp32:16, i64, i64, i32, 64, 16, 32, 3" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k split_sum -s "*fp32:16, *fp32:16, *fp32:16, i64, i64, i32, 256, 3" --emit=ptx | %ptxas_check
+# A dot operand too narrow for cp.async (one fp16 element per run, the
+# columns masked by a run-time n): loaded into registers ahead, where the
+# iteration exists only (its addresses lie past the data otherwise).
+# RUN: %tilec compile %s -k narrow_dot -s "*fp16:16, *fp16:16, *fp32:16, i32, i32, 32, 32, 16, 3" --emit=ptx | %ptxas_check
 # DOT: cp.async.commit_group
 # DOT: cp.async.wait_group 1
 # DOT: mma.sync.aligned.m16n8k16
@@ -50,3 +54,17 @@ def split_sum(x_ptr, s_ptr, m_ptr, lo, hi, N, BLOCK: tl.constexpr, STAGES: tl.co
         mx = tl.maximum(mx, x)
     tl.store(s_ptr, tl.sum(acc, axis=0))
     tl.store(m_ptr, tl.max(mx, axis=0))
+
+
+@triton.jit
+def narrow_dot(a_ptr, b_ptr, c_ptr, trips, n, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    bmask = (rk < BK)[:, None] & (rn < n)[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for i in tl.range(0, trips, num_stages=STAGES):
+        a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :] + i * BM * BK)
+        b = tl.load(b_ptr + rk[:, None] * n + rn[None, :] + i * BK * n, mask=bmask, other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
