@@ -507,7 +507,8 @@ HANDLER(libdevice_any) {
 /* ---- casts --------------------------------------------------------------- */
 
 static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val *bitcast) {
-  const Type *to = const_dtype(S, call, dtype, "the target dtype");
+  /* a block type (a block pointer's element_ty) converts to its element, as Triton's dst_ty.scalar */
+  const Type *to = ty_elem(const_dtype(S, call, dtype, "the target dtype"));
   TNode *e = bi_rt(S, call, x);
   const Type *from = ty_elem(e->type);
   bool bc = bitcast && !val_is_none(bitcast) && const_bool(S, call, bitcast, "bitcast");
@@ -535,6 +536,7 @@ static Val *do_cast(Sema *S, Node *call, Val *x, Val *dtype, Val *rounding, Val 
     t->a = e;
     return val_rt(S, t);
   }
+  if (from == to) return val_rt(S, e); /* as Triton: no conversion, whatever the rounding says */
   if (rounding && !val_is_none(rounding)) {
     const char *r = const_str(S, call, rounding, "fp_downcast_rounding");
     if (strcmp(r, "rtne") && strcmp(r, "rtz")) sema_error(S, call, "fp_downcast_rounding must be 'rtne' or 'rtz', got '%s'", r);
