@@ -24,6 +24,8 @@ static bool is_type_entry(const char *e) {
   return *e == '*' || dtype_parse(e, &t);
 }
 
+static bool is_desc_entry(const char *e) { return !strncmp(e, "tensordesc", 10); }
+
 /* Pointers and 32- and 64-bit integers specialize (as in Triton); the
  * other scalars are passed as they are. */
 static ParamKind kind_of(DType t, bool is_ptr) {
@@ -60,11 +62,6 @@ static tilec_status split_signature(tilec_kernel *k, const char *sig, char **why
     entry[end - p] = 0;
     k->entries = grown;
     k->entries[k->nentries++] = entry;
-    if (!strncmp(entry, "tensordesc", 10)) {
-      jit_tell(why, "'%s': tensor descriptor parameters are not supported by the JIT yet; pass the base pointer, shape "
-               "and strides as parameters and make the descriptor in the kernel with tl.make_tensor_descriptor", entry);
-      return TILEC_ERROR_USAGE;
-    }
     if (strchr(entry, ':') && entry[0] != '\'' && entry[0] != '"') {
       jit_tell(why, "the JIT adds the hints: write '%.*s' without ':%s'", (int)(strchr(entry, ':') - entry), entry,
                strchr(entry, ':') + 1);
@@ -118,15 +115,19 @@ void tilec_kernel_destroy(tilec_kernel *k) {
 
 /* The runtime parameters, from the first compilation's metadata: which
  * signature entries they are (an entry that reads as a type may also be a
- * dtype given to a tl.constexpr), and their types as the compiler read
- * them: every spelling of a type is one dtype there. */
+ * dtype given to a tl.constexpr; a tensor descriptor's entry is several:
+ * its base pointer, then its shape and strides as i64), and their types as
+ * the compiler read them: every spelling of a type is one dtype there. A
+ * descriptor's parameters get no hints: the kernel reads its bounds from
+ * them, whatever they divide. */
 static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why) {
   if (m->nparams > MAX_PARAMS) {
     jit_tell(why, "more than %d runtime parameters", MAX_PARAMS);
     return TILEC_ERROR_UNSUPPORTED;
   }
   for (int i = 0; i < m->nparams; i++)
-    if (m->params[i].entry >= k->nentries || (i && m->params[i].entry <= m->params[i - 1].entry)) {
+    if (m->params[i].entry < 0 || m->params[i].entry >= k->nentries || (i && m->params[i].entry < m->params[i - 1].entry) ||
+        (i && m->params[i].entry == m->params[i - 1].entry && !is_desc_entry(k->entries[m->params[i].entry]))) {
       jit_tell(why, "%s: the metadata's parameter '%s' is no entry of the signature", k->name, m->params[i].name);
       return TILEC_ERROR_UNSUPPORTED;
     }
@@ -139,7 +140,7 @@ static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why
       return TILEC_ERROR_UNSUPPORTED;
     }
     k->kind[i] = kind_of(k->dtype[i], is_ptr);
-    k->no_specialize[i] = m->params[i].no_specialize;
+    k->no_specialize[i] = m->params[i].no_specialize || is_desc_entry(k->entries[m->params[i].entry]);
   }
   return TILEC_OK;
 }

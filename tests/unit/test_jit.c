@@ -982,6 +982,52 @@ static void do_not_specialize(tilec_device *cpu) {
   CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
 }
 
+/* A host tensor descriptor parameter: the launch passes its base pointer,
+ * shape and strides (i64) in its place, as tilec run does; a block past
+ * the shape reads zeros, and the descriptor's parameters get no hints
+ * (one specialization for every shape). */
+static void tensor_descriptor(tilec_device *cpu) {
+  static const char desc_src[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit\n"
+                            "def twice(in_desc, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+                            "    pm, pn = tl.program_id(0), tl.program_id(1)\n"
+                            "    x = in_desc.load([pm * BM, pn * BN])\n"
+                            "    rm = pm * BM + tl.arange(0, BM)\n"
+                            "    rn = pn * BN + tl.arange(0, BN)\n"
+                            "    tl.store(out_ptr + rm[:, None] * N + rn[None, :], x * 2)\n";
+  enum { M = 20, N = 40, BM = 16, BN = 32, GM = 2, GN = 2 };
+  unsigned long long x, y;
+  CHECK(tilec_device_alloc(cpu, M * N * 4, &x, NULL) == TILEC_OK && tilec_device_alloc(cpu, GM * BM * GN * BN * 4, &y, NULL) == TILEC_OK);
+  float host[M * N], out[GM * BM * GN * BN];
+  for (int i = 0; i < M * N; i++) host[i] = (float)i;
+  CHECK(tilec_device_copy_to(cpu, x, host, sizeof host, NULL) == TILEC_OK);
+  tilec_jit_options o = {.signature = "tensordesc<fp32[16, 32]>, *fp32, i32, 16, 32", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  char *diag = NULL;
+  CHECK(tilec_kernel_create(cpu, "desc.py", desc_src, sizeof desc_src - 1, &o, &k, &diag) == TILEC_OK && k);
+  if (diag) fprintf(stderr, "%s\n", diag);
+  free(diag);
+  if (!k) return;
+  unsigned grid[3] = {GM, GN, 1};
+  char *report = NULL;
+  int specs = tilec_kernel_specializations(k);
+  for (int t = 0; t < 2; t++) {
+    long long rows = t ? 17 : M, cols = t ? 33 : N; /* a view of the first rows and columns */
+    CHECK(tilec_kernel_launchv(k, grid, NULL, &report, x, rows, cols, (long long)N, 1LL, y, GN * BN) == TILEC_OK);
+    if (report) fprintf(stderr, "%s\n", report);
+    CHECK(tilec_device_copy_from(cpu, out, y, sizeof out, NULL) == TILEC_OK);
+    int wrong = 0;
+    for (int i = 0; i < GM * BM; i++)
+      for (int j = 0; j < GN * BN; j++) wrong += out[i * GN * BN + j] != (i < rows && j < cols ? 2.0f * host[i * N + j] : 0.0f);
+    CHECK(wrong == 0);
+  }
+  CHECK(tilec_kernel_specializations(k) == specs + 1);
+  free(report);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
+}
+
 int unit_main(void) {
   /* devices */
   tilec_device *cpu = NULL, *none = NULL;
@@ -1086,6 +1132,7 @@ int unit_main(void) {
   CHECK(cached_import(cpu) == 0);
   aliased_signatures(cpu);
   do_not_specialize(cpu);
+  tensor_descriptor(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }
