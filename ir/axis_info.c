@@ -197,8 +197,12 @@ static void visit(MlirOperation op, void *user) {
     AxisInfo x = get(aa, mlirOperationGetOperand(op, base)), y = get(aa, mlirOperationGetOperand(op, base + 1));
     int64_t pred = op_int_attr(op, "predicate", 0);
     bool ordered = op_is(op, "arith.cmpi") && pred >= 2; /* slt, sle, sgt, sge, ult, ... */
+    /* a select's value is constant only where its condition is too (a
+     * scalar condition is the same for every element) */
+    bool cond = base && mlirTypeIsARankedTensor(mlirValueGetType(a0));
+    AxisInfo w = cond ? get(aa, a0) : x;
     for (int d = 0; d < n; d++) {
-      out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+      out.constancy[d] = gcd(gcd(x.constancy[d], y.constancy[d]), w.constancy[d]);
       /* a run [a, a+1, ..] against a constant c: when both are multiples of
        * g, no run of g straddles c, so the result is constant over it */
       if (ordered && x.contiguity[d] > 1 && y.constancy[d] > 1) {

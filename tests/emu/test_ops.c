@@ -777,6 +777,38 @@ static void high_ranks(void) {
   }
 }
 
+/* ---- tl.where of constants on loaded data --------------------------------------------------- */
+
+static void where_constants(void) {
+  enum { M = 32, N = 64 };
+  float x[M * N];
+  int32_t y[M * N];
+  for (int i = 0; i < M * N; i++) x[i] = uniform(-1, 1), y[i] = -1;
+  x[1] = -0.0f, x[2] = 0.0f;
+  EmuBuffer b[2] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}};
+  void *p[2] = {x, y};
+  void *a[2] = {&p[0], &p[1]};
+  if (!emu_run_file(dir, "ptx_where_constants.py", "where_flat", "*fp32:16, *i32:16, 256", 4, M * N / 256, a, 2, b, 2)) {
+    int bad = 0;
+    for (int i = 0; i < M * N; i++) bad += y[i] != (x[i] < 0 ? 3 : 5);
+    CHECK(bad == 0);
+  }
+  /* the sort key of a float, as sglang's routers make it, over two tiles of a loop */
+  int32_t stride = N;
+  void *a2[3] = {&p[0], &p[1], &stride};
+  for (int i = 0; i < M * N; i++) y[i] = -1;
+  if (!run("ptx_where_constants.py", "where_loop", "*fp32:16, *i32:16, i32:16, 2, 32, 32", 4, a2, 3, b, 2)) {
+    int bad = 0;
+    for (int i = 0; i < M * N; i++) {
+      uint32_t u;
+      memcpy(&u, &x[i], 4);
+      uint32_t want = u ^ (u & 0x80000000u ? 0xFFFFFFFFu : 0x80000000u);
+      bad += (uint32_t)y[i] != want;
+    }
+    CHECK(bad == 0);
+  }
+}
+
 /* ---- tl.sort and tl.flip ------------------------------------------------------------------ */
 
 static int cmp_float(const void *a, const void *b) {
@@ -1235,6 +1267,7 @@ int main(int argc, char **argv) {
   nearest_conversions();
   reduce_rounds();
   atomics();
+  where_constants();
   sorts();
   high_ranks();
   packed();

@@ -177,3 +177,27 @@ func.func @while_loop(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %go: i1
   }
   return
 }
+
+// -----
+
+// A select of two constants is constant only where its condition is: a
+// condition from loaded data (unknown) leaves runs of one; a condition
+// constant over runs of 64 (a range compared with a splat, both multiples
+// of 64) keeps them; a scalar condition is the same everywhere.
+// CHECK-LABEL: func.func @select_constants
+// CHECK: arith.select %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 1>, tile.divisibility = array<i64: 1>}
+// CHECK: arith.select %{{.*}} {tile.constancy = array<i64: 64>,
+// CHECK: arith.select %{{.*}} {tile.constancy = array<i64: 128>,
+func.func @select_constants(%x: tensor<128xi32>, %s: i1) {
+  %a = arith.constant dense<3> : tensor<128xi32>
+  %b = arith.constant dense<5> : tensor<128xi32>
+  %zero = arith.constant dense<0> : tensor<128xi32>
+  %c = arith.cmpi slt, %x, %zero : tensor<128xi32>
+  %u = arith.select %c, %a, %b : tensor<128xi1>, tensor<128xi32>
+  %r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %n = arith.constant dense<64> : tensor<128xi32>
+  %c2 = arith.cmpi slt, %r, %n : tensor<128xi32>
+  %v = arith.select %c2, %a, %b : tensor<128xi1>, tensor<128xi32>
+  %w = arith.select %s, %a, %b : tensor<128xi32>
+  return
+}
