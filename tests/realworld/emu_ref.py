@@ -147,12 +147,13 @@ CHECKS = {
 }
 
 
-def main(argv):
-    if len(argv) != 6 or argv[1] not in ("make", "check") or argv[2] not in CHECKS:
-        print("usage: emu_ref.py make|check NAME ROWS COLS DIR (NAME: %s)" % ", ".join(CHECKS))
+def main(argv, checks=CHECKS):
+    """make or check, for the table checks (sglang_ref.py passes its own)."""
+    if len(argv) != 6 or argv[1] not in ("make", "check") or argv[2] not in checks:
+        print("usage: %s make|check NAME ROWS COLS DIR (NAME: %s)" % (argv[0], ", ".join(checks)))
         return 2
     mode, name, rows, cols, d = argv[1], argv[2], int(argv[3]), int(argv[4]), argv[5]
-    make, ref = CHECKS[name]
+    make, ref = checks[name]
     seed = (sum(map(ord, name)) * 1000003 + rows * 131 + cols) % (2**32)
     inputs = make(np.random.default_rng(seed), rows, cols)
     if mode == "make":

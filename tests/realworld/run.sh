@@ -203,31 +203,123 @@ tutorials)
   exit 0
   ;;
 emu) ;;
-*) echo "usage: run.sh ptx|emu|sglang|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
+sglang-emu) ;;
+*) echo "usage: run.sh ptx|emu|sglang|sglang-emu|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
 esac
 
-# ---- emu ------------------------------------------------------------------------
-fetch_liger
-venv=$work/venv
-if ! "$venv/bin/python" -c 'import numpy' >/dev/null 2>&1; then
-  rm -rf "$venv"
-  if ! python3 -m venv "$venv" >"$work/venv.log" 2>&1; then
-    tail -3 "$work/venv.log"
-    echo "SKIP: python3 -m venv cannot make a virtual environment for NumPy"
-    exit 77
+# ---- emu, sglang-emu --------------------------------------------------------------
+# NumPy in a virtual environment in WORKDIR (made once): sets $py.
+numpy_venv() {
+  local venv=$work/venv
+  if ! "$venv/bin/python" -c 'import numpy' >/dev/null 2>&1; then
+    rm -rf "$venv"
+    if ! python3 -m venv "$venv" >"$work/venv.log" 2>&1; then
+      tail -3 "$work/venv.log"
+      echo "SKIP: python3 -m venv cannot make a virtual environment for NumPy"
+      exit 77
+    fi
+    if ! "$venv/bin/python" -m pip install --timeout 20 --retries 1 --disable-pip-version-check -q numpy \
+        >>"$work/venv.log" 2>&1; then
+      tail -3 "$work/venv.log"
+      echo "SKIP: cannot install NumPy from PyPI"
+      exit 77
+    fi
   fi
-  if ! "$venv/bin/python" -m pip install --timeout 20 --retries 1 --disable-pip-version-check -q numpy \
-      >>"$work/venv.log" 2>&1; then
-    tail -3 "$work/venv.log"
-    echo "SKIP: cannot install NumPy from PyPI"
-    exit 77
-  fi
-fi
-py=$venv/bin/python
+  py=$venv/bin/python
+}
 
-# NAME | FILE | KERNEL | SIGNATURE (fp32) | GRID | FLAGS | ARGUMENTS; {name} is the input
-# emu_ref.py made as name.npy, {out:name} an output buffer it also made (saved back to
-# out_name.npy after the run), {R} {C} the case's rows and columns.
+# Runs the checks of the array named $2 (NAME | FILE | KERNEL | SIGNATURE | GRID | FLAGS |
+# ARGUMENTS) on each "ROWS COLS" case of the array named $3, the kernels' files in $ops,
+# references in the script $1 (make / check, as emu_ref.py); {name} is an input the script
+# made as name.npy, {out:name} an output buffer it also made (saved back to out_name.npy
+# after the run), {R} {C} the case's rows and columns, {B} the power of 2 at or above C.
+# Prints a line per check; sets $pass, $notyet and $failed.
+emu_checks() {
+  local ref=$1
+  local -n checks_=$2 cases_=$3
+  local c rc_ R C B d s g a w i result name file kernel sig grid flags args
+  pass=0
+  notyet=0
+  failed=0
+  for c in "${checks_[@]}"; do
+    IFS='|' read -r name file kernel sig grid flags args <<<"$c"
+    result=""
+    for rc_ in "${cases_[@]}"; do
+      read -r R C <<<"$rc_"
+      B=1
+      while [ "$B" -lt "$C" ]; do B=$((B * 2)); done
+      d=$work/emu/$name-${R}x$C
+      rm -rf "$d"
+      mkdir -p "$d"
+      if ! "$py" "$ref" make "$name" "$R" "$C" "$d" >"$d/make.log" 2>&1; then
+        result="FAIL  $name: $(basename "$ref") make: $(first_diag "$d/make.log")"
+        break
+      fi
+      s=${sig//\{C\}/$C}; s=${s//\{B\}/$B}
+      g=${grid//\{C\}/$C}; g=${g//\{R\}/$R}
+      a=${args//\{C\}/$C}; a=${a//\{R\}/$R}
+      local argv=() saves=()
+      i=0
+      for w in $a; do
+        if [[ $w =~ ^\{out:([a-z_]+)\}$ ]]; then
+          argv+=("$d/${BASH_REMATCH[1]}.npy")
+          saves+=(--save "$i=$d/out_${BASH_REMATCH[1]}.npy")
+        elif [[ $w =~ ^\{([a-z_]+)\}$ ]]; then
+          argv+=("$d/${BASH_REMATCH[1]}.npy")
+        else
+          argv+=("$w")
+        fi
+        i=$((i + 1))
+      done
+      # compile alone first: a kernel tilec cannot compile yet is not an emulator failure
+      # shellcheck disable=SC2086 # flags are words
+      if ! (cd "$ops" && timeout "$COMPILE_TIMEOUT" "$tilec" compile "$file" -k "$kernel" -s "$s" $flags \
+            --emit=tile-gpu -o "$d/k.mlir") >"$d/compile.log" 2>&1; then
+        result="not compiled yet  $name ($file:$kernel): $(first_diag "$d/compile.log")"
+        break
+      fi
+      # shellcheck disable=SC2086 # flags are words
+      if ! (cd "$ops" && timeout 120 "$tilec" run "$file" -k "$kernel" -s "$s" -g "$g" $flags --device=cpu \
+            "${argv[@]}" "${saves[@]}") >"$d/run.log" 2>&1; then
+        result="FAIL  $name ($file:$kernel), $R x $C: tilec run: $(first_diag "$d/run.log")"
+        break
+      fi
+      if ! "$py" "$ref" check "$name" "$R" "$C" "$d" >"$d/check.log" 2>&1; then
+        result="FAIL  $name ($file:$kernel), $R x $C: $(first_diag "$d/check.log")"
+        break
+      fi
+    done
+    [ -n "$result" ] || result="ok    $name ($file:$kernel) on ${cases_[*]}"
+    echo "$result"
+    case $result in
+      ok*) pass=$((pass + 1)) ;;
+      "not compiled yet"*) notyet=$((notyet + 1)) ;;
+      *) failed=$((failed + 1)) ;;
+    esac
+  done
+}
+
+if [ "$mode" = sglang-emu ]; then
+  fetch_sglang
+  numpy_venv
+  # sglang's MoE routers: top-k by a packed sort key (tl.topk, tl.bitonic_merge, tl.sort,
+  # tl.gather), on token counts that leave a partial block; the columns are fixed by the
+  # kernels' constexprs (sglang_ref.py says which)
+  sglang_checks=(
+    "streaming_topk|moe/gate_topk.py|_streaming_topk_kernel|*fp32:16, i32:16, *fp32:16, *i32:16, i32, i32:16, 256, 6, 8, 32, 32, True|cdiv({R}, 32)|-w 4|{x} 240 {out:values} {out:indices} {R} 240"
+    "router_top22|moe/moe_fused_gate.py|_sm120_router_top22_kernel|*fp32:16, *fp32:16, *fp32:16, *i32:16, i32:16, i32:1, fp32, True, True, True|{R}|-w 1|{scores} {bias} {out:weights} {out:ids} 512 1 2.5"
+    "sigmoid_gate|moe/sigmoid_gate_topk_renorm.py|_sigmoid_gate_topk_renorm_kernel|*fp32:16, *fp32:16, i32, *fp32:16, *fp32:16, *i32:16, *i32:16, *fp32:16, fp32, i32, i32:16, i32, 256, 6, 8, 2, 8, 1, 128, False, True|{R}|-w 8|{logits} {bias} 272 {out:routed} {out:shared} {out:indices} {packed} {scale} 1.25 {R} 256 258"
+  )
+  sglang_cases=("5 0" "16 0")
+  emu_checks "$here/sglang_ref.py" sglang_checks sglang_cases
+  echo "sglang $SGLANG_VERSION on the emulator: $pass agree with NumPy, $notyet not compiled yet, $failed failed (of ${#sglang_checks[@]})"
+  [ "$failed" -eq 0 ] && [ "$notyet" -eq 0 ] || exit 1
+  exit 0
+fi
+
+fetch_liger
+numpy_venv
+# liger-kernel's elementwise and row kernels (fp32), references in emu_ref.py
 checks=(
   "swiglu_fwd|swiglu.py|_swiglu_forward_kernel|*fp32:16, *fp32:16, *fp32:16, i32, fp32, {C}, {B}|{R}|-w 4|{a} {b} {out:c} {C} 1.5"
   "swiglu_bwd|swiglu.py|_swiglu_backward_kernel|*fp32:16, *fp32:16, *fp32:16, i32, fp32, {C}, {B}|{R}|-w 4|{out:dc} {out:a} {out:b} {C} 1.5"
@@ -244,66 +336,7 @@ checks=(
 # rows x columns: ragged, with a masked tail in every row
 cases=("3 1000" "7 77" "2 2049")
 
-pass=0
-notyet=0
-failed=0
-for c in "${checks[@]}"; do
-  IFS='|' read -r name file kernel sig grid flags args <<<"$c"
-  result=""
-  for rc_ in "${cases[@]}"; do
-    read -r R C <<<"$rc_"
-    B=1
-    while [ "$B" -lt "$C" ]; do B=$((B * 2)); done
-    d=$work/emu/$name-${R}x$C
-    rm -rf "$d"
-    mkdir -p "$d"
-    if ! "$py" "$here/emu_ref.py" make "$name" "$R" "$C" "$d" >"$d/make.log" 2>&1; then
-      result="FAIL  $name: emu_ref.py make: $(first_diag "$d/make.log")"
-      break
-    fi
-    s=${sig//\{C\}/$C}; s=${s//\{B\}/$B}
-    g=${grid//\{C\}/$C}; g=${g//\{R\}/$R}
-    a=${args//\{C\}/$C}; a=${a//\{R\}/$R}
-    argv=()
-    saves=()
-    i=0
-    for w in $a; do
-      if [[ $w =~ ^\{out:([a-z_]+)\}$ ]]; then
-        argv+=("$d/${BASH_REMATCH[1]}.npy")
-        saves+=(--save "$i=$d/out_${BASH_REMATCH[1]}.npy")
-      elif [[ $w =~ ^\{([a-z_]+)\}$ ]]; then
-        argv+=("$d/${BASH_REMATCH[1]}.npy")
-      else
-        argv+=("$w")
-      fi
-      i=$((i + 1))
-    done
-    # compile alone first: a kernel tilec cannot compile yet is not an emulator failure
-    # shellcheck disable=SC2086 # flags are words
-    if ! (cd "$ops" && timeout "$COMPILE_TIMEOUT" "$tilec" compile "$file" -k "$kernel" -s "$s" $flags \
-          --emit=tile-gpu -o "$d/k.mlir") >"$d/compile.log" 2>&1; then
-      result="not compiled yet  $name ($file:$kernel): $(first_diag "$d/compile.log")"
-      break
-    fi
-    # shellcheck disable=SC2086 # flags are words
-    if ! (cd "$ops" && timeout 120 "$tilec" run "$file" -k "$kernel" -s "$s" -g "$g" $flags --device=cpu \
-          "${argv[@]}" "${saves[@]}") >"$d/run.log" 2>&1; then
-      result="FAIL  $name ($file:$kernel), $R x $C: tilec run: $(first_diag "$d/run.log")"
-      break
-    fi
-    if ! "$py" "$here/emu_ref.py" check "$name" "$R" "$C" "$d" >"$d/check.log" 2>&1; then
-      result="FAIL  $name ($file:$kernel), $R x $C: $(first_diag "$d/check.log")"
-      break
-    fi
-  done
-  [ -n "$result" ] || result="ok    $name ($file:$kernel) on ${cases[*]}"
-  echo "$result"
-  case $result in
-    ok*) pass=$((pass + 1)) ;;
-    "not compiled yet"*) notyet=$((notyet + 1)) ;;
-    *) failed=$((failed + 1)) ;;
-  esac
-done
+emu_checks "$here/emu_ref.py" checks cases
 echo "liger-kernel $LIGER_VERSION on the emulator: $pass agree with NumPy, $notyet not compiled yet, $failed failed (of ${#checks[@]})"
 [ "$failed" -eq 0 ] || exit 1
 exit 0
