@@ -5,7 +5,8 @@
                                           with the reference; exits 1 on a mismatch
 
 Every array is fp32, rows x cols and contiguous, unless said otherwise. Outputs the
-kernel only writes start as NaN, so an element it leaves alone shows.
+kernel only writes start as NaN, so an element it leaves alone shows. A reference is an
+array (compared within 2e-5 + 2e-5 |x|) or (array, atol, rtol).
 """
 import sys
 
@@ -168,6 +169,9 @@ def main(argv, checks=CHECKS):
             print("error: no output %s: %s" % (k, e))
             bad += 1
             continue
+        atol, rtol = 2e-5, 2e-5
+        if isinstance(want, tuple):  # (reference, absolute, relative tolerance): a 16-bit output
+            want, atol, rtol = want
         want = np.asarray(want, dtype=np.float64)
         if got.shape != want.shape:
             print("error: %s has shape %s, expected %s" % (k, got.shape, want.shape))
@@ -175,7 +179,7 @@ def main(argv, checks=CHECKS):
             continue
         got = got.astype(np.float64)
         err = np.abs(got - want)
-        tol = 2e-5 + 2e-5 * np.abs(want)
+        tol = atol + rtol * np.abs(want)
         wrong = ~(err <= tol)  # NaN counts as wrong
         if wrong.any():
             idx = tuple(int(j) for j in np.argwhere(wrong)[0])

@@ -5,11 +5,15 @@
 #   run.sh emu TILEC PTXAS WORKDIR        a few of them on the CPU emulator against NumPy
 #   run.sh sglang TILEC PTXAS WORKDIR     sglang's launched kernels of kernels/ops/attention, moe and
 #                                         quantization (sglang.sigs) to PTX, checked by ptxas
+#   run.sh sglang-emu TILEC PTXAS WORKDIR  sglang's MoE routers on the CPU emulator against NumPy
 #   run.sh tutorials TILEC PTXAS WORKDIR [DIR]
 #                                         the kernels of tutorials.sigs, from Triton's
 #                                         python/tutorials/ copied into DIR (not kept in the tree;
 #                                         DIR defaults to $TILEC_TUTORIALS, and without either the
 #                                         mode skips, saying so)
+#   run.sh tutorials-emu TILEC PTXAS WORKDIR [DIR]
+#                                         some of them (01, 02, 03, 05, 06's attention forward)
+#                                         on the CPU emulator against NumPy
 #
 # ptx, emu and sglang download a pinned wheel (liger-kernel 0.8.5, sglang 0.5.23, each hash
 # checked) into WORKDIR with pip, unpack it there and never copy it into the tree; emu
@@ -204,7 +208,8 @@ tutorials)
   ;;
 emu) ;;
 sglang-emu) ;;
-*) echo "usage: run.sh ptx|emu|sglang|sglang-emu|tutorials TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
+tutorials-emu) ;;
+*) echo "usage: run.sh ptx|emu|sglang|sglang-emu|tutorials|tutorials-emu TILEC PTXAS WORKDIR [DIR]"; exit 2 ;;
 esac
 
 # ---- emu, sglang-emu --------------------------------------------------------------
@@ -298,6 +303,45 @@ emu_checks() {
     esac
   done
 }
+
+if [ "$mode" = tutorials-emu ]; then
+  dir=${5:-${TILEC_TUTORIALS:-}}
+  if [ -z "$dir" ]; then
+    echo "SKIP: Triton's tutorials are not in the tree; set TILEC_TUTORIALS=DIR to a copy of python/tutorials"
+    echo "(the versions tutorials.sigs names) to run them on the emulator"
+    exit 77
+  fi
+  [ -d "$dir" ] || { echo "FAILED: TILEC_TUTORIALS=$dir is not a folder"; exit 1; }
+  ops=$(cd "$dir" && pwd)
+  numpy_venv
+  # elementwise and row kernels on ragged sizes; 03's matmul on a ragged M, N and K;
+  # 06's attention forward (pointer arguments), causal and not
+  rows=(
+    "vector_add|01-vector-add.py|add_kernel|*fp32:16, *fp32:16, *fp32:16, i32, 1024|cdiv({R}*{C}, 1024)|-w 4|{x} {y} {out:z} {R}*{C}"
+    "softmax|02-fused-softmax.py|softmax_kernel|*fp32:16, *fp32:16, i32, i32, i32, i32, {B}, 4|min({R}, 4)|-w 4|{out:y} {x} {C} {C} {R} {C}"
+    "layer_norm|05-layer-norm.py|_layer_norm_fwd_fused|*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, {B}|{R}|-w 4|{x} {out:y} {w} {b} {out:mean} {out:rstd} {C} {C} 1e-5"
+  )
+  row_cases=("3 1000" "7 77")
+  mm=(
+    "matmul|03-matrix-multiplication.py|matmul_kernel|*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 64, 64, 32, 8, ''|cdiv({R}, 64) * cdiv({C}, 64)|-w 4 --num-stages 3|{a} {b} {out:c} {R} {C} 80 80 1 {C} 1 {C} 1"
+  )
+  mm_cases=("100 72")
+  att=(
+    "attention_causal|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 3, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"
+    "attention|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 1, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"
+  )
+  att_cases=("0 128")
+  total=0 agree=0 bad=0 later=0
+  for group in "rows row_cases" "mm mm_cases" "att att_cases"; do
+    read -r c k <<<"$group"
+    emu_checks "$here/tutorials_ref.py" "$c" "$k"
+    agree=$((agree + pass)); bad=$((bad + failed)); later=$((later + notyet))
+  done
+  total=$((${#rows[@]} + ${#mm[@]} + ${#att[@]}))
+  echo "Triton tutorials on the emulator: $agree agree with NumPy, $later not compiled yet, $bad failed (of $total)"
+  [ "$bad" -eq 0 ] && [ "$later" -eq 0 ] || exit 1
+  exit 0
+fi
 
 if [ "$mode" = sglang-emu ]; then
   fetch_sglang
