@@ -194,22 +194,23 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   char name[32];
   snprintf(name, sizeof name, "tilec.cp.async.%d", vec * bits / 8);
   IfScope where;
-  if (slot) where = lw_begin_if(L, guard);
+  bool guarded = slot && !mlirValueIsNull(guard);
+  if (guarded) where = lw_begin_if(L, guard);
   for (int k = 0; k < p->n; k += vec) {
     MlirValue pred = pred_of(L, m, k);
     MlirValue at = lw_mma_place(L, z, &e, k);
     MlirValue args[3] = {lw_shared_at(L, z->base, z->et, at), p->v[k], pred};
     lw_tag_smem(L, lw_call_op(L, name, (MlirType){NULL}, 3, args), z->base);
   }
-  if (slot) lw_end_if(L, &where);
+  if (guarded) lw_end_if(L, &where);
   Vals *res = lw_new_vals(L, p->n);
   res->lazy = z;
   lw_put(L, r, res);
   return true;
 }
 
-/* A load or store; a load into a pipelined loop's slot, where guard holds
- * (lw_load_to_slot), when slot is not NULL. */
+/* A load or store; a load into a pipelined loop's slot when slot is not
+ * NULL (lw_load_to_slot), where guard holds when it is not NULL. */
 static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, MlirValue guard) {
   MlirValue ptr = mlirOperationGetOperand(op, 0);
   MlirType pt = mlirValueGetType(ptr);
@@ -314,21 +315,31 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) { load_store(L, op, is_load, NULL, (MlirValue){NULL}); }
 
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) {
-  load_store(L, load, true, slot, guard);
+  /* where the iteration exists only: its addresses may lie past the data,
+   * and after the loop the slot's memory may be another buffer's, which a
+   * late store would overwrite. A load read only by its conversion to the
+   * operand goes whole inside the guard; one read elsewhere too keeps its
+   * values outside, each access predicated on the guard. */
   MlirValue r = mlirOperationGetResult(load, 0);
+  MlirOpOperand u = mlirValueGetFirstUse(r);
+  bool alone = !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
+  IfScope whole;
+  if (alone) whole = lw_begin_if(L, guard);
+  load_store(L, load, true, slot, alone ? (MlirValue){NULL} : guard);
   Vals *x = lw_get(L, r);
-  if (L->failed || (x && x->lazy == slot)) return;
   Elems e;
-  if (!lw_elems_of(L, mlirValueGetType(r), &e)) {
-    lw_fail(L, load, "of this layout is not supported yet by the GPU code generator");
-    return;
+  if (!L->failed && !(x && x->lazy == slot)) {
+    if (!lw_elems_of(L, mlirValueGetType(r), &e)) {
+      lw_fail(L, load, "of this layout is not supported yet by the GPU code generator");
+    } else {
+      IfScope s;
+      if (!alone) s = lw_begin_if(L, guard);
+      for (int k = 0; k < e.n; k++)
+        lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, &e, k), lw_val(L, x, k));
+      if (!alone) lw_end_if(L, &s);
+    }
   }
-  /* where the iteration exists only: after the loop the memory may be
-   * another buffer's, which a late store would overwrite */
-  IfScope s = lw_begin_if(L, guard);
-  for (int k = 0; k < e.n; k++)
-    lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, &e, k), lw_val(L, x, k));
-  lw_end_if(L, &s);
+  if (alone) lw_end_if(L, &whole);
 }
 
 /* ---- prefetched loads ------------------------------------------------------------------
