@@ -275,6 +275,38 @@ HANDLER(swizzle2d) {
   return sema_tuple_of(S, call, ret, 2);
 }
 
+/* ---- Triton's functional spellings ------------------------------------------------- */
+
+/* add/sub/mul(x, y, sanitize_overflow=True): the operators (tilec's integer
+ * arithmetic wraps, as Triton's does without its overflow sanitizer). */
+static Val *functional(Sema *S, Node *call, Val **args, Op op) {
+  if (args[2] && !val_is_none(args[2])) const_bool(S, call, args[2], "sanitize_overflow");
+  return binary_op(S, call, op, args[0], args[1]);
+}
+HANDLER(fn_add) { (void)nargs; return functional(S, call, args, TK_PLUS); }
+HANDLER(fn_sub) { (void)nargs; return functional(S, call, args, TK_MINUS); }
+HANDLER(fn_mul) { (void)nargs; return functional(S, call, args, TK_STAR); }
+
+/* squeeze(x, dim): the length-1 dimension dim removed; unsqueeze(x, dim):
+ * one inserted (expand_dims), as Triton's standard library defines them. */
+HANDLER(squeeze) {
+  (void)nargs;
+  TNode *x = bi_block_input(S, call, A(0));
+  int d = bi_norm_axis(S, call, A(1), x->type, false);
+  if (x->type->shape[d] != 1) sema_error(S, call, "tl.squeeze: dimension %d of %s is not 1", d, ty_str(S->a, x->type));
+  int64_t shape[MAX_RANK];
+  int r = 0;
+  for (int k = 0; k < x->type->rank; k++)
+    if (k != d) shape[r++] = x->type->shape[k];
+  if (!r) sema_error(S, call, "tl.squeeze of a block of one dimension would give a scalar; index it instead");
+  return val_rt(S, reshaped(S, call, x, r, shape));
+}
+HANDLER(unsqueeze) {
+  (void)nargs;
+  Args a = {.pos = (Val *[]){A(0), A(1)}, .npos = 2};
+  return builtin_call(S, call, builtin_find("expand_dims"), NULL, &a);
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 const Builtin builtins_compose[] = {
@@ -283,6 +315,11 @@ const Builtin builtins_compose[] = {
     {"bitonic_merge", "x,dim=,descending=", bitonic_merge, 0},
     {"flip", "x,dim=", flip, B_METHOD},
     {"gather", "src,index,axis", gather, 0},
+    {"add", "x,y,sanitize_overflow=", fn_add, 0},
+    {"sub", "x,y,sanitize_overflow=", fn_sub, 0},
+    {"mul", "x,y,sanitize_overflow=", fn_mul, 0},
+    {"squeeze", "x,dim", squeeze, 0},
+    {"unsqueeze", "x,dim", unsqueeze, 0},
     {"swizzle2d", "i,j,size_i,size_j,size_g", swizzle2d, 0},
     {"histogram", "input,num_bins,mask=", histogram, B_METHOD},
 };

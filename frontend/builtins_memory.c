@@ -439,5 +439,14 @@ const Builtin builtins_memory[] = {
     {"desc.store", "desc,offsets,value", desc_store, B_METHOD},
     /* known to Triton, not yet to tilec: a call says so at its line */
     {"tensor", "*args", not_yet, 0},
+    {"dot_scaled", "*args", not_yet, 0},
+    {"map_elementwise", "*args", not_yet, 0},
+    {"reduce_or", "*args", not_yet, 0},
+    {"atomic_load", "*args", not_yet, 0},
+    {"atomic_store", "*args", not_yet, 0},
+    {"atomic_poll", "*args", not_yet, 0},
+    {"expect_zero", "*args", not_yet, 0},
+    {"load_tensor_descriptor", "*args", not_yet, 0},
+    {"store_tensor_descriptor", "*args", not_yet, 0},
 };
 const size_t builtins_memory_count = sizeof builtins_memory / sizeof *builtins_memory;
