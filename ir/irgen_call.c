@@ -448,10 +448,10 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     res[0] = irgen_un(G, dtype_is_float(irgen_dt_of(e->type)) ? "math.absf" : "math.absi", loc, rty, ops[0]);
     return 1;
   case CALL_sigmoid: {
-    /* 1 / (1 + exp(-x)) */
+    /* 1 / (1 + exp(-x)), the division Triton's `/` is (div.full.f32 for fp32) */
     MlirValue neg = irgen_un(G, "arith.negf", loc, rty, ops[0]);
     MlirValue one = irgen_constant(G, loc, rty, 1, 1.0);
-    res[0] = irgen_bin(G, "arith.divf", loc, one, irgen_bin(G, "arith.addf", loc, one, irgen_un(G, "math.exp", loc, rty, neg)));
+    res[0] = irgen_divf(G, loc, one, irgen_bin(G, "arith.addf", loc, one, irgen_un(G, "math.exp", loc, rty, neg)), false);
     return 1;
   }
   case CALL_softmax: {
