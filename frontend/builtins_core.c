@@ -134,13 +134,7 @@ static bool instance_of(Sema *S, Node *call, Val *v, Val *cls) {
  * no argument the empty tuple */
 HANDLER(py_tuple) {
   Val *v = A(0);
-  if (!v) {
-    CValue *c = cv_none(S);
-    c->kind = CV_TUPLE;
-    c->depth = 1;
-    c->elems = arena_alloc(S->a, sizeof(CValue *));
-    return val_const(S, c);
-  }
+  if (!v) return val_const(S, cv_tuple(S, call, NULL, 0));
   if (v->kind == V_TUPLE || (v->kind == V_CONST && v->c->kind == CV_TUPLE)) return v;
   sema_error(S, call, "%s() of %s is not supported: only tuples", S->builtin->name + 3, val_desc(S, v));
 }

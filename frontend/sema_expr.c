@@ -185,6 +185,14 @@ static Val *dtype_attr(Sema *S, Node *n, const Type *t) {
   sema_error(S, n, "dtype %s has no attribute '%s'", ty_str(S->a, t), a);
 }
 
+/* A block type's shape as a constant tuple (the empty tuple for a scalar). */
+static CValue *shape_tuple(Sema *S, Node *at, const Type *t) {
+  CValue *dims[MAX_RANK];
+  int r = t && t->kind == TY_BLOCK ? t->rank : 0;
+  for (int i = 0; i < r; i++) dims[i] = cv_int(S, t->shape[i]);
+  return cv_tuple(S, at, dims, r);
+}
+
 static Val *value_attr(Sema *S, Node *n, Val *obj) {
   const char *a = n->name;
   if (obj->kind == V_MODULE) return module_attr(S, n, obj);
@@ -196,13 +204,7 @@ static Val *value_attr(Sema *S, Node *n, Val *obj) {
     /* a tensor descriptor: its element type, and the block it loads */
     const Type *block = obj->ty->elem;
     if (!strcmp(a, "dtype")) return val_const(S, cv_dtype(S, block->elem));
-    if (!strcmp(a, "block_shape")) {
-      CValue *c = sema_cv_new(S, CV_TUPLE);
-      c->nelems = block->rank;
-      c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)block->rank);
-      for (int i = 0; i < block->rank; i++) c->elems[i] = cv_int(S, block->shape[i]);
-      return val_const(S, c);
-    }
+    if (!strcmp(a, "block_shape")) return val_const(S, shape_tuple(S, n, block));
   }
   if (obj->kind == V_RT || (obj->kind == V_CONST && (obj->c->kind == CV_INT || obj->c->kind == CV_FLOAT || obj->c->kind == CV_BOOL))) {
     if (!strcmp(a, "dtype") || !strcmp(a, "type")) {
@@ -213,16 +215,7 @@ static Val *value_attr(Sema *S, Node *n, Val *obj) {
         sema_error(S, n, "'.type' of a block is not supported; use '.dtype'");
       return val_const(S, cv_dtype(S, ty_elem(t)));
     }
-    if (!strcmp(a, "shape")) {
-      const Type *t = obj->kind == V_RT ? obj->ty : NULL;
-      CValue *c = sema_cv_new(S, CV_TUPLE);
-      if (t && t->kind == TY_BLOCK) {
-        c->nelems = t->rank;
-        c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)t->rank);
-        for (int i = 0; i < t->rank; i++) c->elems[i] = cv_int(S, t->shape[i]);
-      }
-      return val_const(S, c);
-    }
+    if (!strcmp(a, "shape")) return val_const(S, shape_tuple(S, n, obj->kind == V_RT ? obj->ty : NULL));
     if (!strcmp(a, "numel")) {
       int64_t ne = 1;
       if (obj->kind == V_RT && obj->ty->kind == TY_BLOCK)
@@ -387,17 +380,13 @@ static Val *subscript(Sema *S, Node *n) {
 Val *sema_tuple_of(Sema *S, Node *at, Val **elems, int n) {
   bool all_const = true;
   for (int i = 0; i < n; i++) all_const &= elems[i]->kind == V_CONST;
+  if (all_const) {
+    CValue **c = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) c[i] = elems[i]->c;
+    return val_const(S, cv_tuple(S, at, c, n));
+  }
   int depth, size;
   sema_tuple_nest(S, at, elems, n, &depth, &size);
-  if (all_const) {
-    CValue *c = sema_cv_new(S, CV_TUPLE);
-    c->depth = depth;
-    c->size = size;
-    c->nelems = n;
-    c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) c->elems[i] = elems[i]->c;
-    return val_const(S, c);
-  }
   Val *t = sema_new_val(S, V_TUPLE);
   t->elems = elems;
   t->n = n;

@@ -416,11 +416,9 @@ static void format_value(Sema *S, Node *at, StrBuf *sb, const CValue *v, const c
 static CValue *field_value(Sema *S, Node *at, Val *v) {
   if (v->kind == V_CONST) return v->c;
   if (v->kind == V_TUPLE) {
-    CValue *c = sema_cv_new(S, CV_TUPLE);
-    c->nelems = v->n;
-    c->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(v->n + 1));
-    for (int i = 0; i < v->n; i++) c->elems[i] = field_value(S, at, v->elems[i]);
-    return c;
+    CValue **c = arena_alloc(S->a, sizeof(CValue *) * (size_t)(v->n + 1));
+    for (int i = 0; i < v->n; i++) c[i] = field_value(S, at, v->elems[i]);
+    return cv_tuple(S, at, c, v->n);
   }
   sema_error(S, at, "an f-string's fields are evaluated at compile time: this one is %s, not a constexpr", val_desc(S, v));
 }

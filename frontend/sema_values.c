@@ -76,7 +76,7 @@ CValue *cv_tuple(Sema *S, Node *at, CValue *const *elems, int64_t n) {
   t->size = (int)size;
   t->nelems = (int)n;
   t->elems = arena_alloc(S->a, sizeof(CValue *) * (size_t)(n + 1));
-  memcpy(t->elems, elems, sizeof(CValue *) * (size_t)n);
+  if (n) memcpy(t->elems, elems, sizeof(CValue *) * (size_t)n);
   return t;
 }
 
