@@ -170,6 +170,19 @@ check_count() {
   exit 0
 }
 
+# The folder of the tutorials' texts ($1, else $TILEC_TUTORIALS) as an absolute path in
+# $tutorials; without either, skips saying what it would have done ($2).
+tutorials_dir() {
+  local dir=${1:-${TILEC_TUTORIALS:-}}
+  if [ -z "$dir" ]; then
+    echo "SKIP: Triton's tutorials are not in the tree; set TILEC_TUTORIALS=DIR to a copy of python/tutorials"
+    echo "(the versions tutorials.sigs names) to $2"
+    exit 77
+  fi
+  [ -d "$dir" ] || { echo "FAILED: TILEC_TUTORIALS=$dir is not a folder"; exit 1; }
+  tutorials=$(cd "$dir" && pwd)
+}
+
 # Fails on any crash or internal error, whatever the count.
 no_crashes() {
   if [ "$crashed" -gt 0 ]; then
@@ -192,15 +205,9 @@ sglang)
   check_count "sglang $SGLANG_VERSION" SGLANG_MIN_PTX "$SGLANG_MIN_PTX"
   ;;
 tutorials)
-  dir=${5:-${TILEC_TUTORIALS:-}}
-  if [ -z "$dir" ]; then
-    echo "SKIP: Triton's tutorials are not in the tree; set TILEC_TUTORIALS=DIR to a copy of python/tutorials"
-    echo "(the versions tutorials.sigs names) to compile them"
-    exit 77
-  fi
-  [ -d "$dir" ] || { echo "FAILED: TILEC_TUTORIALS=$dir is not a folder"; exit 1; }
+  tutorials_dir "${5:-}" "compile them"
   [ -x "$ptxas" ] || { echo "SKIP: no ptxas at $ptxas"; exit 77; }
-  compile_all "$here/tutorials.sigs" "$(cd "$dir" && pwd)"
+  compile_all "$here/tutorials.sigs" "$tutorials"
   echo "Triton tutorials: $compiled / $total kernels compiled to PTX that ptxas accepts (all must)"
   no_crashes
   [ "$compiled" -eq "$total" ] || { echo "FAILED: $((total - compiled)) tutorial kernel(s) do not compile"; exit 1; }
@@ -305,14 +312,8 @@ emu_checks() {
 }
 
 if [ "$mode" = tutorials-emu ]; then
-  dir=${5:-${TILEC_TUTORIALS:-}}
-  if [ -z "$dir" ]; then
-    echo "SKIP: Triton's tutorials are not in the tree; set TILEC_TUTORIALS=DIR to a copy of python/tutorials"
-    echo "(the versions tutorials.sigs names) to run them on the emulator"
-    exit 77
-  fi
-  [ -d "$dir" ] || { echo "FAILED: TILEC_TUTORIALS=$dir is not a folder"; exit 1; }
-  ops=$(cd "$dir" && pwd)
+  tutorials_dir "${5:-}" "run them on the emulator"
+  ops=$tutorials
   numpy_venv
   # elementwise and row kernels on ragged sizes; 03's matmul on a ragged M, N and K;
   # 06's attention forward (pointer arguments), causal and not
