@@ -182,9 +182,16 @@ static void visit(MlirOperation op, void *user) {
     bool cst = splat_int_constant(a1, &c) && c > 0;
     for (int d = 0; d < n; d++) {
       out.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
-      if (rem && cst) {
-        out.contiguity[d] = gcd(x.contiguity[d], c);
-        out.divisibility[d] = gcd(x.divisibility[d], c);
+      if (rem && (cst || y.constancy[d] > 1)) {
+        /* x % y, y the same over a run: a run of x that starts at a
+         * multiple of g, with y a multiple of g too, never wraps inside g
+         * elements (t03's (pid*BLOCK + arange) % N, N a multiple of 16,
+         * keeps runs of 16). Only what divides both stays a divisor. */
+        int64_t ydiv = cst ? pow2_divisor(c) : y.divisibility[d];
+        int64_t g = gcd(x.contiguity[d], gcd(x.divisibility[d], ydiv));
+        if (!cst) g = gcd(g, y.constancy[d]);
+        out.contiguity[d] = g;
+        out.divisibility[d] = gcd(x.divisibility[d], ydiv);
       } else if (!rem && cst && x.divisibility[d] % c == 0) {
         out.divisibility[d] = x.divisibility[d] / c;
       }

@@ -201,3 +201,34 @@ func.func @select_constants(%x: tensor<128xi32>, %s: i1) {
   %w = arith.select %s, %a, %b : tensor<128xi32>
   return
 }
+
+// -----
+
+// Tutorial 03 wraps its offsets: (pid * 128 + arange(128)) % N. With N a
+// multiple of 16 (an i32:16 argument) a run of 16 starting at a multiple
+// of 16 never wraps, so runs of 16 stay (16-byte copies of fp16); N
+// without a hint leaves runs of one. A run that does not start at a
+// multiple of the divisor (arange + 3) wraps inside it even for a constant.
+// CHECK-LABEL: func.func @rem_wraps
+// CHECK: arith.remsi %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 16>, tile.divisibility = array<i64: 16>}
+// CHECK: arith.remsi %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 1>, tile.divisibility = array<i64: 1>}
+// CHECK: arith.remsi %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 1>, tile.divisibility = array<i64: 1>}
+// CHECK: arith.remsi %{{.*}} {tile.constancy = array<i64: 1>, tile.contiguity = array<i64: 16>, tile.divisibility = array<i64: 16>}
+func.func @rem_wraps(%n: i32 {tile.divisibility = 16 : i32}, %m: i32) {
+  %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+  %c128 = arith.constant 128 : i32
+  %s = arith.muli %pid, %c128 : i32
+  %b = "tile.splat"(%s) : (i32) -> tensor<128xi32>
+  %r = "tile.make_range"() {start = 0 : i32, end = 128 : i32} : () -> tensor<128xi32>
+  %o = arith.addi %b, %r : tensor<128xi32>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<128xi32>
+  %w = arith.remsi %o, %ns : tensor<128xi32>
+  %ms = "tile.splat"(%m) : (i32) -> tensor<128xi32>
+  %w2 = arith.remsi %o, %ms : tensor<128xi32>
+  %three = arith.constant dense<3> : tensor<128xi32>
+  %sixteen = arith.constant dense<16> : tensor<128xi32>
+  %o3 = arith.addi %r, %three : tensor<128xi32>
+  %w3 = arith.remsi %o3, %sixteen : tensor<128xi32>
+  %w4 = arith.remsi %r, %sixteen : tensor<128xi32>
+  return
+}

@@ -102,6 +102,7 @@ CHECKS = {
     "vector_add": (vector_add_in, vector_add_ref),
     "softmax": (softmax_in, softmax_ref),
     "matmul": (matmul_in, matmul_ref),
+    "matmul_hinted": (matmul_in, matmul_ref),
     "layer_norm": (layer_norm_in, layer_norm_ref),
     "attention_causal": (attention_in, lambda i: attention_ref(i, True)),
     "attention": (attention_in, lambda i: attention_ref(i, False)),
