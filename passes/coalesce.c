@@ -142,6 +142,9 @@ static void cap_loads(Coalesce *c, MlirValue v, int64_t width, MlirType like) {
   } else {
     d = mlirOpResultGetOwner(v);
   }
+  /* a dot's operands reach the store through the dot's own layouts, not
+   * element for element */
+  if (tile_op_of(d) == TOP_dot) return;
   int m = tile_op_of(d) == TOP_load ? (int)(intptr_t)map_get(&c->mem, d.ptr) - 1 : -1;
   if (m >= 0) {
     MlirType pt = mlirValueGetType(mlirOperationGetOperand(d, 0));

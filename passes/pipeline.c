@@ -7,7 +7,8 @@
  * `tile.pipeline = S` (its stages: `tl.range(..., num_stages=S)`, else the
  * kernel's num_stages), and the ops of its first stage carry
  * `tile.stage = 0`: the loads whose only use is their conversion to a
- * 16-bit operand of mma.sync, and everything in the body they depend on
+ * 16-bit operand of mma.sync and which cp.async can copy (runs of 4 bytes
+ * or more: axis info), and everything in the body they depend on
  * (addresses, masks, the pointers the loop advances). Everything else is
  * the last stage. The lowering (codegen/lower_control.c) then issues the
  * first stage of iteration i + S - 1 while the last stage of iteration i
@@ -64,6 +65,30 @@ static bool feeds_mma(Compilation *comp, MlirOperation op) {
          mlirBlockEqual(mlirOperationGetBlock(cv), mlirOperationGetBlock(op));
 }
 
+/* Whether cp.async can copy the load: along its layout's fastest
+ * dimension a thread's run of elements is contiguous, aligned and under
+ * one mask bit for 4 bytes at least, and `other` is zero. Triton's
+ * pipeliner leaves the other loads where they are, in the loop: held in
+ * registers S - 1 iterations ahead they would cost S - 1 copies of the
+ * tile's registers (examples/matmul.py at odd sizes spilled 20 KB so). */
+static bool copyable(Compilation *comp, AxisAnalysis *aa, MlirOperation op) {
+  MlirValue ptr = mlirOperationGetOperand(op, 0), r = mlirOperationGetResult(op, 0);
+  MlirAttribute seg = mlirOperationGetAttributeByName(op, sref("operandSegmentSizes"));
+  int has_mask = mlirDenseI32ArrayGetElement(seg, 1), has_other = mlirDenseI32ArrayGetElement(seg, 2);
+  if (has_other && !value_is_zero(mlirOperationGetOperand(op, 1 + has_mask))) return false;
+  Layout l;
+  if (!layout_of_type(comp, mlirValueGetType(r), &l) || l.kind != L_BLOCKED) return false;
+  int fast = l.order[0];
+  int64_t bytes = pointee_bytes(comp, mlirValueGetType(ptr)), need = bytes >= 4 ? 1 : 4 / bytes;
+  const AxisInfo *pi = axis_info_of(aa, ptr);
+  if (l.spt[fast] < need || !pi || pi->contiguity[fast] < need || pi->divisibility[fast] % 4) return false;
+  if (has_mask) {
+    const AxisInfo *mi = axis_info_of(aa, mlirOperationGetOperand(op, 1));
+    if (!mi || mi->constancy[fast] % need) return false;
+  }
+  return true;
+}
+
 /* A load of a loop without a dot that goes ahead: a tensor of 32- or
  * 64-bit numbers, directly in the body, not through a block pointer. */
 static bool prefetchable(MlirOperation op, MlirBlock body) {
@@ -81,6 +106,7 @@ static bool prefetchable(MlirOperation op, MlirBlock body) {
 
 typedef struct Plan {
   Compilation *comp;
+  AxisAnalysis *aa;
   MlirOperation loop;
   MlirBlock body;
   bool prefetch; /* a loop without a dot: its loads go ahead (prefetchable) */
@@ -88,6 +114,9 @@ typedef struct Plan {
   unsigned long long carried; /* bit i: iter arg i is the first stage's */
   bool ok;
 } Plan;
+
+/* A load of a dot's loop that goes ahead: a 16-bit operand cp.async copies. */
+static bool goes_ahead(const Plan *p, MlirOperation op) { return feeds_mma(p->comp, op) && copyable(p->comp, p->aa, op); }
 
 static bool in_stage0(const Plan *p, MlirOperation op) {
   for (int i = 0; i < p->stage0.n; i++)
@@ -120,7 +149,7 @@ static void take(Plan *p, MlirValue v) {
   }
   /* a prefetched load is a root of the first stage, never what an address
    * is computed from */
-  bool load = !p->prefetch && feeds_mma(p->comp, d);
+  bool load = !p->prefetch && goes_ahead(p, d);
   if (!load && (!op_is_pure(d) || mlirOperationGetNumRegions(d))) {
     p->ok = false;
     return;
@@ -270,10 +299,10 @@ static bool copy_for_last_stage(Plan *p) {
   return true;
 }
 
-static void plan_loop(Compilation *comp, MlirOperation loop) {
+static void plan_loop(Compilation *comp, AxisAnalysis *aa, MlirOperation loop) {
   int stages = stages_of(loop);
   if (stages < 2 || !positive_step(mlirOperationGetOperand(loop, 2))) return;
-  Plan p = {.comp = comp, .loop = loop, .body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), .ok = true};
+  Plan p = {.comp = comp, .aa = aa, .loop = loop, .body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), .ok = true};
   p.prefetch = !has_dot(loop) && op_int_attr(loop, "tile.num_stages", 0) >= 2;
   int loads = 0;
   for (MlirOperation o = mlirBlockGetFirstOperation(p.body), next; !mlirOperationIsNull(o); o = next) {
@@ -283,7 +312,7 @@ static void plan_loop(Compilation *comp, MlirOperation loop) {
       o = split_other(o);
       vec_push(comp->a, &p.stage0, o.ptr);
       for (intptr_t i = 0; i < mlirOperationGetNumOperands(o); i++) take(&p, mlirOperationGetOperand(o, i));
-    } else if (!p.prefetch && feeds_mma(comp, o)) {
+    } else if (!p.prefetch && goes_ahead(&p, o)) {
       loads++;
       take(&p, mlirOperationGetResult(o, 0));
     }
@@ -294,7 +323,7 @@ static void plan_loop(Compilation *comp, MlirOperation loop) {
   for (int i = 0; i < p.stage0.n && p.ok; i++) {
     MlirOperation o = {p.stage0.v[i]};
     if (p.prefetch && tile_op_of(o) == TOP_load) continue; /* the last stage reads its copy */
-    bool load = feeds_mma(comp, o);
+    bool load = goes_ahead(&p, o);
     for (intptr_t r = 0; r < mlirOperationGetNumResults(o) && p.ok; r++)
       p.ok = used_by_stage0(&p, mlirOperationGetResult(o, r), load);
   }
@@ -325,6 +354,7 @@ bool pass_pipeline(Compilation *comp, MlirOperation module) {
   if (comp->target->sm < 80) return true;
   Loops l = {.comp = comp};
   walk_ops(module, collect, &l, false);
-  for (int i = 0; i < l.v.n; i++) plan_loop(comp, (MlirOperation){l.v.v[i]});
+  AxisAnalysis *aa = l.v.n ? axis_analyze(comp, module) : NULL;
+  for (int i = 0; i < l.v.n; i++) plan_loop(comp, aa, (MlirOperation){l.v.v[i]});
   return true;
 }

@@ -107,6 +107,34 @@ func.func @capped(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.p
 
 // -----
 
+// A dot's operands are not capped by the store of its result (an unaligned
+// C): they reach it through the dot's own layouts, not element for element,
+// so A keeps its 16-byte runs.
+// CHECK-LABEL: func.func @dot_not_capped
+// CHECK: "tile.load"({{.*}} -> tensor<32x32xf16, #tile.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>>
+// CHECK: "tile.store"({{.*}} : (tensor<32x32x!tile.ptr<f32>, #tile.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>>
+func.func @dot_not_capped(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %r = "tile.make_range"() {start = 0 : i32, end = 32 : i32} : () -> tensor<32xi32>
+  %rm = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+  %rk = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+  %c32t = arith.constant dense<32> : tensor<32x1xi32>
+  %rows = arith.muli %rm, %c32t : tensor<32x1xi32>
+  %rowsb = "tile.broadcast"(%rows) : (tensor<32x1xi32>) -> tensor<32x32xi32>
+  %rkb = "tile.broadcast"(%rk) : (tensor<1x32xi32>) -> tensor<32x32xi32>
+  %off = arith.addi %rowsb, %rkb : tensor<32x32xi32>
+  %as = "tile.splat"(%a) : (!tile.ptr<f16>) -> tensor<32x32x!tile.ptr<f16>>
+  %ap = "tile.addptr"(%as, %off) : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>) -> tensor<32x32x!tile.ptr<f16>>
+  %x = "tile.load"(%ap) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x32x!tile.ptr<f16>>) -> tensor<32x32xf16>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = "tile.dot"(%x, %x, %zero) : (tensor<32x32xf16>, tensor<32x32xf16>, tensor<32x32xf32>) -> tensor<32x32xf32>
+  %cs = "tile.splat"(%c) : (!tile.ptr<f32>) -> tensor<32x32x!tile.ptr<f32>>
+  %cp = "tile.addptr"(%cs, %off) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>) -> tensor<32x32x!tile.ptr<f32>>
+  "tile.store"(%cp, %d) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  return
+}
+
+// -----
+
 // Accesses that share nothing but a kernel argument are not one group: the
 // shifted copy keeps one element per thread.
 // CHECK-LABEL: func.func @apart

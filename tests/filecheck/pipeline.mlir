@@ -101,8 +101,14 @@ func.func @used_after(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !ti
 func.func @one_stage(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %K: i32) attributes {tile.num_stages = 1 : i32, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32
-  %r = "tile.make_range"() {start = 0 : i32, end = 1024 : i32} : () -> tensor<1024xi32>
-  %rr = "tile.reshape"(%r) : (tensor<1024xi32>) -> tensor<32x32xi32>
+  %r = "tile.make_range"() {start = 0 : i32, end = 32 : i32} : () -> tensor<32xi32>
+  %rm = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+  %rk = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+  %c32t = arith.constant dense<32> : tensor<32x1xi32>
+  %rows = arith.muli %rm, %c32t : tensor<32x1xi32>
+  %rowsb = "tile.broadcast"(%rows) : (tensor<32x1xi32>) -> tensor<32x32xi32>
+  %rkb = "tile.broadcast"(%rk) : (tensor<1x32xi32>) -> tensor<32x32xi32>
+  %rr = arith.addi %rowsb, %rkb : tensor<32x32xi32>
   %as = "tile.splat"(%a) : (!tile.ptr<f16>) -> tensor<32x32x!tile.ptr<f16>>
   %ap = "tile.addptr"(%as, %rr) : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>) -> tensor<32x32x!tile.ptr<f16>>
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
@@ -110,6 +116,48 @@ func.func @one_stage(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !til
   %out:2 = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero, %p = %ap) -> (tensor<32x32xf32>, tensor<32x32x!tile.ptr<f16>>) : i32 {
     %x = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x32x!tile.ptr<f16>>) -> tensor<32x32xf16>
     %y = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x32x!tile.ptr<f16>>) -> tensor<32x32xf16>
+    %d = "tile.dot"(%x, %y, %acc) : (tensor<32x32xf16>, tensor<32x32xf16>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %p2 = "tile.addptr"(%p, %step) : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>) -> tensor<32x32x!tile.ptr<f16>>
+    scf.yield %d, %p2 : tensor<32x32xf32>, tensor<32x32x!tile.ptr<f16>>
+  }
+  %cs = "tile.splat"(%c) : (!tile.ptr<f32>) -> tensor<32x32x!tile.ptr<f32>>
+  "tile.store"(%cs, %out#0) : (tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>) -> ()
+  return
+}
+
+// -----
+
+// Not pipelined: cp.async cannot copy the loads (the mask of an unhinted
+// K changes at any element, so a thread's run is one 2-byte element), and
+// Triton's pipeliner leaves such loads in the loop: held in registers
+// S - 1 iterations ahead they would cost S - 1 copies of the tile.
+// CHECK-LABEL: func.func @not_copyable
+// CHECK-NOT: tile.stage
+// CHECK-NOT: tile.pipeline
+// CHECK: return
+func.func @not_copyable(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %K: i32) attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %r = "tile.make_range"() {start = 0 : i32, end = 32 : i32} : () -> tensor<32xi32>
+  %rm = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<32xi32>) -> tensor<32x1xi32>
+  %rk = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<32xi32>) -> tensor<1x32xi32>
+  %c32t = arith.constant dense<32> : tensor<32x1xi32>
+  %rows = arith.muli %rm, %c32t : tensor<32x1xi32>
+  %rowsb = "tile.broadcast"(%rows) : (tensor<32x1xi32>) -> tensor<32x32xi32>
+  %rkb = "tile.broadcast"(%rk) : (tensor<1x32xi32>) -> tensor<32x32xi32>
+  %rr = arith.addi %rowsb, %rkb : tensor<32x32xi32>
+  %as = "tile.splat"(%a) : (!tile.ptr<f16>) -> tensor<32x32x!tile.ptr<f16>>
+  %ap = "tile.addptr"(%as, %rr) : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>) -> tensor<32x32x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %step = arith.constant dense<32> : tensor<32x32xi32>
+  %out:2 = scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero, %p = %ap) -> (tensor<32x32xf32>, tensor<32x32x!tile.ptr<f16>>) : i32 {
+    %ks = "tile.splat"(%k) : (i32) -> tensor<1x32xi32>
+    %kk = arith.addi %rk, %ks : tensor<1x32xi32>
+    %Ks = "tile.splat"(%K) : (i32) -> tensor<1x32xi32>
+    %in = arith.cmpi slt, %kk, %Ks : tensor<1x32xi32>
+    %inb = "tile.broadcast"(%in) : (tensor<1x32xi1>) -> tensor<32x32xi1>
+    %x = "tile.load"(%p, %inb) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi1>) -> tensor<32x32xf16>
+    %y = "tile.load"(%p, %inb) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi1>) -> tensor<32x32xf16>
     %d = "tile.dot"(%x, %y, %acc) : (tensor<32x32xf16>, tensor<32x32xf16>, tensor<32x32xf32>) -> tensor<32x32xf32>
     %p2 = "tile.addptr"(%p, %step) : (tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>) -> tensor<32x32x!tile.ptr<f16>>
     scf.yield %d, %p2 : tensor<32x32xf32>, tensor<32x32x!tile.ptr<f16>>
