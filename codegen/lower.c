@@ -401,7 +401,7 @@ static void lower_broadcast(Lower *L, MlirOperation op, MlirValue r, MlirType rt
   MlirValue src = mlirOperationGetOperand(op, 0);
   Elems es, ed;
   bool ok = lw_elems_of(L, mlirValueGetType(src), &es) && lw_elems_of(L, rt, &ed) && es.rank == ed.rank &&
-            layout_equal(&es.l, &ed.l);
+            es.mma == ed.mma && layout_equal(&es.l, &ed.l);
   /* a dim held whole in one and spread in the other is a conversion, unless the source's is 1 */
   for (int d = 0; ok && d < es.rank; d++) ok = !((es.whole ^ ed.whole) >> d & 1) || es.shape[d] == 1;
   if (!ok) {
@@ -650,6 +650,21 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   lw_fail(L, op, "is not supported yet by the GPU code generator");
 }
 
+static void find_mma_dot(MlirOperation op, void *user) {
+  Layout l;
+  Compilation *comp = ((void **)user)[0];
+  if (tile_op_of(op) == TOP_dot && layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(op, 0)), &l) && l.kind == L_MMA)
+    *(bool *)((void **)user)[1] = true;
+}
+
+/* Whether the kernel has a dot on tensor cores. */
+static bool has_mma_dot(Compilation *comp, MlirOperation module) {
+  bool found = false;
+  void *user[2] = {comp, &found};
+  walk_ops(module, find_mma_dot, user, false);
+  return found;
+}
+
 MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
   Lower lw = {.comp = comp, .ctx = ir_mlir(comp->ic)};
   Lower *L = &lw;
@@ -674,8 +689,13 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
     if (is_tile_ptr(comp, t)) sb_printf(&sb, "!llvm.ptr<1>");
     else ir_type_text(&sb, t);
   }
-  sb_printf(&sb, ") attributes {nvvm.kernel, nvvm.maxntid = array<i32: %d>} {\n    llvm.return\n  }\n}\n",
-            comp->threads_per_warp * comp->num_warps);
+  /* a kernel with tensor-core dots is allowed every register (one block an
+   * SM at the least): without it ptxas, when spills are unavoidable, may
+   * trade registers for occupancy and give an accumulator-heavy kernel 32
+   * of them (20 KB spilled, examples/matmul.py at 128x256x64); a kernel
+   * without one is left to ptxas's own choice, which is better there */
+  sb_printf(&sb, ") attributes {nvvm.kernel, nvvm.maxntid = array<i32: %d>%s} {\n    llvm.return\n  }\n}\n",
+            comp->threads_per_warp * comp->num_warps, has_mma_dot(comp, tile_module) ? ", nvvm.minctasm = 1 : i32" : "");
   L->out = mlirModuleCreateParse(L->ctx, mlirStringRefCreate(sb.s, sb.len));
   sb_free(&sb);
   if (mlirModuleIsNull(L->out)) internal_error(__FILE__, __LINE__, "kernel skeleton does not parse");

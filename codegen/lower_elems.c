@@ -10,6 +10,22 @@
  */
 #include "lower.h"
 
+/* mma.sync's C and D: lane l holds, of each 16x8 part, rows l/4 and
+ * l/4 + 8 and columns 2(l%4) and 2(l%4) + 1; the warps' parts tile the
+ * result, repeated over it (a batched one: each warp one batch element at
+ * a time). Read as a blocked layout of [2, 2] per thread on [8, 4] lanes
+ * but for its rows (index_raw). */
+static bool mma_as_blocked(const Layout *l, int r, Elems *e) {
+  if (l->version != 2 || (r != 2 && r != 3) || l->rank != r || l->instr[r - 2] != 16 || l->instr[r - 1] != 8) return false;
+  e->mma = true;
+  if (r == 2)
+    e->l = (Layout){.kind = L_BLOCKED, .rank = 2, .spt = {2, 2}, .tpw = {8, 4}, .wpc = {l->wpc[0], l->wpc[1]}, .order = {1, 0}};
+  else
+    e->l = (Layout){.kind = L_BLOCKED, .rank = 3, .spt = {1, 2, 2}, .tpw = {1, 8, 4}, .wpc = {l->wpc[0], l->wpc[1], l->wpc[2]},
+                    .order = {2, 1, 0}};
+  return true;
+}
+
 bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
   memset(e, 0, sizeof *e);
   e->sliced = -1;
@@ -18,7 +34,14 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
   int r = (int)mlirShapedTypeGetRank(t);
   int64_t shape[MAX_RANK];
   for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(t, i);
-  if (l.kind == L_SLICE) {
+  if (l.kind == L_SLICE && l.parent->kind == L_MMA) {
+    /* a reduction of an mma.sync result: its parent's elements with the
+     * sliced dimension fixed */
+    if (!mma_as_blocked(l.parent, l.parent->rank, e)) return false;
+    e->sliced = l.dim;
+    for (int i = 0, k = 0; i < l.parent->rank; i++) e->shape[i] = i == l.dim ? 1 : shape[k++];
+    e->rank = l.parent->rank;
+  } else if (l.kind == L_SLICE) {
     if (l.parent->kind != L_BLOCKED) return false;
     e->sliced = l.dim;
     e->l = *l.parent;
@@ -36,18 +59,8 @@ bool lw_elems_of(Lower *L, MlirType t, Elems *e) {
     e->rank = r;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
     e->whole = 1u << (l.dim == 0 ? r - 1 : r - 2);
-  } else if (l.kind == L_MMA && l.version == 2 && (r == 2 || r == 3) && l.rank == r && l.instr[r - 2] == 16 &&
-             l.instr[r - 1] == 8) {
-    /* mma.sync's C and D: lane l holds, of each 16x8 part, rows l/4 and
-     * l/4 + 8 and columns 2(l%4) and 2(l%4) + 1; the warps' parts tile the
-     * result, repeated over it (a batched one: each warp one batch element
-     * at a time) */
-    e->mma = true;
-    if (r == 2)
-      e->l = (Layout){.kind = L_BLOCKED, .rank = 2, .spt = {2, 2}, .tpw = {8, 4}, .wpc = {l.wpc[0], l.wpc[1]}, .order = {1, 0}};
-    else
-      e->l = (Layout){.kind = L_BLOCKED, .rank = 3, .spt = {1, 2, 2}, .tpw = {1, 8, 4}, .wpc = {l.wpc[0], l.wpc[1], l.wpc[2]},
-                      .order = {2, 1, 0}};
+  } else if (l.kind == L_MMA) {
+    if (!mma_as_blocked(&l, r, e)) return false;
     e->rank = r;
     memcpy(e->shape, shape, sizeof(int64_t) * (size_t)r);
   } else {
@@ -85,7 +98,7 @@ int lw_element_of(const Elems *e, const int *c) {
 static MlirValue index_raw(Lower *L, const Elems *e, int k, int dim, bool *wraps);
 
 /* lw_index_of computed here for thread tid: the indices of element k of
- * a plain or sliced blocked layout (the sliced dim's is 0). */
+ * a plain or sliced blocked or mma.sync layout (the sliced dim's is 0). */
 void lw_index_at(const Elems *e, int tid, int k, int64_t *idx) {
   int c[MAX_RANK];
   lw_counters(e, k, c);
@@ -93,7 +106,7 @@ void lw_index_at(const Elems *e, int tid, int k, int64_t *idx) {
   int lane = tid % 32, warp = tid / 32, lane_div = 1, warp_div = 1;
   for (int i = 0; i < l->rank; i++) {
     int d = l->order[i];
-    int tc = (warp / warp_div) % l->wpc[d] * l->tpw[d] + (lane / lane_div) % l->tpw[d];
+    int wc = (warp / warp_div) % l->wpc[d], lc = (lane / lane_div) % l->tpw[d], tc = wc * l->tpw[d] + lc;
     lane_div *= l->tpw[d];
     warp_div *= l->wpc[d];
     if (d == e->sliced) {
@@ -101,6 +114,11 @@ void lw_index_at(const Elems *e, int tid, int k, int64_t *idx) {
       continue;
     }
     int64_t footprint = (int64_t)l->spt[d] * l->tpw[d] * l->wpc[d];
+    if (e->mma && d == e->rank - 2) {
+      /* M: rep * footprint + warp * 16 + j * 8 + lane / 4 (index_raw) */
+      idx[d] = ((int64_t)(c[d] / l->spt[d]) * footprint + (int64_t)wc * 16 + (c[d] % l->spt[d]) * 8 + lc) % e->shape[d];
+      continue;
+    }
     idx[d] = ((int64_t)(c[d] / l->spt[d]) * footprint + (int64_t)tc * l->spt[d] + c[d] % l->spt[d]) % e->shape[d];
   }
 }

@@ -370,7 +370,9 @@ void lw_lower_reduce(Lower *L, MlirOperation op) {
   while (n < (int)mlirOperationGetNumOperands(op)) n++;
   MlirValue src0 = mlirOperationGetOperand(op, 0);
   Elems e;
-  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || !lw_plain(&e)) {
+  /* an mma.sync result reduces as the blocked layout it is read as: the
+   * counters group its elements, lw_index_of places them */
+  if (!lw_elems_of(L, mlirValueGetType(src0), &e) || e.sliced >= 0 || e.whole) {
     lw_fail(L, op, "of this layout is not supported yet by the GPU code generator");
     return;
   }

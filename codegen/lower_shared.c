@@ -228,7 +228,7 @@ void lw_lower_convert(Lower *L, MlirOperation op) {
     return;
   }
   Vals *out = lw_new_vals(L, ed.n);
-  if (!ed.whole && !es.whole && !ed.mma && !es.mma && in_registers(L, &es, &ed, lw_get(L, src), out)) {
+  if (!ed.whole && !es.whole && in_registers(L, &es, &ed, lw_get(L, src), out)) {
     lw_put(L, r, out);
     return;
   }

@@ -117,7 +117,7 @@ static void pass_on(Prop *p, MlirOperation user, intptr_t idx, MlirValue v, Mlir
     return;
   }
   if (t == TOP_reduce) {
-    if (l.kind != L_BLOCKED) return; /* a reduction reduces a blocked layout */
+    if (l.kind != L_BLOCKED && l.kind != L_MMA) return; /* a reduction reduces a blocked or mma.sync layout */
     for (intptr_t r = 0; r < mlirOperationGetNumResults(user); r++) {
       MlirValue res = mlirOperationGetResult(user, r);
       if (!is_tensor(res)) continue;
@@ -135,12 +135,12 @@ static void pass_on(Prop *p, MlirOperation user, intptr_t idx, MlirValue v, Mlir
     return;
   }
   if (t == TOP_expand_dims) {
-    if (l.kind == L_SLICE && l.dim == op_int_attr(user, "axis", 0) && l.parent->kind == L_BLOCKED)
+    if (l.kind == L_SLICE && l.dim == op_int_attr(user, "axis", 0) && (l.parent->kind == L_BLOCKED || l.parent->kind == L_MMA))
       reach(p, mlirOperationGetResult(user, 0), layout_attr(comp, l.parent));
     return;
   }
   if (t == TOP_broadcast) {
-    if (l.kind == L_BLOCKED) reach(p, mlirOperationGetResult(user, 0), a);
+    if (l.kind == L_BLOCKED || l.kind == L_MMA) reach(p, mlirOperationGetResult(user, 0), a);
     return;
   }
   if (op_is(user, "scf.for") && idx >= 3) {
@@ -152,10 +152,12 @@ static void pass_on(Prop *p, MlirOperation user, intptr_t idx, MlirValue v, Mlir
 
 static void anchor(MlirOperation op, void *user) {
   Prop *p = user;
-  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1) return;
+  TileOp t = tile_op_of(op);
+  if ((t != TOP_load && t != TOP_dot) || mlirOperationGetNumResults(op) != 1) return;
   MlirValue r = mlirOperationGetResult(op, 0);
   Layout l;
-  if (!is_tensor(r) || !layout_of_type(p->comp, mlirValueGetType(r), &l) || l.kind != L_BLOCKED) return;
+  if (!is_tensor(r) || !layout_of_type(p->comp, mlirValueGetType(r), &l) || l.kind != (t == TOP_load ? L_BLOCKED : L_MMA))
+    return;
   /* the load's own result keeps it: it is where the layout comes from */
   reach(p, r, type_layout(mlirValueGetType(r)));
 }
@@ -177,7 +179,8 @@ static bool needs(Prop *p, MlirOperation op, intptr_t i, MlirType *out) {
   }
   if (t == TOP_expand_dims) {
     Layout r;
-    if (!layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(op, 0)), &r) || r.kind != L_BLOCKED) return false;
+    if (!layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(op, 0)), &r) || (r.kind != L_BLOCKED && r.kind != L_MMA))
+      return false;
     Layout *parent = arena_alloc(comp->a, sizeof *parent);
     *parent = r;
     Layout s = {.kind = L_SLICE, .rank = r.rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = parent};
@@ -214,6 +217,24 @@ static bool needs(Prop *p, MlirOperation op, intptr_t i, MlirType *out) {
   return false;
 }
 
+/* Whether layout a is a tensor-core result's or a slice of one. */
+static bool mma_family(Compilation *comp, MlirAttribute a, MlirType like) {
+  Layout l;
+  if (!layout_kind_of(comp, a, like, &l)) return false;
+  while (l.kind == L_SLICE) l = *l.parent;
+  return l.kind == L_MMA;
+}
+
+/* The layout a value takes of those that reach it: a dot's, as Triton
+ * resolves conflicts for ops other than memory accesses (an attention
+ * loop's softmax runs in the layout of QK^T, and P goes to the second
+ * dot from it), else the first. */
+static MlirAttribute chosen(Prop *p, const Cands *c) {
+  for (int i = 0; i < c->n; i++)
+    if (mma_family(p->comp, c->a[i], c->old)) return c->a[i];
+  return c->a[0];
+}
+
 static MlirType old_type(Prop *p, MlirValue v) {
   Cands *c = map_get(&p->cands, v.ptr);
   return c && c->n ? c->old : mlirValueGetType(v);
@@ -233,8 +254,8 @@ bool propagate_layouts(Compilation *comp, MlirOperation module) {
   for (int w = 0; w < p.work.n; w += 2) {
     MlirValue v = {p.work.v[w]};
     Cands *c = map_get(&p.cands, v.ptr);
-    if (!mlirAttributeEqual((MlirAttribute){p.work.v[w + 1]}, c->a[0]) ||
-        mlirTypeEqual(with_layout(comp, c->old, c->a[0]), c->old))
+    MlirAttribute pick = chosen(&p, c);
+    if (!mlirAttributeEqual((MlirAttribute){p.work.v[w + 1]}, pick) || mlirTypeEqual(with_layout(comp, c->old, pick), c->old))
       continue;
     vec_push(comp->a, &p.changed, (void *)(uintptr_t)v.ptr);
     MlirOperation d = value_owner(v);
@@ -258,7 +279,7 @@ bool propagate_layouts(Compilation *comp, MlirOperation module) {
   for (int i = 0; i < p.changed.n; i++) {
     MlirValue v = {p.changed.v[i]};
     Cands *c = map_get(&p.cands, v.ptr);
-    MlirType nt = with_layout(comp, c->old, c->a[0]);
+    MlirType nt = with_layout(comp, c->old, chosen(&p, c));
     if (mlirValueIsABlockArgument(v)) mlirBlockArgumentSetType(v, nt);
     else mlirValueSetType(v, nt);
   }

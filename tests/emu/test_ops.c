@@ -348,6 +348,46 @@ static void dots(void) {
       CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-6) == 0);
     }
   }
+  /* the same product reduced in the dot's own layout (slices of the MMA
+   * layout, across the warps of [2, 2]): row maxima, the rows less their
+   * maximum, and the column sums of that */
+  {
+    enum { M = 64, K = 16, N = 64 };
+    static uint16_t a[M * K], b[K * N];
+    static float c[M * N], rmax[M], csum[N];
+    static double da[M * K], db[K * N], dc[M * N], want[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
+    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[5] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}, {rmax, sizeof rmax, "rmax"}, {csum, sizeof csum, "csum"}};
+    void *p[5] = {a, b, c, rmax, csum};
+    void *args[5] = {&p[0], &p[1], &p[2], &p[3], &p[4]};
+    if (!run("ptx_dot.py", "dot_reduce", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp32:16, 64, 16, 64", 4, args, 5, bf, 5)) {
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double s = 0;
+          for (int k = 0; k < K; k++) s += da[m * K + k] * db[k * N + n];
+          want[m * N + n] = s;
+        }
+      int bad = 0;
+      for (int m = 0; m < M; m++) {
+        double mx = -INFINITY;
+        for (int n = 0; n < N; n++) mx = fmax(mx, want[m * N + n]);
+        if (fabs(rmax[m] - mx) > 1e-5 * fabs(mx) + 1e-30) bad++;
+        for (int n = 0; n < N; n++) {
+          dc[m * N + n] = want[m * N + n] - mx;
+          if (fabs(c[m * N + n] - dc[m * N + n]) > 1e-5 * fabs(mx) + 1e-30) bad++;
+        }
+      }
+      for (int n = 0; n < N; n++) {
+        double s = 0, mag = 0;
+        for (int m = 0; m < M; m++) s += dc[m * N + n], mag += fabs(dc[m * N + n]);
+        if (fabs(csum[n] - s) > 1e-5 * mag + 1e-30) bad++;
+      }
+      if (bad) fprintf(stderr, "dot_reduce: %d values differ\n", bad);
+      CHECK(bad == 0);
+    }
+  }
   /* fp8 operands (e4m3 and e5m2, each code but NaN), upcast to fp16: the
    * products are exact in fp32, the sums within fp32's rounding */
   for (int kind = 0; kind < 2; kind++) {

@@ -148,7 +148,7 @@ func.func @batched(%p: !tile.ptr<f32>) attributes {tile.num_warps = 4 : i32} {
 // EPI: arith.addf %[[D]], {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
 // EPI: arith.maximumf {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
 // EPI: %[[H:.*]] = arith.truncf {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>> to tensor<64x64xf16, #tile.mma<2 : i64, [2, 2], [16, 8]>>
-// EPI-NEXT: "tile.convert_layout"(%[[H]])
+// EPI: "tile.convert_layout"(%[[H]])
 // EPI-NOT: "tile.convert_layout"
 // EPI: "tile.store"
 func.func @epilogue(%p: !tile.ptr<f16>, %bias: f32) attributes {tile.num_warps = 4 : i32} {

@@ -18,6 +18,15 @@
 # RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=tile-gpu | FileCheck %s --check-prefix=LAYOUT
 # RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=ptx | FileCheck %s --check-prefix=F16
 # RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=ptx | %ptxas_check
+# A kernel with a tensor-core dot may take every register (ptxas would
+# otherwise trade them for occupancy when it must spill); one without keeps
+# ptxas's own choice.
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 32, 16, 32" --emit=ptx | FileCheck %s --check-prefix=OCC
+# RUN: %tilec compile %s -k dot2d_ieee -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=NOOCC
+# OCC: .maxntid 128
+# OCC-NEXT: .minnctapersm 1
+# NOOCC: .maxntid 128
+# NOOCC-NOT: .minnctapersm
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=TF32
 # RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot2d_ieee -s "*fp32:16, *fp32:16, *fp32:16, 16, 32, 64" --emit=ptx | FileCheck %s --check-prefix=F32
@@ -150,3 +159,32 @@ def dot_const(b_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
     n = tl.arange(0, N)
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(tl.full((M, K), 2.0, tl.float16), b))
+
+
+# A dot's result reduced where it lies (propagate-layouts: the dot's MMA
+# layout wins over the loads', as Triton resolves it): the row max and row
+# sum of softmax are slices of the MMA layout, `c - max[:, None]` runs in
+# it, and only the stores convert. 4 warps on 64x64 are [2, 2]: both
+# reductions cross warps. test_ops checks the numbers.
+# RUN: %tilec compile %s -k dot_reduce -s "*fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp32:16, 64, 16, 64" --emit=tile-gpu | FileCheck %s --check-prefix=RED
+# RUN: %tilec compile %s -k dot_reduce -s "*fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp32:16, 64, 16, 64" --emit=ptx | %ptxas_check
+# RED: "tile.dot"{{.*}} -> tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+# RED: "tile.reduce"
+# RED: -> tensor<64xf32, #tile.slice<1 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>>>
+# RED: arith.subf {{.*}} : tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+# RED: "tile.reduce"
+# RED: -> tensor<64xf32, #tile.slice<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>>>
+@triton.jit
+def dot_reduce(a_ptr, b_ptr, c_ptr, rmax_ptr, csum_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    c = tl.dot(a, b)
+    rmax = tl.max(c, 1)
+    c = c - rmax[:, None]
+    csum = tl.sum(c, 0)
+    tl.store(rmax_ptr + m, rmax)
+    tl.store(csum_ptr + n, csum)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], c)
