@@ -365,6 +365,9 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   /* for %s = 0 to K / k: load the step's registers, one instruction per part */
   MlirValue s, *carried = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
   ForScope loop = lw_begin_for(L, K / f.k, nregs, regs, &s, carried);
+  /* straight-line code, as Triton's: each step's fragment addresses fold
+   * to constant offsets and ptxas schedules across the steps */
+  loop.unroll = true;
   MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
   MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
   MlirValue ka = lw_bin(L, "arith.muli", s, lw_const_i32(L, f.k)); /* the step's first element of K */

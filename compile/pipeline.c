@@ -142,6 +142,8 @@ static const Stage stages[] = {
      "lex, parse, resolve the module level, type and specialize the kernel"},
     {"irgen", FORM_TILE, BOTH, irgen, NULL, TILEC_EMIT_TILE, true, "the typed AST to tile IR (ir/irgen.c)"},
     /* tile IR to tile IR with layouts (passes/) */
+    {"rewrite-block-pointers", FORM_TILE, BOTH, NULL, pass_rewrite_block_pointers, -1, false,
+     "accesses through block pointers and descriptors as pointer tensors with masks"},
     {"canonicalize", FORM_TILE, BOTH, NULL, pass_canonicalize, -1, false, "upstream canonicalization and tile folds"},
     {"cse", FORM_TILE, BOTH, NULL, pass_cse, -1, false, "common subexpression elimination of pure ops"},
     {"dce", FORM_TILE, BOTH, NULL, pass_dce, -1, false, "removal of unused pure ops"},

@@ -136,6 +136,8 @@ MlirOperation create_before(MlirOperation before, const char *name, MlirLocation
 
 bool splat_int_constant(MlirValue v, int64_t *out) {
   MlirOperation d = value_owner(v);
+  /* a splat of a constant scalar is the constant tensor */
+  if (!mlirOperationIsNull(d) && tile_op_of(d) == TOP_splat) return splat_int_constant(mlirOperationGetOperand(d, 0), out);
   if (mlirOperationIsNull(d) || !op_is(d, "arith.constant")) return false;
   MlirAttribute a = mlirOperationGetAttributeByName(d, mlirStringRefCreateFromCString("value"));
   if (mlirAttributeIsAInteger(a)) {
