@@ -129,7 +129,6 @@ typedef struct ForScope {
   MlirType *types;
   MlirValue *init;
   int64_t trips;
-  bool unroll; /* unrolled whole by LLVM (llvm.loop.unroll.full) */
 } ForScope;
 ForScope lw_begin_for(Lower *L, int64_t trips, int n, const MlirValue *init, MlirValue *iv, MlirValue *carried);
 void lw_end_for(Lower *L, ForScope *s, const MlirValue *yields, MlirValue *results);

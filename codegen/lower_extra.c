@@ -374,11 +374,6 @@ void lw_end_for(Lower *L, ForScope *s, const MlirValue *yields, MlirValue *resul
   mlirOperationStateAddOperands(&st, s->n + 3, ops);
   mlirOperationStateAddOwnedRegions(&st, 1, &region);
   MlirOperation f = mlirOperationCreate(&st);
-  if (s->unroll) {
-    MlirAttribute a = mlirAttributeParseGet(L->ctx, str("#llvm.loop_annotation<unroll = <full = true>>"));
-    if (mlirAttributeIsNull(a)) unreachable();
-    mlirOperationSetAttributeByName(f, str("llvm.loop_annotation"), a);
-  }
   lw_insert_op(L, f);
   for (int k = 0; k < s->n; k++) results[k] = mlirOperationGetResult(f, k);
 }

@@ -27,10 +27,11 @@
  *   C/D reg q:      row g + 8 (q / 2), column 2 t + q % 2 (the f16
  *                   accumulator: reg i holds columns 2t and 2t + 1 of row
  *                   g + 8 i, low half first).
- * The dot is a loop over K in steps of the instruction's K, the
- * accumulators carried in registers; every step loads each warp's A and B
- * registers and issues one instruction per 16 x 8 part the thread's warp
- * computes. The instruction is the call tilec.mma.<shape>.row.col.<types>
+ * The dot is K's steps of the instruction's K one after another, straight-
+ * line code, the accumulators in registers; every step loads each warp's A
+ * and B registers (A from the registers of a 16-bit MMA result where it is
+ * one: a_in_registers) and issues one instruction per 16 x 8 part the
+ * thread's warp computes. The instruction is the call tilec.mma.<shape>.row.col.<types>
  * (a0..a3, b0, b1, c...) -> {i32 x 4 (2)}, and ldmatrix the call
  * tilec.ldmatrix.x<n>[.trans].b16(row) -> {i32 x n} tagged with its buffer
  * (insert-barriers sees a read): expand-for-gpu makes them the PTX
@@ -226,8 +227,31 @@ MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k) {
   return place(L, z, row, col);
 }
 
+/* Whether src, in an MMA layout, converts to rt, operand A of a dot in
+ * that same layout, without moving: its 16-bit elements are, per thread,
+ * the A fragments' (the C fragment of two 16x8 parts side by side is the A
+ * fragment of a 16x16 step, rows g and g + 8, K 2t, 2t + 1 and 8 more) when
+ * each warp holds whole rows (no warps along N). Attention's P goes so from
+ * the first dot to the second, as Triton converts an MMA accumulator to a
+ * dot operand in registers. */
+static bool a_in_registers(Lower *L, MlirValue src, MlirType rt) {
+  Layout sl, dl;
+  MlirType st = mlirValueGetType(src), et = mlirShapedTypeGetElementType(st);
+  if (!layout_of_type(L->comp, st, &sl) || !layout_of_type(L->comp, rt, &dl) || sl.kind != L_MMA || dl.kind != L_DOT_OP ||
+      dl.dim != 0 || !layout_equal(&sl, dl.parent) || sl.rank != 2 || sl.wpc[1] != 1 || !(mlirTypeIsAF16(et) || mlirTypeIsABF16(et)))
+    return false;
+  Elems e;
+  return lw_elems_of(L, st, &e) && e.mma && mlirShapedTypeGetDimSize(st, 1) % 16 == 0 && mlirShapedTypeGetDimSize(st, 0) % (16 * sl.wpc[0]) == 0;
+}
+
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   Vals *in = lw_get(L, src);
+  if (a_in_registers(L, src, rt)) {
+    /* the elements as they are: lw_lower_mma packs them into fragments */
+    Vals *out = lw_new_vals(L, in->n);
+    for (int k = 0; k < in->n; k++) out->v[k] = lw_val(L, in, k);
+    return out;
+  }
   Lazy *z = in->lazy;
   if (z && z->pipelined) {
     /* the loop waited for it (lower_control.c) */
@@ -281,11 +305,16 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   MmaForm f;
   Elems ec;
   Layout ml;
-  Lazy *za = lw_get(L, a)->lazy, *zb = lw_get(L, b)->lazy;
+  Vals *va = lw_get(L, a);
+  Lazy *za = va->lazy, *zb = lw_get(L, b)->lazy;
+  Elems ea; /* A in registers (a_in_registers): its MMA layout's elements */
+  MlirOperation from = value_owner(a);
+  bool areg = !za && va->n > 0 && !mlirOperationIsNull(from) && tile_op_of(from) == TOP_convert_layout &&
+              lw_elems_of(L, mlirValueGetType(mlirOperationGetOperand(from, 0)), &ea) && ea.mma;
   MlirType ae = mlirShapedTypeGetElementType(mlirValueGetType(a)), be = mlirShapedTypeGetElementType(mlirValueGetType(b));
   if (!mma_form(ae, be, acc, L->comp->target->sm, &f) ||
       !lw_elems_of(L, rt, &ec) || !ec.mma ||
-      !layout_of_type(L->comp, rt, &ml) || !za || !zb || za->mma_operand != MMA_A ||
+      !layout_of_type(L->comp, rt, &ml) || !(za || areg) || !zb || (za && za->mma_operand != MMA_A) || (areg && f.bits != 16) ||
       zb->mma_operand != (f.bits == 16 ? MMA_B_ROWS : MMA_B_COLS)) {
     lw_fail(L, op, "on tensor cores with these operands is not supported by the GPU code generator");
     return;
@@ -362,100 +391,112 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       if (f.nc == 2) regs[p * 2 + q] = pack_halves(L, lw_val(L, vc, elem[p * 4 + q * 2]), lw_val(L, vc, elem[p * 4 + q * 2 + 1]));
       else regs[p * 4 + q] = lw_as_bits(L, lw_val(L, vc, elem[p * 4 + q])); /* f32 or i32: 32 bits */
     }
-  /* for %s = 0 to K / k: load the step's registers, one instruction per part */
-  MlirValue s, *carried = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
-  ForScope loop = lw_begin_for(L, K / f.k, nregs, regs, &s, carried);
-  /* straight-line code, as Triton's: each step's fragment addresses fold
-   * to constant offsets and ptxas schedules across the steps */
-  loop.unroll = true;
-  MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
-  MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
-  MlirValue ka = lw_bin(L, "arith.muli", s, lw_const_i32(L, f.k)); /* the step's first element of K */
-  int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
-  for (int rm = 0; rm < all_m; rm++) {
-    if (ldm) {
-      ldmatrix(L, za, place(L, za, arow[rm * 2], lw_bin(L, "arith.addi", acol, ka)), 4, false, &ra[rm * 4]);
-      continue;
-    }
-    for (int q = 0; q < 4; q++) {
-      MlirValue col = lw_bin(L, "arith.addi", acol, lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * (q / 2))));
-      MlirValue at = place(L, za, arow[rm * 2 + q % 2], col);
-      ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
-    }
-  }
-  for (int rn = 0; rn < all_n; rn++) {
-    if (ldm) {
-      if (rn % reps_n % 2 == 0)
-        ldmatrix(L, zb, place(L, zb, lw_bin(L, "arith.addi", brow[rn], ka), bcol[rn]), rn % reps_n + 1 < reps_n ? 4 : 2, true,
-                 &rb[rn * 2]);
-      continue;
-    }
-    for (int q = 0; q < 2; q++) {
-      MlirValue col = lw_bin(L, "arith.addi", bcol[rn], lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * q)));
-      rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", place(L, zb, brow[rn], col), lw_const_i32(L, e)));
-    }
-  }
-  /* tf32x3: each fp32 operand as big + small, big its tf32 part (the low 13
-   * bits of the mantissa cleared) and small the rest, rounded by the
-   * instruction to tf32 in turn; the product as small*big + big*small +
-   * big*big, small*small dropped (Triton's tf32x3) */
-  MlirAttribute prec = mlirOperationGetAttributeByName(op, str("input_precision"));
-  MlirStringRef ps = !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) ? mlirStringAttrGetValue(prec) : str("");
-  bool x3 = f.bits == 32 && ps.length == 6 && !memcmp(ps.data, "tf32x3", 6);
-  MlirValue *sa = NULL, *sb = NULL;
-  if (x3) {
-    sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 4);
-    sb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 2);
-    for (int i = 0; i < all_m * 4 + all_n * 2; i++) {
-      MlirValue *x = i < all_m * 4 ? &ra[i] : &rb[i - all_m * 4], *small = i < all_m * 4 ? &sa[i] : &sb[i - all_m * 4];
-      MlirValue big = lw_bin(L, "arith.andi", *x, lw_const_i32(L, (int64_t)(int32_t)0xffffe000u));
-      MlirType f32 = mlirF32TypeGet(L->ctx);
-      MlirValue xf = lw_emit1(L, "arith.bitcast", f32, 1, x, 0, NULL), bf = lw_emit1(L, "arith.bitcast", f32, 1, &big, 0, NULL);
-      MlirValue d = lw_bin(L, "arith.subf", xf, bf);
-      *small = lw_emit1(L, "arith.bitcast", i32, 1, &d, 0, NULL);
-      *x = big;
-    }
-  }
-  /* fp8 on fp16's instruction: a step's 32 elements of K are two
-   * instructions. The sum over K does not care in which order the elements
-   * meet, only that A's and B's meet alike: register q of A (row g + 8(q %
-   * 2), K 4t .. 4t + 3 of half q / 2) gives, widened, the instruction's a0
-   * (bytes 0, 1) and a2 (bytes 2, 3), or a1 and a3, and B's register of
-   * that half its b0 and b1 the same way, so that the pairs a0/b0 and
-   * a2/b1 hold the same elements of K. */
-  int subs = f.widen ? 2 : 1;
-  MlirValue *xa = ra, *xb = rb;
-  if (f.widen) {
-    int fa = lw_f8_format(ae), fb = lw_f8_format(be);
-    xa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 8);
-    xb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 4);
-    for (int rm = 0; rm < all_m; rm++)
-      for (int sub = 0; sub < 2; sub++)
-        for (int q = 0; q < 4; q++) xa[rm * 8 + sub * 4 + q] = widen_pair(L, ra[rm * 4 + 2 * sub + q % 2], q / 2, fa);
-    for (int rn = 0; rn < all_n; rn++)
-      for (int sub = 0; sub < 2; sub++)
-        for (int q = 0; q < 2; q++) xb[rn * 4 + sub * 2 + q] = widen_pair(L, rb[rn * 2 + sub], q, fb);
-  }
-  char name[64];
-  snprintf(name, sizeof name, "tilec.mma.%s", f.name);
-  MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
-  MlirValue *next = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
-  for (int rm = 0; rm < all_m; rm++)
-    for (int n = 0; n < reps_n; n++) {
-      int p = rm * reps_n + n, rn = rm / reps_m * reps_n + n; /* the same batch element's */
-      MlirValue args[10];
-      for (int q = 0; q < f.nc; q++) args[6 + q] = carried[p * f.nc + q];
-      for (int sub = 0; sub < subs; sub++)
-        for (int term = x3 ? 0 : 2; term < 3; term++) {
-          /* tf32x3: small*big, big*small, then big*big */
-          for (int q = 0; q < 4; q++) args[q] = term == 0 ? sa[rm * 4 + q] : xa[rm * 4 * subs + sub * 4 + q];
-          for (int q = 0; q < 2; q++) args[4 + q] = term == 1 ? sb[rn * 2 + q] : xb[rn * 2 * subs + sub * 2 + q];
-          MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
-          for (int q = 0; q < f.nc; q++) args[6 + q] = extract(L, d, q);
+  /* each step of K in turn, straight-line as Triton's code is (each
+   * step's fragment addresses fold to constant offsets, and ptxas
+   * schedules across the steps): load the step's registers, one
+   * instruction per part */
+  MlirValue *carried = regs;
+  for (int step = 0; step < K / f.k; step++) {
+    MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
+    MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
+    MlirValue ka = lw_const_i32(L, (int64_t)step * f.k); /* the step's first element of K */
+    int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
+    for (int rm = 0; rm < all_m; rm++) {
+      if (areg) {
+        /* rows g (q even) and g + 8 (q odd) of part rm, K 2t, 2t + 1 (q < 2)
+         * and 8 further (q >= 2): the C fragments' elements (2 rm + q % 2,
+         * 4 step + 2 (q / 2) + {0, 1}) */
+        for (int q = 0; q < 4; q++) {
+          int c0[2] = {rm * 2 + q % 2, step * 4 + 2 * (q / 2)}, c1[2] = {c0[0], c0[1] + 1};
+          ra[rm * 4 + q] = pack_halves(L, va->v[lw_element_of(&ea, c0)], va->v[lw_element_of(&ea, c1)]);
         }
-      for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = args[6 + q];
+        continue;
+      }
+      if (ldm) {
+        ldmatrix(L, za, place(L, za, arow[rm * 2], lw_bin(L, "arith.addi", acol, ka)), 4, false, &ra[rm * 4]);
+        continue;
+      }
+      for (int q = 0; q < 4; q++) {
+        MlirValue col = lw_bin(L, "arith.addi", acol, lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * (q / 2))));
+        MlirValue at = place(L, za, arow[rm * 2 + q % 2], col);
+        ra[rm * 4 + q] = lw_load_shared(L, za->base, i32, lw_bin(L, "arith.divui", at, lw_const_i32(L, e)));
+      }
     }
-  lw_end_for(L, &loop, next, regs);
+    for (int rn = 0; rn < all_n; rn++) {
+      if (ldm) {
+        if (rn % reps_n % 2 == 0)
+          ldmatrix(L, zb, place(L, zb, lw_bin(L, "arith.addi", brow[rn], ka), bcol[rn]), rn % reps_n + 1 < reps_n ? 4 : 2, true,
+                   &rb[rn * 2]);
+        continue;
+      }
+      for (int q = 0; q < 2; q++) {
+        MlirValue col = lw_bin(L, "arith.addi", bcol[rn], lw_bin(L, "arith.addi", ka, lw_const_i32(L, f.k / 2 * q)));
+        rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", place(L, zb, brow[rn], col), lw_const_i32(L, e)));
+      }
+    }
+    /* tf32x3: each fp32 operand as big + small, big its tf32 part (the low 13
+     * bits of the mantissa cleared) and small the rest, rounded by the
+     * instruction to tf32 in turn; the product as small*big + big*small +
+     * big*big, small*small dropped (Triton's tf32x3) */
+    MlirAttribute prec = mlirOperationGetAttributeByName(op, str("input_precision"));
+    MlirStringRef ps = !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) ? mlirStringAttrGetValue(prec) : str("");
+    bool x3 = f.bits == 32 && ps.length == 6 && !memcmp(ps.data, "tf32x3", 6);
+    MlirValue *sa = NULL, *sb = NULL;
+    if (x3) {
+      sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 4);
+      sb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 2);
+      for (int i = 0; i < all_m * 4 + all_n * 2; i++) {
+        MlirValue *x = i < all_m * 4 ? &ra[i] : &rb[i - all_m * 4], *small = i < all_m * 4 ? &sa[i] : &sb[i - all_m * 4];
+        MlirValue big = lw_bin(L, "arith.andi", *x, lw_const_i32(L, (int64_t)(int32_t)0xffffe000u));
+        MlirType f32 = mlirF32TypeGet(L->ctx);
+        MlirValue xf = lw_emit1(L, "arith.bitcast", f32, 1, x, 0, NULL), bf = lw_emit1(L, "arith.bitcast", f32, 1, &big, 0, NULL);
+        MlirValue d = lw_bin(L, "arith.subf", xf, bf);
+        *small = lw_emit1(L, "arith.bitcast", i32, 1, &d, 0, NULL);
+        *x = big;
+      }
+    }
+    /* fp8 on fp16's instruction: a step's 32 elements of K are two
+     * instructions. The sum over K does not care in which order the elements
+     * meet, only that A's and B's meet alike: register q of A (row g + 8(q %
+     * 2), K 4t .. 4t + 3 of half q / 2) gives, widened, the instruction's a0
+     * (bytes 0, 1) and a2 (bytes 2, 3), or a1 and a3, and B's register of
+     * that half its b0 and b1 the same way, so that the pairs a0/b0 and
+     * a2/b1 hold the same elements of K. */
+    int subs = f.widen ? 2 : 1;
+    MlirValue *xa = ra, *xb = rb;
+    if (f.widen) {
+      int fa = lw_f8_format(ae), fb = lw_f8_format(be);
+      xa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 8);
+      xb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 4);
+      for (int rm = 0; rm < all_m; rm++)
+        for (int sub = 0; sub < 2; sub++)
+          for (int q = 0; q < 4; q++) xa[rm * 8 + sub * 4 + q] = widen_pair(L, ra[rm * 4 + 2 * sub + q % 2], q / 2, fa);
+      for (int rn = 0; rn < all_n; rn++)
+        for (int sub = 0; sub < 2; sub++)
+          for (int q = 0; q < 2; q++) xb[rn * 4 + sub * 2 + q] = widen_pair(L, rb[rn * 2 + sub], q, fb);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "tilec.mma.%s", f.name);
+    MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
+    MlirValue *next = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
+    for (int rm = 0; rm < all_m; rm++)
+      for (int n = 0; n < reps_n; n++) {
+        int p = rm * reps_n + n, rn = rm / reps_m * reps_n + n; /* the same batch element's */
+        MlirValue args[10];
+        for (int q = 0; q < f.nc; q++) args[6 + q] = carried[p * f.nc + q];
+        for (int sub = 0; sub < subs; sub++)
+          for (int term = x3 ? 0 : 2; term < 3; term++) {
+            /* tf32x3: small*big, big*small, then big*big */
+            for (int q = 0; q < 4; q++) args[q] = term == 0 ? sa[rm * 4 + q] : xa[rm * 4 * subs + sub * 4 + q];
+            for (int q = 0; q < 2; q++) args[4 + q] = term == 1 ? sb[rn * 2 + q] : xb[rn * 2 * subs + sub * 2 + q];
+            MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
+            for (int q = 0; q < f.nc; q++) args[6 + q] = extract(L, d, q);
+          }
+        for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = args[6 + q];
+      }
+    carried = next;
+  }
+  regs = carried;
   /* the result's elements from the registers */
   Vals *out = lw_new_vals(L, ec.n);
   for (int p = 0; p < parts; p++)

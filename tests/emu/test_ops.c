@@ -388,6 +388,40 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* P = (A @ B) in fp16 as the next dot's A operand, in registers
+   * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P */
+  {
+    enum { M = 64, K = 16, N = 32 };
+    static uint16_t a[M * K], b[K * K], v[K * N];
+    static float o[M * N];
+    static double da[M * K], db[K * K], dv[K * N], dp[M * K];
+    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(12 + next_u32() % 4) << 10), da[i] = half(a[i]);
+    for (int i = 0; i < K * K; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(12 + next_u32() % 4) << 10), db[i] = half(b[i]);
+    for (int i = 0; i < K * N; i++) v[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(12 + next_u32() % 4) << 10), dv[i] = half(v[i]);
+    for (int i = 0; i < M * N; i++) o[i] = NAN;
+    EmuBuffer bf[4] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {v, sizeof v, "v"}, {o, sizeof o, "o"}};
+    void *p[4] = {a, b, v, o};
+    void *args[4] = {&p[0], &p[1], &p[2], &p[3]};
+    if (!run("ptx_dot.py", "dot_chain", "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32", 4, args, 4, bf, 4)) {
+      for (int m = 0; m < M; m++)
+        for (int j = 0; j < K; j++) {
+          double s = 0;
+          for (int k = 0; k < K; k++) s += da[m * K + k] * db[k * K + j];
+          dp[m * K + j] = s;
+        }
+      int bad = 0;
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double want = 0, mag = 0;
+          for (int k = 0; k < K; k++) want += dp[m * K + k] * dv[k * N + n], mag += fabs(dp[m * K + k] * dv[k * N + n]);
+          if (!(fabs(o[m * N + n] - want) <= 1e-3 * mag + 1e-30)) {
+            if (!bad) fprintf(stderr, "dot_chain: [%d][%d] is %.9g, want %.9g\n", m, n, (double)o[m * N + n], want);
+            bad++;
+          }
+        }
+      CHECK(bad == 0);
+    }
+  }
   /* fp8 operands (e4m3 and e5m2, each code but NaN), upcast to fp16: the
    * products are exact in fp32, the sums within fp32's rounding */
   for (int kind = 0; kind < 2; kind++) {

@@ -188,3 +188,28 @@ def dot_reduce(a_ptr, b_ptr, c_ptr, rmax_ptr, csum_ptr, M: tl.constexpr, K: tl.c
     tl.store(rmax_ptr + m, rmax)
     tl.store(csum_ptr + n, csum)
     tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+# A dot's result as the next dot's A operand (attention's P): with the warps
+# along M only ([4, 1]), each thread's C fragments of two 16x8 parts side by
+# side are its A fragment of a 16x16 step, so P goes to the second dot in
+# registers, as Triton converts it: one ldmatrix.x4 (A of the first dot) and
+# the .trans ones of B and V, none for P. test_ops checks the numbers.
+# RUN: %tilec compile %s -k dot_chain -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32" --emit=tile-gpu | FileCheck %s --check-prefix=CHAIN
+# RUN: %tilec compile %s -k dot_chain -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32" --emit=ptx | FileCheck %s --check-prefix=CHAINPTX
+# RUN: %tilec compile %s -k dot_chain -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32" --emit=ptx | %ptxas_check
+# CHAIN: arith.truncf {{.*}} to tensor<64x16xf16, #tile.mma<2 : i64, [4, 1], [16, 8]>>
+# CHAIN: "tile.convert_layout"({{.*}}) : (tensor<64x16xf16, #tile.mma<2 : i64, [4, 1], [16, 8]>>) -> tensor<64x16xf16, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [4, 1], [16, 8]>, 2 : i64>>
+# CHAINPTX-COUNT-1: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# CHAINPTX-NOT: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+@triton.jit
+def dot_chain(a_ptr, b_ptr, v_ptr, o_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * K + k[None, :])
+    v = tl.load(v_ptr + k[:, None] * N + n[None, :])
+    p = tl.dot(a, b).to(tl.float16)
+    o = tl.dot(p, v)
+    tl.store(o_ptr + m[:, None] * N + n[None, :], o)
