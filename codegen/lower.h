@@ -187,7 +187,13 @@ bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
 void lw_lower_dot(Lower *L, MlirOperation op);
 void lw_lower_mma(Lower *L, MlirOperation op);
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
-Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots);
+/* The shared buffer of a tensor-core operand of type rt (`slots` of
+ * them); kn: a 16-bit B laid [N][K], as a load of its transpose copies it. */
+Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn);
+/* The conversion to a tensor-core operand that a load's value alone
+ * reaches: directly, or through a 2-D transpose to a 16-bit B (*trans);
+ * null when none. */
+MlirOperation lw_operand_conversion(Lower *L, MlirOperation load, bool *trans);
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard);
 /* A load a pipelined loop without a dot prefetches (lower_memory.c): its
@@ -197,7 +203,7 @@ typedef struct Prefetch Prefetch;
 Prefetch *lw_prefetch_buffer(Lower *L, MlirOperation load, int slots);
 void lw_prefetch_to_slot(Lower *L, MlirOperation load, const Prefetch *b, MlirValue slot, MlirValue guard);
 Vals *lw_prefetched(Lower *L, const Prefetch *b, MlirValue slot);
-MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k);
+MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k, bool trans); /* trans: e is of the operand transposed */
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);
 void lw_lower_print(Lower *L, MlirOperation op);

@@ -212,8 +212,9 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     if (tile_op_of(o) == TOP_load) {
       /* an operand of mma.sync, read by the dot; else a load prefetched
        * for the rest of the body */
-      MlirOperation cv = mlirOpOperandGetOwner(mlirValueGetFirstUse(mlirOperationGetResult(o, 0)));
-      if (tile_op_of(cv) == TOP_convert_layout) buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1);
+      bool trans;
+      MlirOperation cv = lw_operand_conversion(L, o, &trans);
+      if (!mlirOperationIsNull(cv)) buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1, trans);
       if (!buf && !(pre = lw_prefetch_buffer(L, o, S - 1))) {
         lw_fail(L, o, "goes ahead in a pipelined loop, which the GPU code generator does not support yet for its type");
         return;

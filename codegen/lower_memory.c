@@ -174,20 +174,16 @@ static bool zero_or_none(MlirValue v) { return mlirValueIsNull(v) || value_is_ze
 static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirValue other, int vec, int bits, Lazy *slot,
                             MlirValue guard) {
   MlirValue r = mlirOperationGetResult(op, 0);
-  MlirOpOperand u = mlirValueGetFirstUse(r);
-  if (L->comp->target->sm < 80 || bits != 16 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) ||
-      !zero_or_none(other) || mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)))
+  if (L->comp->target->sm < 80 || bits != 16 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) || !zero_or_none(other))
     return false;
-  MlirOperation cv = mlirOpOperandGetOwner(u);
-  Layout dl;
-  if (tile_op_of(cv) != TOP_convert_layout || !layout_of_type(L->comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &dl) ||
-      dl.kind != L_DOT_OP || dl.parent->kind != L_MMA)
-    return false;
+  bool trans;
+  MlirOperation cv = lw_operand_conversion(L, op, &trans);
+  if (mlirOperationIsNull(cv)) return false;
   Elems e;
   if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != 1) return false;
   for (int d = 0; d < 2; d++)
     if ((int64_t)e.l.spt[d] * e.l.tpw[d] * e.l.wpc[d] > e.shape[d]) return false;
-  Lazy *z = slot ? slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1);
+  Lazy *z = slot ? slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1, trans);
   if (!z) return false;
   z->copied = true;
   z->e = e;
@@ -198,7 +194,7 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   if (guarded) where = lw_begin_if(L, guard);
   for (int k = 0; k < p->n; k += vec) {
     MlirValue pred = pred_of(L, m, k);
-    MlirValue at = lw_mma_place(L, z, &e, k);
+    MlirValue at = lw_mma_place(L, z, &e, k, trans);
     MlirValue args[3] = {lw_shared_at(L, z->base, z->et, at), p->v[k], pred};
     lw_tag_smem(L, lw_call_op(L, name, (MlirType){NULL}, 3, args), z->base);
   }
@@ -321,8 +317,8 @@ void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) 
    * operand goes whole inside the guard; one read elsewhere too keeps its
    * values outside, each access predicated on the guard. */
   MlirValue r = mlirOperationGetResult(load, 0);
-  MlirOpOperand u = mlirValueGetFirstUse(r);
-  bool alone = !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
+  bool trans;
+  bool alone = !mlirOperationIsNull(lw_operand_conversion(L, load, &trans));
   IfScope whole;
   if (alone) whole = lw_begin_if(L, guard);
   load_store(L, load, true, slot, alone ? (MlirValue){NULL} : guard);
@@ -335,7 +331,7 @@ void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) 
       IfScope s;
       if (!alone) s = lw_begin_if(L, guard);
       for (int k = 0; k < e.n; k++)
-        lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, &e, k), lw_val(L, x, k));
+        lw_smem_put(L, slot->base, slot->et, lw_mma_place(L, slot, &e, k, trans), lw_val(L, x, k));
       if (!alone) lw_end_if(L, &s);
     }
   }

@@ -167,14 +167,14 @@ static int64_t matrix_elems(const Lazy *z) {
   return mlirShapedTypeGetDimSize(z->type, rd) * (mlirShapedTypeGetDimSize(z->type, cd) + z->pad);
 }
 
-Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots) {
+Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn) {
   Layout d;
   int r = (int)mlirShapedTypeGetRank(rt);
   if (!layout_of_type(L->comp, rt, &d) || d.kind != L_DOT_OP || (r != 2 && r != 3)) return NULL;
   MlirType et = lw_scalar_of(L, rt);
   int bits = lw_bits_of(et);
   Lazy *z = arena_alloc(L->comp->a, sizeof *z);
-  *z = (Lazy){.et = et, .type = rt, .mma_operand = d.dim == 0 ? MMA_A : bits == 16 ? MMA_B_ROWS : MMA_B_COLS};
+  *z = (Lazy){.et = et, .type = rt, .mma_operand = d.dim == 0 ? MMA_A : bits == 16 && !kn ? MMA_B_ROWS : MMA_B_COLS};
   int rd, cd;
   row_col_dims(z, &rd, &cd);
   int64_t cols = mlirShapedTypeGetDimSize(rt, cd), chunks = cols / 8;
@@ -217,9 +217,14 @@ static MlirValue place(Lower *L, const Lazy *z, MlirValue row, MlirValue col) {
                 lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", chunk, lw_const_i32(L, 8)), lw_bin(L, "arith.remui", col, lw_const_i32(L, 8))));
 }
 
-MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k) {
+MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k, bool trans) {
   int rd, cd;
   row_col_dims(z, &rd, &cd);
+  if (trans) {
+    /* e is of the operand transposed: its dims the other way round */
+    int t = rd;
+    rd = cd, cd = t;
+  }
   MlirValue row = lw_index_of(L, e, k, rd), col = lw_index_of(L, e, k, cd);
   if (e->rank == 3)
     row = lw_bin(L, "arith.addi", row,
@@ -262,12 +267,39 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
     lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
   } else {
     Elems es;
-    if (!lw_elems_of(L, mlirValueGetType(src), &es) || !(z = lw_mma_buffer(L, rt, 1))) return NULL;
-    for (int k = 0; k < es.n; k++) lw_smem_put(L, z->base, z->et, lw_mma_place(L, z, &es, k), lw_val(L, in, k));
+    if (!lw_elems_of(L, mlirValueGetType(src), &es) || !(z = lw_mma_buffer(L, rt, 1, false))) return NULL;
+    for (int k = 0; k < es.n; k++) lw_smem_put(L, z->base, z->et, lw_mma_place(L, z, &es, k, false), lw_val(L, in, k));
   }
   Vals *out = lw_new_vals(L, 0);
   out->lazy = z;
   return out;
+}
+
+MlirOperation lw_operand_conversion(Lower *L, MlirOperation load, bool *trans) {
+  *trans = false;
+  MlirValue v = mlirOperationGetResult(load, 0);
+  for (int hop = 0; hop < 2; hop++) {
+    MlirOpOperand u = mlirValueGetFirstUse(v);
+    if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) break;
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(load))) break;
+    Layout d;
+    if (tile_op_of(o) == TOP_convert_layout) {
+      if (!layout_of_type(L->comp, mlirValueGetType(mlirOperationGetResult(o, 0)), &d) || d.kind != L_DOT_OP ||
+          d.parent->kind != L_MMA || (*trans && (d.dim != 1 || lw_bits_of(lw_scalar_of(L, mlirValueGetType(v))) != 16)))
+        break;
+      return o;
+    }
+    /* a 2-D transpose: the load holds B's columns, K contiguous (K^T) */
+    MlirAttribute order = mlirOperationGetAttributeByName(o, str("order"));
+    if (hop || tile_op_of(o) != TOP_trans || mlirShapedTypeGetRank(mlirValueGetType(v)) != 2 || mlirAttributeIsNull(order) ||
+        mlirDenseI32ArrayGetElement(order, 0) != 1)
+      break;
+    *trans = true;
+    v = mlirOperationGetResult(o, 0);
+  }
+  *trans = false;
+  return (MlirOperation){NULL};
 }
 
 /* ldmatrix.sync.aligned.m8n8.x<n>[.trans].shared.b16 of the rows at element
@@ -315,12 +347,15 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   if (!mma_form(ae, be, acc, L->comp->target->sm, &f) ||
       !lw_elems_of(L, rt, &ec) || !ec.mma ||
       !layout_of_type(L->comp, rt, &ml) || !(za || areg) || !zb || (za && za->mma_operand != MMA_A) || (areg && f.bits != 16) ||
-      zb->mma_operand != (f.bits == 16 ? MMA_B_ROWS : MMA_B_COLS)) {
+      (zb->mma_operand != MMA_B_COLS && !(f.bits == 16 && zb->mma_operand == MMA_B_ROWS))) {
     lw_fail(L, op, "on tensor cores with these operands is not supported by the GPU code generator");
     return;
   }
   if (f.bits == 8 && !f.widen && lw_f8_format(ae) >= 0 && L->comp->ptx_isa < 84) L->comp->ptx_isa = 84; /* fp8 mma.sync */
   bool ldm = f.bits == 16; /* fragments by ldmatrix, else by 32-bit loads */
+  /* 16-bit B as [N][K] (copied from a load of K^T): ldmatrix without .trans,
+   * as A's, each 8x8 matrix 8 columns of N and 8 elements of K */
+  bool bkn = ldm && zb && zb->mma_operand == MMA_B_COLS;
   int lead = ec.rank - 2; /* a batched dot's M and N are dims 1 and 2 */
   int wb = lead ? ml.wpc[0] : 1, wm = ml.wpc[lead], wn = ml.wpc[lead + 1];
   int64_t M = ec.shape[lead], N = ec.shape[lead + 1], K = mlirShapedTypeGetDimSize(mlirValueGetType(a), ec.rank - 1);
@@ -364,7 +399,12 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
     if (ldm && rn % 2) continue;
     MlirValue batch = lw_bin(L, "arith.addi", warp_b, lw_const_i32(L, (int64_t)(bn / reps_n) * wb));
     MlirValue row;
-    if (ldm) {
+    if (bkn) {
+      /* x4: matrices (part rn, K 0-7), (rn, 8-15), (rn + 1, 0-7), (rn + 1, 8-15); x2 for a last odd one */
+      MlirValue next = rn + 1 < reps_n ? lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8 * wn)) : lw_const_i32(L, 0);
+      row = lw_bin(L, "arith.addi", lw_bin(L, "arith.addi", wcol, next), lw_bin(L, "arith.addi", r8, lw_const_i32(L, (int64_t)rn * 8 * wn)));
+      bcol[bn] = lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8));
+    } else if (ldm) {
       /* x4.trans: parts rn and rn + 1; x2.trans for a last odd one */
       MlirValue next = rn + 1 < reps_n ? lw_bin(L, "arith.muli", mhi, lw_const_i32(L, 8 * wn)) : lw_const_i32(L, 0);
       row = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", mlo, lw_const_i32(L, 8)), r8);
@@ -373,7 +413,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       row = lw_bin(L, "arith.addi", wcol, lw_bin(L, "arith.addi", g, lw_const_i32(L, (int64_t)rn * 8 * wn)));
       bcol[bn] = te;
     }
-    brow[bn] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, ldm ? K : N)));
+    brow[bn] = lw_bin(L, "arith.addi", row, lw_bin(L, "arith.muli", batch, lw_const_i32(L, ldm && !bkn ? K : N)));
   }
   /* the accumulators: C's elements in registers, part by part */
   int nregs = parts * f.nc;
@@ -424,9 +464,11 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
     }
     for (int rn = 0; rn < all_n; rn++) {
       if (ldm) {
-        if (rn % reps_n % 2 == 0)
-          ldmatrix(L, zb, place(L, zb, lw_bin(L, "arith.addi", brow[rn], ka), bcol[rn]), rn % reps_n + 1 < reps_n ? 4 : 2, true,
-                   &rb[rn * 2]);
+        if (rn % reps_n % 2 == 0) {
+          MlirValue at = bkn ? place(L, zb, brow[rn], lw_bin(L, "arith.addi", bcol[rn], ka))
+                             : place(L, zb, lw_bin(L, "arith.addi", brow[rn], ka), bcol[rn]);
+          ldmatrix(L, zb, at, rn % reps_n + 1 < reps_n ? 4 : 2, !bkn, &rb[rn * 2]);
+        }
         continue;
       }
       for (int q = 0; q < 2; q++) {

@@ -48,16 +48,32 @@
 
 static MlirStringRef sref(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* A 2-D load whose only use is a conversion to a 16-bit mma.sync operand. */
+/* The one use of v, in v's block; null when it has other uses. */
+static MlirOperation sole_user(MlirValue v, MlirOperation def) {
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return (MlirOperation){NULL};
+  MlirOperation o = mlirOpOperandGetOwner(u);
+  return mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(def)) ? o : (MlirOperation){NULL};
+}
+
+/* A 2-D load whose only use is a conversion to a 16-bit mma.sync operand,
+ * directly or through a transpose to B (attention's K^T), as the lowering
+ * copies it (codegen/lower_mma.c, lw_operand_conversion). */
 static bool feeds_mma(Compilation *comp, MlirOperation op) {
   if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1) return false;
   MlirValue r = mlirOperationGetResult(op, 0);
-  MlirOpOperand u = mlirValueGetFirstUse(r);
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return false;
-  MlirOperation cv = mlirOpOperandGetOwner(u);
+  MlirOperation cv = sole_user(r, op);
+  if (mlirOperationIsNull(cv)) return false;
+  bool trans = tile_op_of(cv) == TOP_trans;
+  if (trans) {
+    MlirAttribute order = mlirOperationGetAttributeByName(cv, sref("order"));
+    if (mlirAttributeIsNull(order) || mlirDenseI32ArrayGetElement(order, 0) != 1) return false;
+    cv = sole_user(mlirOperationGetResult(cv, 0), op);
+    if (mlirOperationIsNull(cv)) return false;
+  }
   Layout l;
   if (tile_op_of(cv) != TOP_convert_layout || !layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &l) ||
-      l.kind != L_DOT_OP || l.parent->kind != L_MMA)
+      l.kind != L_DOT_OP || l.parent->kind != L_MMA || (trans && l.dim != 1))
     return false;
   MlirType rt = mlirValueGetType(r), et = mlirShapedTypeGetElementType(rt);
   /* 2-D: a batched dot's operands are not copied by cp.async (lower_memory.c) */
@@ -164,7 +180,7 @@ static bool used_by_stage0(const Plan *p, MlirValue v, bool load) {
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
     MlirOperation o = mlirOpOperandGetOwner(u);
     if (in_stage0(p, o)) continue;
-    if (load && tile_op_of(o) == TOP_convert_layout) continue;
+    if (load && (tile_op_of(o) == TOP_convert_layout || tile_op_of(o) == TOP_trans)) continue;
     if (mlirOperationEqual(o, mlirBlockGetTerminator(p->body)) &&
         p->carried >> mlirOpOperandGetOperandNumber(u) & 1)
       continue;

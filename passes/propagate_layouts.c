@@ -64,6 +64,24 @@ static bool elementwise(MlirOperation op) {
          op_is_shape_preserving(op);
 }
 
+/* A transpose's layouts: its result's from its operand's (forward) or its
+ * operand's from its result's (back), blocked only: result dim d is
+ * operand dim order[d]. */
+static bool trans_layout(MlirOperation op, const Layout *l, bool forward, Layout *out) {
+  if (l->kind != L_BLOCKED) return false;
+  MlirAttribute oa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
+  if (mlirAttributeIsNull(oa) || mlirDenseArrayGetNumElements(oa) != l->rank) return false;
+  int perm[MAX_RANK], inv[MAX_RANK];
+  for (int d = 0; d < l->rank; d++) perm[d] = mlirDenseI32ArrayGetElement(oa, d), inv[perm[d]] = d;
+  const int *to = forward ? inv : perm; /* where a dimension of l goes */
+  *out = (Layout){.kind = L_BLOCKED, .rank = l->rank};
+  for (int d = 0; d < l->rank; d++) {
+    out->spt[to[d]] = l->spt[d], out->tpw[to[d]] = l->tpw[d], out->wpc[to[d]] = l->wpc[d];
+    out->order[d] = to[l->order[d]];
+  }
+  return true;
+}
+
 static void touch(Prop *p, MlirOperation op) {
   if (map_get(&p->touched, op.ptr)) return;
   map_put(p->comp->a, &p->touched, op.ptr, op.ptr);
@@ -143,6 +161,13 @@ static void pass_on(Prop *p, MlirOperation user, intptr_t idx, MlirValue v, Mlir
     if (l.kind == L_BLOCKED || l.kind == L_MMA) reach(p, mlirOperationGetResult(user, 0), a);
     return;
   }
+  if (t == TOP_trans) {
+    /* the result holds the same elements, its dimensions permuted (a load
+     * of K for QK^T keeps its vectors) */
+    Layout r;
+    if (trans_layout(user, &l, true, &r)) reach(p, mlirOperationGetResult(user, 0), layout_attr(comp, &r));
+    return;
+  }
   if (op_is(user, "scf.for") && idx >= 3) {
     reach_slot(p, user, idx - 3, a);
     return;
@@ -171,6 +196,12 @@ static bool needs(Prop *p, MlirOperation op, intptr_t i, MlirType *out) {
   MlirType vt = mlirValueGetType(v);
   if (t == TOP_convert_layout) {
     *out = vt; /* any */
+    return true;
+  }
+  if (t == TOP_trans) {
+    Layout r, o;
+    if (!layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(op, 0)), &r) || !trans_layout(op, &r, false, &o)) return false;
+    *out = with_layout(comp, vt, layout_attr(comp, &o));
     return true;
   }
   if (elementwise(op) || t == TOP_broadcast || t == TOP_scan) {

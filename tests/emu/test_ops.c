@@ -388,6 +388,26 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* Q @ K^T with K loaded as it lies (ptx_dot.py's dot_kt): copied by
+   * cp.async into B's buffer laid [N][K], read by ldmatrix without .trans */
+  {
+    enum { M = 64, K = 32, N = 64 };
+    static uint16_t q[M * K], kk[N * K];
+    static float sc[M * N];
+    static double dq[M * K], dkt[K * N], ds[M * N];
+    for (int i = 0; i < M * K; i++) q[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), dq[i] = half(q[i]);
+    for (int i = 0; i < N * K; i++) kk[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10);
+    for (int n = 0; n < N; n++)
+      for (int k = 0; k < K; k++) dkt[k * N + n] = half(kk[n * K + k]);
+    for (int i = 0; i < M * N; i++) sc[i] = NAN;
+    EmuBuffer bf[3] = {{q, sizeof q, "q"}, {kk, sizeof kk, "k"}, {sc, sizeof sc, "s"}};
+    void *p[3] = {q, kk, sc};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot_kt", "*fp16:16, *fp16:16, *fp32:16, 64, 32, 64", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) ds[i] = sc[i];
+      CHECK(dot_differs(dq, dkt, ds, 1, M, K, N, 1e-6) == 0);
+    }
+  }
   /* P = (A @ B) in fp16 as the next dot's A operand, in registers
    * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P */
   {

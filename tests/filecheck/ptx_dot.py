@@ -213,3 +213,25 @@ def dot_chain(a_ptr, b_ptr, v_ptr, o_ptr, M: tl.constexpr, K: tl.constexpr, N: t
     p = tl.dot(a, b).to(tl.float16)
     o = tl.dot(p, v)
     tl.store(o_ptr + m[:, None] * N + n[None, :], o)
+
+
+# B as the transpose of a load (attention's QK^T): the load holds B's
+# columns with K contiguous, so cp.async copies it as it lies, into B's
+# buffer laid [N][K], and ldmatrix without .trans reads B's fragments there
+# as it reads A's. test_ops checks the numbers.
+# RUN: %tilec compile %s -k dot_kt -s "*fp16:16, *fp16:16, *fp32:16, 64, 32, 64" --emit=ptx | FileCheck %s --check-prefix=KT
+# RUN: %tilec compile %s -k dot_kt -s "*fp16:16, *fp16:16, *fp32:16, 64, 32, 64" --emit=ptx | %ptxas_check
+# KT: cp.async.cg.shared.global
+# KT-NOT: ldmatrix.sync.aligned.m8n8.x4.trans
+# KT: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# KT-NOT: ldmatrix.sync.aligned.m8n8.x4.trans
+# KT: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+@triton.jit
+def dot_kt(q_ptr, k_ptr, s_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    q = tl.load(q_ptr + m[:, None] * K + k[None, :])
+    kt = tl.load(k_ptr + n[:, None] * K + k[None, :])
+    s = tl.dot(q, kt.T)
+    tl.store(s_ptr + m[:, None] * N + n[None, :], s)
