@@ -203,6 +203,10 @@ typedef struct Prefetch Prefetch;
 Prefetch *lw_prefetch_buffer(Lower *L, MlirOperation load, int slots);
 void lw_prefetch_to_slot(Lower *L, MlirOperation load, const Prefetch *b, MlirValue slot, MlirValue guard);
 Vals *lw_prefetched(Lower *L, const Prefetch *b, MlirValue slot);
+/* Two 16-bit floats as one 32-bit word, the first in the low half, built
+ * as a vector so that LLVM converts a pair from f32 by one cvt.rn.f16x2.f32
+ * (lower_memory.c). */
+MlirValue lw_pack_pair(Lower *L, MlirValue a, MlirValue b);
 MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k, bool trans); /* trans: e is of the operand transposed */
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
 void lw_lower_op(Lower *L, MlirOperation op);

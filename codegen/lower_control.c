@@ -489,7 +489,7 @@ bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
     double pre, post; /* x * pre, then result * post (0: none) */
   } table[] = {
       {"math.exp", "llvm.nvvm.ex2.approx.f32", 1.4426950408889634, 0},
-      {"math.exp2", "llvm.nvvm.ex2.approx.f32", 0, 0},
+      {"math.exp2", "llvm.nvvm.ex2.approx.ftz.f", 0, 0}, /* as Triton's tl.math.exp2: no subnormal fix-up */
       {"math.log", "llvm.nvvm.lg2.approx.f", 0, 0.6931471805599453},
       {"math.log2", "llvm.nvvm.lg2.approx.f", 0, 0},
       {"math.rsqrt", "llvm.nvvm.rsqrt.approx.f", 0, 0},

@@ -59,7 +59,7 @@ static MlirValue pack(Lower *L, MlirValue *elems, int per, int bits) {
 /* Two 16-bit floats as one 32-bit word, the first in the low half: built
  * as a vector, so that LLVM makes the pair's conversions from f32 one
  * cvt.rn.f16x2.f32 (bf16x2), as Triton's, not two and a pack. */
-static MlirValue pack_pair(Lower *L, MlirValue a, MlirValue b) {
+MlirValue lw_pack_pair(Lower *L, MlirValue a, MlirValue b) {
   MlirType et = mlirValueGetType(a), vt = mlirVectorTypeGet(1, (int64_t[]){2}, et), i64 = mlirIntegerTypeGet(L->ctx, 64);
   MlirValue vec = lw_emit1(L, "llvm.mlir.undef", vt, 0, NULL, 0, NULL);
   for (int j = 0; j < 2; j++) {
@@ -280,7 +280,7 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
       for (int j = 0; j < vec; j++) bits_of[j] = lw_as_bits(L, v->v[k + j]);
       bool halves = per == 2 && (mlirTypeIsAF16(et) || mlirTypeIsABF16(et));
       for (int w = 0; w < words; w++)
-        args[2 + w] = halves    ? pack_pair(L, v->v[k + 2 * w], v->v[k + 2 * w + 1])
+        args[2 + w] = halves    ? lw_pack_pair(L, v->v[k + 2 * w], v->v[k + 2 * w + 1])
                       : per > 1 ? pack(L, &bits_of[w * per], per, bits)
                                 : bits_of[w];
       if (words == 1) snprintf(name, sizeof name, "tilec.st.b%d", wbits);

@@ -448,7 +448,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
          * 4 step + 2 (q / 2) + {0, 1}) */
         for (int q = 0; q < 4; q++) {
           int c0[2] = {rm * 2 + q % 2, step * 4 + 2 * (q / 2)}, c1[2] = {c0[0], c0[1] + 1};
-          ra[rm * 4 + q] = pack_halves(L, va->v[lw_element_of(&ea, c0)], va->v[lw_element_of(&ea, c1)]);
+          ra[rm * 4 + q] = lw_pack_pair(L, va->v[lw_element_of(&ea, c0)], va->v[lw_element_of(&ea, c1)]);
         }
         continue;
       }

@@ -43,11 +43,14 @@ static float cvt_rz_f32_f64(double x) {
 }
 
 static float emu_ex2(float x) { return exp2f(x); }
+/* ex2.approx.ftz.f32: subnormal inputs and results are signed zeros */
+static float flush(float x) { return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
+static float emu_ex2_ftz(float x) { return flush(exp2f(flush(x))); }
 static float emu_lg2(float x) { return log2f(x); }
 static float emu_rsqrt(float x) { return 1.0f / sqrtf(x); }
 /* sqrt.approx.ftz.f32: a subnormal input is its signed zero first; the
  * square root itself IEEE's (the instruction's is within 1 ulp of it) */
-static float emu_sqrt_ftz(float x) { return sqrtf(fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x); }
+static float emu_sqrt_ftz(float x) { return sqrtf(flush(x)); }
 static float emu_sin(float x) { return sinf(x); }
 static float emu_cos(float x) { return cosf(x); }
 
@@ -330,6 +333,7 @@ static const Named math_table[] = {
     {"tilec.cvt.rz.f32.f64", FN(cvt_rz_f32_f64)},
     {"tilec.emu.ex2.approx.f32", FN(emu_ex2)},
     {"tilec.emu.ex2.approx.f", FN(emu_ex2)},
+    {"tilec.emu.ex2.approx.ftz.f", FN(emu_ex2_ftz)},
     {"tilec.emu.lg2.approx.f", FN(emu_lg2)},
     {"tilec.emu.rsqrt.approx.f", FN(emu_rsqrt)},
     {"tilec.emu.sqrt.approx.ftz.f", FN(emu_sqrt_ftz)},

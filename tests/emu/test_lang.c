@@ -593,6 +593,25 @@ static void sqrts(void) {
   CHECK(bad == 0);
 }
 
+/* tl.math.exp2 (ex2.approx.ftz.f32: a subnormal input is zero, a result
+ * below the normal range zero) and tl.exp (ex2.approx.f32 of x log2 e,
+ * subnormal results kept). */
+static void exps(void) {
+  float a[32], out[64];
+  for (int i = 0; i < 32; i++) a[i] = i == 0 ? 1e-40f : i == 1 ? -1e-40f : i == 2 ? -130.0f : i == 3 ? -92.0f : uniform(-20, 20);
+  for (int i = 0; i < 64; i++) out[i] = NAN;
+  EmuBuffer bufs[2] = {{a, sizeof a, "a_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[2] = {a, out};
+  void *args[2] = {&p[0], &p[1]};
+  if (emu_run_file(dir, "ptx_attrs.py", "exps", "*fp32, *fp32", 4, 1, args, 2, bufs, 2)) return;
+  int bad = 0;
+  bad += out[0] != 1.0f || out[1] != 1.0f; /* 2^0 */
+  bad += out[2] != 0.0f;                   /* 2^-130 is subnormal: flushed */
+  bad += !(out[32 + 3] > 0.0f && out[32 + 3] < 1.2e-38f); /* e^-92, subnormal, kept by tl.exp */
+  for (int i = 4; i < 32; i++) bad += fabsf(out[i] - exp2f(a[i])) > 2e-6f * exp2f(a[i]);
+  CHECK(bad == 0);
+}
+
 static void argmax_ties(void) {
   argmax_ties_of(true);
   argmax_ties_of(false);
@@ -617,6 +636,7 @@ int main(int argc, char **argv) {
   gdc();
   rounded();
   argmax_ties();
+  exps();
   fdiv_rounding_of(false);
   fdiv_rounding_of(true);
   sqrts();

@@ -79,6 +79,24 @@ def sqrts(a_ptr, out_ptr):
     tl.store(out_ptr + 32 + i, tl.sqrt_rn(a))
 
 
+# tl.math.exp2 of fp32 is ex2.approx.ftz.f32, as Triton 3.9 has it (no
+# fix-up of subnormals around it: a compare and two multiplies fewer in
+# SASS); tl.exp is ex2.approx.f32 of x * log2(e), as Triton's. test_lang
+# checks the flushing on the emulator.
+# RUN: %tilec compile %s -k exps -s "*fp32, *fp32" --emit=ptx | FileCheck %s --check-prefix=EXP2
+# RUN: %tilec compile %s -k exps -s "*fp32, *fp32" --emit=ptx | %ptxas_check
+# EXP2-LABEL: .entry exps(
+# EXP2:       ex2.approx.ftz.f32
+# EXP2:       mul.f32 {{.*}}0f3FB8AA3B
+# EXP2-NEXT:  ex2.approx.f32
+@triton.jit
+def exps(a_ptr, out_ptr):
+    i = tl.arange(0, 32)
+    a = tl.load(a_ptr + i)
+    tl.store(out_ptr + i, tl.math.exp2(a))
+    tl.store(out_ptr + 32 + i, tl.exp(a))
+
+
 # loop_unroll_factor=4: LLVM's llvm.loop.unroll.count on the loop, so the
 # body is there four times (and a remainder loop once); without it, once.
 # RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 4" --emit=ptx | FileCheck %s --check-prefix=UNROLL4
