@@ -365,9 +365,14 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
 /* ---- insert-barriers --------------------------------------------------------------------- */
 
 /* Buffers since the last barrier, as bit sets (buffers past 63 share the
- * last bit, which is taken to overlap everything). */
+ * last bit, which is taken to overlap everything): written, read, and
+ * written by cp.async copies not yet waited for. A copy writes at some
+ * time between its issue and the wait that completes it: it is a write at
+ * its issue (what was read before must not be overwritten) and again at
+ * the wait (what is read after it needs a barrier then, whatever barrier
+ * came between the issue and the wait). */
 typedef struct Sets {
-  uint64_t w, r;
+  uint64_t w, r, p;
 } Sets;
 
 typedef struct Fence {
@@ -386,11 +391,13 @@ static uint64_t meets(const Fence *f, uint64_t m) {
 
 /* Whether op is a cp.async: a write of shared memory (tagged), as far as
  * barriers go; the wait before the barrier is the lowering's. */
-static bool is_copy(MlirOperation op) {
+static bool calls(MlirOperation op, const char *prefix) {
   if (!op_is(op, "llvm.call")) return false;
   MlirAttribute c = mlirOperationGetAttributeByName(op, str("callee"));
-  return !mlirAttributeIsNull(c) && has_prefix(mlirFlatSymbolRefAttrGetValue(c), "tilec.cp.async.");
+  return !mlirAttributeIsNull(c) && has_prefix(mlirFlatSymbolRefAttrGetValue(c), prefix);
 }
+
+static bool is_copy(MlirOperation op) { return calls(op, "tilec.cp.async.") && smem_tag(op) >= 0; }
 
 /* The buffers an op writes and reads, with those of the ops inside it. */
 
@@ -426,13 +433,14 @@ static Sets fence(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t
   if (!(w & meets(f, s.r)) && !(r & meets(f, s.w))) return s;
   if (insert && f->cost) *f->cost += loop_weight(op);
   else if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
-  return (Sets){0, 0};
+  return (Sets){0, 0, s.p}; /* copies in flight stay so */
 }
 
 static Sets access(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t r, bool insert) {
   s = fence(f, op, s, w, r, insert);
   s.w |= w;
   s.r |= r;
+  if (is_copy(op)) s.p |= w;
   return s;
 }
 
@@ -447,21 +455,29 @@ static Sets loop_head(const Fence *f, MlirOperation op, Sets s, bool is_while) {
   for (int guard = 0; guard < 64; guard++) {
     end = walk_block(f, region_block(op, 0), head, false);
     if (is_while) end = walk_block(f, region_block(op, 1), end, false);
-    Sets next = {s.w | end.w, s.r | end.r};
-    if (next.w == head.w && next.r == head.r) break;
+    Sets next = {s.w | end.w, s.r | end.r, s.p | end.p};
+    if (next.w == head.w && next.r == head.r && next.p == head.p) break;
     head = next;
   }
   return head;
 }
 
 static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
-  if (op_is(op, "nvvm.barrier0")) return (Sets){0, 0};
+  if (op_is(op, "nvvm.barrier0")) return (Sets){0, 0, s.p};
+  if (calls(op, "tilec.cp.async.wait.")) {
+    /* the copies land here (wait_group 0: all of them; N > 0 may leave
+     * some in flight, so they stay pending too) */
+    MlirStringRef c = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(op, str("callee")));
+    s.w |= s.p;
+    if (c.length == strlen("tilec.cp.async.wait.0") && c.data[c.length - 1] == '0') s.p = 0;
+    return s;
+  }
   bool divergent = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.divergent")));
   if (op_is(op, "scf.if") && !divergent) {
     Sets t = walk_block(f, region_block(op, 0), s, insert);
     MlirBlock eb = region_block(op, 1);
     Sets e = mlirBlockIsNull(eb) ? s : walk_block(f, eb, s, insert);
-    return (Sets){t.w | e.w, t.r | e.r};
+    return (Sets){t.w | e.w, t.r | e.r, t.p | e.p};
   }
   bool is_for = op_is(op, "scf.for"), is_while = op_is(op, "scf.while");
   if (is_for || is_while) {
@@ -472,7 +488,7 @@ static Sets walk_op(const Fence *f, MlirOperation op, Sets s, bool insert) {
     accesses(op, &lw, &lr);
     if (is_for && !(lw | lr)) return s; /* no shared memory in it: nothing to walk, nothing changes */
     if ((lw & meets(f, s.r)) || (lr & meets(f, s.w))) {
-      Sets own = loop_head(f, op, (Sets){0, 0}, is_while);
+      Sets own = loop_head(f, op, (Sets){0, 0, 0}, is_while);
       if (!(lw & meets(f, own.r)) && !(lr & meets(f, own.w))) s = fence(f, op, s, lw, lr, insert);
     }
     Sets head = loop_head(f, op, s, is_while);
@@ -519,7 +535,7 @@ bool cg_insert_barriers(Compilation *comp, MlirOperation module) {
   }
   Fence f = fence_of(n, offset, size, placed, NULL);
   free(offset), free(size), free(placed);
-  walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
+  walk_block(&f, region_block(k, 0), (Sets){0, 0, 0}, true);
   return true;
 }
 
@@ -539,6 +555,6 @@ static Fence fence_of(int n, const int64_t *offset, const int64_t *size, const b
 static int64_t barrier_cost(MlirOperation k, int n, const int64_t *offset, const int64_t *size, const bool *placed) {
   int64_t cost = 0;
   Fence f = fence_of(n, offset, size, placed, &cost);
-  walk_block(&f, region_block(k, 0), (Sets){0, 0}, true);
+  walk_block(&f, region_block(k, 0), (Sets){0, 0, 0}, true);
   return cost;
 }

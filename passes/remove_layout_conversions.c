@@ -73,7 +73,7 @@ static bool operand_layout(Compilation *comp, MlirOperation op, int i, const Lay
   TileOp t = tile_op_of(op);
   (void)i;
   if (t == TOP_expand_dims) {
-    if (l->kind != L_BLOCKED) return false;
+    if (l->kind != L_BLOCKED && l->kind != L_MMA) return false;
     Layout *parent = arena_alloc(comp->a, sizeof *parent);
     *parent = *l;
     *out = (Layout){.kind = L_SLICE, .rank = l->rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = parent};
@@ -103,7 +103,7 @@ static bool operand_layout(Compilation *comp, MlirOperation op, int i, const Lay
     }
     return true;
   }
-  if (t == TOP_broadcast && l->kind != L_BLOCKED) return false;
+  if (t == TOP_broadcast && l->kind != L_BLOCKED && l->kind != L_MMA) return false;
   *out = *l;
   return true;
 }

@@ -388,6 +388,39 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* a loaded row vector and a causal mask in the dot's layout
+   * (ptx_dot.py's dot_rowvec): C = where(m >= n, A @ B - v[n], 0) */
+  {
+    enum { M = 64, K = 16, N = 64 };
+    static uint16_t a[M * K], b[K * N];
+    static float v[N], c[M * N];
+    static double da[M * K], db[K * N], want[M * N], dc[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
+    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    for (int i = 0; i < N; i++) v[i] = uniform(-4, 4);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[4] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {v, sizeof v, "m"}, {c, sizeof c, "c"}};
+    void *p[4] = {a, b, v, c};
+    void *args[4] = {&p[0], &p[1], &p[2], &p[3]};
+    if (!run("ptx_dot.py", "dot_rowvec", "*fp16:16, *fp16:16, *fp32:16, *fp32:16, 64, 16, 64", 4, args, 4, bf, 4)) {
+      /* C + v on and below the diagonal is the product; above it, v - v = 0 is what the product must not be */
+      int bad = 0;
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          bool kept = m >= n;
+          dc[m * N + n] = kept ? (double)c[m * N + n] + v[n] : 0;
+          bad += !kept && c[m * N + n] != 0.0f;
+        }
+      for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+          double s = 0;
+          for (int k = 0; k < K; k++) s += da[m * K + k] * db[k * N + n];
+          want[m * N + n] = m >= n ? s : 0;
+        }
+      for (int i = 0; i < M * N; i++) bad += fabs(dc[i] - want[i]) > 1e-5 * (fabs(want[i]) + 4);
+      CHECK(bad == 0);
+    }
+  }
   /* Q @ K^T with K loaded as it lies (ptx_dot.py's dot_kt): copied by
    * cp.async into B's buffer laid [N][K], read by ldmatrix without .trans */
   {

@@ -235,3 +235,27 @@ def dot_kt(q_ptr, k_ptr, s_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexp
     kt = tl.load(k_ptr + n[:, None] * K + k[None, :])
     s = tl.dot(q, kt.T)
     tl.store(s_ptr + m[:, None] * N + n[None, :], s)
+
+
+# A loaded vector and a mask from ranges meeting a dot's result (attention
+# backward's qk - m[None, :] and its causal mask): the vector converts as a
+# vector to a slice of the MMA layout and is broadcast there, the mask is
+# computed there from its ranges; no 2-D conversion before the store.
+# test_ops checks the numbers.
+# RUN: %tilec compile %s -k dot_rowvec -s "*fp16:16, *fp16:16, *fp32:16, *fp32:16, 64, 16, 64" --emit=tile-gpu | FileCheck %s --check-prefix=VEC
+# VEC: "tile.convert_layout"({{.*}}) : (tensor<64xf32, #tile.blocked<{{.*}}>>) -> tensor<64xf32, #tile.slice<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>>>
+# VEC-NOT: "tile.convert_layout"({{.*}}) : (tensor<64x64x{{.*}}#tile.blocked
+# VEC: arith.select {{.*}} : tensor<64x64xi1, #tile.mma<2 : i64, [2, 2], [16, 8]>>, tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
+# VEC: "tile.convert_layout"({{.*}}) : (tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>)
+# VEC: "tile.store"
+@triton.jit
+def dot_rowvec(a_ptr, b_ptr, m_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    v = tl.load(m_ptr + n)
+    c = tl.dot(a, b) - v[None, :]
+    c = tl.where(m[:, None] >= n[None, :], c, 0.0)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], c)
