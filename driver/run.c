@@ -41,7 +41,8 @@ static const char *prog = "tilec";
 static void usage_run(FILE *f) {
   fputs(
           "usage: tilec run FILE.py [-k NAME] -s SIGNATURE -g GRID [-w N] [--num-stages N] [--config N] [-D NAME=VALUE]...\n"
-          "                 [--device=cpu|cuda|auto] [--seed N] [--no-racecheck] ARG... [--save I=PATH.npy]...\n"
+          "                 [--arch ARCH] [--device=cpu|cuda|auto] [--seed N] [--no-racecheck] ARG...\n"
+          "                 [--save I=PATH.npy]...\n"
           "\n"
           "Compiles the @triton.jit kernel NAME of FILE.py, specialized by SIGNATURE, launches it\n"
           "once on GRID with the ARGs, and saves the buffers asked for. The ARGs are the runtime\n"
@@ -81,6 +82,9 @@ static void usage_run(FILE *f) {
           "                        apply, numbered from 0 (default: the tuned one: the tuning cache's,\n"
           "                        else every config is timed on these arguments and the fastest kept\n"
           "                        in the cache; TILEC_PRINT_AUTOTUNING=1 prints the times)\n"
+          "  --arch ARCH           the target the code is compiled for: sm_80, sm_86, sm_89, sm_90, sm_90a\n"
+          "                        (default: the GPU's; on the CPU sm_80): the emulator runs the code\n"
+          "                        compiled for it, its instructions (sm_89's fp8 mma.sync) included\n"
           "  --device DEVICE       cpu (the emulator), cuda (the GPU) or auto (the default: the GPU\n"
           "                        when there is one); without it, the TILEC_DEVICE environment variable\n"
           "  --seed N              run the threads of each block in an order drawn from N, to expose\n"
@@ -182,6 +186,8 @@ int run_parse_options(int argc, char **argv, RunOptions *o, RunExtraOption extra
       o->has_config = true;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--device", &missing))) {
       o->device = v;
+    } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--arch", &missing))) {
+      o->compile.arch = v;
     } else if ((v = cli_opt_value(argc, argv, &i, NULL, "--seed", &missing))) {
       if (!parse_seed(v, &o->seed)) return cli_usage_error(o->cmd, o->usage, "--seed expects a non-negative integer, got '%s'", v);
       o->has_seed = true;
@@ -421,7 +427,7 @@ int run_compile(const RunOptions *o, const char *src, size_t len, RunKernel *k) 
   copt.emit = TILEC_EMIT_CPU;
   if (o->cuda) {
     copt.emit = TILEC_EMIT_PTX;
-    copt.arch = tilec_cuda_target(o->cuda);
+    if (!copt.arch) copt.arch = tilec_cuda_target(o->cuda); /* --arch: its PTX, which the driver JIT-compiles for the device */
   }
   copt.defines = o->defines;
   copt.include_dirs = o->includes;

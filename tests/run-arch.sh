@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tilec run --arch: the emulator runs the code compiled for that target.
+# An fp8 dot of K = 32 is sm_89's m16n8k32 e4m3 instruction there and
+# fp16's m16n8k16 on the widened values on sm_80 (docs/codegen.md): the
+# emulator's object for each holds its own instruction, both runs agree
+# (the products are exact, the sums within fp32 rounding of each other),
+# and an unknown target is a usage error.
+#
+#   run-arch.sh TILEC
+set -u
+tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+file=$root/tests/filecheck/ptx_dot.py
+sig="*fp8e4nv:16, *fp8e4nv:16, *fp32:16, 32, 32, 32"
+args=(rand:fp8e4nv:1024 rand:fp8e4nv:1024 empty:fp32:1024)
+fp8=tilec.emu.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32
+for arch in sm_80 sm_89; do
+  if ! "$tilec" compile "$file" -k dot2d -s "$sig" --arch=$arch --emit=cpu -o "$tmp/$arch.o" 2>"$tmp/err"; then
+    echo "FAILED: tilec compile --arch=$arch --emit=cpu"; cat "$tmp/err"; fail=1; continue
+  fi
+  has=$(grep -c "$fp8" "$tmp/$arch.o")
+  if { [ $arch = sm_89 ] && [ "$has" = 0 ]; } || { [ $arch = sm_80 ] && [ "$has" != 0 ]; }; then
+    echo "FAILED: the $arch object should$([ $arch = sm_80 ] && echo ' not') call $fp8"
+    fail=1
+  fi
+  if ! "$tilec" run "$file" -k dot2d -s "$sig" -g 1 --device=cpu --arch=$arch "${args[@]}" --print 2:1024 >"$tmp/$arch.txt" 2>"$tmp/err"; then
+    echo "FAILED: tilec run --arch=$arch"; cat "$tmp/err"; fail=1
+  fi
+done
+if [ $fail = 0 ]; then
+  bad=$(paste -d' ' <(tr ' ' '\n' <"$tmp/sm_80.txt" | tail -n +3) <(tr ' ' '\n' <"$tmp/sm_89.txt" | tail -n +3) |
+    awk 'NF == 2 { d = $1 - $2; if (d < 0) d = -d; m = ($1 < 0 ? -$1 : $1) + 1; if (d > 1e-5 * m) bad++; n++ } END { print (n == 1024 ? bad + 0 : "count " n) }')
+  if [ "$bad" != 0 ]; then echo "FAILED: sm_80 and sm_89 runs differ: $bad"; fail=1; fi
+fi
+"$tilec" run "$file" -k dot2d -s "$sig" -g 1 --device=cpu --arch=sm_70 "${args[@]}" 2>"$tmp/err"
+rc=$?
+if [ $rc != 2 ] || ! grep -q "unknown target 'sm_70'" "$tmp/err"; then
+  echo "FAILED: --arch=sm_70: exit $rc, expected 2 and the targets"; cat "$tmp/err"; fail=1
+fi
+exit $fail
