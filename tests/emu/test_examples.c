@@ -582,6 +582,54 @@ static void matmul(void) {
   free(a), free(b), free(c), free(want), free(got);
 }
 
+/* examples/attention.py on 2 heads of 256 tokens, head dim 64, causal and
+ * not, against softmax(Q K^T / 8) V and the rows' log2-sum-exp computed in
+ * double (P goes to the second dot in fp16: 1e-2 of the outputs' scale). */
+static void attention(void) {
+  enum { ZH = 2, N = 256, D = 64 };
+  int n_ctx = N;
+  float scale = 0.125f;
+  uint16_t *q = malloc(ZH * N * D * 2), *k = malloc(ZH * N * D * 2), *v = malloc(ZH * N * D * 2), *o = malloc(ZH * N * D * 2);
+  float *lse = malloc(ZH * N * sizeof *lse), *got = malloc(ZH * N * D * sizeof *got);
+  double *want = malloc(ZH * N * D * sizeof *want), *want_lse = malloc(ZH * N * sizeof *want_lse), *s = malloc(N * sizeof *s);
+  for (int i = 0; i < ZH * N * D; i++) q[i] = to_half(uniform(-1, 1)), k[i] = to_half(uniform(-1, 1)), v[i] = to_half(uniform(-1, 1));
+  for (int causal = 0; causal < 2; causal++) {
+    char sig[160];
+    snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32:16, 128, 64, 64, %s", causal ? "True" : "False");
+    Kernel *kk = load("attention.py", "attention_fwd", sig, 4);
+    for (int i = 0; i < ZH * N * D; i++) o[i] = 0x7e00;
+    for (int i = 0; i < ZH * N; i++) lse[i] = NAN;
+    EmuBuffer bf[5] = {{q, ZH * N * D * 2, "q_ptr"}, {k, ZH * N * D * 2, "k_ptr"}, {v, ZH * N * D * 2, "v_ptr"},
+                       {o, ZH * N * D * 2, "o_ptr"}, {lse, ZH * N * sizeof *lse, "lse_ptr"}};
+    void *args[7] = {&bf[0].data, &bf[1].data, &bf[2].data, &bf[3].data, &bf[4].data, &scale, &n_ctx};
+    launch(kk, causal ? "attention_fwd causal" : "attention_fwd", N / 128, ZH, 4, args, 7, bf, 5);
+    for (int h = 0; h < ZH; h++)
+      for (int r = 0; r < N; r++) {
+        const uint16_t *qr = q + (h * N + r) * D;
+        int keys = causal ? r + 1 : N;
+        double mx = -INFINITY, sum = 0;
+        for (int j = 0; j < keys; j++) {
+          double d = 0;
+          for (int x = 0; x < D; x++) d += (double)from_half(qr[x]) * from_half(k[(h * N + j) * D + x]);
+          s[j] = d * scale;
+          mx = s[j] > mx ? s[j] : mx;
+        }
+        for (int j = 0; j < keys; j++) sum += exp(s[j] - mx);
+        want_lse[h * N + r] = (mx + log(sum)) / log(2.0);
+        for (int x = 0; x < D; x++) {
+          double acc = 0;
+          for (int j = 0; j < keys; j++) acc += exp(s[j] - mx) * from_half(v[(h * N + j) * D + x]);
+          want[(h * N + r) * D + x] = acc / sum;
+          got[(h * N + r) * D + x] = from_half(o[(h * N + r) * D + x]);
+        }
+      }
+    compare(causal ? "attention_fwd causal" : "attention_fwd", got, want, ZH * N * D, 1e-2, 1e-2);
+    compare(causal ? "attention_fwd causal lse" : "attention_fwd lse", lse, want_lse, ZH * N, 1e-3, 1e-4);
+    unload(kk);
+  }
+  free(q), free(k), free(v), free(o), free(lse), free(got), free(want), free(want_lse), free(s);
+}
+
 /* The tutorial's fp8 config: 128x256x128 on 8 warps, e5m2 operands (the top
  * bytes of fp16 values in [-2, 2]) with B K-major as the tutorial passes
  * it, ragged in M, N and K: the fp8 bytes through shared memory, widened
@@ -763,6 +811,7 @@ int main(int argc, char **argv) {
   normlib_gelu();
   matmul();
   matmul_fp8();
+  attention();
   same_lowered_kernel();
   tilec_device_destroy(device);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
