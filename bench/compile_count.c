@@ -4,7 +4,8 @@
  * counts the same on every run) and, without it, each compile's wall time.
  *
  * usage: compile_count count|time RUNS < KERNELS
- * KERNELS: lines "FILE<TAB>KERNEL<TAB>SIGNATURE<TAB>CONFIG<TAB>ARCH".
+ * KERNELS: lines "FILE<TAB>KERNEL<TAB>SIGNATURE<TAB>CONFIG<TAB>ARCH[<TAB>WARPS<TAB>STAGES]" (warps and
+ *          stages for kernels whose autotune configs tilec cannot read).
  *
  * All compiles share one tilec_context. The process's first compile (which
  * initializes LLVM's targets and makes the context) goes through
@@ -58,16 +59,16 @@ int main(int argc, char **argv) {
   double *ms = calloc((size_t)runs, sizeof *ms);
   while (ms && fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
-    char *f[5] = {0};
+    char *f[7] = {0};
     char *p = line;
     int n = 0;
-    for (; n < 5 && p; n++) {
+    for (; n < 7 && p; n++) {
       f[n] = p;
       p = strchr(p, '\t');
       if (p) *p++ = 0;
     }
-    if (n != 5 || p) {
-      fprintf(stderr, "compile_count: not FILE\\tKERNEL\\tSIGNATURE\\tCONFIG\\tARCH: %s\n", line);
+    if ((n != 5 && n != 7) || p) {
+      fprintf(stderr, "compile_count: not FILE\\tKERNEL\\tSIGNATURE\\tCONFIG\\tARCH[\\tWARPS\\tSTAGES]: %s\n", line);
       failed = 1;
       continue;
     }
@@ -81,6 +82,10 @@ int main(int argc, char **argv) {
     j.src = src;
     j.o = (tilec_compile_options){.kernel = f[1], .signature = f[2], .config = atoi(f[3]), .arch = f[4],
                                   .emit = TILEC_EMIT_PTX, .context = ctx};
+    if (n == 7) { /* warps and stages given: a kernel whose autotune configs are host code (the tutorials') */
+      j.o.num_warps = atoi(f[5]);
+      j.o.num_stages = atoi(f[6]);
+    }
     if (first) {
       failed |= first_compile(&j);
       first = 0;

@@ -20,13 +20,43 @@ LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_.]*)(
 KINDS = ("HMMA", "LDSM", "LDGSTS", "LDS", "STS", "LDG", "BAR")
 
 
-def parse(path):
-    out = []
-    for line in open(path):
+def parse_text(text):
+    """(address, opcode, operands) of each instruction; nvdisasm's branch labels
+    (`(.L_x_3)`) become the addresses they name, as cuobjdump prints them."""
+    out, labels, pending = [], {}, []
+    for line in text.splitlines():
+        lab = re.match(r"\s*(\.L_x_\d+):", line)
+        if lab:
+            pending.append(lab.group(1))
+            continue
         m = LINE.search(line)
         if m:
-            out.append((int(m.group(1), 16), m.group(3), m.group(4)))
-    return out
+            addr = int(m.group(1), 16)
+            for p in pending:
+                labels[p] = addr
+            pending = []
+            out.append((addr, m.group(3), m.group(4)))
+    sub = lambda m: f"0x{labels[m.group(1)]:x}" if m.group(1) in labels else m.group(0)
+    return [(a, op, re.sub(r"`\((\.L_x_\d+)\)", sub, rest)) for a, op, rest in out]
+
+
+def parse(path):
+    with open(path) as f:
+        return parse_text(f.read())
+
+
+def tensor_core(op):
+    return op.split(".")[0] in ("HMMA", "QMMA", "IMMA", "HGMMA", "QGMMA", "IGMMA")
+
+
+def k_loop(ins):
+    """The K loop's (the outermost loop with tensor-core instructions, the longest) static
+    instruction count, or None when no loop has them."""
+    with_mma = [(lo, hi) for lo, hi in loops(ins) if any(tensor_core(op) for a, op, _ in ins if lo <= a <= hi)]
+    if not with_mma:
+        return None
+    lo, hi = max(with_mma, key=lambda r: r[1] - r[0])
+    return count(ins, lo, hi)[0]
 
 
 def loops(ins):

@@ -55,9 +55,14 @@ def example_kernels(examples_dir):
     seen = {}
     for k in out:
         seen[(k["file"], k["kernel"])] = seen.get((k["file"], k["kernel"]), 0) + 1
+    nth = {}
     for k in out:
         base = f"{os.path.basename(k['file'])}:{k['kernel']}"
         k["key"] = base + (f"[config {k['config']}]" if seen[(k["file"], k["kernel"])] > 1 else "")
+        # lines of one config that differ in their signature (a constexpr flag): numbered from the second
+        n = nth[k["key"]] = nth.get(k["key"], 0) + 1
+        if n > 1:
+            k["key"] += f"#{n}"
     return out
 
 
@@ -182,6 +187,8 @@ def cubin_metrics(ptx_file, arch, ptxas, nvdisasm, cubin):
         raise ToolError(f"nvdisasm cannot read {cubin}:\n{err.strip()}")
     s = sass_counts(out)
     m["sass_instrs"] = s.pop("instrs")
+    import kloop_sass  # noqa: E402 (beside this file)
+    m["kloop"] = kloop_sass.k_loop(kloop_sass.parse_text(out))
     for k, v in s.items():
         m["sass_" + k] = v
     return m

@@ -110,7 +110,31 @@ def to_triton(params, sig, meta):
     return signature, constexprs, attrs
 
 
-def load(path, kernel):
+def jit_extract(path):
+    """The @triton.jit functions of a file with the imports they can use, without its host code:
+    Triton's tutorials run tests and ask the driver for a GPU at import. Other decorators (the
+    autotuners, whose configs are host code) are dropped: the job gives warps and stages."""
+    import ast
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    keep = []
+    for n in tree.body:
+        if isinstance(n, ast.Import) and all(a.name.split(".")[0] in ("triton", "math") for a in n.names):
+            keep.append(n)
+        elif isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] in ("triton", "typing", "math"):
+            keep.append(n)
+        elif isinstance(n, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in n.decorator_list):
+            n.decorator_list = [d for d in n.decorator_list if "jit" in ast.unparse(d)]
+            keep.append(n)
+    out = os.path.join(tempfile.mkdtemp(prefix="vs-triton-src-"), os.path.basename(path))
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(ast.unparse(ast.Module(body=keep, type_ignores=[])) + "\n")
+    return out
+
+
+def load(path, kernel, extract=False):
+    if extract:
+        path = jit_extract(path)
     name = "vs_triton_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -129,19 +153,21 @@ def main():
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"
     # Triton's own choice of ptxas: the older one below sm_90, the newer from sm_90 on
     from triton.backends.nvidia.compiler import get_ptxas
-    ptxas = {arch: get_ptxas(int(arch[3:5])).path for arch in ("sm_80", "sm_90a")}
+    ptxas = {arch: get_ptxas(int(arch[3:5])).path for arch in ("sm_80", "sm_89", "sm_90a")}
     print(json.dumps({"triton": triton.__version__, "ptxas": ptxas}), flush=True)
     first = True
     for line in sys.stdin:
         job = json.loads(line)
         out = {"id": job["id"]}
         try:
-            obj = load(job["file"], job["kernel"])
+            obj = load(job["file"], job["kernel"], job.get("extract", False))
             meta, warps, stages = {}, 4, 3
             configs = getattr(obj, "configs", None)
-            if configs:
+            if configs and "warps" not in job:
                 cfg = configs[job["config"]]
                 meta, warps, stages = dict(cfg.kwargs), cfg.num_warps, cfg.num_stages
+            if "warps" in job:  # the signature holds the meta-parameters (the tutorials' configs are host code)
+                warps, stages = job["warps"], job["stages"]
             while not isinstance(obj, JITFunction):
                 obj = obj.fn
             signature, constexprs, attrs = to_triton(obj.arg_names, job["sig"], meta)

@@ -30,7 +30,10 @@
  * The warps: as many as the tile has room for along M (16 rows each) and N
  * (8 columns each), doubling along M while a warp's part is at least as
  * tall as it is wide in 16x16 units, else along N, until there are
- * num_warps of them (Triton's choice for mma.sync).
+ * num_warps of them (Triton's choice for mma.sync). Chained dots (one's
+ * result reaches the other, as attention's P reaches PV): the warps the
+ * other dot has already, else all of them along the longer side, as
+ * Triton's warpsPerTileV2, where the tile divides so.
  */
 #include "passes.h"
 
@@ -102,6 +105,33 @@ static void collect(MlirOperation op, void *user) {
   if (tile_op_of(op) == TOP_dot) vec_push(a->comp->a, &a->dots, op.ptr);
 }
 
+/* Another dot that op's values reach, or that reaches them, in op's block
+ * (a forward and a backward walk, at most `budget` ops): attention's two
+ * dots, P = softmax(QK^T) feeding PV. */
+static MlirOperation chained_dot(Arena *a, MlirOperation dot, MlirOperation op, PtrMap *seen, int *budget, bool forward) {
+  if (map_get(seen, op.ptr) || --*budget < 0) return (MlirOperation){NULL};
+  map_put(a, seen, op.ptr, (void *)op.ptr);
+  if (!mlirOperationEqual(op, dot) && tile_op_of(op) == TOP_dot) return op;
+  MlirBlock b = mlirOperationGetBlock(dot);
+  if (forward) {
+    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
+      for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, r)); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+        MlirOperation o = mlirOpOperandGetOwner(u);
+        if (!mlirBlockEqual(mlirOperationGetBlock(o), b)) continue;
+        MlirOperation found = chained_dot(a, dot, o, seen, budget, true);
+        if (!mlirOperationIsNull(found)) return found;
+      }
+  } else {
+    for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+      MlirOperation d = value_owner(mlirOperationGetOperand(op, i));
+      if (mlirOperationIsNull(d) || !mlirBlockEqual(mlirOperationGetBlock(d), b)) continue;
+      MlirOperation found = chained_dot(a, dot, d, seen, budget, false);
+      if (!mlirOperationIsNull(found)) return found;
+    }
+  }
+  return (MlirOperation){NULL};
+}
+
 static void accelerate(Compilation *comp, MlirOperation dot) {
   MlirValue r = mlirOperationGetResult(dot, 0);
   MlirType rt = mlirValueGetType(r);
@@ -116,6 +146,31 @@ static void accelerate(Compilation *comp, MlirOperation dot) {
   int wb = 1, wm, wn;
   while (wb * 2 <= comp->num_warps && B % (wb * 2) == 0) wb *= 2;
   if (M % 16 || N % 8 || !mma_warps(M, N, comp->num_warps / wb, &wm, &wn) || M % (16 * wm) || N % (8 * wn)) return;
+  if (rank == 2) {
+    /* chained dots (one's result feeds the other): the warps of the other
+     * where it has them already, else all along the longer side, as
+     * Triton's warpsPerTileV2 places them, so that each warp holds whole
+     * rows of P and P goes to the next dot in registers */
+    int budget = 256, w = comp->num_warps;
+    PtrMap seen = {0};
+    MlirOperation other = chained_dot(comp->a, dot, dot, &seen, &budget, true);
+    if (mlirOperationIsNull(other)) {
+      seen = (PtrMap){0};
+      budget = 256;
+      other = chained_dot(comp->a, dot, dot, &seen, &budget, false);
+    }
+    Layout ol;
+    if (!mlirOperationIsNull(other)) {
+      int cm = 0, cn = 0;
+      if (layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(other, 0)), &ol) && ol.kind == L_MMA && ol.rank == 2)
+        cm = ol.wpc[0], cn = ol.wpc[1];
+      else if (M >= N)
+        cm = w, cn = 1;
+      else
+        cm = 1, cn = w;
+      if (M % (16 * cm) == 0 && N % (8 * cn) == 0) wm = cm, wn = cn;
+    }
+  }
   MlirType acc = mlirShapedTypeGetElementType(rt);
   if ((mlirTypeIsAF32(acc) || mlirTypeIsAF16(acc)) && K % 32 == 0) {
     /* fp8 operands as they were loaded where K allows (the widening to f16

@@ -7,7 +7,8 @@
  * Requires: tile IR without layouts. Guarantees: a tile.load or tile.store
  * whose block pointer comes from tile.make_block_ptr through tile.advance
  * ops (in any block that reaches the access: the chain is read, not moved)
- * takes, in its place, the pointers
+ * with a stride of constant 1 in some dimension takes, in its place, the
+ * pointers
  *
  *     base + Σ_d off_d · stride_d  +  Σ_d (arange(B_d) · stride_d broadcast)
  *
@@ -138,6 +139,16 @@ static void rewrite(Rw *w, MlirOperation op) {
   if (mlirOperationGetNumOperands(make) != 1 + 3 * (intptr_t)r) return;
   int64_t shape[MAX_RANK];
   for (int d = 0; d < r; d++) shape[d] = mlirShapedTypeGetDimSize(block, d);
+  /* only where a dimension is contiguous (a stride of constant 1): there
+   * the pointers' runs vectorize and cp.async copies them; with run-time
+   * strides everywhere the lowering's own per-element addressing is as
+   * good and lighter (no tensor of 64-bit offsets) */
+  bool contiguous = false;
+  for (int d = 0; d < r; d++) {
+    int64_t c;
+    contiguous |= splat_int_constant(mlirOperationGetOperand(make, 1 + r + d), &c) && c == 1;
+  }
+  if (!contiguous) return;
   w->at = op;
   w->loc = mlirOperationGetLocation(op);
   MlirType i1 = mlirIntegerTypeGet(w->ctx, 1), i32 = mlirIntegerTypeGet(w->ctx, 32), i64 = mlirIntegerTypeGet(w->ctx, 64);

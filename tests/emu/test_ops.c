@@ -442,9 +442,10 @@ static void dots(void) {
     }
   }
   /* P = (A @ B) in fp16 as the next dot's A operand, in registers
-   * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P */
-  {
-    enum { M = 64, K = 16, N = 32 };
+   * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P; on 4
+   * warps, and on 8 with both dots' warps along M ([8, 1]) */
+  for (int wide = 0; wide < 2; wide++) {
+    enum { M = 128, K = 64, N = 64 };
     static uint16_t a[M * K], b[K * K], v[K * N];
     static float o[M * N];
     static double da[M * K], db[K * K], dv[K * N], dp[M * K];
@@ -455,20 +456,22 @@ static void dots(void) {
     EmuBuffer bf[4] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {v, sizeof v, "v"}, {o, sizeof o, "o"}};
     void *p[4] = {a, b, v, o};
     void *args[4] = {&p[0], &p[1], &p[2], &p[3]};
-    if (!run("ptx_dot.py", "dot_chain", "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32", 4, args, 4, bf, 4)) {
-      for (int m = 0; m < M; m++)
-        for (int j = 0; j < K; j++) {
+    if (!run("ptx_dot.py", "dot_chain", wide ? "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 128, 64, 64" : "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32",
+             wide ? 8 : 4, args, 4, bf, 4)) {
+      int M_ = wide ? M : 64, K_ = wide ? K : 16, N_ = wide ? N : 32;
+      for (int m = 0; m < M_; m++)
+        for (int j = 0; j < K_; j++) {
           double s = 0;
-          for (int k = 0; k < K; k++) s += da[m * K + k] * db[k * K + j];
-          dp[m * K + j] = s;
+          for (int k = 0; k < K_; k++) s += da[m * K_ + k] * db[k * K_ + j];
+          dp[m * K_ + j] = s;
         }
       int bad = 0;
-      for (int m = 0; m < M; m++)
-        for (int n = 0; n < N; n++) {
+      for (int m = 0; m < M_; m++)
+        for (int n = 0; n < N_; n++) {
           double want = 0, mag = 0;
-          for (int k = 0; k < K; k++) want += dp[m * K + k] * dv[k * N + n], mag += fabs(dp[m * K + k] * dv[k * N + n]);
-          if (!(fabs(o[m * N + n] - want) <= 1e-3 * mag + 1e-30)) {
-            if (!bad) fprintf(stderr, "dot_chain: [%d][%d] is %.9g, want %.9g\n", m, n, (double)o[m * N + n], want);
+          for (int k = 0; k < K_; k++) want += dp[m * K_ + k] * dv[k * N_ + n], mag += fabs(dp[m * K_ + k] * dv[k * N_ + n]);
+          if (!(fabs(o[m * N_ + n] - want) <= 1e-3 * mag + 1e-30)) {
+            if (!bad) fprintf(stderr, "dot_chain: [%d][%d] is %.9g, want %.9g\n", m, n, (double)o[m * N_ + n], want);
             bad++;
           }
         }

@@ -200,6 +200,13 @@ def dot_reduce(a_ptr, b_ptr, c_ptr, rmax_ptr, csum_ptr, M: tl.constexpr, K: tl.c
 # RUN: %tilec compile %s -k dot_chain -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, 16, 32" --emit=ptx | %ptxas_check
 # CHAIN: arith.truncf {{.*}} to tensor<64x16xf16, #tile.mma<2 : i64, [4, 1], [16, 8]>>
 # CHAIN: "tile.convert_layout"({{.*}}) : (tensor<64x16xf16, #tile.mma<2 : i64, [4, 1], [16, 8]>>) -> tensor<64x16xf16, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [4, 1], [16, 8]>, 2 : i64>>
+# On 8 warps a 128x64 result alone would take [4, 2]; chained, both dots
+# take all warps along M ([8, 1], Triton's choice), so P still stays in
+# registers.
+# RUN: %tilec compile %s -k dot_chain -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 128, 64, 64" -w 8 --emit=tile-gpu | FileCheck %s --check-prefix=CHAIN8
+# CHAIN8: "tile.dot"{{.*}} -> tensor<128x64xf32, #tile.mma<2 : i64, [8, 1], [16, 8]>>
+# CHAIN8: "tile.convert_layout"({{.*}}) : (tensor<128x64xf16, #tile.mma<2 : i64, [8, 1], [16, 8]>>) -> tensor<128x64xf16, #tile.dot_op<0 : i64, #tile.mma<2 : i64, [8, 1], [16, 8]>, 2 : i64>>
+# CHAIN8: "tile.dot"{{.*}} -> tensor<128x64xf32, #tile.mma<2 : i64, [8, 1], [16, 8]>>
 # CHAINPTX-COUNT-1: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 # CHAINPTX-NOT: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 @triton.jit
