@@ -137,6 +137,9 @@ bool op_is_shape_preserving(MlirOperation op);
 bool op_results_unused(MlirOperation op);
 void op_erase(MlirOperation op);
 int64_t op_int_attr(MlirOperation op, const char *name, int64_t dflt);
+/* op's attributes but those named in skip (NULL-terminated), into out (at
+ * most cap of them): how many. For an op remade with other operands. */
+int op_attrs_except(MlirOperation op, const char *const *skip, MlirNamedAttribute *out, int cap);
 MlirOperation value_owner(MlirValue v);    /* defining op, or null for block arguments */
 bool value_is_zero(MlirValue v);           /* a constant tensor of zeros (+0.0 for floats) */
 bool value_defined_in(MlirValue v, MlirOperation region_op); /* inside region_op's regions */

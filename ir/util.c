@@ -134,6 +134,18 @@ MlirOperation create_before(MlirOperation before, const char *name, MlirLocation
   return op;
 }
 
+int op_attrs_except(MlirOperation op, const char *const *skip, MlirNamedAttribute *out, int cap) {
+  int n = 0;
+  for (intptr_t i = 0; i < mlirOperationGetNumAttributes(op) && n < cap; i++) {
+    MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
+    MlirStringRef nm = mlirIdentifierStr(a.name);
+    bool skipped = false;
+    for (const char *const *s = skip; *s && !skipped; s++) skipped = mlirStringRefEqual(nm, mlirStringRefCreateFromCString(*s));
+    if (!skipped) out[n++] = a;
+  }
+  return n;
+}
+
 bool splat_int_constant(MlirValue v, int64_t *out) {
   MlirOperation d = value_owner(v);
   /* a splat of a constant scalar is the constant tensor */

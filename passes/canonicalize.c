@@ -116,15 +116,8 @@ static void fold(MlirOperation op, void *user) {
     MlirValue ptr = operand(op, 0);
     MlirType ty = rtype(op);
     int32_t segs[3] = {1, 0, 0};
-    intptr_t na = mlirOperationGetNumAttributes(op);
     MlirNamedAttribute attrs[16];
-    int k = 0;
-    for (intptr_t i = 0; i < na && k < 15; i++) {
-      MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
-      MlirStringRef n = mlirIdentifierStr(a.name);
-      if (n.length == 19 && !memcmp(n.data, "operandSegmentSizes", 19)) continue;
-      attrs[k++] = a;
-    }
+    int k = op_attrs_except(op, (const char *const[]){"operandSegmentSizes", NULL}, attrs, 15);
     MlirContext ctx = mlirOperationGetContext(op);
     attrs[k++] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("operandSegmentSizes")),
                                        mlirDenseI32ArrayGet(ctx, 3, segs));

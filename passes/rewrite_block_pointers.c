@@ -194,17 +194,8 @@ static void rewrite(Rw *w, MlirOperation op) {
   MlirValue ptrs = emit(w, "tile.addptr", tensor_of(ptr_t, r, shape), 2,
                         (MlirValue[]){emit(w, "tile.splat", tensor_of(ptr_t, r, shape), 1, &start, 0, NULL), elems}, 0, NULL);
   /* the access's other attributes (cache, eviction, volatile) stay */
-  intptr_t na = mlirOperationGetNumAttributes(op);
   MlirNamedAttribute attrs[16];
-  int n = 0;
-  for (intptr_t i = 0; i < na && n < 15; i++) {
-    MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
-    MlirStringRef nm = mlirIdentifierStr(a.name);
-    if (mlirStringRefEqual(nm, sref("boundary_check")) || mlirStringRefEqual(nm, sref("padding")) ||
-        mlirStringRefEqual(nm, sref("operandSegmentSizes")))
-      continue;
-    attrs[n++] = a;
-  }
+  int n = op_attrs_except(op, (const char *const[]){"boundary_check", "padding", "operandSegmentSizes", NULL}, attrs, 15);
   MlirValue ops[3];
   int nops = 0;
   ops[nops++] = ptrs;
