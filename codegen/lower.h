@@ -190,10 +190,6 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
 /* The shared buffer of a tensor-core operand of type rt (`slots` of
  * them); kn: a 16-bit B laid [N][K], as a load of its transpose copies it. */
 Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn);
-/* The conversion to a tensor-core operand that a load's value alone
- * reaches: directly, or through a 2-D transpose to a 16-bit B (*trans);
- * null when none. */
-MlirOperation lw_operand_conversion(Lower *L, MlirOperation load, bool *trans);
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard);
 /* A load a pipelined loop without a dot prefetches (lower_memory.c): its

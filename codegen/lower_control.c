@@ -213,7 +213,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
       /* an operand of mma.sync, read by the dot; else a load prefetched
        * for the rest of the body */
       bool trans;
-      MlirOperation cv = lw_operand_conversion(L, o, &trans);
+      MlirOperation cv = operand_conversion(L->comp, o, &trans);
       if (!mlirOperationIsNull(cv)) buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1, trans);
       if (!buf && !(pre = lw_prefetch_buffer(L, o, S - 1))) {
         lw_fail(L, o, "goes ahead in a pipelined loop, which the GPU code generator does not support yet for its type");

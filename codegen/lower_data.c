@@ -145,7 +145,7 @@ void lw_lower_shape(Lower *L, MlirOperation op, TileOp t) {
   Vals *in = lw_get(L, mlirOperationGetOperand(op, 0));
   if (t == TOP_trans && in->lazy && (in->lazy->copied || in->lazy->pipelined)) {
     /* a load of K^T that cp.async copied into B's buffer, laid [N][K]
-     * (lw_operand_conversion): the transpose is in how it lies */
+     * (operand_conversion, ir/layout.c): the transpose is in how it lies */
     Vals *x = lw_new_vals(L, 0);
     x->lazy = in->lazy;
     lw_put(L, mlirOperationGetResult(op, 0), x);

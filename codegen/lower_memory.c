@@ -177,7 +177,7 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   if (L->comp->target->sm < 80 || bits != 16 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) || !zero_or_none(other))
     return false;
   bool trans;
-  MlirOperation cv = lw_operand_conversion(L, op, &trans);
+  MlirOperation cv = operand_conversion(L->comp, op, &trans);
   if (mlirOperationIsNull(cv)) return false;
   Elems e;
   if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != 1) return false;
@@ -318,7 +318,7 @@ void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) 
    * values outside, each access predicated on the guard. */
   MlirValue r = mlirOperationGetResult(load, 0);
   bool trans;
-  bool alone = !mlirOperationIsNull(lw_operand_conversion(L, load, &trans));
+  bool alone = !mlirOperationIsNull(operand_conversion(L->comp, load, &trans));
   IfScope whole;
   if (alone) whole = lw_begin_if(L, guard);
   load_store(L, load, true, slot, alone ? (MlirValue){NULL} : guard);

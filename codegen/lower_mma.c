@@ -275,33 +275,6 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   return out;
 }
 
-MlirOperation lw_operand_conversion(Lower *L, MlirOperation load, bool *trans) {
-  *trans = false;
-  MlirValue v = mlirOperationGetResult(load, 0);
-  for (int hop = 0; hop < 2; hop++) {
-    MlirOpOperand u = mlirValueGetFirstUse(v);
-    if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) break;
-    MlirOperation o = mlirOpOperandGetOwner(u);
-    if (!mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(load))) break;
-    Layout d;
-    if (tile_op_of(o) == TOP_convert_layout) {
-      if (!layout_of_type(L->comp, mlirValueGetType(mlirOperationGetResult(o, 0)), &d) || d.kind != L_DOT_OP ||
-          d.parent->kind != L_MMA || (*trans && (d.dim != 1 || lw_bits_of(lw_scalar_of(L, mlirValueGetType(v))) != 16)))
-        break;
-      return o;
-    }
-    /* a 2-D transpose: the load holds B's columns, K contiguous (K^T) */
-    MlirAttribute order = mlirOperationGetAttributeByName(o, str("order"));
-    if (hop || tile_op_of(o) != TOP_trans || mlirShapedTypeGetRank(mlirValueGetType(v)) != 2 || mlirAttributeIsNull(order) ||
-        mlirDenseI32ArrayGetElement(order, 0) != 1)
-      break;
-    *trans = true;
-    v = mlirOperationGetResult(o, 0);
-  }
-  *trans = false;
-  return (MlirOperation){NULL};
-}
-
 /* ldmatrix.sync.aligned.m8n8.x<n>[.trans].shared.b16 of the rows at element
  * `idx` of z's buffer (this lane's row): n registers. */
 static void ldmatrix(Lower *L, const Lazy *z, MlirValue idx, int n, bool trans, MlirValue *out) {

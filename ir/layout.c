@@ -234,3 +234,31 @@ int64_t pointee_bytes(Compilation *comp, MlirType t) {
   int64_t bits = mlirTypeIsAInteger(p) ? mlirIntegerTypeGetWidth(p) : mlirTypeIsAFloat(p) ? mlirFloatTypeGetWidth(p) : 8;
   return bits < 8 ? 1 : bits / 8;
 }
+
+MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *trans) {
+  *trans = false;
+  MlirValue v = mlirOperationGetResult(load, 0);
+  for (int hop = 0; hop < 2; hop++) {
+    MlirOpOperand u = mlirValueGetFirstUse(v);
+    if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) break;
+    MlirOperation o = mlirOpOperandGetOwner(u);
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(load))) break;
+    Layout d;
+    if (tile_op_of(o) == TOP_convert_layout) {
+      MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(v));
+      if (!layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(o, 0)), &d) || d.kind != L_DOT_OP ||
+          d.parent->kind != L_MMA || (*trans && (d.dim != 1 || !(mlirTypeIsAF16(et) || mlirTypeIsABF16(et)))))
+        break;
+      return o;
+    }
+    /* a 2-D transpose: the load holds B's columns, K contiguous (K^T) */
+    MlirAttribute order = mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("order"));
+    if (hop || tile_op_of(o) != TOP_trans || mlirShapedTypeGetRank(mlirValueGetType(v)) != 2 || mlirAttributeIsNull(order) ||
+        mlirDenseI32ArrayGetElement(order, 0) != 1)
+      break;
+    *trans = true;
+    v = mlirOperationGetResult(o, 0);
+  }
+  *trans = false;
+  return (MlirOperation){NULL};
+}

@@ -33,5 +33,10 @@ MlirAttribute type_layout(MlirType t); /* null attribute when none */
 /* Bytes per element a pointer (or a tensor of pointers) points to; 1 for
  * anything else. */
 int64_t pointee_bytes(Compilation *comp, MlirType t);
+/* The conversion to a tensor-core operand (a dot_op layout of an MMA
+ * layout) that a load's value alone reaches, in the load's block: directly,
+ * or through a 2-D transpose to a 16-bit float B (*trans: attention's K^T);
+ * null when none. What the pipeliner marks and the lowering copies. */
+MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *trans);
 
 #endif

@@ -48,37 +48,16 @@
 
 static MlirStringRef sref(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-/* The one use of v, in v's block; null when it has other uses. */
-static MlirOperation sole_user(MlirValue v, MlirOperation def) {
-  MlirOpOperand u = mlirValueGetFirstUse(v);
-  if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return (MlirOperation){NULL};
-  MlirOperation o = mlirOpOperandGetOwner(u);
-  return mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(def)) ? o : (MlirOperation){NULL};
-}
-
-/* A 2-D load whose only use is a conversion to a 16-bit mma.sync operand,
- * directly or through a transpose to B (attention's K^T), as the lowering
- * copies it (codegen/lower_mma.c, lw_operand_conversion). */
+/* A 2-D load of 16-bit floats whose only use is a conversion to a
+ * mma.sync operand, directly or through a transpose to B (attention's
+ * K^T), as the lowering copies it (operand_conversion). */
 static bool feeds_mma(Compilation *comp, MlirOperation op) {
   if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1) return false;
-  MlirValue r = mlirOperationGetResult(op, 0);
-  MlirOperation cv = sole_user(r, op);
-  if (mlirOperationIsNull(cv)) return false;
-  bool trans = tile_op_of(cv) == TOP_trans;
-  if (trans) {
-    MlirAttribute order = mlirOperationGetAttributeByName(cv, sref("order"));
-    if (mlirAttributeIsNull(order) || mlirDenseI32ArrayGetElement(order, 0) != 1) return false;
-    cv = sole_user(mlirOperationGetResult(cv, 0), op);
-    if (mlirOperationIsNull(cv)) return false;
-  }
-  Layout l;
-  if (tile_op_of(cv) != TOP_convert_layout || !layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &l) ||
-      l.kind != L_DOT_OP || l.parent->kind != L_MMA || (trans && l.dim != 1))
-    return false;
-  MlirType rt = mlirValueGetType(r), et = mlirShapedTypeGetElementType(rt);
+  bool trans;
+  if (mlirOperationIsNull(operand_conversion(comp, op, &trans))) return false;
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0)), et = mlirShapedTypeGetElementType(rt);
   /* 2-D: a batched dot's operands are not copied by cp.async (lower_memory.c) */
-  return mlirShapedTypeGetRank(rt) == 2 && (mlirTypeIsAF16(et) || mlirTypeIsABF16(et)) &&
-         mlirBlockEqual(mlirOperationGetBlock(cv), mlirOperationGetBlock(op));
+  return mlirShapedTypeGetRank(rt) == 2 && (mlirTypeIsAF16(et) || mlirTypeIsABF16(et));
 }
 
 /* Whether cp.async can copy the load: along its layout's fastest
