@@ -408,12 +408,23 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
    * step's fragment addresses fold to constant offsets, and ptxas
    * schedules across the steps): load the step's registers, one
    * instruction per part */
+  int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
+  /* tf32x3: each fp32 operand as big + small, big its tf32 part (the low 13
+   * bits of the mantissa cleared) and small the rest, rounded by the
+   * instruction to tf32 in turn; the product as small*big + big*small +
+   * big*big, small*small dropped (Triton's tf32x3) */
+  MlirAttribute prec = mlirOperationGetAttributeByName(op, str("input_precision"));
+  MlirStringRef ps = !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) ? mlirStringAttrGetValue(prec) : str("");
+  bool x3 = f.bits == 32 && ps.length == 6 && !memcmp(ps.data, "tf32x3", 6);
+  int subs = f.widen ? 2 : 1; /* fp8 on fp16's instruction: two of them a step (below) */
+  char name[64];
+  snprintf(name, sizeof name, "tilec.mma.%s", f.name);
+  MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
   MlirValue *carried = regs;
   for (int step = 0; step < K / f.k; step++) {
     MlirValue *ra = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_m * 4);
     MlirValue *rb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)reps_b * reps_n * 2);
     MlirValue ka = lw_const_i32(L, (int64_t)step * f.k); /* the step's first element of K */
-    int all_m = reps_b * reps_m, all_n = reps_b * reps_n;
     for (int rm = 0; rm < all_m; rm++) {
       if (areg) {
         /* rows g (q even) and g + 8 (q odd) of part rm, K 2t, 2t + 1 (q < 2)
@@ -449,14 +460,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
         rb[rn * 2 + q] = lw_load_shared(L, zb->base, i32, lw_bin(L, "arith.divui", place(L, zb, brow[rn], col), lw_const_i32(L, e)));
       }
     }
-    /* tf32x3: each fp32 operand as big + small, big its tf32 part (the low 13
-     * bits of the mantissa cleared) and small the rest, rounded by the
-     * instruction to tf32 in turn; the product as small*big + big*small +
-     * big*big, small*small dropped (Triton's tf32x3) */
-    MlirAttribute prec = mlirOperationGetAttributeByName(op, str("input_precision"));
-    MlirStringRef ps = !mlirAttributeIsNull(prec) && mlirAttributeIsAString(prec) ? mlirStringAttrGetValue(prec) : str("");
-    bool x3 = f.bits == 32 && ps.length == 6 && !memcmp(ps.data, "tf32x3", 6);
-    MlirValue *sa = NULL, *sb = NULL;
+    MlirValue *sa = NULL, *sb = NULL; /* tf32x3's small parts */
     if (x3) {
       sa = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_m * 4);
       sb = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)all_n * 2);
@@ -477,7 +481,6 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
      * (bytes 0, 1) and a2 (bytes 2, 3), or a1 and a3, and B's register of
      * that half its b0 and b1 the same way, so that the pairs a0/b0 and
      * a2/b1 hold the same elements of K. */
-    int subs = f.widen ? 2 : 1;
     MlirValue *xa = ra, *xb = rb;
     if (f.widen) {
       int fa = lw_f8_format(ae), fb = lw_f8_format(be);
@@ -490,9 +493,6 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
         for (int sub = 0; sub < 2; sub++)
           for (int q = 0; q < 2; q++) xb[rn * 4 + sub * 2 + q] = widen_pair(L, rb[rn * 2 + sub], q, fb);
     }
-    char name[64];
-    snprintf(name, sizeof name, "tilec.mma.%s", f.name);
-    MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, f.nc, (MlirType[]){i32, i32, i32, i32}, false);
     MlirValue *next = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)nregs);
     for (int rm = 0; rm < all_m; rm++)
       for (int n = 0; n < reps_n; n++) {
