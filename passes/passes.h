@@ -23,6 +23,10 @@ bool pass_coalesce(Compilation *comp, MlirOperation module);
 bool pass_accelerate_matmul(Compilation *comp, MlirOperation module);
 bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module);
 bool propagate_layouts(Compilation *comp, MlirOperation module); /* its first step: loads' layouts carried forward */
+/* A transpose's layouts (propagate_layouts.c): its result's from its
+ * operand's (forward) or its operand's from its result's (back), blocked
+ * only: result dim d is operand dim order[d]. */
+bool trans_layout(MlirOperation op, const Layout *l, bool forward, Layout *out);
 bool pass_pipeline(Compilation *comp, MlirOperation module);
 
 #endif

@@ -64,10 +64,7 @@ static bool elementwise(MlirOperation op) {
          op_is_shape_preserving(op);
 }
 
-/* A transpose's layouts: its result's from its operand's (forward) or its
- * operand's from its result's (back), blocked only: result dim d is
- * operand dim order[d]. */
-static bool trans_layout(MlirOperation op, const Layout *l, bool forward, Layout *out) {
+bool trans_layout(MlirOperation op, const Layout *l, bool forward, Layout *out) {
   if (l->kind != L_BLOCKED) return false;
   MlirAttribute oa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
   if (mlirAttributeIsNull(oa) || mlirDenseArrayGetNumElements(oa) != l->rank) return false;

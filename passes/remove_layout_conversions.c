@@ -79,18 +79,7 @@ static bool operand_layout(Compilation *comp, MlirOperation op, int i, const Lay
     *out = (Layout){.kind = L_SLICE, .rank = l->rank - 1, .dim = (int)op_int_attr(op, "axis", 0), .parent = parent};
     return true;
   }
-  if (t == TOP_trans) {
-    /* the operand's layout is the result's with the dimensions permuted back */
-    if (l->kind != L_BLOCKED) return false;
-    MlirAttribute oa = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("order"));
-    *out = (Layout){.kind = L_BLOCKED, .rank = l->rank};
-    for (int d = 0; d < l->rank; d++) {
-      int p = mlirDenseI32ArrayGetElement(oa, d);
-      out->spt[p] = l->spt[d], out->tpw[p] = l->tpw[d], out->wpc[p] = l->wpc[d];
-      out->order[d] = mlirDenseI32ArrayGetElement(oa, l->order[d]);
-    }
-    return true;
-  }
+  if (t == TOP_trans) return trans_layout(op, l, false, out); /* the result's, dimensions permuted back */
   if (t == TOP_join) {
     /* a join moves no data when each thread holds both halves of its pairs */
     int last = l->rank - 1;
