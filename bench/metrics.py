@@ -13,6 +13,9 @@ import subprocess
 import sys
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kloop_sass  # noqa: E402 (beside this file)
+
 ARCHS = ("sm_80", "sm_90a")
 
 # nvdisasm, where the machine has none: NVIDIA's wheel on PyPI, pinned by hash
@@ -187,7 +190,6 @@ def cubin_metrics(ptx_file, arch, ptxas, nvdisasm, cubin):
         raise ToolError(f"nvdisasm cannot read {cubin}:\n{err.strip()}")
     s = sass_counts(out)
     m["sass_instrs"] = s.pop("instrs")
-    import kloop_sass  # noqa: E402 (beside this file)
     m["kloop"] = kloop_sass.k_loop(kloop_sass.parse_text(out))
     for k, v in s.items():
         m["sass_" + k] = v
