@@ -12,7 +12,7 @@
 #                                         DIR defaults to $TILEC_TUTORIALS, and without either the
 #                                         mode skips, saying so)
 #   run.sh tutorials-emu TILEC PTXAS WORKDIR [DIR]
-#                                         some of them (01, 02, 03, 05, 06's attention forward)
+#                                         some of them (01, 02, 03, 05, 06's attention forward and backward)
 #                                         on the CPU emulator against NumPy
 #
 # ptx, emu and sglang download a pinned wheel (liger-kernel 0.8.5, sglang 0.5.23, each hash
@@ -317,6 +317,7 @@ if [ "$mode" = tutorials-emu ]; then
   numpy_venv
   # elementwise and row kernels on ragged sizes; 03's matmul on a ragged M, N and K;
   # 06's attention forward (pointer arguments), causal and not
+  ATT_BWD_SIG="*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:1, i32, i32:16, 32, 128, 128, 32, 2, 64"
   rows=(
     "vector_add|01-vector-add.py|add_kernel|*fp32:16, *fp32:16, *fp32:16, i32, 1024|cdiv({R}*{C}, 1024)|-w 4|{x} {y} {out:z} {R}*{C}"
     "softmax|02-fused-softmax.py|softmax_kernel|*fp32:16, *fp32:16, i32, i32, i32, i32, {B}, 4|min({R}, 4)|-w 4|{out:y} {x} {C} {C} {R} {C}"
@@ -339,13 +340,22 @@ if [ "$mode" = tutorials-emu ]; then
     "attention|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 1, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"
   )
   att_cases=("0 128")
+  # 06's backward at the tutorial's own blocks, warps and stages: its preprocess, then dK, dV
+  # and dQ against the gradients of softmax(q k^T * 0.5) v, causal and not, over two key
+  # blocks (the causal diagonal and the blocks before it)
+  bwd=(
+    "attention_bwd_preprocess|06-fused-attention.py|_attn_bwd_preprocess|*fp16:16, *fp16:16, *fp32:16, i32, i32, i32:16, 128, 64|{C}/128, 2|-w 4|{o} {do} {out:delta} 1 2 {C}"
+    "attention_bwd_causal|06-fused-attention.py|_attn_bwd|$ATT_BWD_SIG, True|{C}/128, 1, 2|-w 4 --num-stages 5|{q} {k_arg} {v} 0.5 {do} {out:dq} {out:dk} {out:dv} {m} {delta} 128*{C} 64*{C} 64 1 2 {C}"
+    "attention_bwd|06-fused-attention.py|_attn_bwd|$ATT_BWD_SIG, False|{C}/128, 1, 2|-w 4 --num-stages 5|{q} {k_arg} {v} 0.5 {do} {out:dq} {out:dk} {out:dv} {m} {delta} 128*{C} 64*{C} 64 1 2 {C}"
+  )
+  bwd_cases=("0 256")
   total=0 agree=0 bad=0 later=0
-  for group in "rows row_cases" "mm mm_cases" "mm16 mm16_cases" "att att_cases"; do
+  for group in "rows row_cases" "mm mm_cases" "mm16 mm16_cases" "att att_cases" "bwd bwd_cases"; do
     read -r c k <<<"$group"
     emu_checks "$here/tutorials_ref.py" "$c" "$k"
     agree=$((agree + pass)); bad=$((bad + failed)); later=$((later + notyet))
   done
-  total=$((${#rows[@]} + ${#mm[@]} + ${#mm16[@]} + ${#att[@]}))
+  total=$((${#rows[@]} + ${#mm[@]} + ${#mm16[@]} + ${#att[@]} + ${#bwd[@]}))
   echo "Triton tutorials on the emulator: $agree agree with NumPy, $later not compiled yet, $bad failed (of $total)"
   [ "$bad" -eq 0 ] && [ "$later" -eq 0 ] || exit 1
   exit 0

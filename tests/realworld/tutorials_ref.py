@@ -98,6 +98,61 @@ def attention_ref(i, causal):
     return {"o": (o[None],) + HALF_TOL, "m": (m.reshape(-1), 1e-3, 1e-4)}
 
 
+# 06: attention's backward, the same shapes. The tutorial's host code hands _attn_bwd K scaled by
+# sm_scale / ln 2 (so that exp2 gives the softmax), M from the forward (the base-2 log of each row's
+# denominator, its maximum included) and Delta from _attn_bwd_preprocess (each row's sum of o * do);
+# the inputs here are made that way from the K the kernel reads, and the gradients of
+# o = softmax(q k^T * sm_scale) v are computed in double.
+RCP_LN2 = 1.0 / np.log(2.0)
+
+
+def attention_parts(q, k, causal):
+    """softmax(q k^T * scale) of double q and k, and each row's base-2 log-sum-exp."""
+    n = q.shape[1]
+    s = q @ k.transpose(0, 2, 1) * ATT_SCALE
+    if causal:
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    mx = s.max(2, keepdims=True)
+    e = np.exp(s - mx)
+    den = e.sum(2, keepdims=True)
+    return e / den, ((mx + np.log(den))[..., 0] * RCP_LN2)
+
+
+def attention_bwd_in(rng, r, c, causal):
+    shape = (1, ATT_H, c, ATT_D)
+    q, v, do = half(rng, *shape), half(rng, *shape), half(rng, *shape)
+    k_arg = (half(rng, *shape).astype(np.float64) * (ATT_SCALE * RCP_LN2)).astype(np.float16)
+    k = f64(k_arg[0]) / (ATT_SCALE * RCP_LN2)
+    p, m = attention_parts(f64(q[0]), k, causal)
+    o = p @ f64(v[0])
+    delta = (o * f64(do[0])).sum(2)
+    return {"q": q, "k_arg": k_arg, "v": v, "do": do, "m": m.reshape(-1).astype(np.float32),
+            "delta": delta.reshape(-1).astype(np.float32), "dq": hnan(*shape), "dk": hnan(*shape),
+            "dv": hnan(*shape)}
+
+
+def attention_bwd_ref(i, causal):
+    q, v, do = f64(i["q"][0]), f64(i["v"][0]), f64(i["do"][0])
+    k = f64(i["k_arg"][0]) / (ATT_SCALE * RCP_LN2)
+    p, _ = attention_parts(q, k, causal)
+    dv = p.transpose(0, 2, 1) @ do
+    dp = do @ v.transpose(0, 2, 1)
+    ds = p * (dp - i["delta"].astype(np.float64).reshape(ATT_H, -1)[..., None])
+    dq = ds @ k * ATT_SCALE
+    dk = ds.transpose(0, 2, 1) @ q * ATT_SCALE
+    return {"dq": (dq[None],) + HALF_TOL, "dk": (dk[None],) + HALF_TOL, "dv": (dv[None],) + HALF_TOL}
+
+
+# 06: the backward's preprocess, Delta = the sum over each row of o * do (fp16 in, fp32 out)
+def attention_pre_in(rng, r, c):
+    shape = (1, ATT_H, c, ATT_D)
+    return {"o": half(rng, *shape), "do": half(rng, *shape), "delta": nan(ATT_H * c)}
+
+
+def attention_pre_ref(i):
+    return {"delta": ((f64(i["o"]) * f64(i["do"])).sum(3).reshape(-1), 1e-4, 1e-4)}
+
+
 CHECKS = {
     "vector_add": (vector_add_in, vector_add_ref),
     "softmax": (softmax_in, softmax_ref),
@@ -106,6 +161,9 @@ CHECKS = {
     "layer_norm": (layer_norm_in, layer_norm_ref),
     "attention_causal": (attention_in, lambda i: attention_ref(i, True)),
     "attention": (attention_in, lambda i: attention_ref(i, False)),
+    "attention_bwd_causal": (lambda g, r, c: attention_bwd_in(g, r, c, True), lambda i: attention_bwd_ref(i, True)),
+    "attention_bwd": (lambda g, r, c: attention_bwd_in(g, r, c, False), lambda i: attention_bwd_ref(i, False)),
+    "attention_bwd_preprocess": (attention_pre_in, attention_pre_ref),
 }
 
 if __name__ == "__main__":
