@@ -74,37 +74,46 @@ def run(cmd, **kw):
     return p.returncode, p.stdout, p.stderr
 
 
-def ptx_counts(ptx):
-    """Instructions of a PTX text: each statement of the kernel bodies (inline assembly's too),
-    and by kind."""
-    n = 0
-    kinds = {"mma": 0, "wgmma": 0, "ldmatrix": 0, "cp.async": 0, "shfl": 0, "bar": 0, "ld.global": 0, "st.global": 0,
-             "ld.shared": 0, "st.shared": 0, "fma": 0}
+def ptx_ops(ptx, drop_lines=()):
+    """The opcodes of a PTX text's statements in the kernel bodies (inline assembly's too), in
+    order, with their modifiers (ex2.approx.ftz.f32) and without state spaces' sub-qualifiers
+    (st.shared::cta.b32 is a st.shared.b32). Lines holding any of drop_lines are left out."""
+    ops = []
     body = False
     for raw in ptx.splitlines():
         line = raw.split("//", 1)[0].strip()
-        if not line:
+        if not line or any(d in line for d in drop_lines):
             continue
         if line.startswith(".entry") or line.startswith(".visible .entry") or line.startswith(".func"):
             body = True
             continue
-        if not body or line.startswith(".") or line.startswith("$") or line in ("{", "}", ")", "("):
+        if not body or line.startswith(".") or line.startswith("$"):
             continue
-        for stmt in re.split(r"[;{}]", line):
-            s = stmt.strip()
+        # statements end at ';'; braces open and close scopes (inline assembly's) or hold a
+        # vector's registers ({%r1, %r2}), which stay inside their statement
+        for stmt in line.split(";"):
+            s = stmt.strip().lstrip("{}").strip()
             if not s or s.startswith("."):
                 continue
             if s.startswith("@"):
                 s = s.split(None, 1)[1] if " " in s else ""
             op = s.split(None, 1)[0] if s else ""
-            if not op or op.endswith(":"):
+            if not op or op.endswith(":") or op in ("(", ")"):
                 continue
-            op = re.sub(r"::\w+", "", op)  # st.shared::cta.b32 is a st.shared
-            n += 1
-            for k in kinds:
-                if op == k or op.startswith(k + "."):
-                    kinds[k] += 1
-    kinds["instrs"] = n
+            ops.append(re.sub(r"::\w+", "", op))
+    return ops
+
+
+def ptx_counts(ptx):
+    """Instructions of a PTX text (ptx_ops), and by kind."""
+    kinds = {"mma": 0, "wgmma": 0, "ldmatrix": 0, "cp.async": 0, "shfl": 0, "bar": 0, "ld.global": 0, "st.global": 0,
+             "ld.shared": 0, "st.shared": 0, "fma": 0}
+    ops = ptx_ops(ptx)
+    for op in ops:
+        for k in kinds:
+            if op == k or op.startswith(k + "."):
+                kinds[k] += 1
+    kinds["instrs"] = len(ops)
     return kinds
 
 
