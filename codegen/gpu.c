@@ -413,9 +413,10 @@ bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm) {
     const char *name = LLVMGetValueName2(f, &n);
     if (n > 5 && !memcmp(name, "__nv_", 5)) LLVMSetLinkage(f, LLVMInternalLinkage);
   }
-  /* no flush-to-zero: libdevice keeps IEEE denormals, as Triton does by default */
+  /* libdevice's flush-to-zero variants (.ftz arithmetic), as Triton 3.9 links it by
+   * default (its enable_reflect_ftz); the emulator models them (emu/math.c) */
   LLVMAddModuleFlag(lm, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(lctx), 0, 0)));
+                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(lctx), 1, 0)));
   return true;
 }
 

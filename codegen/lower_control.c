@@ -453,60 +453,73 @@ MlirValue lw_const_f32(Lower *L, double v) {
   return lw_emit1(L, "arith.constant", f, 0, NULL, 1, &a);
 }
 
-/* An fp32 arith.divf that may be approximate (fastmath `afn`, tl.fdiv
- * without ieee_rounding): div.full.f32, as Triton gives it. */
-static bool approx_div(Lower *L, MlirOperation op, MlirValue r, int n) {
-  if (!op_is(op, "arith.divf") || !mlirTypeIsAF32(lw_scalar_of(L, mlirValueGetType(r)))) return false;
+/* Whether an arith or math op's fastmath flags hold flag ("afn", "arcp"). */
+static bool has_fastmath(MlirOperation op, const char *flag) {
   MlirAttribute fm = mlirOperationGetAttributeByName(op, str("fastmath"));
   if (mlirAttributeIsNull(fm)) return false;
   StrBuf t = {0};
   ir_attr_text(&t, fm);
-  bool afn = t.s && strstr(t.s, "afn");
+  bool has = t.s && strstr(t.s, flag);
   sb_free(&t);
-  if (!afn) return false;
+  return has;
+}
+
+/* An arith.divf that may be approximate (fastmath `afn`: `/` and tl.fdiv without
+ * ieee_rounding): div.full.f32, as Triton gives it; fp16 and bf16 divide in fp32
+ * that way. `approx` (tl.fdiv(approx=True)): div.approx.f32. */
+static bool approx_div(Lower *L, MlirOperation op, MlirValue r, int n) {
+  if (!op_is(op, "arith.divf")) return false;
+  MlirType et = lw_scalar_of(L, mlirValueGetType(r));
+  bool narrow = mlirTypeIsAF16(et) || mlirTypeIsABF16(et);
+  if (!mlirTypeIsAF32(et) && !narrow) return false;
+  if (!has_fastmath(op, "afn")) return false;
+  bool arcp = has_fastmath(op, "arcp");
   Vals *a = lw_get(L, mlirOperationGetOperand(op, 0)), *b = lw_get(L, mlirOperationGetOperand(op, 1)), *x = lw_new_vals(L, n);
+  MlirType f32 = mlirF32TypeGet(L->ctx);
   int32_t seg[2] = {2, 0};
   MlirNamedAttribute attrs[3] = {
-      lw_named(L, "intrin", mlirStringAttrGet(L->ctx, str("llvm.nvvm.div.full"))),
+      lw_named(L, "intrin", mlirStringAttrGet(L->ctx, str(arcp ? "llvm.nvvm.div.approx.f" : "llvm.nvvm.div.full"))),
       lw_named(L, "op_bundle_sizes", mlirDenseI32ArrayGet(L->ctx, 0, NULL)),
       lw_named(L, "operandSegmentSizes", mlirDenseI32ArrayGet(L->ctx, 2, seg)),
   };
   for (int k = 0; k < n; k++) {
     MlirValue ops[2] = {a->v[a->n == 1 ? 0 : k], b->v[b->n == 1 ? 0 : k]};
-    x->v[k] = lw_emit1(L, "llvm.call_intrinsic", mlirF32TypeGet(L->ctx), 2, ops, 3, attrs);
+    if (narrow)
+      for (int j = 0; j < 2; j++) ops[j] = lw_emit1(L, "arith.extf", f32, 1, &ops[j], 0, NULL);
+    MlirValue q = lw_emit1(L, "llvm.call_intrinsic", f32, 2, ops, 3, attrs);
+    x->v[k] = narrow ? lw_emit1(L, "arith.truncf", et, 1, &q, 0, NULL) : q;
   }
   lw_put(L, r, x);
   return true;
 }
 
-/* exp, exp2, log, log2, rsqrt, sqrt, sin, cos of fp32: Triton's fast paths
- * (ex2.approx, lg2.approx, sqrt.approx.ftz, ...); exp(x) = ex2(x * log2(e)). An fp32
- * division that may be approximate: div.full.f32. */
+/* exp, exp2, rsqrt, sqrt, floor, ceil of fp32: the instructions Triton 3.9 gives them
+ * (ex2.approx, rsqrt.approx.ftz, sqrt.approx.ftz, cvt.rmi.ftz, ...); exp(x) = ex2(x * log2(e)).
+ * log, log2, sin and cos are libdevice's, as in Triton 3.9 (lw_libdevice_math). A division
+ * that may be approximate: div.full.f32. */
 bool lw_fast_math(Lower *L, MlirOperation op, MlirValue r, int n) {
   if (approx_div(L, op, r, n)) return true;
   static const struct {
     const char *op, *intrin;
-    double pre, post; /* x * pre, then result * post (0: none) */
+    double pre; /* x * pre first (0: none) */
+    bool afn;   /* only where the op may be approximate (fastmath `afn`) */
   } table[] = {
-      {"math.exp", "llvm.nvvm.ex2.approx.f32", 1.4426950408889634, 0},
-      {"math.exp2", "llvm.nvvm.ex2.approx.ftz.f", 0, 0}, /* as Triton's tl.math.exp2: no subnormal fix-up */
-      {"math.log", "llvm.nvvm.lg2.approx.f", 0, 0.6931471805599453},
-      {"math.log2", "llvm.nvvm.lg2.approx.f", 0, 0},
-      {"math.rsqrt", "llvm.nvvm.rsqrt.approx.f", 0, 0},
-      {"math.sqrt", "llvm.nvvm.sqrt.approx.ftz.f", 0, 0}, /* tl.sqrt; tl.sqrt_rn is IEEE */
-      {"math.sin", "llvm.nvvm.sin.approx.f", 0, 0},
-      {"math.cos", "llvm.nvvm.cos.approx.f", 0, 0},
+      {"math.exp", "llvm.nvvm.ex2.approx.f32", 1.4426950408889634, false},
+      {"math.exp2", "llvm.nvvm.ex2.approx.ftz.f", 0, false}, /* as Triton's tl.math.exp2: no subnormal fix-up */
+      {"math.rsqrt", "llvm.nvvm.rsqrt.approx.ftz.f", 0, false},
+      {"math.sqrt", "llvm.nvvm.sqrt.approx.ftz.f", 0, true}, /* tl.sqrt; tl.sqrt_rn (no afn) is IEEE's */
+      {"math.floor", "llvm.nvvm.floor.ftz.f", 0, false},      /* libdevice's __nv_floorf under its ftz */
+      {"math.ceil", "llvm.nvvm.ceil.ftz.f", 0, false},
   };
   for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
     if (!op_is(op, table[i].op)) continue;
     if (!mlirTypeIsAF32(lw_scalar_of(L, mlirValueGetType(r)))) return false;
+    if (table[i].afn && !has_fastmath(op, "afn")) return false;
     Vals *in = lw_get(L, mlirOperationGetOperand(op, 0)), *x = lw_new_vals(L, n);
     for (int k = 0; k < n; k++) {
       MlirValue v = in->v[in->n == 1 ? 0 : k];
       if (table[i].pre) v = lw_bin(L, "arith.mulf", v, lw_const_f32(L, table[i].pre));
-      v = lw_intrinsic(L, table[i].intrin, v);
-      if (table[i].post) v = lw_bin(L, "arith.mulf", v, lw_const_f32(L, table[i].post));
-      x->v[k] = v;
+      x->v[k] = lw_intrinsic(L, table[i].intrin, v);
     }
     lw_put(L, r, x);
     return true;

@@ -43,16 +43,30 @@ static float cvt_rz_f32_f64(double x) {
 }
 
 static float emu_ex2(float x) { return exp2f(x); }
-/* ex2.approx.ftz.f32: subnormal inputs and results are signed zeros */
+/* .ftz: subnormal inputs and results are signed zeros */
 static float flush(float x) { return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
 static float emu_ex2_ftz(float x) { return flush(exp2f(flush(x))); }
 static float emu_lg2(float x) { return log2f(x); }
 static float emu_rsqrt(float x) { return 1.0f / sqrtf(x); }
+/* rsqrt.approx.ftz.f32: a subnormal input is its signed zero, whose result is
+ * the infinity of its sign; the root itself within the instruction's 2^-22.9 */
+static float emu_rsqrt_ftz(float x) { return flush(1.0f / sqrtf(flush(x))); }
 /* sqrt.approx.ftz.f32: a subnormal input is its signed zero first; the
  * square root itself IEEE's (the instruction's is within 1 ulp of it) */
 static float emu_sqrt_ftz(float x) { return sqrtf(flush(x)); }
 static float emu_sin(float x) { return sinf(x); }
 static float emu_cos(float x) { return cosf(x); }
+/* cvt.rmi.ftz.f32.f32, cvt.rpi.ftz.f32.f32: a subnormal input rounds as its signed zero */
+static float emu_floor_ftz(float x) { return floorf(flush(x)); }
+static float emu_ceil_ftz(float x) { return ceilf(flush(x)); }
+/* div.approx.f32: a * (1 / b), within 2 ulp for |b| in [2^-126, 2^126]; above
+ * that, NaN for an infinite a and zero otherwise (the reciprocal underflows) */
+static float emu_div_approx(float a, float b) {
+  float m = fabsf(b);
+  if (m > 0x1p126f && m < INFINITY) return isinf(a) ? NAN : (signbit(a) != signbit(b) ? -0.0f : 0.0f);
+  volatile float r = 1.0f / b;
+  return a * r;
+}
 
 /* Half and bfloat16 conversions LLVM's x86 back end may call: the 16-bit
  * value travels in the low bits of an SSE register, hence the floats. */
@@ -275,6 +289,32 @@ static int32_t byte_perm_(int32_t a, int32_t b, int32_t s) {
   return (int32_t)r;
 }
 
+/* libdevice is linked with nvvm-reflect-ftz 1, as Triton 3.9 links it: its f32
+ * functions then work in .ftz arithmetic, so subnormal arguments count as their
+ * signed zeros and subnormal results come out as signed zeros. The f32 functions
+ * of floating-point arguments and result, wrapped so; the others (f64, integers,
+ * conversions, the rounded arithmetic of rounded.h) are as libm gives them. */
+#define FTZ_UNARY(X)                                                                                                   \
+  X(expf, expf) X(exp2f, exp2f) X(exp10f, exp10f_) X(expm1f, expm1f) X(logf, logf) X(log2f, log2f)                   \
+  X(log10f, log10f) X(log1pf, log1pf) X(sinf, sinf) X(cosf, cosf) X(tanf, tanf) X(asinf, asinf) X(acosf, acosf)       \
+  X(atanf, atanf) X(sinhf, sinhf) X(coshf, coshf) X(tanhf, tanhf) X(asinhf, asinhf) X(acoshf, acoshf)               \
+  X(atanhf, atanhf) X(sqrtf, sqrtf) X(rsqrtf, rsqrtf_) X(cbrtf, cbrtf) X(rcbrtf, rcbrtf_) X(floorf, floorf)          \
+  X(ceilf, ceilf) X(truncf, truncf) X(roundf, roundf) X(rintf, rintf) X(nearbyintf, nearbyintf) X(fabsf, fabsf)      \
+  X(erff, erff) X(erfcf, erfcf) X(lgammaf, lgammaf) X(tgammaf, tgammaf) X(saturatef, saturatef_)                    \
+  X(erfinvf, erfinvf_) X(erfcinvf, erfcinvf_) X(erfcxf, erfcxf_) X(sinpif, sinpif_) X(cospif, cospif_)
+#define FTZ_BINARY(X)                                                                                                  \
+  X(atan2f, atan2f) X(powf, powf) X(fmodf, fmodf) X(remainderf, remainderf) X(hypotf, hypotf) X(fminf, fminf)        \
+  X(fmaxf, fmaxf) X(fdimf, fdimf) X(copysignf, copysignf) X(fdividef, fdividef_)
+#define FTZ_FN1(name, f)                                                                                               \
+  static float ftz_##name(float x) { return flush(f(flush(x))); }
+#define FTZ_FN2(name, f)                                                                                               \
+  static float ftz_##name(float x, float y) { return flush(f(flush(x), flush(y))); }
+FTZ_UNARY(FTZ_FN1)
+FTZ_BINARY(FTZ_FN2)
+static float ftz_fmaf(float x, float y, float z) { return flush(fmaf(flush(x), flush(y), flush(z))); }
+#define FTZ_ENTRY(name, f) {#name, FN(ftz_##name)},
+static const Named libdevice_ftz[] = {FTZ_UNARY(FTZ_ENTRY) FTZ_BINARY(FTZ_ENTRY){"fmaf", FN(ftz_fmaf)}};
+
 static const Named libdevice[] = {
     {"exp", FN(exp)},       {"expf", FN(expf)},         {"exp2", FN(exp2)},     {"exp2f", FN(exp2f)},
     {"exp10", FN(exp10_)},  {"exp10f", FN(exp10f_)},    {"expm1", FN(expm1)},   {"expm1f", FN(expm1f)},
@@ -336,6 +376,10 @@ static const Named math_table[] = {
     {"tilec.emu.ex2.approx.ftz.f", FN(emu_ex2_ftz)},
     {"tilec.emu.lg2.approx.f", FN(emu_lg2)},
     {"tilec.emu.rsqrt.approx.f", FN(emu_rsqrt)},
+    {"tilec.emu.rsqrt.approx.ftz.f", FN(emu_rsqrt_ftz)},
+    {"tilec.emu.floor.ftz.f", FN(emu_floor_ftz)},
+    {"tilec.emu.ceil.ftz.f", FN(emu_ceil_ftz)},
+    {"tilec.emu.div.approx.f", FN(emu_div_approx)},
     {"tilec.emu.sqrt.approx.ftz.f", FN(emu_sqrt_ftz)},
     {"tilec.emu.sin.approx.f", FN(emu_sin)},
     {"tilec.emu.cos.approx.f", FN(emu_cos)},
@@ -349,6 +393,9 @@ static const Named math_table[] = {
 };
 
 void *emu_bind_math(const char *name, size_t len) {
-  if (len > 5 && !memcmp(name, "__nv_", 5)) return emu_find(libdevice, sizeof libdevice / sizeof *libdevice, name + 5, len - 5);
+  if (len > 5 && !memcmp(name, "__nv_", 5)) {
+    void *f = emu_find(libdevice_ftz, sizeof libdevice_ftz / sizeof *libdevice_ftz, name + 5, len - 5);
+    return f ? f : emu_find(libdevice, sizeof libdevice / sizeof *libdevice, name + 5, len - 5);
+  }
   return emu_find(math_table, sizeof math_table / sizeof *math_table, name, len);
 }

@@ -87,6 +87,7 @@ void call_attrs_print(StrBuf *sb, const CallAttrs *a) {
   if (a->tie_break_left) sb_printf(&t, " tie_break_left");
   if (a->reverse) sb_printf(&t, " reverse");
   if (a->ieee_rounding) sb_printf(&t, " ieee_rounding");
+  if (a->approx) sb_printf(&t, " approx");
   if (a->boundary_check.n) print_list(&t, "boundary_check", &a->boundary_check);
   if (a->padding && *a->padding) sb_printf(&t, " padding=%s", a->padding);
   if (a->cache && *a->cache) sb_printf(&t, " cache=%s", a->cache);

@@ -352,10 +352,16 @@ HANDLER(umulhi) {
   bi_need_int(S, call, r->e);
   return r;
 }
+/* tl.fdiv(x, y, ieee_rounding=False, approx=False), tl.div_rn(x, y) */
 HANDLER(fdiv) {
-  (void)nargs;
   Val *r = elementwise(S, call, bi_call_kind(S), args, 2, true, NULL);
-  if (!val_is_none(A(2)) && const_bool(S, call, A(2), "ieee_rounding")) r->e->attrs.ieee_rounding = true;
+  bool ieee = !val_is_none(A(2)) && const_bool(S, call, A(2), "ieee_rounding");
+  bool approx = !val_is_none(A(3)) && const_bool(S, call, A(3), "approx");
+  if (ieee && approx) sema_error(S, call, "approx and ieee_rounding cannot both be True");
+  if (approx && ty_elem(r->e->type)->dtype != DT_F32)
+    sema_error(S, call, "approx division requires float32 operands, not %s", dtype_name(ty_elem(r->e->type)->dtype));
+  r->e->attrs.ieee_rounding = ieee;
+  r->e->attrs.approx = approx;
   return r;
 }
 
@@ -625,7 +631,7 @@ const Builtin builtins_core[] = {
     {"clamp", "x,min,max,propagate_nan=", clamp, B_MATH},
     {"fma", "x,y,z", fma_, B_MATH},
     {"umulhi", "x,y", umulhi, B_MATH},
-    {"fdiv", "x,y,ieee_rounding=", fdiv, B_MATH},
+    {"fdiv", "x,y,ieee_rounding=,approx=", fdiv, B_MATH},
     {"div_rn", "x,y", fdiv, B_MATH},
     {"exp", "x", math1, B_MATH | B_METHOD},
     {"exp2", "x", math1, B_MATH | B_METHOD},

@@ -354,6 +354,7 @@ typedef struct CallAttrs {
   int axis;                  /* program_id, num_programs, reduce, scan, softmax */
   bool keep_dims, tie_break_left, reverse; /* reduce, scan */
   bool ieee_rounding;        /* fdiv, softmax: IEEE division, else the approximate one */
+  bool approx;               /* fdiv(approx=True): div.approx.f32, a * (1 / b) */
   IntList boundary_check;    /* load, store through block pointers */
   const char *padding, *cache, *evict; /* load, store ("" when absent) */
   bool is_volatile;          /* load */

@@ -53,7 +53,8 @@ MlirValue irgen_un(Gen *G, const char *name, MlirLocation loc, MlirType ty, Mlir
 MlirValue irgen_bin(Gen *G, const char *name, MlirLocation loc, MlirValue x, MlirValue y);
 /* x / y of floats: IEEE, or (!ieee) allowed to be approximate, which fp32
  * lowers to div.full.f32 (Triton's `/` and tl.fdiv) */
-MlirValue irgen_divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee);
+typedef enum { DIV_FULL, DIV_IEEE, DIV_APPROX } DivKind; /* irgen_divf's division */
+MlirValue irgen_divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, DivKind kind);
 MlirType irgen_type(Gen *G, const Type *t);
 MlirValue irgen_constant(Gen *G, MlirLocation loc, MlirType ty, int64_t i, double f);
 DType irgen_dt_of(const Type *t); /* its element's dtype */

@@ -307,14 +307,16 @@ static MlirValue minmax(Gen *G, const TNode *e, MlirValue a, MlirValue b, bool i
   return irgen_bin(G, name, irgen_loc(G, e), a, b);
 }
 
-/* x / y; !ieee: Triton's default for tl.fdiv, a division that may be
- * approximate (arith's `afn`), which the GPU end makes div.full.f32 for
- * fp32. MLIR's C API has no builder for arith's fastmath attribute, so it
- * is parsed from its (fixed) syntax. */
-MlirValue irgen_divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, bool ieee) {
-  if (ieee) return irgen_bin(G, "arith.divf", loc, x, y);
+/* x / y. IEEE: arith.divf. Else Triton's default for `/` and tl.fdiv, a division
+ * that may be approximate (arith's `afn`), which the GPU end makes div.full.f32
+ * (fp16 and bf16 through fp32); approx (tl.fdiv(approx=True)) also lets it
+ * multiply by the reciprocal (`arcp`): div.approx.f32. MLIR's C API has no
+ * builder for arith's fastmath attribute, so it is parsed from its (fixed) syntax. */
+MlirValue irgen_divf(Gen *G, MlirLocation loc, MlirValue x, MlirValue y, DivKind kind) {
+  if (kind == DIV_IEEE) return irgen_bin(G, "arith.divf", loc, x, y);
   Attrs as = {0};
-  irgen_attr(G, &as, "fastmath", mlirAttributeParseGet(G->ctx, mlirStringRefCreateFromCString("#arith.fastmath<afn>")));
+  const char *fm = kind == DIV_APPROX ? "#arith.fastmath<afn,arcp>" : "#arith.fastmath<afn>";
+  irgen_attr(G, &as, "fastmath", mlirAttributeParseGet(G->ctx, mlirStringRefCreateFromCString(fm)));
   MlirValue ops[2] = {x, y};
   return irgen_op1(G, "arith.divf", loc, mlirValueGetType(x), 2, ops, &as);
 }
@@ -326,7 +328,6 @@ static const char *math_op(CallKind k) {
   case CALL_exp2: return "math.exp2";
   case CALL_log: return "math.log";
   case CALL_log2: return "math.log2";
-  case CALL_sqrt: return "math.sqrt";
   case CALL_rsqrt: return "math.rsqrt";
   case CALL_sin: return "math.sin";
   case CALL_cos: return "math.cos";
@@ -350,7 +351,6 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
   /* all but these take their operands in order */
   switch (e->callee) {
   case CALL_reduce: case CALL_scan: case CALL_load: case CALL_store: case CALL_atomic_rmw: case CALL_libdevice:
-  case CALL_div_rn: case CALL_sqrt_rn:
     break;
   default:
     for (int i = 0; i < e->args.n; i++)
@@ -429,18 +429,24 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     res[0] = mlirOperationGetResult(irgen_build(G, "tile.mulhiui", loc, 1, &rty, 2, ops, NULL, 0, NULL), 0);
     return 1;
   case CALL_fdiv:
-    res[0] = irgen_divf(G, loc, ops[0], ops[1], ca->ieee_rounding);
+    res[0] = irgen_divf(G, loc, ops[0], ops[1], ca->approx ? DIV_APPROX : ca->ieee_rounding ? DIV_IEEE : DIV_FULL);
     return 1;
-  case CALL_div_rn: /* libdevice names these by type in front: __nv_fdiv_rn, __nv_ddiv_rn */
-    res[0] = extern_call(G, e, irgen_dt_of(e->type) == DT_F64 ? "__nv_ddiv_rn" : "__nv_fdiv_rn");
+  case CALL_div_rn: /* IEEE's division, as Triton's precise_divf: div.rn, never libdevice's .ftz */
+    res[0] = irgen_divf(G, loc, ops[0], ops[1], DIV_IEEE);
     return 1;
-  case CALL_sqrt_rn:
-    res[0] = extern_call(G, e, irgen_dt_of(e->type) == DT_F64 ? "__nv_dsqrt_rn" : "__nv_fsqrt_rn");
+  case CALL_sqrt_rn: /* IEEE's root: math.sqrt without fastmath (tl.sqrt has `afn`) */
+    res[0] = irgen_un(G, "math.sqrt", loc, rty, ops[0]);
     return 1;
+  case CALL_sqrt: { /* approximate where the target has it: sqrt.approx.ftz.f32, as Triton's tl.sqrt */
+    Attrs fm = {0};
+    irgen_attr(G, &fm, "fastmath", mlirAttributeParseGet(G->ctx, mlirStringRefCreateFromCString("#arith.fastmath<afn>")));
+    res[0] = irgen_op1(G, "math.sqrt", loc, rty, 1, ops, &fm);
+    return 1;
+  }
   case CALL_libdevice:
     res[0] = extern_call(G, e, ca->symbol);
     return 1;
-  case CALL_exp: case CALL_exp2: case CALL_log: case CALL_log2: case CALL_sqrt: case CALL_rsqrt: case CALL_sin:
+  case CALL_exp: case CALL_exp2: case CALL_log: case CALL_log2: case CALL_rsqrt: case CALL_sin:
   case CALL_cos: case CALL_erf: case CALL_floor: case CALL_ceil:
     res[0] = irgen_un(G, math_op(e->callee), loc, rty, ops[0]);
     return 1;
@@ -451,7 +457,7 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     /* 1 / (1 + exp(-x)), the division Triton's `/` is (div.full.f32 for fp32) */
     MlirValue neg = irgen_un(G, "arith.negf", loc, rty, ops[0]);
     MlirValue one = irgen_constant(G, loc, rty, 1, 1.0);
-    res[0] = irgen_divf(G, loc, one, irgen_bin(G, "arith.addf", loc, one, irgen_un(G, "math.exp", loc, rty, neg)), false);
+    res[0] = irgen_divf(G, loc, one, irgen_bin(G, "arith.addf", loc, one, irgen_un(G, "math.exp", loc, rty, neg)), DIV_FULL);
     return 1;
   }
   case CALL_softmax: {
@@ -474,7 +480,7 @@ int irgen_call(Gen *G, const TNode *e, MlirValue *res) {
     MlirValue s = mlirOperationGetResult(sm, 0);
     s = r == 1 ? irgen_un(G, "tile.splat", loc, kt, s) : irgen_op1(G, "tile.expand_dims", loc, kt, 1, &s, &ea);
     s = irgen_un(G, "tile.broadcast", loc, t, s);
-    res[0] = irgen_divf(G, loc, num, s, ca->ieee_rounding); /* as Triton's softmax, through fdiv */
+    res[0] = irgen_divf(G, loc, num, s, ca->ieee_rounding ? DIV_IEEE : DIV_FULL); /* as Triton's softmax, through fdiv */
     return 1;
   }
   case CALL_fp_downcast:

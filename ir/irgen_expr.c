@@ -134,7 +134,7 @@ MlirValue irgen_expr(Gen *G, const TNode *e) {
   }
   case T_BINOP: {
     MlirValue a = irgen_expr(G, e->a), b = irgen_expr(G, e->b);
-    if (e->op == TK_SLASH) return irgen_divf(G, loc, a, b, false); /* as Triton: div.full.f32 for fp32 */
+    if (e->op == TK_SLASH) return irgen_divf(G, loc, a, b, DIV_FULL); /* as Triton: div.full.f32 (fp16 and bf16 through fp32) */
     return irgen_bin(G, arith_name(G, e), loc, a, b);
   }
   case T_UNOP: {

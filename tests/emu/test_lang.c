@@ -612,6 +612,46 @@ static void exps(void) {
   CHECK(bad == 0);
 }
 
+/* The rest of tl.*'s fp32 math on the emulator, by what the GPU's instructions and
+ * libdevice's flush-to-zero variants give (the PTX ISA: .ftz makes subnormal inputs
+ * and results signed zeros; rsqrt of a zero is the infinity of its sign; div.approx
+ * is a * (1 / b), within 2 ulp for |b| up to 2^126 and zero above): tl.log, log2,
+ * sin and cos see a subnormal as zero, tl.floor(-1e-40) is -0 and not -1,
+ * tl.ceil(1e-40) +0 and not 1, tl.rsqrt(1e-40) +inf; tl.sqrt_rn and tl.div_rn
+ * keep subnormals (IEEE's). */
+static void ftz_math(void) {
+  float a[32], b[32], out[320];
+  for (int i = 0; i < 32; i++) a[i] = uniform(0.01f, 100), b[i] = uniform(0.5f, 4);
+  a[0] = 1e-40f, a[1] = -1e-40f, b[2] = 0x1p127f, b[0] = 2.0f;
+  for (int i = 0; i < 320; i++) out[i] = NAN;
+  EmuBuffer bufs[3] = {{a, sizeof a, "a_ptr"}, {b, sizeof b, "b_ptr"}, {out, sizeof out, "out_ptr"}};
+  void *p[3] = {a, b, out};
+  void *args[3] = {&p[0], &p[1], &p[2]};
+  if (emu_run_file(dir, "ptx_attrs.py", "ftz_math", "*fp32, *fp32, *fp32", 4, 1, args, 3, bufs, 3)) return;
+  float *lg = out, *lg2 = out + 32, *sn = out + 64, *cs = out + 96, *fl = out + 128, *cl = out + 160, *rs = out + 192,
+        *dv = out + 224, *sq = out + 256, *dr = out + 288;
+  int bad = 0;
+  for (int i = 0; i < 2; i++) { /* the subnormals */
+    bad += !(isinf(lg[i]) && lg[i] < 0) || !(isinf(lg2[i]) && lg2[i] < 0);
+    bad += sn[i] != 0.0f || !!signbit(sn[i]) != i || cs[i] != 1.0f;
+    bad += fl[i] != 0.0f || !!signbit(fl[i]) != i || cl[i] != 0.0f || !!signbit(cl[i]) != i;
+    bad += !(isinf(rs[i]) && !!signbit(rs[i]) == i);
+  }
+  bad += sq[0] != sqrtf(1e-40f) || !(sq[0] > 0) || !isnan(sq[1]); /* about 1e-20: not flushed */
+  bad += dr[0] != 5e-41f || dr[0] == 0.0f;                           /* 1e-40 / 2, a subnormal kept */
+  bad += dv[2] != 0.0f;                                              /* |b| above 2^126 */
+  for (int i = 2; i < 32; i++) {
+    double x = a[i];
+    bad += fabs(lg[i] - log(x)) > 2e-7 * fabs(log(x)) + 1e-7 || fabs(lg2[i] - log2(x)) > 2e-7 * fabs(log2(x)) + 1e-7;
+    bad += fabs(sn[i] - sin(x)) > 3e-7 || fabs(cs[i] - cos(x)) > 3e-7;
+    bad += fl[i] != floorf(a[i]) || cl[i] != ceilf(a[i]);
+    bad += fabs(rs[i] - 1 / sqrt(x)) > 2.5e-7 / sqrt(x);
+    bad += sq[i] != sqrtf(a[i]) || dr[i] != a[i] / b[i];
+    if (i != 2) bad += fabs(dv[i] - x / b[i]) > 2.4e-7 * fabs(x / b[i]);
+  }
+  CHECK(bad == 0);
+}
+
 static void argmax_ties(void) {
   argmax_ties_of(true);
   argmax_ties_of(false);
@@ -640,6 +680,7 @@ int main(int argc, char **argv) {
   fdiv_rounding_of(false);
   fdiv_rounding_of(true);
   sqrts();
+  ftz_math();
   unsigned_view();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;

@@ -7,13 +7,12 @@
  * uniform floats (rand, rand4x, uint_to_uniform_float: exact integer to
  * float conversion and one multiplication). The normal floats (randn,
  * randn4x, pair_uniform_to_normal) go through log, sqrt, cos and sin, which
- * tilec computes as Triton does on a GPU, with the approximate fp32
- * instructions (lg2.approx, sqrt.approx, cos.approx, sin.approx; the
- * emulator with the C library's functions), and Triton's interpreter with
- * NumPy's: they are compared within NORMAL_TOL, absolute, plus NORMAL_REL
- * of the value. On the emulator they differ by 3 ulp at most (2.4e-7);
- * the bound also holds for a GPU's cos.approx and sin.approx, whose
- * absolute error of 2^-20.5 the radius (at most 5.7) multiplies.
+ * tilec computes as Triton does on a GPU (sqrt.approx.ftz, and libdevice's
+ * logf, cosf and sinf; the emulator with the C library's functions), and
+ * Triton's interpreter with NumPy's: they are compared within NORMAL_TOL,
+ * absolute, plus NORMAL_REL of the value. On the emulator they differ by
+ * 3 ulp at most (2.4e-7); the bound also holds on a GPU, whose libdevice
+ * functions are within 2 ulp.
  *
  * usage: test_random FILECHECK_DIR
  */

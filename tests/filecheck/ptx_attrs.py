@@ -97,6 +97,61 @@ def exps(a_ptr, out_ptr):
     tl.store(out_ptr + 32 + i, tl.exp(a))
 
 
+# The rest of tl.*'s math as Triton 3.9 has it (bench/vs-triton --math compares
+# them all): tl.log, tl.log2, tl.sin and tl.cos are libdevice's functions, not
+# the approximate instructions, and libdevice is linked with its flush-to-zero
+# variants (nvvm-reflect-ftz 1, Triton's enable_reflect_ftz); tl.floor and
+# tl.ceil round with .ftz as libdevice's do; tl.rsqrt is rsqrt.approx.ftz.f32;
+# fp16 `/` divides in fp32 by div.full.f32 (not IEEE's div.rn);
+# tl.fdiv(approx=True) is div.approx.f32; tl.sqrt_rn and tl.div_rn stay
+# IEEE's, without .ftz. test_lang runs them on the emulator.
+# RUN: %tilec compile %s -k ftz_math -s "*fp32, *fp32, *fp32" --emit=ptx | FileCheck %s --check-prefix=FTZ
+# RUN: %tilec compile %s -k ftz_math -s "*fp32, *fp32, *fp32" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k half_div -s "*fp16, *fp16, *fp16" --emit=ptx | FileCheck %s --check-prefix=HALF
+# FTZ-LABEL: .entry ftz_math(
+# FTZ-NOT:   lg2.approx
+# FTZ-NOT:   sin.approx
+# FTZ-NOT:   cos.approx
+# FTZ:       fma.rn.ftz.f32
+# FTZ:       cvt.rmi.ftz.f32.f32
+# FTZ:       cvt.rpi.ftz.f32.f32
+# FTZ:       rsqrt.approx.ftz.f32
+# FTZ:       div.approx.f32
+# FTZ:       sqrt.rn.f32
+# FTZ:       div.rn.f32
+# FTZ-NOT:   lg2.approx
+# FTZ-NOT:   sin.approx
+# FTZ:       ret;
+# HALF-LABEL: .entry half_div(
+# HALF-NOT:   div.rn
+# HALF:       cvt.f32.f16
+# HALF:       div.full.f32
+# HALF:       cvt.rn.f16.f32
+# HALF-NOT:   div.rn
+# HALF:       ret;
+@triton.jit
+def ftz_math(a_ptr, b_ptr, out_ptr):
+    i = tl.arange(0, 32)
+    a = tl.load(a_ptr + i)
+    b = tl.load(b_ptr + i)
+    tl.store(out_ptr + i, tl.log(a))
+    tl.store(out_ptr + 32 + i, tl.log2(a))
+    tl.store(out_ptr + 64 + i, tl.sin(a))
+    tl.store(out_ptr + 96 + i, tl.cos(a))
+    tl.store(out_ptr + 128 + i, tl.floor(a))
+    tl.store(out_ptr + 160 + i, tl.ceil(a))
+    tl.store(out_ptr + 192 + i, tl.rsqrt(a))
+    tl.store(out_ptr + 224 + i, tl.fdiv(a, b, approx=True))
+    tl.store(out_ptr + 256 + i, tl.sqrt_rn(a))
+    tl.store(out_ptr + 288 + i, tl.div_rn(a, b))
+
+
+@triton.jit
+def half_div(a_ptr, b_ptr, out_ptr):
+    i = tl.arange(0, 32)
+    tl.store(out_ptr + i, tl.load(a_ptr + i) / tl.load(b_ptr + i))
+
+
 # loop_unroll_factor=4: LLVM's llvm.loop.unroll.count on the loop, so the
 # body is there four times (and a remainder loop once); without it, once.
 # RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 4" --emit=ptx | FileCheck %s --check-prefix=UNROLL4

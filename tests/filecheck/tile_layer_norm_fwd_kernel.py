@@ -65,7 +65,7 @@
 # CHECK-NEXT:     %12 = arith.divf %10, %11 fastmath<afn> : f32 loc(#loc31)
 # CHECK-NEXT:     %cst_3 = arith.constant 1.000000e+00 : f32 loc(#loc32)
 # CHECK-NEXT:     %13 = arith.addf %12, %arg8 : f32 loc(#loc33)
-# CHECK-NEXT:     %14 = math.sqrt %13 : f32 loc(#loc34)
+# CHECK-NEXT:     %14 = math.sqrt %13 fastmath<afn> : f32 loc(#loc34)
 # CHECK-NEXT:     %15 = arith.divf %cst_3, %14 fastmath<afn> : f32 loc(#loc32)
 # CHECK-NEXT:     %16 = "tile.addptr"(%arg4, %0) : (!tile.ptr<f32>, i32) -> !tile.ptr<f32> loc(#loc35)
 # CHECK-NEXT:     "tile.store"(%16, %8) : (!tile.ptr<f32>, f32) -> () loc(#loc36)
