@@ -378,10 +378,14 @@ bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm) {
     if (msg) LLVMDisposeMessage(msg);
     return false;
   }
+  /* read lazily: a function's body is read only when the linker takes it, and it
+   * takes only what the kernel calls, directly or not (below, every definition is
+   * linkonce, which the linker brings in where referenced): a few of libdevice's
+   * ~500 functions, not all of them parsed and then dropped */
   LLVMModuleRef dev;
-  bool bad = LLVMParseBitcodeInContext2(lctx, buf, &dev);
-  LLVMDisposeMemoryBuffer(buf);
+  bool bad = LLVMGetBitcodeModuleInContext2(lctx, buf, &dev);
   if (bad) {
+    LLVMDisposeMemoryBuffer(buf);
     diag_plain_error(comp->d, "%s is not valid bitcode", path);
     return false;
   }
@@ -403,6 +407,8 @@ bool cg_link_libdevice(Compilation *comp, LLVMModuleRef lm) {
       return false;
     }
   }
+  for (LLVMValueRef f = LLVMGetFirstFunction(dev); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage) LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
   if (LLVMLinkModules2(lm, dev)) {
     diag_plain_error(comp->d, "linking libdevice failed");
     return false;
