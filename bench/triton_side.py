@@ -125,6 +125,9 @@ def jit_extract(path):
             keep.append(n)
         elif isinstance(n, ast.FunctionDef) and any("jit" in ast.unparse(d) for d in n.decorator_list):
             n.decorator_list = [d for d in n.decorator_list if "jit" in ast.unparse(d)]
+            for d in n.decorator_list:  # launch_metadata names a host function (09's): left out with it
+                if isinstance(d, ast.Call):
+                    d.keywords = [k for k in d.keywords if k.arg != "launch_metadata"]
             keep.append(n)
     out = os.path.join(tempfile.mkdtemp(prefix="vs-triton-src-"), os.path.basename(path))
     with open(out, "w", encoding="utf-8") as f:

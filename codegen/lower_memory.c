@@ -179,11 +179,15 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   bool trans;
   MlirOperation cv = operand_conversion(L->comp, op, &trans);
   if (mlirOperationIsNull(cv)) return false;
+  /* runs along the buffer's rows: the load's fastest dimension is the
+   * buffer's columns (K of a B laid [N][K] that the load holds as [K, N]) */
+  bool kn = operand_kn(L->comp, op, cv, trans);
   Elems e;
-  if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != 1) return false;
+  if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != (kn && !trans ? 0 : 1))
+    return false;
   for (int d = 0; d < 2; d++)
     if ((int64_t)e.l.spt[d] * e.l.tpw[d] * e.l.wpc[d] > e.shape[d]) return false;
-  Lazy *z = slot ? slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1, trans);
+  Lazy *z = slot ? slot : lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), 1, kn);
   if (!z) return false;
   z->copied = true;
   z->e = e;

@@ -262,3 +262,12 @@ MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *tr
   *trans = false;
   return (MlirOperation){NULL};
 }
+
+bool operand_kn(Compilation *comp, MlirOperation load, MlirOperation cv, bool trans) {
+  if (trans) return true;
+  Layout l, d;
+  MlirType lt = mlirValueGetType(mlirOperationGetResult(load, 0)), et = mlirShapedTypeGetElementType(lt);
+  return layout_of_type(comp, lt, &l) && l.kind == L_BLOCKED && l.rank == 2 && l.order[0] == 0 && l.spt[0] > 1 &&
+         layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &d) && d.kind == L_DOT_OP && d.dim == 1 &&
+         (mlirTypeIsAF16(et) || mlirTypeIsABF16(et));
+}

@@ -38,5 +38,10 @@ int64_t pointee_bytes(Compilation *comp, MlirType t);
  * or through a 2-D transpose to a 16-bit float B (*trans: attention's K^T);
  * null when none. What the pipeliner marks and the lowering copies. */
 MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *trans);
+/* Whether the buffer of B that load fills for its conversion cv lies [N][K],
+ * K contiguous (read by ldmatrix without .trans): the load is of B
+ * transposed (trans), or holds a 16-bit B with K its fastest dimension
+ * (x @ W with W stored [N][K], nn.Linear's weight, as tutorial 09 passes b). */
+bool operand_kn(Compilation *comp, MlirOperation load, MlirOperation cv, bool trans);
 
 #endif

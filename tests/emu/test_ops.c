@@ -440,6 +440,13 @@ static void dots(void) {
       for (int i = 0; i < M * N; i++) ds[i] = sc[i];
       CHECK(dot_differs(dq, dkt, ds, 1, M, K, N, 1e-6) == 0);
     }
+    /* the same product with B loaded as [K, N] from its [N][K] memory
+     * (ptx_dot.py's dot_bt): K B's fastest dimension, copied as it lies */
+    for (int i = 0; i < M * N; i++) sc[i] = NAN;
+    if (!run("ptx_dot.py", "dot_bt", "*fp16:16, *fp16:16, *fp32:16, 64, 32, 64", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < M * N; i++) ds[i] = sc[i];
+      CHECK(dot_differs(dq, dkt, ds, 1, M, K, N, 1e-6) == 0);
+    }
   }
   /* P = (A @ B) in fp16 as the next dot's A operand, in registers
    * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P; on 4

@@ -244,6 +244,30 @@ def dot_kt(q_ptr, k_ptr, s_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexp
     tl.store(s_ptr + m[:, None] * N + n[None, :], s)
 
 
+# B loaded as [K, N] from memory laid [N][K] (x @ W.T with W as nn.Linear
+# keeps it; tutorial 09's b): the load's fastest dimension is K, so
+# cp.async copies 16-byte runs of K into B's buffer laid [N][K], read by
+# ldmatrix without .trans as for dot_kt; no element goes through registers.
+# test_ops checks the numbers.
+# RUN: %tilec compile %s -k dot_bt -s "*fp16:16, *fp16:16, *fp32:16, 64, 32, 64" --emit=ptx | FileCheck %s --check-prefix=BT
+# RUN: %tilec compile %s -k dot_bt -s "*fp16:16, *fp16:16, *fp32:16, 64, 32, 64" --emit=ptx | %ptxas_check
+# BT-NOT: st.shared.b16
+# BT: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+# BT-NOT: ldmatrix.sync.aligned.m8n8.x4.trans
+# BT-NOT: st.shared.b16
+# BT: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# BT-NOT: ldmatrix.sync.aligned.m8n8.x4.trans
+# BT: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+@triton.jit
+def dot_bt(q_ptr, k_ptr, s_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    k = tl.arange(0, K)
+    n = tl.arange(0, N)
+    q = tl.load(q_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(k_ptr + k[:, None] + n[None, :] * K)
+    tl.store(s_ptr + m[:, None] * N + n[None, :], tl.dot(q, b))
+
+
 # A loaded vector and a mask from ranges meeting a dot's result (attention
 # backward's qk - m[None, :] and its causal mask): the vector converts as a
 # vector to a slice of the MMA layout and is broadcast there, the mask is

@@ -12,7 +12,8 @@
 #                                         DIR defaults to $TILEC_TUTORIALS, and without either the
 #                                         mode skips, saying so)
 #   run.sh tutorials-emu TILEC PTXAS WORKDIR [DIR]
-#                                         some of them (01, 02, 03, 05, 06's attention forward and backward)
+#                                         some of them (01, 02, 03, 05, 06's attention forward and backward,
+#                                         09's matmul_kernel)
 #                                         on the CPU emulator against NumPy
 #
 # ptx, emu and sglang download a pinned wheel (liger-kernel 0.8.5, sglang 0.5.23, each hash
@@ -335,6 +336,11 @@ if [ "$mode" = tutorials-emu ]; then
     "matmul_hinted|03-matrix-multiplication.py|matmul_kernel|*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 128, 32, 8, ''|cdiv({R}, 128) * cdiv({C}, 128)|-w 4 --num-stages 4|{a} {b} {out:c} {R} {C} 80 80 1 {C} 1 {C} 1"
   )
   mm16_cases=("144 208")
+  # 09's matmul_kernel at its 128x128x64 config (8 warps, 3 stages), b transposed as its host
+  # code passes it: B's tile holds K along its fastest dimension
+  mm16+=(
+    "matmul_bt|09-persistent-matmul.py|matmul_kernel|*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1, 128, 128, 64, 8|cdiv({R}, 128) * cdiv({C}, 128)|-w 8 --num-stages 3|{a} {bt} {out:c} {R} {C} 80 80 1 1 80 {C} 1"
+  )
   att=(
     "attention_causal|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 3, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"
     "attention|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 1, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"

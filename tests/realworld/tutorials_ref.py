@@ -59,6 +59,16 @@ def matmul_ref(i):
     return {"c": (f64(i["a"]) @ f64(i["b"]),) + HALF_TOL}
 
 
+# 09: c = a @ b with b handed over transposed, as 09's host code passes it (b.T of a
+# [K, N] matrix: memory [N][K], stride_bk 1)
+def matmul_bt_in(rng, r, c):
+    return {"a": half(rng, r, MM_K, scale=0.5), "bt": half(rng, c, MM_K, scale=0.5), "c": hnan(r, c)}
+
+
+def matmul_bt_ref(i):
+    return {"c": (f64(i["a"]) @ f64(i["bt"]).T,) + HALF_TOL}
+
+
 # 05: the fused layer norm's forward, fp16 rows, fp32 mean and 1/std
 def layer_norm_in(rng, r, c):
     return {"x": half(rng, r, c), "w": half(rng, c), "b": half(rng, c), "y": hnan(r, c),
@@ -158,6 +168,7 @@ CHECKS = {
     "softmax": (softmax_in, softmax_ref),
     "matmul": (matmul_in, matmul_ref),
     "matmul_hinted": (matmul_in, matmul_ref),
+    "matmul_bt": (matmul_bt_in, matmul_bt_ref),
     "layer_norm": (layer_norm_in, layer_norm_ref),
     "attention_causal": (attention_in, lambda i: attention_ref(i, True)),
     "attention": (attention_in, lambda i: attention_ref(i, False)),
