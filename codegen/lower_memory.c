@@ -31,6 +31,7 @@ static int vector_width(Lower *L, MlirValue ptr, MlirValue mask, int bits) {
   while (vec > 1 && e.shape[fast] % vec) vec /= 2;
   const AxisInfo *pi = axis_info_of(L->aa, ptr);
   int64_t align = pi ? pi->divisibility[fast] * 8 / bits : 1; /* elements */
+  if (align < 1) align = 1; /* a pointer known aligned to less than its element: to its element only */
   while (vec > 1 && (!pi || pi->contiguity[fast] % vec || align % vec)) vec /= 2;
   if (vec > 1 && !mlirValueIsNull(mask)) {
     const AxisInfo *ai = axis_info_of(L->aa, mask);

@@ -650,6 +650,16 @@ static void exec_stmt(Sema *S, Node *s) {
   case N_EXPR_STMT: {
     if (s->lhs->kind == N_STR) return; /* a docstring */
     Val *v = sema_eval(S, s->lhs);
+    /* `tl.multiple_of(x, ...)` as a statement: Triton marks x's value itself
+     * (its defining op, or the loop of a loop-carried x), so the hint holds
+     * for x though the result is dropped (tutorial 08's a_ptrs). Here x is
+     * bound to the hinted value from this statement on. */
+    if (v->kind == V_RT && v->e && v->e->kind == T_CALL &&
+        (v->e->callee == CALL_multiple_of || v->e->callee == CALL_max_contiguous || v->e->callee == CALL_max_constancy) &&
+        s->lhs->kind == N_CALL && s->lhs->kids.n >= 1 && s->lhs->kids.v[0]->kind == N_NAME) {
+      sema_bind(S, s, s->lhs->kids.v[0]->name, v);
+      return;
+    }
     if (v->kind == V_RT && v->e) {
       TNode *t = tnode(S, T_EXPR, s, ty_void(S->tc));
       t->a = v->e;

@@ -652,6 +652,31 @@ static void ftz_math(void) {
   CHECK(bad == 0);
 }
 
+/* ptx_attrs.py's hint_statement: sums 3 rows of 512 floats through a pointer read
+ * from a table, with `tl.multiple_of(ptrs, [16])` as a statement (16-byte loads)
+ * and without it; the same sums. */
+static void hint_statement(void) {
+  enum { N = 512, ROWS = 3 };
+  float *x = aligned_alloc(16, sizeof(float) * N * ROWS), out[N], want[N];
+  int64_t tab[1] = {(int64_t)(uintptr_t)x};
+  for (int i = 0; i < N * ROWS; i++) x[i] = uniform(-2, 2);
+  for (int j = 0; j < N; j++) want[j] = (x[j] + x[N + j]) + x[2 * N + j];
+  for (int hinted = 0; hinted < 2; hinted++) {
+    for (int j = 0; j < N; j++) out[j] = NAN;
+    EmuBuffer bufs[3] = {{x, sizeof(float) * N * ROWS, "rows"}, {tab, sizeof tab, "tab_ptr"}, {out, sizeof out, "out_ptr"}};
+    void *p[2] = {tab, out};
+    int32_t n = ROWS;
+    void *args[3] = {&p[0], &p[1], &n};
+    if (emu_run_file(dir, "ptx_attrs.py", "hint_statement", hinted ? "*u64:16, *fp32:16, i32, True" : "*u64:16, *fp32:16, i32, False",
+                     4, 1, args, 3, bufs, 3))
+      break;
+    int bad = 0;
+    for (int j = 0; j < N; j++) bad += fabsf(out[j] - want[j]) > 1e-5f;
+    CHECK(bad == 0);
+  }
+  free(x);
+}
+
 static void argmax_ties(void) {
   argmax_ties_of(true);
   argmax_ties_of(false);
@@ -681,6 +706,7 @@ int main(int argc, char **argv) {
   fdiv_rounding_of(true);
   sqrts();
   ftz_math();
+  hint_statement();
   unsigned_view();
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures != 0;

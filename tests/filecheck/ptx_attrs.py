@@ -152,6 +152,31 @@ def half_div(a_ptr, b_ptr, out_ptr):
     tl.store(out_ptr + i, tl.load(a_ptr + i) / tl.load(b_ptr + i))
 
 
+# tl.multiple_of as a statement, its result dropped (tutorial 08's
+# `tl.multiple_of(a_ptrs, [16, 16])` at the top of its K loop): Triton marks
+# the value itself, so the loads of ptrs after it are 16-byte vectors; here
+# ptrs is bound to the hinted value. Without the hint, a pointer read from a
+# table has no known alignment: 4-byte loads. test_lang runs it.
+# RUN: %tilec compile %s -k hint_statement -s "*u64:16, *fp32:16, i32, True" --emit=ptx | FileCheck %s --check-prefix=HINTED
+# RUN: %tilec compile %s -k hint_statement -s "*u64:16, *fp32:16, i32, False" --emit=ptx | FileCheck %s --check-prefix=UNHINTED
+# HINTED-LABEL: .entry hint_statement(
+# HINTED:       ld.global.v4.b32
+# UNHINTED-LABEL: .entry hint_statement(
+# UNHINTED-NOT: ld.global.v4.b32
+# UNHINTED:     ld.global.b32
+# UNHINTED-NOT: ld.global.v4.b32
+@triton.jit
+def hint_statement(tab_ptr, out_ptr, n, HINT: tl.constexpr):
+    ptrs = tl.load(tab_ptr).to(tl.pointer_type(tl.float32)) + tl.arange(0, 512)
+    acc = tl.zeros([512], dtype=tl.float32)
+    for i in range(n):
+        if HINT:
+            tl.multiple_of(ptrs, [16])
+        acc += tl.load(ptrs)
+        ptrs += 512
+    tl.store(out_ptr + tl.arange(0, 512), acc)
+
+
 # loop_unroll_factor=4: LLVM's llvm.loop.unroll.count on the loop, so the
 # body is there four times (and a remainder loop once); without it, once.
 # RUN: %tilec compile %s -k unrolled -s "*fp32, *fp32, i32, 4" --emit=ptx | FileCheck %s --check-prefix=UNROLL4
