@@ -16,6 +16,7 @@
  *   tilec.mma.<form>(a, b, c)       tilec.emu.mma.<form>(&d, &a, &b, &c): a warp collective
  *   tilec.ldmatrix.<form>(row)      tilec.emu.ldmatrix.<form>(&d, row): likewise
  *   tilec.cp.async.<n>(dst, src, p) tilec.emu.cp.async.<n>(dst, src, p, site); commit and wait.<k> by name
+ *   a vector access's alignment      tilec.emu.align(p, pred, bytes, load, site), before its elements
  *
  * Inline assembly, the kernel's own PTX, cannot run on the host: each
  * llvm.inline_asm is an error at its position.
@@ -148,6 +149,14 @@ static void scalarize(Emu *e, MlirOperation call) {
   MlirType p1 = mlirValueGetType(ptr);
   MlirLocation loc = mlirOperationGetLocation(call);
   MlirValue parts[4];
+  /* the vector's alignment, which its elements one by one would not show:
+   * tilec.align(p, pred, bytes, load), given its site like the accesses */
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32);
+  MlirNamedAttribute nb = named(e, "value", mlirIntegerAttrGet(i32, vec * bits / 8)),
+                     nl = named(e, "value", mlirIntegerAttrGet(i32, load));
+  MlirValue check[4] = {ptr, pred, mlirOperationGetResult(create_before(call, "arith.constant", loc, 1, &i32, 0, NULL, 1, &nb), 0),
+                        mlirOperationGetResult(create_before(call, "arith.constant", loc, 1, &i32, 0, NULL, 1, &nl), 0)};
+  if (vec > 1) call_before(e, call, "tilec.align", (MlirType){NULL}, 4, check);
   for (int j = 0; j < vec && j < 4; j++) {
     int32_t idx = j;
     MlirNamedAttribute gep[2] = {
@@ -361,7 +370,8 @@ static void collect_global(MlirOperation op, void *user) {
   Emu *e = user;
   MlirStringRef c = callee_of(op);
   bool copy = starts(c, "tilec.cp.async.") && !starts(c, "tilec.cp.async.commit") && !starts(c, "tilec.cp.async.wait.");
-  if (starts(op_name(op), "llvm.call") && (starts(c, "tilec.ld.") || starts(c, "tilec.st.") || starts(c, "tilec.atom.") || copy))
+  if (starts(op_name(op), "llvm.call") &&
+      (starts(c, "tilec.ld.") || starts(c, "tilec.st.") || starts(c, "tilec.atom.") || starts(c, "tilec.align") || copy))
     vec_push(e->comp->a, &e->ops, op.ptr);
 }
 
@@ -505,7 +515,9 @@ bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   walk_ops(module, collect_global, &e, false);
   for (int i = 0; i < e.ops.n; i++) add_site(&e, (MlirOperation){e.ops.v[i]});
   /* the old declarations go */
-  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", "tilec.ldmatrix.", "tilec.cp.async.", NULL}; *p; p++) {
+  for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", "tilec.ldmatrix.", "tilec.cp.async.",
+                                                    "tilec.align", NULL};
+       *p; p++) {
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
     for (MlirOperation f = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(f); f = next) {
       next = mlirOperationGetNextInBlock(f);

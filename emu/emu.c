@@ -60,7 +60,7 @@ typedef struct Run {
   pthread_mutex_t lock;
   char *report;
   size_t report_len;
-  long oob, asserts, uninit; /* counts */
+  long oob, asserts, uninit, misaligned; /* counts */
   int reports;
   bool oom; /* a worker could not allocate what a block needs */
   FILE *out;
@@ -276,12 +276,37 @@ static int find_buffer(Cur *c, const void *p, size_t n, const char *what, uint32
   return -1;
 }
 
+/* Whether an access of `bytes` at p is aligned to them, as a GPU requires of a
+ * global access (an element's, or a vector's of several: ld.global.v4.b32 at an
+ * address that is not a multiple of 16 faults with "misaligned address");
+ * reported where not. */
+static bool aligned(Cur *c, const void *p, size_t bytes, const char *what, uint32_t site) {
+  if ((uintptr_t)p % bytes == 0) return true;
+  Run *r = c->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "%s: misaligned %s of %zu bytes at %p in kernel '%s', block (%u, %u, %u), thread %d (a GPU faults: "
+           "the address must be a multiple of %zu; did a tl.multiple_of or a ':16' of the signature promise more "
+           "alignment than the pointer has?)",
+           site_name(site), what, bytes, p, r->k->name, c->ctaid[0], c->ctaid[1], c->ctaid[2], tid_of(c), bytes);
+  r->misaligned++;
+  pthread_mutex_unlock(&r->lock);
+  return false;
+}
+
+/* tilec.emu.align(p, pred, bytes, load, site): the alignment of a vector access
+ * before its elements go one by one (codegen/emu.c's scalarize) */
+static void emu_align(const void *p, uint32_t pred, uint32_t bytes, uint32_t load, uint32_t site) {
+  if (pred & 1) aligned(cur, p, bytes, load ? "vector load" : "vector store", site);
+}
+
 /* A masked-off lane makes no access, but may pass the release of a lock. */
 #define LDST(bits, T, A)                                                                                               \
   static T emu_ld_b##bits(const void *p, uint32_t pred, A other, uint32_t site) {                                      \
     Cur *c = cur;                                                                                                      \
     int b;                                                                                                             \
-    if (!(pred & 1) || (b = find_buffer(c, p, sizeof(T), "load", site)) < 0) return (T)other;                          \
+    if (!(pred & 1) || !aligned(c, p, sizeof(T), "load", site) || (b = find_buffer(c, p, sizeof(T), "load", site)) < 0) \
+      return (T)other;                                                                                                 \
     if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_LOAD, tid_of(c), site);                                            \
     T v;                                                                                                               \
     memcpy(&v, p, sizeof v);                                                                                           \
@@ -294,7 +319,7 @@ static int find_buffer(Cur *c, const void *p, size_t n, const char *what, uint32
       if (c->cw) ck_masked_store(c->cw, p, tid_of(c));                                                                 \
       return;                                                                                                          \
     }                                                                                                                  \
-    if ((b = find_buffer(c, p, sizeof(T), "store", site)) < 0) return;                                                 \
+    if (!aligned(c, p, sizeof(T), "store", site) || (b = find_buffer(c, p, sizeof(T), "store", site)) < 0) return;     \
     if (c->cw) ck_access(c->cw, b, p, sizeof(T), CK_STORE, tid_of(c), site);                                           \
     T x = (T)v;                                                                                                        \
     memcpy(p, &x, sizeof x);                                                                                           \
@@ -792,7 +817,7 @@ static const Named bind_table[] = {
     {"tilec.emu.shfl.up.f32", FN(emu_shfl_up_f32)}, {"tilec.emu.shfl.down.i32", FN(emu_shfl_down_i32)},
     {"tilec.emu.shfl.down.f32", FN(emu_shfl_down_f32)}, {"tilec.emu.shfl.idx.i32", FN(emu_shfl_idx_i32)},
     {"tilec.emu.shfl.idx.f32", FN(emu_shfl_idx_f32)}, {"tilec.emu.ld.b8", FN(emu_ld_b8)},
-    {"tilec.emu.ld.b16", FN(emu_ld_b16)}, {"tilec.emu.ld.b32", FN(emu_ld_b32)},
+    {"tilec.emu.ld.b16", FN(emu_ld_b16)}, {"tilec.emu.ld.b32", FN(emu_ld_b32)}, {"tilec.emu.align", FN(emu_align)},
     {"tilec.emu.ld.b64", FN(emu_ld_b64)}, {"tilec.emu.st.b8", FN(emu_st_b8)},
     {"tilec.emu.st.b16", FN(emu_st_b16)}, {"tilec.emu.st.b32", FN(emu_st_b32)},
     {"tilec.emu.st.b64", FN(emu_st_b64)},
@@ -953,7 +978,7 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure 
   long races = ck_races(r.ck), guninit = ck_uninit(r.ck);
   ck_launch_destroy(r.ck);
   /* a check that fired counts even when its report could not be allocated */
-  bool ok = !r.oom && !r.report && !r.reports && !r.oob && !r.asserts && !r.uninit && !races && !guninit;
+  bool ok = !r.oom && !r.report && !r.reports && !r.oob && !r.misaligned && !r.asserts && !r.uninit && !races && !guninit;
   *why = r.oom ? EMU_FAILED_NO_MEMORY : EMU_FAILED_CHECK;
   if (!ok) {
     char tail[320] = "";
@@ -962,9 +987,10 @@ bool emu_launch(EmuKernel *k, const EmuLaunch *l, char **out_report, EmuFailure 
     long hidden = (r.reports > MAX_REPORTS ? r.reports - MAX_REPORTS : 0) + races + guninit - r.ck_reports;
     if (hidden > 0)
       snprintf(tail, sizeof tail,
-               "... and %ld more (%ld out-of-bounds accesses, %ld reads of uninitialized shared memory, %ld reads "
-               "of uninitialized global memory, %ld data races on global memory, %ld failed assertions in all)\n",
-               hidden, r.oob, r.uninit, guninit, races, r.asserts);
+               "... and %ld more (%ld out-of-bounds accesses, %ld misaligned ones, %ld reads of uninitialized shared "
+               "memory, %ld reads of uninitialized global memory, %ld data races on global memory, %ld failed "
+               "assertions in all)\n",
+               hidden, r.oob, r.misaligned, r.uninit, guninit, races, r.asserts);
     size_t n = r.report_len + strlen(tail) + 1;
     *out_report = malloc(n);
     if (*out_report) snprintf(*out_report, n, "%s%s", r.report ? r.report : "", tail);

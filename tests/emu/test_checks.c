@@ -230,6 +230,44 @@ static void out_of_bounds(const char *examples) {
   free(x), free(y), free(out);
 }
 
+/* A signature that promises more alignment than the pointer has: vector_add
+ * with x_ptr:16 run on x + 1 (4-byte aligned) loads 16-byte vectors at
+ * addresses that are not multiples of 16, which a GPU faults on; the
+ * emulator reports the first ones at the load's source line. With x_ptr
+ * unhinted, the same pointer runs clean (4-byte loads). */
+static void misaligned_vector(const char *examples) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/vector_add.py", examples);
+  size_t len;
+  char *src = slurp(path, &len);
+  CHECK(src != NULL);
+  if (!src) return;
+  for (int hinted = 1; hinted >= 0; hinted--) {
+    EmuKernel *k = compile_source("vector_add.py", src, len, "add_kernel",
+                                  hinted ? "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024" : "*fp32, *fp32:16, *fp32:16, i32:16, 1024");
+    if (!k) break;
+    int n = 1024;
+    float *x = calloc((size_t)n + 4, 4), *y = calloc((size_t)n, 4), *out = calloc((size_t)n, 4);
+    float *x1 = x + 1;
+    EmuBuffer b[3] = {{x1, n * 4u, "x_ptr"}, {y, n * 4u, "y_ptr"}, {out, n * 4u, "out_ptr"}};
+    void *a[4] = {&b[0].data, &b[1].data, &b[2].data, &n};
+    EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 4, .args = a, .nargs = 4, .buffers = b, .nbuffers = 3};
+    char *report = NULL;
+    bool ok = emu_launch(k, &l, &report, NULL);
+    if (hinted) {
+      CHECK(!ok);
+      CHECK_CONTAINS(report, "misaligned vector load of 16 bytes");
+      CHECK_CONTAINS(report, "the address must be a multiple of 16");
+    } else {
+      CHECK(ok);
+    }
+    free(report);
+    emu_unload(k);
+    free(x), free(y), free(out);
+  }
+  free(src);
+}
+
 /* tl.device_assert reports the source line, the kernel, block and thread */
 static void device_assert(void) {
   static const char src[] = "import triton\n"
@@ -414,6 +452,7 @@ int main(int argc, char **argv) {
   deadlock();
   unknown_function();
   out_of_bounds(argv[1]);
+  misaligned_vector(argv[1]);
   device_assert();
   race_between_programs();
   jit_allocation_initcheck();
