@@ -336,7 +336,8 @@ LDST(64, uint64_t, uint64_t)
 static void cp_async(void *dst, const void *src, uint32_t pred, uint32_t site, int n) {
   Cur *c = cur;
   int tid = tid_of(c), b = -1, other;
-  if ((pred & 1) && (b = find_buffer(c, src, (size_t)n, "load", site)) >= 0 && c->cw)
+  if ((pred & 1) && aligned(c, src, (size_t)n, "cp.async source", site) && (b = find_buffer(c, src, (size_t)n, "load", site)) >= 0 &&
+      c->cw)
     ck_access(c->cw, b, src, (unsigned)n, CK_LOAD, tid, site);
   c->async_used = true;
   uint32_t off = (uint32_t)((unsigned char *)dst - c->smem);

@@ -266,6 +266,30 @@ static void misaligned_vector(const char *examples) {
     free(x), free(y), free(out);
   }
   free(src);
+  /* the same promise broken for a tensor-core operand: examples/matmul.py with
+   * a:16 on a + 1 (2-byte aligned) copies A's rows by 16-byte cp.async */
+  snprintf(path, sizeof path, "%s/matmul.py", examples);
+  src = slurp(path, &len);
+  CHECK(src != NULL);
+  if (!src) return;
+  EmuKernel *k = compile_source("matmul.py", src, len, "matmul_kernel",
+                                "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, "
+                                "i32:1, 64, 64, 32, 8, ''");
+  free(src);
+  if (!k) return;
+  enum { S = 64 };
+  uint16_t *a = calloc(S * S + 8, 2), *b = calloc(S * S, 2), *c = calloc(S * S, 2);
+  int32_t dims[9] = {S, S, S, S, 1, S, 1, S, 1};
+  EmuBuffer bf[3] = {{a + 1, S * S * 2u, "a_ptr"}, {b, S * S * 2u, "b_ptr"}, {c, S * S * 2u, "c_ptr"}};
+  void *args[12] = {&bf[0].data, &bf[1].data, &bf[2].data};
+  for (int i = 0; i < 9; i++) args[3 + i] = &dims[i];
+  EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 4, .args = args, .nargs = 12, .buffers = bf, .nbuffers = 3};
+  char *report = NULL;
+  CHECK(!emu_launch(k, &l, &report, NULL));
+  CHECK_CONTAINS(report, "misaligned cp.async source of 16 bytes");
+  free(report);
+  emu_unload(k);
+  free(a), free(b), free(c);
 }
 
 /* tl.device_assert reports the source line, the kernel, block and thread */
