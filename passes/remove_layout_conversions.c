@@ -12,7 +12,9 @@
  * that layouts chosen for memory ops propagate backward through the index
  * arithmetic that feeds them. A chain that ends at a value which cannot be
  * recomputed (a load, a reduction) is recomputed when one conversion of
- * that value replaces the conversion of its result. A value an scf.for
+ * that value replaces the conversion of its result, or two where the chain
+ * holds per-row math libdevice computes and the target layout holds fewer
+ * copies of each row (attention's m + log2(l) before its store). A value an scf.for
  * carries takes the layout its next value is computed in, when that
  * leaves no conversion in the loop. A dot's epilogue (elementwise ops on
  * its result) runs in its MMA layout, the conversion moved after it. Dead
@@ -472,6 +474,48 @@ bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
   return true;
 }
 
+/* Whether v is computed, within a few ops, by math that becomes a libdevice
+ * call on the GPU (log, log2, sin, cos, erf, ...: tens of instructions an
+ * element, docs/codegen.md), not by cheap arithmetic alone. */
+static bool costs_libdevice(MlirValue v, int depth) {
+  MlirOperation d = value_owner(v);
+  if (mlirOperationIsNull(d) || depth > 6 || tile_op_of(d) != TOP_NONE || !op_is_pure(d)) return false;
+  static const char *const math[] = {"math.log", "math.log2", "math.sin", "math.cos", "math.erf", "math.tanh", "math.powf"};
+  for (size_t i = 0; i < sizeof math / sizeof *math; i++)
+    if (op_is(d, math[i])) return true;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++)
+    if (costs_libdevice(mlirOperationGetOperand(d, i), depth + 1)) return true;
+  return false;
+}
+
+/* Elements of an n-element vector each thread holds in layout l: a 1-D
+ * blocked layout, or the rows of an MMA layout (its slice along dim 1, a
+ * dot's per-row values: two rows of each 16 a warp covers); 0 for others. */
+static int64_t row_elems_per_thread(const Layout *l, int64_t n) {
+  if (l->kind == L_BLOCKED && l->rank == 1) {
+    int64_t tile = (int64_t)l->spt[0] * l->tpw[0] * l->wpc[0];
+    return l->spt[0] * (n > tile ? n / tile : 1);
+  }
+  if (l->kind == L_SLICE && l->dim == 1 && l->parent->kind == L_MMA && l->parent->rank == 2) {
+    int64_t rows = 16LL * l->parent->wpc[0];
+    return 2 * (n > rows ? n / rows : 1);
+  }
+  return 0;
+}
+
+/* A conversion of per-row math that libdevice computes (attention's
+ * m + log2(l) before its store) moves back to the rows it reads, up to two
+ * of them, where the target layout holds fewer copies of each row than the
+ * MMA rows' four threads: the math then runs once a row, not once a copy,
+ * as Triton's rematerialization of the store's layout gives it. */
+static bool fewer_rows_after(Compilation *comp, MlirValue src, const Layout *target) {
+  Layout sl;
+  MlirType t = mlirValueGetType(src);
+  if (!layout_of_type(comp, t, &sl) || mlirShapedTypeGetRank(t) != 1 || !costs_libdevice(src, 0)) return false;
+  int64_t n = mlirShapedTypeGetDimSize(t, 0), from = row_elems_per_thread(&sl, n), to = row_elems_per_thread(target, n);
+  return from > 0 && to > 0 && to < from;
+}
+
 static bool remove_conversions(Compilation *comp, MlirOperation module) {
   for (int round = 0; round < 8; round++) {
     Remat r = {.comp = comp};
@@ -496,7 +540,7 @@ static bool remove_conversions(Compilation *comp, MlirOperation module) {
       bool from_convert = is_op && tile_op_of(producer) == TOP_convert_layout;
       bool movable = is_op && !from_convert && rematerializable(producer);
       if ((movable || from_convert) && can_remat(&q, comp, cv, src, &target) &&
-          (q.leaves == 0 || (movable && q.leaves == 1))) {
+          (q.leaves == 0 || (movable && q.leaves == 1) || (movable && q.leaves == 2 && fewer_rows_after(comp, src, &target)))) {
         mlirValueReplaceAllUsesOfWith(res, remat(&q, src, &target));
         r.changes++;
         continue;

@@ -199,14 +199,20 @@ static EmuKernel *compile_source(const char *name, const char *src, size_t len, 
   return k;
 }
 
+/* examples/NAME's text (NULL, a failed check, where it cannot be read) */
+static char *example_source(const char *examples, const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", examples, name);
+  char *src = slurp(path, len);
+  CHECK(src != NULL);
+  return src;
+}
+
 /* vector add with an output buffer 5 elements short: the stores past it
  * are reported with the buffer's name, and not made */
 static void out_of_bounds(const char *examples) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/vector_add.py", examples);
   size_t len;
-  char *src = slurp(path, &len);
-  CHECK(src != NULL);
+  char *src = example_source(examples, "vector_add.py", &len);
   if (!src) return;
   EmuKernel *k = compile_source("vector_add.py", src, len, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024");
   free(src);
@@ -236,11 +242,8 @@ static void out_of_bounds(const char *examples) {
  * emulator reports the first ones at the load's source line. With x_ptr
  * unhinted, the same pointer runs clean (4-byte loads). */
 static void misaligned_vector(const char *examples) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/vector_add.py", examples);
   size_t len;
-  char *src = slurp(path, &len);
-  CHECK(src != NULL);
+  char *src = example_source(examples, "vector_add.py", &len);
   if (!src) return;
   for (int hinted = 1; hinted >= 0; hinted--) {
     EmuKernel *k = compile_source("vector_add.py", src, len, "add_kernel",
@@ -268,10 +271,7 @@ static void misaligned_vector(const char *examples) {
   free(src);
   /* the same promise broken for a tensor-core operand: examples/matmul.py with
    * a:16 on a + 1 (2-byte aligned) copies A's rows by 16-byte cp.async */
-  snprintf(path, sizeof path, "%s/matmul.py", examples);
-  src = slurp(path, &len);
-  CHECK(src != NULL);
-  if (!src) return;
+  if (!(src = example_source(examples, "matmul.py", &len))) return;
   EmuKernel *k = compile_source("matmul.py", src, len, "matmul_kernel",
                                 "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, "
                                 "i32:1, 64, 64, 32, 8, ''");

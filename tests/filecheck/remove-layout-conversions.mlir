@@ -184,3 +184,4 @@ func.func @softmax_row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !t
   "tile.store"(%ya4, %e4) : (tensor<512x!tile.ptr<f32>, #tile.blocked<[4], [32], [4], [0]>>, tensor<512xf32, #tile.blocked<[4], [32], [4], [0]>>) -> ()
   return
 }
+

@@ -94,25 +94,6 @@ def attention_in(rng, r, c):
             "o": hnan(*shape), "m": nan(ATT_H * c)}
 
 
-def attention_ref(i, causal):
-    q, k, v = f64(i["q"][0]), f64(i["k"][0]), f64(i["v"][0])
-    n = q.shape[1]
-    s = q @ k.transpose(0, 2, 1) * ATT_SCALE
-    if causal:
-        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
-    mx = s.max(2, keepdims=True)
-    e = np.exp(s - mx)
-    den = e.sum(2, keepdims=True)
-    o = (e / den) @ v
-    m = (mx + np.log(den))[..., 0] / np.log(2.0)
-    return {"o": (o[None],) + HALF_TOL, "m": (m.reshape(-1), 1e-3, 1e-4)}
-
-
-# 06: attention's backward, the same shapes. The tutorial's host code hands _attn_bwd K scaled by
-# sm_scale / ln 2 (so that exp2 gives the softmax), M from the forward (the base-2 log of each row's
-# denominator, its maximum included) and Delta from _attn_bwd_preprocess (each row's sum of o * do);
-# the inputs here are made that way from the K the kernel reads, and the gradients of
-# o = softmax(q k^T * sm_scale) v are computed in double.
 RCP_LN2 = 1.0 / np.log(2.0)
 
 
@@ -126,6 +107,18 @@ def attention_parts(q, k, causal):
     e = np.exp(s - mx)
     den = e.sum(2, keepdims=True)
     return e / den, ((mx + np.log(den))[..., 0] * RCP_LN2)
+
+
+def attention_ref(i, causal):
+    p, m = attention_parts(f64(i["q"][0]), f64(i["k"][0]), causal)
+    return {"o": ((p @ f64(i["v"][0]))[None],) + HALF_TOL, "m": (m.reshape(-1), 1e-3, 1e-4)}
+
+
+# 06: attention's backward, the same shapes. The tutorial's host code hands _attn_bwd K scaled by
+# sm_scale / ln 2 (so that exp2 gives the softmax), M from the forward (the base-2 log of each row's
+# denominator, its maximum included) and Delta from _attn_bwd_preprocess (each row's sum of o * do);
+# the inputs here are made that way from the K the kernel reads, and the gradients of
+# o = softmax(q k^T * sm_scale) v are computed in double.
 
 
 def attention_bwd_in(rng, r, c, causal):
