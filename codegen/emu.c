@@ -17,6 +17,7 @@
  *   tilec.ldmatrix.<form>(row)      tilec.emu.ldmatrix.<form>(&d, row): likewise
  *   tilec.cp.async.<n>(dst, src, p) tilec.emu.cp.async.<n>(dst, src, p, site); commit and wait.<k> by name
  *   a vector access's alignment      tilec.emu.align(p, pred, bytes, load, site), before its elements
+ *                                    (tilec.emu.align.shared for shared memory's)
  *
  * Inline assembly, the kernel's own PTX, cannot run on the host: each
  * llvm.inline_asm is an error at its position.
@@ -185,11 +186,17 @@ static void scalarize(Emu *e, MlirOperation call) {
 /* A shared-memory access becomes tilec.emu.lds.bN(p) / tilec.emu.sts.bN(p, v)
  * on the value's bits, so the emulator can tell reads of bytes no thread
  * of the block has written. */
+static void checked_smem_vector(Emu *e, MlirOperation op);
+
 static void checked_smem(Emu *e, MlirOperation op) {
   bool load = starts(op_name(op), "llvm.load");
   MlirValue v = load ? mlirOperationGetResult(op, 0) : mlirOperationGetOperand(op, 0);
   MlirValue ptr = mlirOperationGetOperand(op, load ? 0 : 1);
   MlirType t = mlirValueGetType(v);
+  if (mlirTypeIsAVector(t)) {
+    checked_smem_vector(e, op);
+    return;
+  }
   int bits = mlirTypeIsAInteger(t) ? (int)mlirIntegerTypeGetWidth(t)
              : mlirTypeIsAF64(t)   ? 64
              : mlirTypeIsAF32(t)   ? 32
@@ -213,6 +220,42 @@ static void checked_smem(Emu *e, MlirOperation op) {
 static MlirValue constant_before(Emu *e, MlirOperation at, MlirType t, int64_t v) {
   MlirNamedAttribute a = named(e, "value", mlirIntegerAttrGet(t, v));
   return mlirOperationGetResult(create_before(at, "llvm.mlir.constant", mlirOperationGetLocation(at), 1, &t, 0, NULL, 1, &a), 0);
+}
+
+/* A vector access of shared memory (a layout conversion's word, up to 16
+ * bytes) goes by 32-bit words (or one narrower), after the check of its
+ * alignment that a GPU faults on. */
+static void checked_smem_vector(Emu *e, MlirOperation op) {
+  bool load = starts(op_name(op), "llvm.load");
+  MlirValue v = load ? mlirOperationGetResult(op, 0) : mlirOperationGetOperand(op, 0);
+  MlirValue ptr = mlirOperationGetOperand(op, load ? 0 : 1);
+  MlirType t = mlirValueGetType(v), et = mlirShapedTypeGetElementType(t);
+  int elem = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAF64(et) ? 64 : mlirTypeIsAF32(et) ? 32 : 16;
+  int total = elem * (int)mlirShapedTypeGetDimSize(t, 0), word = total < 32 ? total : 32, n = total / word;
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32), it = mlirIntegerTypeGet(e->ctx, (unsigned)word), i8 = mlirIntegerTypeGet(e->ctx, 8);
+  MlirType wt = mlirVectorTypeGet(1, (int64_t[]){n}, it), p3 = mlirValueGetType(ptr);
+  MlirValue check[4] = {ptr, constant_before(e, op, i32, 1), constant_before(e, op, i32, total / 8), constant_before(e, op, i32, load)};
+  call_before(e, op, "tilec.align.shared", (MlirType){NULL}, 4, check); /* its own name: its pointer is of shared memory */
+  MlirValue words = load ? mlirOperationGetResult(create_before(op, "llvm.mlir.undef", loc, 1, &wt, 0, NULL, 0, NULL), 0)
+                         : mlirOperationGetResult(create_before(op, "llvm.bitcast", loc, 1, &wt, 1, &v, 0, NULL), 0);
+  char name[32];
+  snprintf(name, sizeof name, "tilec.emu.%s.b%d", load ? "lds" : "sts", word);
+  for (int j = 0; j < n; j++) {
+    MlirNamedAttribute gep[2] = {named(e, "elem_type", mlirTypeAttrGet(i8)),
+                                 named(e, "rawConstantIndices", mlirDenseI32ArrayGet(e->ctx, 1, (int32_t[]){j * word / 8}))};
+    MlirValue pj = mlirOperationGetResult(create_before(op, "llvm.getelementptr", loc, 1, &p3, 1, &ptr, 2, gep), 0);
+    MlirValue at = constant_before(e, op, mlirIntegerTypeGet(e->ctx, 64), j);
+    if (load) {
+      MlirValue x = call_before(e, op, name, it, 1, &pj);
+      words = mlirOperationGetResult(create_before(op, "llvm.insertelement", loc, 1, &wt, 3, (MlirValue[]){words, x, at}, 0, NULL), 0);
+    } else {
+      MlirValue x = mlirOperationGetResult(create_before(op, "llvm.extractelement", loc, 1, &it, 2, (MlirValue[]){words, at}, 0, NULL), 0);
+      call_before(e, op, name, (MlirType){NULL}, 2, (MlirValue[]){pj, x});
+    }
+  }
+  if (load) mlirValueReplaceAllUsesOfWith(v, mlirOperationGetResult(create_before(op, "llvm.bitcast", loc, 1, &t, 1, &words, 0, NULL), 0));
+  op_erase(op);
 }
 
 /* The address of word i of the function's mma registers. */

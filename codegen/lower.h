@@ -105,6 +105,10 @@ MlirValue lw_val(Lower *L, Vals *x, int k);
 /* Where element k of a lazy value lies in its buffer (in elements), and
  * how far apart the places of consecutive indices along dim d are. */
 MlirValue lw_lazy_index(Lower *L, const Lazy *z, int k);
+/* A conversion from es to ed through shared memory by words of up to 16
+ * bytes both layouts hold in registers (lower_convert.c); false, emitting
+ * nothing, where the layouts are not linear or share no such words. */
+bool lw_convert_by_words(Lower *L, MlirType st, const Elems *es, Vals *in, MlirType rt, const Elems *ed, Vals *out);
 /* x (of type t) in shared memory: x's own buffer when it is lazy, else a
  * new one it is written to. NULL when its layout is not one the lowering
  * knows. */

@@ -232,6 +232,10 @@ void lw_lower_convert(Lower *L, MlirOperation op) {
     lw_put(L, r, out);
     return;
   }
+  if (!ed.whole && lw_convert_by_words(L, st, &es, lw_get(L, src), rt, &ed, out)) {
+    lw_put(L, r, out);
+    return;
+  }
   Lazy *z = to_shared(L, st, &es, lw_get(L, src), rt, &ed);
   if (ed.whole && only_dots_use(r)) out->lazy = z; /* a dot operand: each element is read at the step of K that needs it */
   else

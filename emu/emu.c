@@ -818,7 +818,7 @@ static const Named bind_table[] = {
     {"tilec.emu.shfl.up.f32", FN(emu_shfl_up_f32)}, {"tilec.emu.shfl.down.i32", FN(emu_shfl_down_i32)},
     {"tilec.emu.shfl.down.f32", FN(emu_shfl_down_f32)}, {"tilec.emu.shfl.idx.i32", FN(emu_shfl_idx_i32)},
     {"tilec.emu.shfl.idx.f32", FN(emu_shfl_idx_f32)}, {"tilec.emu.ld.b8", FN(emu_ld_b8)},
-    {"tilec.emu.ld.b16", FN(emu_ld_b16)}, {"tilec.emu.ld.b32", FN(emu_ld_b32)}, {"tilec.emu.align", FN(emu_align)},
+    {"tilec.emu.ld.b16", FN(emu_ld_b16)}, {"tilec.emu.ld.b32", FN(emu_ld_b32)}, {"tilec.emu.align", FN(emu_align)}, {"tilec.emu.align.shared", FN(emu_align)},
     {"tilec.emu.ld.b64", FN(emu_ld_b64)}, {"tilec.emu.st.b8", FN(emu_st_b8)},
     {"tilec.emu.st.b16", FN(emu_st_b16)}, {"tilec.emu.st.b32", FN(emu_st_b32)},
     {"tilec.emu.st.b64", FN(emu_st_b64)},

@@ -2,6 +2,7 @@
 # program ordering for L2 reuse, ragged M/N/K handled by masks, and an optional fused
 # leaky_relu selected by the ACTIVATION constexpr string. Autotuned over tile sizes.
 # tilec: -k matmul_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 128, 128, 32, 8, 'leaky_relu'"
+# tilec: -k matmul_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 128, 32, 8, 'leaky_relu'"
 import torch
 
 import triton

@@ -388,6 +388,37 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* the result to the store's layout by 16-byte words (lower_convert.c,
+   * ptx_convert_words.py's dot_out), fp16 and fp32, over 2, 4 and 8 warps;
+   * and a tile too small for words, element by element: every element in
+   * its place, none lost or doubled */
+  {
+    static const struct { int M, K, N, warps, f16; } cases[] = {
+        {128, 16, 128, 4, 1}, {64, 16, 64, 2, 0}, {128, 32, 64, 8, 1}, {64, 16, 128, 4, 0}, {256, 16, 64, 8, 1}, {16, 16, 16, 2, 1},
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      int M = cases[ci].M, K = cases[ci].K, N = cases[ci].N, f16 = cases[ci].f16;
+      uint16_t *a = calloc((size_t)(M * K), 2), *b = calloc((size_t)(K * N), 2);
+      void *c = calloc((size_t)(M * N), 4);
+      double *da = calloc((size_t)(M * K), sizeof(double)), *db = calloc((size_t)(K * N), sizeof(double)),
+             *dc = calloc((size_t)(M * N), sizeof(double));
+      for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
+      for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+      EmuBuffer bf[3] = {{a, (size_t)(M * K) * 2, "a"}, {b, (size_t)(K * N) * 2, "b"}, {c, (size_t)(M * N) * (f16 ? 2 : 4), "c"}};
+      void *p[3] = {a, b, c};
+      void *args[3] = {&p[0], &p[1], &p[2]};
+      char sig[96];
+      snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *%s:16, %d, %d, %d", f16 ? "fp16" : "fp32", M, K, N);
+      if (!run("ptx_convert_words.py", "dot_out", sig, cases[ci].warps, args, 3, bf, 3)) {
+        for (int i = 0; i < M * N; i++) dc[i] = f16 ? half(((uint16_t *)c)[i]) : ((float *)c)[i];
+        /* fp16's rounding: within 2^-10 of the sum of |a||b| */
+        int bad = dot_differs(da, db, dc, 1, M, K, N, f16 ? 1.0 / 1024 : 1e-6);
+        if (bad) fprintf(stderr, "dot_out %dx%dx%d, %d warps, %s: %d values differ\n", M, K, N, cases[ci].warps, f16 ? "fp16" : "fp32", bad);
+        CHECK(bad == 0);
+      }
+      free(a), free(b), free(c), free(da), free(db), free(dc);
+    }
+  }
   /* a loaded row vector and a causal mask in the dot's layout
    * (ptx_dot.py's dot_rowvec): C = where(m >= n, A @ B - v[n], 0) */
   {
