@@ -7,10 +7,14 @@
  * is removed; addptr by zero is its pointer; a load whose mask is constant
  * true drops the mask, one whose mask is constant false is its `other`.
  * Then MLIR's canonicalizer folds arith/math/scf (constant conditions of
- * select and if, dead results, ...).
+ * select and if, dead results, ...). And `acc += tl.dot(a, b)`, a dot with
+ * a zero accumulator whose one use is an add, becomes tl.dot(a, b, acc)
+ * (Triton's combine): the tensor cores accumulate in place, without a
+ * second accumulator live across the K step and an add per element.
  */
 #include "passes.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <mlir-c/BuiltinAttributes.h>
@@ -61,8 +65,39 @@ static MlirOperation producer(MlirValue v, const char *name) {
   return !mlirOperationIsNull(d) && op_is(d, name) ? d : (MlirOperation){NULL};
 }
 
+/* Whether v's only use is one op. */
+static bool one_use(MlirValue v) {
+  MlirOpOperand u = mlirValueGetFirstUse(v);
+  return !mlirOpOperandIsNull(u) && mlirOpOperandIsNull(mlirOpOperandGetNextUse(u));
+}
+
+/* dot(a, b, 0) + c or c + dot(a, b, 0), the dot used only there:
+ * dot(a, b, c), placed at the add. */
+static void fold_dot_add(Folds *f, MlirOperation add) {
+  for (int i = 0; i < 2; i++) {
+    MlirOperation d = producer(operand(add, i), "tile.dot");
+    if (mlirOperationIsNull(d) || !one_use(result(d)) || !mlirTypeEqual(rtype(d), rtype(add))) continue;
+    MlirAttribute z = scalar_constant(operand(d, 2));
+    if (mlirAttributeIsNull(z)) continue;
+    bool zero = mlirAttributeIsAFloat(z) ? mlirFloatAttrGetValueDouble(z) == 0.0 && !signbit(mlirFloatAttrGetValueDouble(z))
+                                         : mlirAttributeIsAInteger(z) && mlirIntegerAttrGetValueInt(z) == 0;
+    if (!zero) continue;
+    MlirValue ops[3] = {operand(d, 0), operand(d, 1), operand(add, 1 - i)};
+    MlirNamedAttribute attrs[16];
+    int k = op_attrs_except(d, (const char *const[]){NULL}, attrs, 16);
+    MlirType ty = rtype(add);
+    MlirOperation nd = create_before(add, "tile.dot", mlirOperationGetLocation(d), 1, &ty, 3, ops, k, attrs);
+    replace(f, add, result(nd));
+    return;
+  }
+}
+
 static void fold(MlirOperation op, void *user) {
   Folds *f = user;
+  if (op_is(op, "arith.addf") || op_is(op, "arith.addi")) {
+    fold_dot_add(f, op);
+    return;
+  }
   TileOp t = tile_op_of(op);
   switch (t) {
   case TOP_splat: {

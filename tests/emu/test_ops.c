@@ -388,6 +388,25 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* acc += tl.dot(a, b) over a K loop, folded into the dot's accumulator
+   * (ptx_dot.py's dot_acc_add): 5 steps of 16 */
+  {
+    enum { M = 64, K = 80, N = 64 };
+    static uint16_t a[M * K], b[K * N];
+    static float c[M * N];
+    static double da[M * K], db[K * N], dc[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
+    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    for (int i = 0; i < M * N; i++) c[i] = NAN;
+    EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
+    void *p[3] = {a, b, c};
+    int32_t k = K;
+    void *args[4] = {&p[0], &p[1], &p[2], &k};
+    if (!run("ptx_dot.py", "dot_acc_add", "*fp16:16, *fp16:16, *fp32:16, i32:16, 64, 16, 64", 4, args, 4, bf, 3)) {
+      for (int i = 0; i < M * N; i++) dc[i] = c[i];
+      CHECK(dot_differs(da, db, dc, 1, M, K, N, 1e-6) == 0);
+    }
+  }
   /* the result to the store's layout by 16-byte words (lower_convert.c,
    * ptx_convert_words.py's dot_out), fp16 and fp32, over 2, 4 and 8 warps;
    * and a tile too small for words, element by element: every element in

@@ -64,3 +64,41 @@ func.func @chains(%x: tensor<4x8xf32>, %y: tensor<32xf32>) -> tensor<32xf32> {
   %2 = arith.select %t, %1, %y : tensor<32xf32>
   return %2 : tensor<32xf32>
 }
+
+// -----
+
+// acc + dot(a, b, 0), the dot used only there, is dot(a, b, acc), in
+// either order, for floats and integers; a dot used twice, or with an
+// accumulator that is not zero, stays.
+// CHECK-LABEL: func.func @dot_add
+// CHECK: %[[D:.*]] = "tile.dot"(%arg0, %arg1, %arg2) {input_precision = "ieee"} : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+// CHECK-NOT: arith.addf
+// CHECK: %[[E:.*]] = "tile.dot"(%arg3, %arg4, %arg5)
+// CHECK-NOT: arith.addi
+// CHECK: return %[[D]], %[[E]]
+func.func @dot_add(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf32>,
+                   %x: tensor<16x16xi8>, %y: tensor<16x16xi8>, %iacc: tensor<16x16xi32>) -> (tensor<16x16xf32>, tensor<16x16xi32>) {
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = "tile.dot"(%a, %b, %z) {input_precision = "ieee"} : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %s = arith.addf %acc, %d : tensor<16x16xf32>
+  %zi = arith.constant dense<0> : tensor<16x16xi32>
+  %di = "tile.dot"(%x, %y, %zi) : (tensor<16x16xi8>, tensor<16x16xi8>, tensor<16x16xi32>) -> tensor<16x16xi32>
+  %si = arith.addi %di, %iacc : tensor<16x16xi32>
+  return %s, %si : tensor<16x16xf32>, tensor<16x16xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dot_add_kept
+// CHECK: "tile.dot"(%arg0, %arg1, %cst)
+// CHECK: arith.addf
+// CHECK: "tile.dot"(%arg0, %arg1, %arg2)
+// CHECK: arith.addf
+func.func @dot_add_kept(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>) {
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = "tile.dot"(%a, %b, %z) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %s = arith.addf %acc, %d : tensor<16x16xf32>
+  %e = "tile.dot"(%a, %b, %acc) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %t = arith.addf %acc, %e : tensor<16x16xf32>
+  return %s, %d, %t : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
+}

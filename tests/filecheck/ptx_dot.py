@@ -290,3 +290,24 @@ def dot_rowvec(a_ptr, b_ptr, m_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr, N: 
     c = tl.dot(a, b) - v[None, :]
     c = tl.where(m[:, None] >= n[None, :], c, 0.0)
     tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+# acc += tl.dot(a, b) in a K loop is tl.dot(a, b, acc) (canonicalize): the
+# tensor cores accumulate in place, no add per element after each step.
+# test_ops checks its numbers.
+# RUN: %tilec compile %s -k dot_acc_add -s "*fp16:16, *fp16:16, *fp32:16, i32:16, 64, 16, 64" --emit=ptx | FileCheck %s --check-prefix=ACCADD --implicit-check-not=add.f32
+# RUN: %tilec compile %s -k dot_acc_add -s "*fp16:16, *fp16:16, *fp32:16, i32:16, 64, 16, 64" --emit=ptx | %ptxas_check
+# ACCADD: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+
+@triton.jit
+def dot_acc_add(a_ptr, b_ptr, c_ptr, K, M: tl.constexpr, BK: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + m[:, None] * K + (k0 + k)[None, :])
+        b = tl.load(b_ptr + (k0 + k)[:, None] * N + n[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], acc)
