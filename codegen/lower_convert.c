@@ -13,7 +13,9 @@
  * element-by-element conversion makes one access per element or pair.
  * The words are swizzled, the low bits of a word's number XOR-ed with
  * higher bits, so that the lanes one shared-memory access serves at a time
- * fall on different banks on both sides. This is how Triton converts
+ * fall on different banks on both sides. Where the reader holds no such
+ * word but its elements are 16-bit, it reads the writer's 16-byte words by
+ * ldmatrix, each lane a 32-bit piece of four of them. This is how Triton converts
  * layouts (its linear layouts and their swizzled shared layouts); the
  * padded, element-by-element conversion of lower_shared.c remains for the
  * rest.
@@ -146,15 +148,24 @@ static uint32_t low_banks(const Placing *p, const Linear *x, int lanes) {
   return used;
 }
 
-static bool plan(const Linear *w, const Linear *r, int64_t numel, int bytes, Placing *p) {
+/* The placing of the elements for writes by w and reads by r (each the map
+ * from a thread's id and a register's number to the element its access
+ * reaches), with words of the vbits elements' bits vec when given, else of
+ * the bits both sides' registers hold (up to 16 bytes; false when that is
+ * less). */
+static bool plan(const Linear *w, const Linear *r, int64_t numel, int bytes, const uint32_t *vec, int vbits, Placing *p) {
   memset(p, 0, sizeof *p);
   p->nbits = log2i(numel);
-  uint32_t thread_bits = 0;
-  for (int i = 0; i < w->nthread; i++) thread_bits |= w->thread[i] | r->thread[i];
+  for (int j = 0; j < vbits; j++) {
+    p->vec[p->vbits++] = vec[j];
+    p->vmask |= vec[j];
+  }
+  uint32_t held = 0; /* bits some thread id moves: no word's */
+  for (int i = 0; i < w->nthread; i++) held |= w->thread[i] | r->thread[i];
   int max_v = log2i(16 / bytes);
-  for (int i = 0; i < w->nreg && p->vbits < max_v; i++) {
+  for (int i = 0; i < w->nreg && p->vbits < max_v && !vbits; i++) {
     uint32_t f = w->reg[i];
-    if (!f || f & thread_bits) continue;
+    if (!f || f & held) continue;
     for (int j = 0; j < r->nreg; j++)
       if (r->reg[j] == f) {
         p->vec[p->vbits++] = f;
@@ -245,6 +256,85 @@ static MlirValue word_at(Lower *L, MlirValue base, MlirType mt, MlirValue thread
   return lw_shared_at(L, base, mt, at);
 }
 
+/* The register of x whose image is f, or -1. */
+static int reg_with(const Linear *x, uint32_t f) {
+  for (int i = 0; i < x->nreg; i++)
+    if (f && x->reg[i] == f) return i;
+  return -1;
+}
+
+/* Reading 16-bit elements by ldmatrix (Triton's form where a reading
+ * thread holds no 16-byte word of the writer's): lane l of the reader gets,
+ * of each 8x8 matrix, the 32-bit piece l % 4 of its row l / 4, a 16-byte
+ * word. So a word holds a pair (a register bit both sides have, v0) times
+ * the images of the reader's lane bits 0 and 1, which the writer must hold
+ * in registers; the reader's lane bits 2-4 pick the row, two more of its
+ * register bits the matrix. ra is the map the addresses follow: lane L of
+ * the ldmatrix gives the row L % 8 of matrix L / 8. */
+typedef struct LdmPlan {
+  Linear ra;
+  uint32_t vec[3];
+  int v0, m[2], nm; /* the reader's registers: the pair's, the matrices' */
+} LdmPlan;
+
+static bool plan_ldmatrix(const Linear *w, const Linear *r, LdmPlan *q) {
+  if (r->nthread < 5) return false;
+  memset(q, 0, sizeof *q);
+  uint32_t v1 = r->thread[0], v2 = r->thread[1];
+  if (reg_with(w, v1) < 0 || reg_with(w, v2) < 0 || v1 == v2) return false;
+  q->v0 = -1;
+  for (int i = 0; i < r->nreg && q->v0 < 0; i++)
+    if (r->reg[i] && reg_with(w, r->reg[i]) >= 0 && r->reg[i] != v1 && r->reg[i] != v2) q->v0 = i;
+  if (q->v0 < 0) return false;
+  q->vec[0] = r->reg[q->v0], q->vec[1] = v1, q->vec[2] = v2;
+  uint32_t word = q->vec[0] | v1 | v2;
+  for (int i = 2; i < 5; i++)
+    if (r->thread[i] & word) return false;
+  for (int i = 0; i < r->nreg && q->nm < 2; i++)
+    if (i != q->v0 && r->reg[i] && !(r->reg[i] & word)) q->m[q->nm++] = i;
+  if (q->nm < 2) return false; /* an x4 per 8 elements, or not worth it */
+  q->ra = *r;
+  q->ra.thread[0] = r->thread[2], q->ra.thread[1] = r->thread[3], q->ra.thread[2] = r->thread[4];
+  q->ra.thread[3] = r->reg[q->m[0]], q->ra.thread[4] = r->reg[q->m[1]];
+  /* a word's place is 16-byte aligned: no address part may move its bits */
+  for (int i = 0; i < q->ra.nthread; i++)
+    if (q->ra.thread[i] & word) return false;
+  for (int i = 0; i < r->nreg; i++)
+    if (i != q->v0 && r->reg[i] & word) return false;
+  return true;
+}
+
+static MlirValue i64_const(Lower *L, int64_t v) {
+  MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
+  return lw_emit1(L, "llvm.mlir.constant", i64, 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "value", mlirIntegerAttrGet(i64, v))});
+}
+
+/* The reads of a conversion by ldmatrix.x4, into out. */
+static void read_by_ldmatrix(Lower *L, const Placing *p, const LdmPlan *q, const Linear *r, MlirValue base, MlirType mt,
+                             int n, Vals *out) {
+  MlirValue th = thread_place(L, p, &q->ra);
+  uint32_t tbits = thread_bits(p, &q->ra);
+  int skip = 1 << q->v0 | 1 << q->m[0] | 1 << q->m[1];
+  for (int i = 0; i < r->nreg; i++)
+    if (!r->reg[i]) skip |= 1 << i;
+  MlirType i32 = lw_i32(L), st = mlirLLVMStructTypeLiteralGet(L->ctx, 4, (MlirType[]){i32, i32, i32, i32}, false);
+  MlirType pair = mlirVectorTypeGet(1, (int64_t[]){2}, mt);
+  for (int k0 = 0; k0 < n; k0++) {
+    if (k0 & skip) continue;
+    MlirValue at = word_at(L, base, mt, th, tbits, place_of(p, reg_part(r, k0)));
+    MlirOperation call = lw_call_op(L, "tilec.ldmatrix.x4.b16", st, 1, &at);
+    lw_tag_smem(L, call, base);
+    for (int j = 0; j < 4; j++) {
+      MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){j}));
+      MlirValue wj = lw_emit1(L, "llvm.extractvalue", i32, 1, (MlirValue[]){mlirOperationGetResult(call, 0)}, 1, &pos);
+      MlirValue v2 = lw_emit1(L, "llvm.bitcast", pair, 1, &wj, 0, NULL);
+      int k = k0 | (j & 1 ? 1 << q->m[0] : 0) | (j & 2 ? 1 << q->m[1] : 0);
+      for (int h = 0; h < 2; h++)
+        out->v[k | (h ? 1 << q->v0 : 0)] = lw_emit1(L, "llvm.extractelement", mt, 2, (MlirValue[]){v2, i64_const(L, h)}, 0, NULL);
+    }
+  }
+}
+
 bool lw_convert_by_words(Lower *L, MlirType st, const Elems *es, Vals *in, MlirType rt, const Elems *ed, Vals *out) {
   int threads = L->comp->num_warps * L->comp->threads_per_warp;
   Linear w, r;
@@ -253,9 +343,16 @@ bool lw_convert_by_words(Lower *L, MlirType st, const Elems *es, Vals *in, MlirT
   int bytes = mlirTypeIsALLVMPointerType(et) ? 8 : (lw_bits_of(mt) + 7) / 8;
   if (bytes > 8 || !pow2(bytes)) return false;
   Placing p;
+  LdmPlan q;
   int wreg[4], rreg[4], wskip, rskip;
-  if (!plan(&w, &r, lw_numel_of(rt), bytes, &p) || !word_regs(&p, &w, wreg, &wskip) || !word_regs(&p, &r, rreg, &rskip))
-    return false;
+  bool ldm = false;
+  if (!plan(&w, &r, lw_numel_of(rt), bytes, NULL, 0, &p) || !word_regs(&p, &r, rreg, &rskip)) {
+    /* no 16-byte word both hold: 16-bit elements may still be read by ldmatrix */
+    ldm = bytes == 2 && !mlirTypeIsALLVMPointerType(et) && plan_ldmatrix(&w, &r, &q) &&
+          plan(&w, &q.ra, lw_numel_of(rt), bytes, q.vec, 3, &p);
+    if (!ldm) return false;
+  }
+  if (!word_regs(&p, &w, wreg, &wskip)) return false;
   int n = 1 << p.vbits;
   MlirType vt = mlirVectorTypeGet(1, (int64_t[]){n}, mt), i64 = mlirIntegerTypeGet(L->ctx, 64);
   MlirNamedAttribute align = lw_named(L, "alignment", mlirIntegerAttrGet(i64, (int64_t)bytes * n));
@@ -274,6 +371,10 @@ bool lw_convert_by_words(Lower *L, MlirType st, const Elems *es, Vals *in, MlirT
     }
     MlirValue sv[2] = {vec, word_at(L, base, mt, wt, thread_bits(&p, &w), place_of(&p, reg_part(&w, k0)))};
     lw_tag_smem(L, lw_emit(L, "llvm.store", 0, NULL, 2, sv, 1, &align), base);
+  }
+  if (ldm) {
+    read_by_ldmatrix(L, &p, &q, &r, base, mt, ed->n, out);
+    return true;
   }
   MlirValue rth = thread_place(L, &p, &r);
   for (int k0 = 0; k0 < ed->n; k0++) {

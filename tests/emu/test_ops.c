@@ -413,7 +413,7 @@ static void dots(void) {
    * its place, none lost or doubled */
   {
     static const struct { int M, K, N, warps, f16; } cases[] = {
-        {128, 16, 128, 4, 1}, {64, 16, 64, 2, 0}, {128, 32, 64, 8, 1}, {64, 16, 128, 4, 0}, {256, 16, 64, 8, 1}, {16, 16, 16, 2, 1},
+        {128, 16, 128, 4, 1}, {64, 16, 64, 2, 0}, {128, 32, 64, 8, 1}, {64, 16, 128, 4, 0}, {256, 16, 64, 8, 1}, {16, 16, 16, 2, 1}, {128, 16, 64, 4, 1}, {128, 32, 32, 4, 1},
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
       int M = cases[ci].M, K = cases[ci].K, N = cases[ci].N, f16 = cases[ci].f16;

@@ -9,6 +9,12 @@
 # RUN: %tilec compile %s -k dot_out -s "*fp16:16, *fp16:16, *fp32:16, 64, 16, 64" -w 2 --emit=ptx | FileCheck %s --check-prefix=F32
 # RUN: %tilec compile %s -k dot_out -s "*fp16:16, *fp16:16, *fp32:16, 64, 16, 64" -w 2 --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k dot_out -s "*fp16:16, *fp16:16, *fp16:16, 128, 32, 64" -w 8 --emit=ptx | %ptxas_check
+# Where the reading thread holds no 16-byte word of the writer's (the warps
+# along M, a store layout of 8 columns a thread, 8 threads a row), 16-bit
+# words are read by ldmatrix: lane l gets the piece l % 4 of row l / 4 of each
+# of four 16-byte words, as Triton converts them.
+# RUN: %tilec compile %s -k dot_out -s "*fp16:16, *fp16:16, *fp16:16, 128, 16, 64" --emit=ptx | FileCheck %s --check-prefix=LDM
+# RUN: %tilec compile %s -k dot_out -s "*fp16:16, *fp16:16, *fp16:16, 128, 16, 64" --emit=ptx | %ptxas_check
 # Too few common registers for a 16-byte word (a 16x16 tile over 2 warps):
 # element by element, as before.
 # RUN: %tilec compile %s -k dot_out -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | FileCheck %s --check-prefix=SMALL
@@ -31,6 +37,14 @@ import triton.language as tl
 # F32-NOT: ld.shared.b32
 # F32: ld.shared.v4.b32
 # F32: st.global.v4.b32
+
+# LDM: mma.sync.aligned.m16n8k16
+# LDM-NOT: st.shared.b
+# LDM: st.shared.v4.b32
+# LDM-NOT: ld.shared
+# LDM: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# LDM-NOT: ld.shared
+# LDM: st.global.v4.b32
 
 # SMALL: mma.sync.aligned.m16n8k16
 # SMALL-NOT: st.shared.v4
