@@ -330,6 +330,12 @@ static int dot_differs(const double *a, const double *b, const double *c, int ba
   return bad;
 }
 
+/* n random fp16 operands of a dot, exponents -5..2 (their products exact
+ * in fp32), in h and, decoded, in d. */
+static void random_halves(uint16_t *h, double *d, int n) {
+  for (int i = 0; i < n; i++) h[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), d[i] = half(h[i]);
+}
+
 static void dots(void) {
   /* fp16 operands, fp32 accumulator: the products are exact in fp32 */
   {
@@ -337,8 +343,8 @@ static void dots(void) {
     static uint16_t a[M * K], b[K * N];
     static float c[M * N];
     static double da[M * K], db[K * N], dc[M * N];
-    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
-    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    random_halves(a, da, M * K);
+    random_halves(b, db, K * N);
     for (int i = 0; i < M * N; i++) c[i] = NAN;
     EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
     void *p[3] = {a, b, c};
@@ -356,8 +362,8 @@ static void dots(void) {
     static uint16_t a[M * K], b[K * N];
     static float c[M * N], rmax[M], csum[N];
     static double da[M * K], db[K * N], dc[M * N], want[M * N];
-    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
-    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    random_halves(a, da, M * K);
+    random_halves(b, db, K * N);
     for (int i = 0; i < M * N; i++) c[i] = NAN;
     EmuBuffer bf[5] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}, {rmax, sizeof rmax, "rmax"}, {csum, sizeof csum, "csum"}};
     void *p[5] = {a, b, c, rmax, csum};
@@ -395,8 +401,8 @@ static void dots(void) {
     static uint16_t a[M * K], b[K * N];
     static float c[M * N];
     static double da[M * K], db[K * N], dc[M * N];
-    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
-    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    random_halves(a, da, M * K);
+    random_halves(b, db, K * N);
     for (int i = 0; i < M * N; i++) c[i] = NAN;
     EmuBuffer bf[3] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {c, sizeof c, "c"}};
     void *p[3] = {a, b, c};
@@ -408,7 +414,7 @@ static void dots(void) {
     }
   }
   /* the result to the store's layout by 16-byte words (lower_convert.c,
-   * ptx_convert_words.py's dot_out), fp16 and fp32, over 2, 4 and 8 warps;
+   * ptx_dot.py's dot2d, storing fp16 or fp32), fp16 and fp32, over 2, 4 and 8 warps;
    * and a tile too small for words, element by element: every element in
    * its place, none lost or doubled */
   {
@@ -421,18 +427,18 @@ static void dots(void) {
       void *c = calloc((size_t)(M * N), 4);
       double *da = calloc((size_t)(M * K), sizeof(double)), *db = calloc((size_t)(K * N), sizeof(double)),
              *dc = calloc((size_t)(M * N), sizeof(double));
-      for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
-      for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+      random_halves(a, da, M * K);
+      random_halves(b, db, K * N);
       EmuBuffer bf[3] = {{a, (size_t)(M * K) * 2, "a"}, {b, (size_t)(K * N) * 2, "b"}, {c, (size_t)(M * N) * (f16 ? 2 : 4), "c"}};
       void *p[3] = {a, b, c};
       void *args[3] = {&p[0], &p[1], &p[2]};
       char sig[96];
       snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *%s:16, %d, %d, %d", f16 ? "fp16" : "fp32", M, K, N);
-      if (!run("ptx_convert_words.py", "dot_out", sig, cases[ci].warps, args, 3, bf, 3)) {
+      if (!run("ptx_dot.py", "dot2d", sig, cases[ci].warps, args, 3, bf, 3)) {
         for (int i = 0; i < M * N; i++) dc[i] = f16 ? half(((uint16_t *)c)[i]) : ((float *)c)[i];
         /* fp16's rounding: within 2^-10 of the sum of |a||b| */
         int bad = dot_differs(da, db, dc, 1, M, K, N, f16 ? 1.0 / 1024 : 1e-6);
-        if (bad) fprintf(stderr, "dot_out %dx%dx%d, %d warps, %s: %d values differ\n", M, K, N, cases[ci].warps, f16 ? "fp16" : "fp32", bad);
+        if (bad) fprintf(stderr, "dot2d %dx%dx%d, %d warps, %s: %d values differ\n", M, K, N, cases[ci].warps, f16 ? "fp16" : "fp32", bad);
         CHECK(bad == 0);
       }
       free(a), free(b), free(c), free(da), free(db), free(dc);
@@ -445,8 +451,8 @@ static void dots(void) {
     static uint16_t a[M * K], b[K * N];
     static float v[N], c[M * N];
     static double da[M * K], db[K * N], want[M * N], dc[M * N];
-    for (int i = 0; i < M * K; i++) a[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), da[i] = half(a[i]);
-    for (int i = 0; i < K * N; i++) b[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), db[i] = half(b[i]);
+    random_halves(a, da, M * K);
+    random_halves(b, db, K * N);
     for (int i = 0; i < N; i++) v[i] = uniform(-4, 4);
     for (int i = 0; i < M * N; i++) c[i] = NAN;
     EmuBuffer bf[4] = {{a, sizeof a, "a"}, {b, sizeof b, "b"}, {v, sizeof v, "m"}, {c, sizeof c, "c"}};
@@ -478,7 +484,7 @@ static void dots(void) {
     static uint16_t q[M * K], kk[N * K];
     static float sc[M * N];
     static double dq[M * K], dkt[K * N], ds[M * N];
-    for (int i = 0; i < M * K; i++) q[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10), dq[i] = half(q[i]);
+    random_halves(q, dq, M * K);
     for (int i = 0; i < N * K; i++) kk[i] = (uint16_t)((next_u32() & 0x83ff) | (uint32_t)(10 + next_u32() % 8) << 10);
     for (int n = 0; n < N; n++)
       for (int k = 0; k < K; k++) dkt[k * N + n] = half(kk[n * K + k]);

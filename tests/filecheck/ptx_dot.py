@@ -311,3 +311,55 @@ def dot_acc_add(a_ptr, b_ptr, c_ptr, K, M: tl.constexpr, BK: tl.constexpr, N: tl
         b = tl.load(b_ptr + (k0 + k)[:, None] * N + n[None, :])
         acc += tl.dot(a, b)
     tl.store(c_ptr + m[:, None] * N + n[None, :], acc)
+
+
+# A layout conversion by words (codegen/lower_convert.c): a dot's result,
+# in the MMA layout, goes to the store's layout through shared memory by
+# 16-byte words both layouts hold in registers (its column pair and rows 8
+# and more apart), one st.shared.v4 and one ld.shared.v4 per word, swizzled
+# against bank conflicts; no access element by element. test_ops runs
+# dot2d on the emulator at these shapes and others against a reference.
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 128, 16, 128" --emit=ptx | FileCheck %s --check-prefix=WF16
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 128, 16, 128" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 64, 16, 64" -w 2 --emit=ptx | FileCheck %s --check-prefix=WF32
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 64, 16, 64" -w 2 --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 128, 32, 64" -w 8 --emit=ptx | %ptxas_check
+# Where the reading thread holds no 16-byte word of the writer's (the warps
+# along M, a store layout of 8 columns a thread, 8 threads a row), 16-bit
+# words are read by ldmatrix: lane l gets the piece l % 4 of row l / 4 of each
+# of four 16-byte words, as Triton converts them.
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 128, 16, 64" --emit=ptx | FileCheck %s --check-prefix=WLDM
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 128, 16, 64" --emit=ptx | %ptxas_check
+# Too few common registers for a 16-byte word (a 16x16 tile over 2 warps):
+# element by element, as before.
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | FileCheck %s --check-prefix=WSMALL
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp16:16, 16, 16, 16" -w 2 --emit=ptx | %ptxas_check
+
+# WF16: mma.sync.aligned.m16n8k16
+# WF16-NOT: st.shared.b16
+# WF16-NOT: st.shared.b32
+# WF16: st.shared.v4.b32
+# WF16-NOT: ld.shared.b16
+# WF16-NOT: ld.shared.b32
+# WF16: ld.shared.v4.b32
+# WF16: st.global.v4.b32
+
+# WF32: mma.sync.aligned.m16n8k16
+# WF32-NOT: st.shared.b32
+# WF32: st.shared.v4.b32
+# WF32-NOT: ld.shared.b32
+# WF32: ld.shared.v4.b32
+# WF32: st.global.v4.b32
+
+# WLDM: mma.sync.aligned.m16n8k16
+# WLDM-NOT: st.shared.b
+# WLDM: st.shared.v4.b32
+# WLDM-NOT: ld.shared
+# WLDM: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# WLDM-NOT: ld.shared
+# WLDM: st.global.v4.b32
+
+# WSMALL: mma.sync.aligned.m16n8k16
+# WSMALL-NOT: st.shared.v4
+# WSMALL-NOT: ld.shared.v4
+# WSMALL: st.global
