@@ -375,6 +375,9 @@ def main():
                 f.write(ck.asm["ptx"])
             with open(base + ".cubin", "wb") as f:
                 f.write(ck.asm["cubin"])
+            if "ttgir" in ck.asm:  # Triton's layouts and shared buffers, beside tilec's --emit=tile-gpu
+                with open(base + ".ttgir", "w") as f:
+                    f.write(ck.asm["ttgir"])
             out["ptx"], out["cubin"] = base + ".ptx", base + ".cubin"
             out["shared_bytes"] = ck.metadata.shared
         except Exception as e:  # a kernel Triton cannot compile is a row without Triton's numbers

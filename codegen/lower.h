@@ -98,6 +98,9 @@ typedef struct Lazy {
   int per_phase, max_phase; /* an mma operand's swizzle (lower_mma.c); 0: none, rows padded */
   bool copied;        /* written by cp.async, which lands at a wait (lower_memory.c) */
   bool pipelined;     /* one of a pipelined loop's buffers, which the loop waits for */
+  bool flipped;       /* an mma operand's buffer held by the transpose of a value of `type` (a load
+                       * whose conversion goes through tl.trans); lw_mma_operand reads it as another
+                       * operand type through lw_mma_view */
 } Lazy;
 
 /* Element k of x, read now if it is lazy and not read yet. */
@@ -195,6 +198,10 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
  * them); kn: a 16-bit B laid [N][K], as a load of its transpose copies it. */
 Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn);
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
+/* The buffer z holds read as operand type rt (a dot_op layout of an MMA
+ * layout) of the value z is held by: the same memory, its rows and columns
+ * named in rt's terms. NULL when rt cannot read it so. */
+Lazy *lw_mma_view(Lower *L, const Lazy *z, MlirType rt);
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard);
 /* A load a pipelined loop without a dot prefetches (lower_memory.c): its
  * buffer of `slots` slots in shared memory, its copy into a slot where

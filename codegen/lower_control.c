@@ -216,6 +216,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
       MlirOperation cv = operand_conversion(L->comp, o, &trans);
       if (!mlirOperationIsNull(cv))
         buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1, operand_kn(L->comp, o, cv, trans));
+      if (buf) buf->flipped = trans;
       if (!buf && !(pre = lw_prefetch_buffer(L, o, S - 1))) {
         lw_fail(L, o, "goes ahead in a pipelined loop, which the GPU code generator does not support yet for its type");
         return;

@@ -144,10 +144,13 @@ static void shape_through_shared(Lower *L, MlirOperation op, TileOp t) {
 void lw_lower_shape(Lower *L, MlirOperation op, TileOp t) {
   Vals *in = lw_get(L, mlirOperationGetOperand(op, 0));
   if (t == TOP_trans && in->lazy && (in->lazy->copied || in->lazy->pipelined)) {
-    /* a load of K^T that cp.async copied into B's buffer, laid [N][K]
-     * (operand_conversion, ir/layout.c): the transpose is in how it lies */
+    /* a load that cp.async copied into an operand's buffer (operand_conversion,
+     * ir/layout.c), K^T into B's laid [N][K]: the transpose is in how the
+     * dot reads it (lw_mma_view) */
     Vals *x = lw_new_vals(L, 0);
-    x->lazy = in->lazy;
+    x->lazy = arena_alloc(L->comp->a, sizeof *x->lazy);
+    *x->lazy = *in->lazy;
+    x->lazy->flipped = !in->lazy->flipped;
     lw_put(L, mlirOperationGetResult(op, 0), x);
     return;
   }

@@ -184,7 +184,7 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
    * buffer's columns (K of a B laid [N][K] that the load holds as [K, N]) */
   bool kn = operand_kn(L->comp, op, cv, trans);
   Elems e;
-  if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != (kn && !trans ? 0 : 1))
+  if (!lw_elems_of(L, mlirValueGetType(r), &e) || !lw_plain(&e) || e.rank != 2 || e.l.order[0] != operand_cols(L->comp, op, cv, trans))
     return false;
   for (int d = 0; d < 2; d++)
     if ((int64_t)e.l.spt[d] * e.l.tpw[d] * e.l.wpc[d] > e.shape[d]) return false;
@@ -192,6 +192,7 @@ static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirVa
   if (!z) return false;
   z->copied = true;
   z->e = e;
+  if (!slot) z->flipped = trans;
   char name[32];
   snprintf(name, sizeof name, "tilec.cp.async.%d", vec * bits / 8);
   IfScope where;

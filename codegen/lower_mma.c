@@ -201,6 +201,27 @@ Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot) {
   return z;
 }
 
+Lazy *lw_mma_view(Lower *L, const Lazy *z, MlirType rt) {
+  Layout d;
+  if (!z->mma_operand || !layout_of_type(L->comp, rt, &d) || d.kind != L_DOT_OP) return NULL;
+  if (!z->flipped && mlirTypeEqual(z->type, rt)) return (Lazy *)z;
+  int r = (int)mlirShapedTypeGetRank(rt), rd, cd;
+  if (r != (int)mlirShapedTypeGetRank(z->type) || (z->flipped && r != 2)) return NULL;
+  /* the dimension of rt along the buffer's rows */
+  row_col_dims(z, &rd, &cd);
+  int lead = r - 2, c = z->flipped ? 2 * lead + 1 - cd : cd;
+  int mode = d.dim == 0 ? (c == lead + 1 ? MMA_A : 0) : c == lead ? MMA_B_COLS : lw_bits_of(z->et) == 16 ? MMA_B_ROWS : 0;
+  if (!mode) return NULL;
+  for (int i = 0; i < r; i++)
+    if (mlirShapedTypeGetDimSize(rt, i) != mlirShapedTypeGetDimSize(z->type, z->flipped ? 1 - i : i)) return NULL;
+  Lazy *v = arena_alloc(L->comp->a, sizeof *v);
+  *v = *z;
+  v->type = rt;
+  v->mma_operand = mode;
+  v->flipped = false;
+  return v;
+}
+
 /* Where element (row, col) of z's buffer lies (row counting the matrices
  * before its own): padded rows, or swizzled ones, whose 16-byte chunk c
  * lies at c ^ ((row / per_phase) % max_phase), so that the 8 rows an
@@ -258,6 +279,7 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
     return out;
   }
   Lazy *z = in->lazy;
+  if (z && z->mma_operand && (z->copied || z->pipelined) && !(z = lw_mma_view(L, z, rt))) return NULL;
   if (z && z->pipelined) {
     /* the loop waited for it (lower_control.c) */
   } else if (z && z->copied) {

@@ -143,13 +143,12 @@ static Lazy *to_shared(Lower *L, MlirType st, const Elems *es, Vals *in, MlirTyp
   return z;
 }
 
-/* Whether every use of v is a tile.dot in v's block. */
+/* Whether every use of v is a tile.dot (in its block, or in a loop it was
+ * hoisted before: remove_layout_conversions.c). */
 static bool only_dots_use(MlirValue v) {
-  MlirBlock b = mlirOperationGetBlock(mlirOpResultGetOwner(v));
   bool any = false;
   for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-    MlirOperation o = mlirOpOperandGetOwner(u);
-    if (tile_op_of(o) != TOP_dot || !mlirBlockEqual(mlirOperationGetBlock(o), b)) return false;
+    if (tile_op_of(mlirOpOperandGetOwner(u)) != TOP_dot) return false;
     any = true;
   }
   return any;

@@ -31,9 +31,11 @@
  * read since the last barrier. An access that would race with one of them
  * (a read of memory written, a write of memory read) gets a barrier before
  * it, which empties the sets; a loop that would race with what came before
- * it, but not with itself, gets the barrier before it, once. Writes after writes need none: the lowering's
- * uses write each place once, or the same value from every holder, and a
- * use's writes are read before another use writes the same memory. Both branches of an if are
+ * it, but not with itself, gets the barrier before it, once. A use's
+ * writes after its own writes need none (the lowering's uses write each
+ * place once, or the same value from every holder); a write of memory
+ * another use wrote with no read between (its reads in a loop that ran no
+ * iteration) gets one. Both branches of an if are
  * walked and their sets joined; a loop is walked to a fixed point of its
  * entry set before barriers go in. An if with a per-thread condition
  * (tilec.divergent) counts as one access at its place, so no barrier is
@@ -427,10 +429,20 @@ static int64_t loop_weight(MlirOperation op) {
   return w;
 }
 
+/* Whether writes w meet memory another buffer wrote (s.w) with no read
+ * between, as when a buffer's reads are in a loop that ran no iteration:
+ * the two uses' writes of one place by different threads are unordered
+ * (a buffer's own writes are not: each place once, or the same value). */
+static bool overwrites(const Fence *f, uint64_t w, uint64_t sw) {
+  for (int i = 0; i < 64; i++)
+    if (w >> i & 1 && f->overlap[i] & sw & ~(i == 63 ? 0 : 1ull << i)) return true;
+  return false;
+}
+
 /* A barrier before op when its writes w and reads r would race with s;
  * the sets after it. */
 static Sets fence(const Fence *f, MlirOperation op, Sets s, uint64_t w, uint64_t r, bool insert) {
-  if (!(w & meets(f, s.r)) && !(r & meets(f, s.w))) return s;
+  if (!(w & meets(f, s.r)) && !(r & meets(f, s.w)) && !overwrites(f, w, s.w)) return s;
   if (insert && f->cost) *f->cost += loop_weight(op);
   else if (insert) create_before(op, "nvvm.barrier0", mlirOperationGetLocation(op), 0, NULL, 0, NULL, 0, NULL);
   return (Sets){0, 0, s.p}; /* copies in flight stay so */

@@ -235,39 +235,77 @@ int64_t pointee_bytes(Compilation *comp, MlirType t) {
   return bits < 8 ? 1 : bits / 8;
 }
 
-MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *trans) {
-  *trans = false;
+/* One use of a load's value as a tensor-core operand: its conversion to a
+ * dot_op layout of an MMA layout in the load's block, directly or through a
+ * 2-D transpose to a 16-bit float B (*trans: attention's K^T). */
+static bool operand_use(Compilation *comp, MlirOperation load, MlirOpOperand u, MlirOperation *cv, bool *trans) {
   MlirValue v = mlirOperationGetResult(load, 0);
+  *trans = false;
+  if (!mlirTypeIsARankedTensor(mlirValueGetType(v))) return false;
+  MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(v));
   for (int hop = 0; hop < 2; hop++) {
-    MlirOpOperand u = mlirValueGetFirstUse(v);
-    if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) break;
+    if (hop) {
+      /* the transpose's one use */
+      u = mlirValueGetFirstUse(v);
+      if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return false;
+    }
     MlirOperation o = mlirOpOperandGetOwner(u);
-    if (!mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(load))) break;
+    if (!mlirBlockEqual(mlirOperationGetBlock(o), mlirOperationGetBlock(load))) return false;
     Layout d;
     if (tile_op_of(o) == TOP_convert_layout) {
-      MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(v));
       if (!layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(o, 0)), &d) || d.kind != L_DOT_OP ||
           d.parent->kind != L_MMA || (*trans && (d.dim != 1 || !(mlirTypeIsAF16(et) || mlirTypeIsABF16(et)))))
-        break;
-      return o;
+        return false;
+      *cv = o;
+      return true;
     }
-    /* a 2-D transpose: the load holds B's columns, K contiguous (K^T) */
     MlirAttribute order = mlirOperationGetAttributeByName(o, mlirStringRefCreateFromCString("order"));
     if (hop || tile_op_of(o) != TOP_trans || mlirShapedTypeGetRank(mlirValueGetType(v)) != 2 || mlirAttributeIsNull(order) ||
         mlirDenseI32ArrayGetElement(order, 0) != 1)
-      break;
+      return false;
     *trans = true;
     v = mlirOperationGetResult(o, 0);
   }
-  *trans = false;
-  return (MlirOperation){NULL};
+  return false;
+}
+
+int operand_cols(Compilation *comp, MlirOperation load, MlirOperation cv, bool trans) {
+  Layout l, d;
+  MlirType lt = mlirValueGetType(mlirOperationGetResult(load, 0)), et = mlirShapedTypeGetElementType(lt);
+  if (!layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &d) || d.kind != L_DOT_OP) return 1;
+  int lead = (int)mlirShapedTypeGetRank(lt) - 2;
+  if (d.dim == 0) return lead + (trans ? 0 : 1); /* A: K */
+  if (!(mlirTypeIsAF16(et) || mlirTypeIsABF16(et))) return lead + (trans ? 1 : 0); /* B of 32-bit words along K */
+  /* 16-bit B: as the load lies, its fastest dimension along the rows */
+  return lead + !(layout_of_type(comp, lt, &l) && l.kind == L_BLOCKED && l.rank == 2 && l.order[0] == 0 && l.spt[0] > 1);
+}
+
+MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *trans) {
+  MlirOperation first = {NULL};
+  bool ft = false;
+  int cols = -1, uses = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(load, 0)); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation cv;
+    bool t;
+    if (++uses > 4 || !operand_use(comp, load, u, &cv, &t)) {
+      first.ptr = NULL;
+      break;
+    }
+    /* every use reads the one buffer: it must lie the same way for each */
+    int c = operand_cols(comp, load, cv, t);
+    if (cols >= 0 && c != cols) {
+      first.ptr = NULL;
+      break;
+    }
+    cols = c;
+    if (mlirOperationIsNull(first)) first = cv, ft = t;
+  }
+  *trans = !mlirOperationIsNull(first) && ft;
+  return first;
 }
 
 bool operand_kn(Compilation *comp, MlirOperation load, MlirOperation cv, bool trans) {
-  if (trans) return true;
-  Layout l, d;
-  MlirType lt = mlirValueGetType(mlirOperationGetResult(load, 0)), et = mlirShapedTypeGetElementType(lt);
-  return layout_of_type(comp, lt, &l) && l.kind == L_BLOCKED && l.rank == 2 && l.order[0] == 0 && l.spt[0] > 1 &&
-         layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &d) && d.kind == L_DOT_OP && d.dim == 1 &&
-         (mlirTypeIsAF16(et) || mlirTypeIsABF16(et));
+  int lead = (int)mlirShapedTypeGetRank(mlirValueGetType(mlirOperationGetResult(load, 0))) - 2;
+  return operand_cols(comp, load, cv, trans) == lead + (trans ? 1 : 0);
 }

@@ -34,14 +34,23 @@ MlirAttribute type_layout(MlirType t); /* null attribute when none */
  * anything else. */
 int64_t pointee_bytes(Compilation *comp, MlirType t);
 /* The conversion to a tensor-core operand (a dot_op layout of an MMA
- * layout) that a load's value alone reaches, in the load's block: directly,
- * or through a 2-D transpose to a 16-bit float B (*trans: attention's K^T);
- * null when none. What the pipeliner marks and the lowering copies. */
+ * layout) that a load's value reaches in the load's block: directly, or
+ * through a 2-D transpose to a 16-bit float B (*trans: attention's K^T);
+ * null when none. Every use of the value must be such a conversion (one
+ * shared copy that each dot reads its own way: attention backward's Q^T,
+ * B of one dot and, transposed, of another), the buffer lying the same way
+ * for each (operand_cols); the one returned is the first use's. What the
+ * pipeliner marks and the lowering copies. */
 MlirOperation operand_conversion(Compilation *comp, MlirOperation load, bool *trans);
+/* The dimension of the load that runs along the rows of the operand buffer
+ * its conversion cv reads: A's K; a 16-bit B's as the load lies (its
+ * fastest dimension, by default the last), read by ldmatrix with or
+ * without .trans; other B's K. */
+int operand_cols(Compilation *comp, MlirOperation load, MlirOperation cv, bool trans);
 /* Whether the buffer of B that load fills for its conversion cv lies [N][K],
- * K contiguous (read by ldmatrix without .trans): the load is of B
- * transposed (trans), or holds a 16-bit B with K its fastest dimension
- * (x @ W with W stored [N][K], nn.Linear's weight, as tutorial 09 passes b). */
+ * K contiguous (read by ldmatrix without .trans): its rows run along K
+ * (x @ W with W stored [N][K], nn.Linear's weight, as tutorial 09 passes b;
+ * attention's K^T). */
 bool operand_kn(Compilation *comp, MlirOperation load, MlirOperation cv, bool trans);
 
 #endif

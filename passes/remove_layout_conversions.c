@@ -18,7 +18,13 @@
  * carries takes the layout its next value is computed in, when that
  * leaves no conversion in the loop. A dot's epilogue (elementwise ops on
  * its result) runs in its MMA layout, the conversion moved after it. Dead
- * originals are removed.
+ * originals are removed. A conversion to a tensor-core operand of a value
+ * a loop does not compute moves before the loop (attention backward's K
+ * and V tiles, forward's Q): lowered, it writes the operand's shared buffer
+ * once and each iteration reads it by ldmatrix, as Triton's LICM leaves
+ * the local_alloc before the loop, instead of writing it again in each
+ * iteration from registers held across the loop (tl.range(...,
+ * disable_licm=True) keeps it where it is).
  */
 #include "passes.h"
 
@@ -462,6 +468,27 @@ static void collect(MlirOperation op, void *user) {
 
 static bool remove_conversions(Compilation *comp, MlirOperation module);
 
+static void collect_operand_conversions(MlirOperation op, void *user) {
+  Remat *r = user;
+  Layout l;
+  if (tile_op_of(op) == TOP_convert_layout && layout_of_type(r->comp, mlirValueGetType(mlirOperationGetResult(op, 0)), &l) &&
+      l.kind == L_DOT_OP && l.parent->kind == L_MMA)
+    vec_push(r->comp->a, &r->converts, op.ptr);
+}
+
+static void hoist_operand_conversions(Compilation *comp, MlirOperation module) {
+  Remat r = {.comp = comp};
+  walk_ops(module, collect_operand_conversions, &r, false);
+  for (int i = 0; i < r.converts.n; i++) {
+    MlirOperation cv = {r.converts.v[i]}, loop = mlirOperationGetParentOperation(cv), out = {NULL};
+    for (; !mlirOperationIsNull(loop) && op_is(loop, "scf.for") && !value_defined_in(mlirOperationGetOperand(cv, 0), loop) &&
+           mlirAttributeIsNull(mlirOperationGetAttributeByName(loop, mlirStringRefCreateFromCString("tile.disable_licm")));
+         loop = mlirOperationGetParentOperation(loop))
+      out = loop;
+    if (!mlirOperationIsNull(out)) mlirOperationMoveBefore(cv, out);
+  }
+}
+
 bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
   propagate_layouts(comp, module);
   remove_conversions(comp, module);
@@ -471,6 +498,7 @@ bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
   for (int i = 0; i < loops.converts.n; i++) changed |= retype_loop(comp, (MlirOperation){loops.converts.v[i]});
   if (changed) remove_conversions(comp, module);
   if (sink_epilogues(comp, module)) remove_conversions(comp, module);
+  hoist_operand_conversions(comp, module);
   return true;
 }
 

@@ -3,9 +3,9 @@
 // RUN: { %tilec opt %s --pass=insert-barriers --split-input-file 2>&1 >/dev/null || true; } | FileCheck %s --check-prefix=ERR
 
 // A read of memory written since the last barrier, and a write of memory
-// read, get a barrier; a write after a write does not (the lowering's uses
-// write each place once), nor does an access to memory that does not
-// overlap (buffer 1 lies at 64).
+// read, get a barrier; a buffer's write after its own write does not (the
+// lowering's uses write each place once), nor does an access to memory
+// that does not overlap (buffer 1 lies at 64).
 // CHECK-LABEL: llvm.func @straight
 // CHECK: llvm.store %{{.*}} {tilec.smem = 0 : i32}
 // CHECK-NEXT: llvm.store %{{.*}} {tilec.smem = 0 : i32}
@@ -108,6 +108,26 @@ module {
       %x = llvm.load %p {tilec.smem = 0 : i32} : !llvm.ptr<3> -> f32
       llvm.store %x, %p {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
     }
+    llvm.return
+  }
+}
+
+// -----
+
+// Two buffers sharing memory, the first written and never read after (its
+// reads were in a loop that ran no iteration: an operand converted before
+// its loop, as test_trips runs): the second's writes, by other threads
+// than the first's of the same places, get a barrier before them.
+// CHECK-LABEL: llvm.func @write_over_unread
+// CHECK: llvm.store %{{.*}} {tilec.smem = 0 : i32}
+// CHECK-NEXT: llvm.store %{{.*}} {tilec.smem = 0 : i32}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: llvm.store %{{.*}} {tilec.smem = 1 : i32}
+module {
+  llvm.func @write_over_unread(%p: !llvm.ptr<3>, %v: f32) attributes {nvvm.kernel, tilec.smem_offsets = array<i64: 0, 0>, tilec.smem_sizes = array<i64: 64, 64>} {
+    llvm.store %v, %p {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    llvm.store %v, %p {tilec.smem = 0 : i32} : f32, !llvm.ptr<3>
+    llvm.store %v, %p {tilec.smem = 1 : i32} : f32, !llvm.ptr<3>
     llvm.return
   }
 }

@@ -363,3 +363,46 @@ def dot_acc_add(a_ptr, b_ptr, c_ptr, K, M: tl.constexpr, BK: tl.constexpr, N: tl
 # WSMALL-NOT: st.shared.v4
 # WSMALL-NOT: ld.shared.v4
 # WSMALL: st.global
+
+
+# One load read by two dots (attention backward's Q^T: B of K @ Q^T and,
+# transposed, of dS @ Q): one copy in shared memory by cp.async, read as
+# it lies by ldmatrix for one dot and by ldmatrix.trans for the other,
+# pipelined across the loop (tl.range's num_stages). The loop-invariant A
+# operands (K, X) are converted before the loop: written to shared memory
+# once, read by ldmatrix in each iteration. test_ops checks the numbers,
+# pipelined and not.
+# RUN: %tilec compile %s -k dot_two_ways -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, 64, 16, 64, 3" --emit=pipeline | FileCheck %s --check-prefix=TWO
+# RUN: %tilec compile %s -k dot_two_ways -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, 64, 16, 64, 3" --emit=ptx | FileCheck %s --check-prefix=TWOPTX
+# RUN: %tilec compile %s -k dot_two_ways -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, 64, 16, 64, 3" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k dot_two_ways -s "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, 64, 32, 64, 1" --emit=ptx | %ptxas_check
+# TWO: "tile.convert_layout"({{.*}}#tile.dot_op<0
+# TWO: "tile.convert_layout"({{.*}}#tile.dot_op<0
+# TWO: scf.for
+# TWO: "tile.load"({{.*}}tile.stage = 0
+# TWO-NOT: "tile.load"
+# TWO: "tile.trans"
+# TWO: scf.yield
+# TWOPTX-NOT: st.shared.b16
+# TWOPTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+# TWOPTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+# TWOPTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+# TWOPTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+@triton.jit
+def dot_two_ways(k_ptr, x_ptr, q_ptr, s_ptr, g_ptr, steps, BN: tl.constexpr, BM: tl.constexpr, D: tl.constexpr,
+                 STAGES: tl.constexpr):
+    n = tl.arange(0, BN)
+    m = tl.arange(0, BM)
+    d = tl.arange(0, D)
+    k = tl.load(k_ptr + n[:, None] * D + d[None, :])
+    x = tl.load(x_ptr + n[:, None] * BM + m[None, :])
+    s = tl.zeros((BN, BM), dtype=tl.float32)
+    g = tl.zeros((BN, D), dtype=tl.float32)
+    qT_ptrs = q_ptr + m[None, :] * D + d[:, None]
+    for i in tl.range(0, steps, num_stages=STAGES):
+        qT = tl.load(qT_ptrs)
+        s += tl.dot(k, qT)
+        g += tl.dot(x, tl.trans(qT))
+        qT_ptrs += BM * D
+    tl.store(s_ptr + n[:, None] * BM + m[None, :], s)
+    tl.store(g_ptr + n[:, None] * D + d[None, :], g)
