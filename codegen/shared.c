@@ -178,6 +178,7 @@ bool cg_allocate_shared(Compilation *comp, MlirOperation module) {
    * the target allows a block */
   const Target *t = comp->target;
   if (plan.total > t->max_shared) {
+    comp->shared_overflow = true;
     MlirStringRef nm = kernel_name(k);
     char msg[200];
     snprintf(msg, sizeof msg, "kernel '%.*s' needs %lld bytes of shared memory per block; %s allows %lld", (int)nm.length,

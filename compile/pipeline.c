@@ -436,8 +436,25 @@ static bool array_given(StrBuf *msg, const char *name, const char *count, const 
   return false;
 }
 
+static tilec_status compile_once(const char *filename, const char *source, size_t length,
+                                 const tilec_compile_options *options, tilec_result **out, bool keep_operands, bool *again);
+
 tilec_status tilec_compile(const char *filename, const char *source, size_t length,
                            const tilec_compile_options *options, tilec_result **out) {
+  bool again = false;
+  tilec_status s = compile_once(filename, source, length, options, out, false, &again);
+  if (again) {
+    /* the operands converted before their loops took more shared memory
+     * than the target has: once more with them converted in the loops */
+    tilec_result_destroy(*out);
+    *out = NULL;
+    s = compile_once(filename, source, length, options, out, true, &again);
+  }
+  return s;
+}
+
+static tilec_status compile_once(const char *filename, const char *source, size_t length,
+                                 const tilec_compile_options *options, tilec_result **out, bool keep_operands, bool *again) {
   if (!out) return TILEC_ERROR_USAGE;
   tilec_result *r = calloc(1, sizeof *r);
   *out = r;
@@ -511,6 +528,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
       .dump = &dump,
       .verify_each = o->verify_each != 0,
       .fp_fusion = tilec_fp_fusion_enabled(o->fp_fusion) != 0,
+      .keep_operands = keep_operands,
   };
   Work w = {.o = o, .host = path == CPU};
   const Stage *stop = last_stage(o, path, &d);
@@ -542,6 +560,7 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
     }
   }
   tilec_status status = TILEC_ERROR_COMPILE;
+  *again = !ok && comp.hoisted && comp.shared_overflow;
   if (ok) {
     r->output = dup_text(output.s ? output.s : "", output.len);
     r->output_len = output.len;

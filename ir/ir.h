@@ -124,6 +124,10 @@ typedef struct Compilation {
   StrBuf *dump;
   bool verify_each;       /* verify the IR after every stage, not only at the ends */
   bool fp_fusion;         /* a float multiply and add may fuse (Triton's enable_fp_fusion) */
+  /* operand conversions a loop does not compute go before it (remove-layout-conversions)
+   * unless keep_operands is set: the compilation is run again so when the buffers they
+   * keep across the loop took more shared memory than the target has (shared_overflow) */
+  bool keep_operands, hoisted, shared_overflow;
 } Compilation;
 
 /* ---- ops, for passes and codegen (util.c) -------------------------------------------- */

@@ -24,7 +24,9 @@
  * once and each iteration reads it by ldmatrix, as Triton's LICM leaves
  * the local_alloc before the loop, instead of writing it again in each
  * iteration from registers held across the loop (tl.range(...,
- * disable_licm=True) keeps it where it is).
+ * disable_licm=True) keeps it where it is; and a compilation whose
+ * buffers then take more shared memory than the target has is run again
+ * without it: Compilation.keep_operands).
  */
 #include "passes.h"
 
@@ -485,7 +487,10 @@ static void hoist_operand_conversions(Compilation *comp, MlirOperation module) {
            mlirAttributeIsNull(mlirOperationGetAttributeByName(loop, mlirStringRefCreateFromCString("tile.disable_licm")));
          loop = mlirOperationGetParentOperation(loop))
       out = loop;
-    if (!mlirOperationIsNull(out)) mlirOperationMoveBefore(cv, out);
+    if (!mlirOperationIsNull(out)) {
+      mlirOperationMoveBefore(cv, out);
+      comp->hoisted = true;
+    }
   }
 }
 
@@ -498,7 +503,7 @@ bool pass_remove_layout_conversions(Compilation *comp, MlirOperation module) {
   for (int i = 0; i < loops.converts.n; i++) changed |= retype_loop(comp, (MlirOperation){loops.converts.v[i]});
   if (changed) remove_conversions(comp, module);
   if (sink_epilogues(comp, module)) remove_conversions(comp, module);
-  hoist_operand_conversions(comp, module);
+  if (!comp->keep_operands) hoist_operand_conversions(comp, module);
   return true;
 }
 
