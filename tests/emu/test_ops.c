@@ -552,6 +552,29 @@ static void dots(void) {
     }
     free(k), free(x), free(q), free(sc), free(g), free(dk), free(dx), free(dq), free(a1), free(b1), free(a2), free(got);
   }
+  /* one load as both operands (ptx_dot.py's dot_self): Y = X @ X and
+   * Z = X @ X^T from one copy in shared memory */
+  {
+    enum { N = 64 };
+    static uint16_t x[N * N];
+    static float y[N * N], z[N * N];
+    static double dx[N * N], dxt[N * N], got[N * N];
+    random_halves(x, dx, N * N);
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) dxt[j * N + i] = dx[i * N + j];
+    for (int i = 0; i < N * N; i++) y[i] = z[i] = NAN;
+    EmuBuffer bf[3] = {{x, sizeof x, "x"}, {y, sizeof y, "y"}, {z, sizeof z, "z"}};
+    void *p[3] = {x, y, z};
+    void *args[3] = {&p[0], &p[1], &p[2]};
+    if (!run("ptx_dot.py", "dot_self", "*fp16:16, *fp32:16, *fp32:16, 64", 4, args, 3, bf, 3)) {
+      for (int i = 0; i < N * N; i++) got[i] = y[i];
+      int bad = dot_differs(dx, dx, got, 1, N, N, N, 1e-6);
+      for (int i = 0; i < N * N; i++) got[i] = z[i];
+      bad += dot_differs(dx, dxt, got, 1, N, N, N, 1e-6);
+      if (bad) fprintf(stderr, "dot_self: %d values differ\n", bad);
+      CHECK(bad == 0);
+    }
+  }
   /* P = (A @ B) in fp16 as the next dot's A operand, in registers
    * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P; on 4
    * warps, and on 8 with both dots' warps along M ([8, 1]) */

@@ -406,3 +406,21 @@ def dot_two_ways(k_ptr, x_ptr, q_ptr, s_ptr, g_ptr, steps, BN: tl.constexpr, BM:
         qT_ptrs += BM * D
     tl.store(s_ptr + n[:, None] * BM + m[None, :], s)
     tl.store(g_ptr + n[:, None] * D + d[None, :], g)
+
+
+# One load as both operands of a dot, x @ x and x @ x^T: one copy by
+# cp.async (four 16-byte copies a thread for 64x64 halves), read as A by
+# ldmatrix and as B by ldmatrix.trans (x @ x) or without it (x @ x^T).
+# test_ops checks the numbers.
+# RUN: %tilec compile %s -k dot_self -s "*fp16:16, *fp32:16, *fp32:16, 64" --emit=ptx | FileCheck %s --check-prefix=SELF
+# RUN: %tilec compile %s -k dot_self -s "*fp16:16, *fp32:16, *fp32:16, 64" --emit=ptx | %ptxas_check
+# SELF-NOT: st.shared.b16
+# SELF-COUNT-4: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+# SELF-NOT: cp.async.c{{[ag]}}.shared
+# SELF: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+@triton.jit
+def dot_self(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + r[None, :])
+    tl.store(y_ptr + r[:, None] * N + r[None, :], tl.dot(x, x))
+    tl.store(z_ptr + r[:, None] * N + r[None, :], tl.dot(x, x.T))
