@@ -216,6 +216,7 @@ Vals *lw_prefetched(Lower *L, const Prefetch *b, MlirValue slot);
 MlirValue lw_pack_pair(Lower *L, MlirValue a, MlirValue b);
 MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k, bool trans); /* trans: e is of the operand transposed */
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load);
+void lw_load_guarded(Lower *L, MlirOperation load, MlirValue guard);
 void lw_lower_op(Lower *L, MlirOperation op);
 void lw_lower_print(Lower *L, MlirOperation op);
 void lw_lower_reduce(Lower *L, MlirOperation op);

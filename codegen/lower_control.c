@@ -176,6 +176,7 @@ static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, P
     L->loc = mlirOperationGetLocation(o);
     if (bufs->v[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs->v[i], slot), guard);
     else if (pres->v[i]) lw_prefetch_to_slot(L, o, pres->v[i], slot, guard);
+    else if (tile_op_of(o) == TOP_load) lw_load_guarded(L, o, guard);
     else lw_lower_op(L, o);
   }
   lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
@@ -209,9 +210,11 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     if (op_int_attr(o, "tile.stage", -1) != 0) continue;
     Lazy *buf = NULL;
     Prefetch *pre = NULL;
-    if (tile_op_of(o) == TOP_load) {
+    bool in_registers = !mlirAttributeIsNull(mlirOperationGetAttributeByName(o, str("tile.in_registers")));
+    if (tile_op_of(o) == TOP_load && !in_registers) {
       /* an operand of mma.sync, read by the dot; else a load prefetched
-       * for the rest of the body */
+       * for the rest of the body (a load the first stage's addresses come
+       * from stays in registers, lowered with the first stage) */
       bool trans;
       MlirOperation cv = operand_conversion(L->comp, o, &trans);
       if (!mlirOperationIsNull(cv))

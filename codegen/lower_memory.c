@@ -253,7 +253,6 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
   int words = vec / per;
   MlirType wt = mlirIntegerTypeGet(L->ctx, (unsigned)wbits);
   if (is_load && tensor && copy_to_operand(L, op, p, m, other, vec, bits, slot, guard)) return;
-  if (!slot) guard = (MlirValue){NULL};
   for (int k = 0; vec > 1 && k < p->n; k += vec) {
     /* vec consecutive elements, one predicate: one access of up to 128 bits */
     MlirValue pred = is_load ? load_pred(L, m, k, guard) : pred_of(L, m, k);
@@ -315,6 +314,10 @@ static void load_store(Lower *L, MlirOperation op, bool is_load, Lazy *slot, Mli
  * (the iteration exists): by cp.async, else loaded into registers and
  * stored there. */
 void lw_lower_load_store(Lower *L, MlirOperation op, bool is_load) { load_store(L, op, is_load, NULL, (MlirValue){NULL}); }
+
+/* A load into registers, each access predicated on guard too: a load of a
+ * pipelined loop's first stage, for an iteration that may not exist. */
+void lw_load_guarded(Lower *L, MlirOperation load, MlirValue guard) { load_store(L, load, true, NULL, guard); }
 
 void lw_load_to_slot(Lower *L, MlirOperation load, Lazy *slot, MlirValue guard) {
   /* where the iteration exists only: its addresses may lie past the data,

@@ -5,7 +5,9 @@
  * the same name, operands, attributes and result types, where the first
  * dominates the second, only the first remains. Scopes follow the region
  * tree: an op is available in its block after it and in the regions nested
- * there.
+ * there. Of two equal loads in one block with no op between them that may
+ * write memory (an impure op, or one with regions), not volatile, only the
+ * first remains too.
  *
  * Value numbering with a scoped hash table, as LLVM's EarlyCSE does: names,
  * values, types and attributes are uniqued by the MLIR context, so an op's
@@ -125,15 +127,43 @@ static void cse_regions(Table *t, MlirOperation op) {
   }
 }
 
+/* A load that may be merged with an equal one before it in its block:
+ * not volatile. */
+static bool plain_load(MlirOperation op) {
+  return tile_op_of(op) == TOP_load &&
+         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile")));
+}
+
+/* Replaces op by prev, an equal op before it. */
+static void merge(MlirOperation op, MlirOperation prev) {
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, r), mlirOperationGetResult(prev, r));
+  op_erase(op);
+}
+
 static void cse_block(Table *t, MlirBlock b) {
   int mark = t->n;
+  /* the loads of this block since the last op that may write memory: a
+   * load equal to one of them reads what it read */
+  enum { LOADS = 32 };
+  MlirOperation loads[LOADS];
+  int nloads = 0;
   MlirOperation next;
   for (MlirOperation op = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(op); op = next) {
     next = mlirOperationGetNextInBlock(op);
     if (mlirOperationGetNumRegions(op) > 0) {
       cse_regions(t, op);
+      nloads = 0;
       continue;
     }
+    if (plain_load(op)) {
+      int i = 0;
+      while (i < nloads && !same_op(loads[i], op)) i++;
+      if (i < nloads) merge(op, loads[i]);
+      else if (nloads < LOADS) loads[nloads++] = op;
+      continue;
+    }
+    if (!op_is_pure(op)) nloads = 0;
     if (!op_is_pure(op) || mlirOperationGetNumResults(op) == 0) continue;
     uint64_t h = op_hash(op);
     MlirOperation prev = table_find(t, op, h);
@@ -141,9 +171,7 @@ static void cse_block(Table *t, MlirBlock b) {
       table_push(t, op, h);
       continue;
     }
-    for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
-      mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, r), mlirOperationGetResult(prev, r));
-    op_erase(op);
+    merge(op, prev);
   }
   table_pop_to(t, mark);
 }

@@ -2,7 +2,8 @@
  * dce.c — dead code elimination for tile IR.
  *
  * Requires: nothing. Guarantees: no pure op (arith, math, or a tile op the
- * property table calls pure) with results is left without a user. Upstream
+ * property table calls pure) and no load but a volatile one is left
+ * without a user. Upstream
  * DCE cannot do this for tile ops: IRDL ops carry no side-effect traits.
  *
  * One walk finds the ops dead already; erasing one can kill the producers
@@ -16,8 +17,16 @@ typedef struct Dead {
   PtrVec ops;
 } Dead;
 
+/* A load only reads: unused, it goes too, unless volatile (as Triton's
+ * loads carry a read effect and no other). */
+static bool removable(MlirOperation op) {
+  if (op_is_pure(op)) return true;
+  return tile_op_of(op) == TOP_load &&
+         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile")));
+}
+
 static bool dead(MlirOperation op) {
-  return mlirOperationGetNumResults(op) > 0 && op_is_pure(op) && op_results_unused(op);
+  return mlirOperationGetNumResults(op) > 0 && removable(op) && op_results_unused(op);
 }
 
 static void collect(MlirOperation op, void *user) {

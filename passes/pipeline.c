@@ -85,13 +85,17 @@ static bool copyable(Compilation *comp, AxisAnalysis *aa, MlirOperation op) {
 }
 
 /* A load of a loop without a dot that goes ahead: a tensor of 32- or
- * 64-bit numbers, directly in the body, not through a block pointer. */
-static bool prefetchable(MlirOperation op, MlirBlock body) {
+ * 64-bit numbers in a blocked layout (not a slice of one: a few elements
+ * loaded where a broadcast reads them), directly in the body, not through
+ * a block pointer. */
+static bool prefetchable(Compilation *comp, MlirOperation op, MlirBlock body) {
   if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1 ||
       !mlirBlockEqual(mlirOperationGetBlock(op), body))
     return false;
   MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
-  if (!mlirTypeIsARankedTensor(rt) || !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))))
+  Layout l;
+  if (!mlirTypeIsARankedTensor(rt) || !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))) ||
+      !layout_of_type(comp, rt, &l) || l.kind != L_BLOCKED)
     return false;
   /* 32 or 64 bits: any run of them is a cp.async of 4, 8 or 16 bytes */
   MlirType et = mlirShapedTypeGetElementType(rt);
@@ -105,6 +109,7 @@ typedef struct Plan {
   MlirOperation loop;
   MlirBlock body;
   bool prefetch; /* a loop without a dot: its loads go ahead (prefetchable) */
+  bool writes;   /* the loop writes memory */
   PtrVec stage0; /* ops of the first stage */
   unsigned long long carried; /* bit i: iter arg i is the first stage's */
   bool ok;
@@ -112,6 +117,34 @@ typedef struct Plan {
 
 /* A load of a dot's loop that goes ahead: a 16-bit operand cp.async copies. */
 static bool goes_ahead(const Plan *p, MlirOperation op) { return feeds_mma(p->comp, op) && copyable(p->comp, p->aa, op); }
+
+/* Whether op, or an op nested in it, writes memory (or has another effect). */
+static bool writes(MlirOperation op) {
+  TileOp t = tile_op_of(op);
+  if (t != TOP_NONE && ((tile_op_flags(t) & OP_WRITES) || ((tile_op_flags(t) & OP_PURE_IF_MARKED) && !op_is_pure(op))))
+    return true;
+  for (intptr_t i = 0; i < mlirOperationGetNumRegions(op); i++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+        if (writes(o)) return true;
+  return false;
+}
+
+/* A load of a dot's loop that an address of the first stage is computed
+ * from: loaded S - 1 iterations ahead in registers, predicated on the
+ * iteration's existence, as Triton's pipeliner schedules the index loads of
+ * a paged cache with the copies they address. Not volatile, not through a
+ * block pointer, and in a loop that writes no memory (the load moves ahead
+ * of the iterations' stores). */
+static bool in_registers(const Plan *p, MlirOperation op) {
+  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1 || p->writes ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, sref("volatile"))))
+    return false;
+  MlirType pt = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  if (mlirTypeIsARankedTensor(pt)) return true;
+  MlirType pointee = ir_pointee(p->comp->ic, pt);
+  return !mlirTypeIsNull(pointee) && !mlirTypeIsARankedTensor(pointee);
+}
 
 static bool in_stage0(const Plan *p, MlirOperation op) {
   for (int i = 0; i < p->stage0.n; i++)
@@ -143,8 +176,9 @@ static void take(Plan *p, MlirValue v) {
     return;
   }
   /* a prefetched load is a root of the first stage, never what an address
-   * is computed from */
-  bool load = !p->prefetch && goes_ahead(p, d);
+   * is computed from; a dot's loop loads what its addresses are computed
+   * from (a block table's rows) ahead in registers */
+  bool load = !p->prefetch && (goes_ahead(p, d) || in_registers(p, d));
   if (!load && (!op_is_pure(d) || mlirOperationGetNumRegions(d))) {
     p->ok = false;
     return;
@@ -299,10 +333,11 @@ static void plan_loop(Compilation *comp, AxisAnalysis *aa, MlirOperation loop) {
   if (stages < 2 || !positive_step(mlirOperationGetOperand(loop, 2))) return;
   Plan p = {.comp = comp, .aa = aa, .loop = loop, .body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), .ok = true};
   p.prefetch = !has_dot(loop) && op_int_attr(loop, "tile.num_stages", 0) >= 2;
+  p.writes = writes(loop);
   int loads = 0;
   for (MlirOperation o = mlirBlockGetFirstOperation(p.body), next; !mlirOperationIsNull(o); o = next) {
     next = mlirOperationGetNextInBlock(o);
-    if (p.prefetch && prefetchable(o, p.body)) {
+    if (p.prefetch && prefetchable(comp, o, p.body)) {
       loads++;
       o = split_other(o);
       vec_push(comp->a, &p.stage0, o.ptr);
@@ -318,7 +353,7 @@ static void plan_loop(Compilation *comp, AxisAnalysis *aa, MlirOperation loop) {
   for (int i = 0; i < p.stage0.n && p.ok; i++) {
     MlirOperation o = {p.stage0.v[i]};
     if (p.prefetch && tile_op_of(o) == TOP_load) continue; /* the last stage reads its copy */
-    bool load = goes_ahead(&p, o);
+    bool load = goes_ahead(&p, o); /* its conversion reads the copy; a load in registers is read by the first stage only */
     for (intptr_t r = 0; r < mlirOperationGetNumResults(o) && p.ok; r++)
       p.ok = used_by_stage0(&p, mlirOperationGetResult(o, r), load);
   }
@@ -331,8 +366,12 @@ static void plan_loop(Compilation *comp, AxisAnalysis *aa, MlirOperation loop) {
   MlirContext ctx = mlirOperationGetContext(loop);
   MlirType i32 = mlirIntegerTypeGet(ctx, 32);
   mlirOperationSetAttributeByName(loop, sref("tile.pipeline"), mlirIntegerAttrGet(i32, stages));
-  for (int i = 0; i < p.stage0.n; i++)
-    mlirOperationSetAttributeByName((MlirOperation){p.stage0.v[i]}, sref("tile.stage"), mlirIntegerAttrGet(i32, 0));
+  for (int i = 0; i < p.stage0.n; i++) {
+    MlirOperation o = {p.stage0.v[i]};
+    mlirOperationSetAttributeByName(o, sref("tile.stage"), mlirIntegerAttrGet(i32, 0));
+    if (!p.prefetch && tile_op_of(o) == TOP_load && !goes_ahead(&p, o))
+      mlirOperationSetAttributeByName(o, sref("tile.in_registers"), mlirUnitAttrGet(ctx));
+  }
 }
 
 typedef struct Loops {

@@ -43,10 +43,27 @@ typedef struct Remat {
 
 static bool is_tensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGetType(v)); }
 
+/* A load of fewer elements than the block has threads (the rows of a
+ * block table, a few indices): loaded again in another layout, its few
+ * addresses hit in the cache, where a conversion goes through shared
+ * memory with barriers on both sides. Triton's rematerialization takes
+ * such loads too. Not a volatile one, and not through a block pointer. */
+static bool cheap_load(const Compilation *comp, MlirOperation op) {
+  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1 ||
+      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile"))))
+    return false;
+  MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
+  if (!mlirTypeIsARankedTensor(p) || !mlirShapedTypeHasStaticShape(p)) return false;
+  int64_t n = 1;
+  for (intptr_t d = 0; d < mlirShapedTypeGetRank(p); d++) n *= mlirShapedTypeGetDimSize(p, d);
+  return n < (int64_t)comp->num_warps * comp->threads_per_warp;
+}
+
 /* Layout-agnostic ops: their operands take the result's layout (or, for
  * expand_dims, its slice). */
-static bool rematerializable(MlirOperation op) {
+static bool rematerializable(const Compilation *comp, MlirOperation op) {
   TileOp t = tile_op_of(op);
+  if (cheap_load(comp, op)) return true;
   if ((mlirOperationGetNumResults(op) != 1 && t != TOP_philox) || mlirOperationGetNumRegions(op) > 0 || !op_is_pure(op))
     return false;
   if (t == TOP_make_range || t == TOP_splat || t == TOP_broadcast || t == TOP_expand_dims || t == TOP_addptr ||
@@ -146,7 +163,7 @@ static void add_made(Arena *a, PtrMap *m, MlirValue v, const Layout *l, MlirValu
 }
 
 static bool is_leaf(Query *q, MlirOperation d) {
-  return mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && map_get(&q->forced, d.ptr));
+  return mlirOperationIsNull(d) || !rematerializable(q->comp, d) || (costly(d) && map_get(&q->forced, d.ptr));
 }
 
 /* Can v be produced in layout l by recomputation within the budget? Values
@@ -301,7 +318,7 @@ static bool conversion_source(Compilation *comp, MlirValue y, int depth, Layout 
     }
     return false;
   }
-  if (!rematerializable(d)) return false;
+  if (!rematerializable(comp, d)) return false;
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
     if (is_tensor(o) && conversion_source(comp, o, depth + 1, out)) return true;
@@ -327,7 +344,7 @@ static bool remat_but(Compilation *comp, MlirValue v, const Layout *l, MlirValue
   if (mlirValueEqual(v, arg)) return true;
   if (layout_of_type(comp, mlirValueGetType(v), &have) && layout_equal(&have, l)) return true;
   MlirOperation d = value_owner(v);
-  if (mlirOperationIsNull(d) || !rematerializable(d) || (costly(d) && !single_use(v)) || --*budget < 0) return false;
+  if (mlirOperationIsNull(d) || !rematerializable(comp, d) || (costly(d) && !single_use(v)) || --*budget < 0) return false;
   if (tile_op_of(d) == TOP_convert_layout) return remat_but(comp, mlirOperationGetOperand(d, 0), l, arg, budget);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(d); i++) {
     MlirValue o = mlirOperationGetOperand(d, i);
@@ -571,7 +588,7 @@ static bool remove_conversions(Compilation *comp, MlirOperation module) {
       MlirOperation producer = value_owner(src);
       bool is_op = !mlirOperationIsNull(producer);
       bool from_convert = is_op && tile_op_of(producer) == TOP_convert_layout;
-      bool movable = is_op && !from_convert && rematerializable(producer);
+      bool movable = is_op && !from_convert && rematerializable(comp, producer);
       if ((movable || from_convert) && can_remat(&q, comp, cv, src, &target) &&
           (q.leaves == 0 || (movable && q.leaves == 1) || (movable && q.leaves == 2 && fewer_rows_after(comp, src, &target)))) {
         mlirValueReplaceAllUsesOfWith(res, remat(&q, src, &target));

@@ -575,6 +575,45 @@ static void dots(void) {
       CHECK(bad == 0);
     }
   }
+  /* a K loop over a paged cache (ptx_dot.py's dot_paged): O = P @ KV[table]
+   * over 100 rows in steps of 32, the rows' indices loaded ahead in
+   * registers, the rows gathered by cp.async; the table a permutation of a
+   * cache of 160 rows, and the last step's rows past 100 masked */
+  {
+    enum { M = 16, D = 64, BN = 32, ROWS = 100, NP = 128, CACHE = 160 };
+    static uint16_t pm[M * NP], kv[CACHE * D];
+    static int32_t table[ROWS];
+    static float o[M * D];
+    static double dp[M * NP], dkv[CACHE * D], dg[ROWS * D];
+    random_halves(pm, dp, M * NP);
+    random_halves(kv, dkv, CACHE * D);
+    int32_t perm[CACHE];
+    for (int i = 0; i < CACHE; i++) perm[i] = i;
+    for (int i = CACHE - 1; i > 0; i--) {
+      int j = (int)(next_u32() % (uint32_t)(i + 1));
+      int32_t t = perm[i];
+      perm[i] = perm[j], perm[j] = t;
+    }
+    for (int r = 0; r < ROWS; r++) {
+      table[r] = perm[r];
+      for (int d = 0; d < D; d++) dg[r * D + d] = dkv[perm[r] * D + d];
+    }
+    double da[M * ROWS];
+    for (int m = 0; m < M; m++)
+      for (int r = 0; r < ROWS; r++) da[m * ROWS + r] = dp[m * NP + r];
+    for (int i = 0; i < M * D; i++) o[i] = NAN;
+    EmuBuffer bf[4] = {{pm, sizeof pm, "p"}, {kv, sizeof kv, "kv"}, {table, sizeof table, "table"}, {o, sizeof o, "o"}};
+    void *p[4] = {pm, kv, table, o};
+    int32_t rows = ROWS, stride = NP;
+    void *args[6] = {&p[0], &p[1], &p[2], &p[3], &rows, &stride};
+    if (!run("ptx_dot.py", "dot_paged", "*fp16:16, *fp16:16, *i32:16, *fp32:16, i32, i32:16, 16, 64, 32", 4, args, 6, bf, 4)) {
+      double got[M * D];
+      for (int i = 0; i < M * D; i++) got[i] = o[i];
+      int bad = dot_differs(da, dg, got, 1, M, ROWS, D, 1e-6);
+      if (bad) fprintf(stderr, "dot_paged: %d values differ\n", bad);
+      CHECK(bad == 0);
+    }
+  }
   /* P = (A @ B) in fp16 as the next dot's A operand, in registers
    * (ptx_dot.py's dot_chain): O = P @ V within fp16's rounding of P; on 4
    * warps, and on 8 with both dots' warps along M ([8, 1]) */

@@ -37,14 +37,44 @@ func.func @different_attrs(%p: !tile.ptr<i32>) {
 
 // -----
 
-// Loads are not merged: memory may change between them.
-// CHECK-LABEL: func.func @loads_stay
-// CHECK-COUNT-2: "tile.load"
-func.func @loads_stay(%p: !tile.ptr<f32>) -> f32 {
+// Two equal loads with nothing between them that writes memory read the
+// same: one remains (as MLIR's CSE merges Triton's loads, which only read).
+// CHECK-LABEL: func.func @loads_merge
+// CHECK-COUNT-1: "tile.load"
+// CHECK-NOT: "tile.load"
+// CHECK: arith.addf %0, %0
+func.func @loads_merge(%p: !tile.ptr<f32>) -> f32 {
   %0 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32>) -> f32
   %1 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32>) -> f32
   %2 = arith.addf %0, %1 : f32
   return %2 : f32
+}
+
+// -----
+
+// A store between them, a loop between them (it may store), or volatile
+// loads: two loads stay two.
+// CHECK-LABEL: func.func @loads_stay
+// CHECK-COUNT-5: "tile.load"
+// CHECK-NOT: "tile.load"
+func.func @loads_stay(%p: !tile.ptr<f32>, %n: i32) -> f32 {
+  %0 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32>) -> f32
+  %c = arith.constant 1.0 : f32
+  "tile.store"(%p, %c) : (!tile.ptr<f32>, f32) -> ()
+  %1 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32>) -> f32
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    "tile.store"(%p, %c) : (!tile.ptr<f32>, f32) -> ()
+  }
+  %2 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32>) -> f32
+  %3 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>, volatile} : (!tile.ptr<f32>) -> f32
+  %4 = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>, volatile} : (!tile.ptr<f32>) -> f32
+  %5 = arith.addf %0, %1 : f32
+  %6 = arith.addf %5, %2 : f32
+  %7 = arith.addf %6, %3 : f32
+  %8 = arith.addf %7, %4 : f32
+  return %8 : f32
 }
 
 // -----

@@ -14,16 +14,19 @@ func.func @unused_chain(%p: !tile.ptr<f32>, %n: i32) {
 
 // -----
 
-// A store has an effect and stays, with what feeds it; a load whose value
-// is unused stays too (it reads memory, as Triton keeps it).
+// A store has an effect and stays, with what feeds it; so does a volatile
+// load whose value is unused. A load that only reads goes (Triton's loads
+// carry a read effect only, and MLIR's DCE takes them).
 // CHECK-LABEL: func.func @effects_stay
-// CHECK: "tile.load"
+// CHECK: "tile.load"{{.*}}volatile
+// CHECK-NOT: "tile.load"
 // CHECK: "tile.store"
 func.func @effects_stay(%p: !tile.ptr<f32>) {
   %0 = "tile.make_range"() {start = 0 : i32, end = 64 : i32} : () -> tensor<64xi32>
   %1 = "tile.splat"(%p) : (!tile.ptr<f32>) -> tensor<64x!tile.ptr<f32>>
   %2 = "tile.addptr"(%1, %0) : (tensor<64x!tile.ptr<f32>>, tensor<64xi32>) -> tensor<64x!tile.ptr<f32>>
-  %3 = "tile.load"(%2) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
+  %3 = "tile.load"(%2) {operandSegmentSizes = array<i32: 1, 0, 0>, volatile} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
+  %4 = "tile.load"(%2) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32>>) -> tensor<64xf32>
   %c = arith.constant dense<1.0> : tensor<64xf32>
   "tile.store"(%2, %c) : (tensor<64x!tile.ptr<f32>>, tensor<64xf32>) -> ()
   return

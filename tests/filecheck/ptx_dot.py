@@ -271,10 +271,14 @@ def dot_bt(q_ptr, k_ptr, s_ptr, M: tl.constexpr, K: tl.constexpr, N: tl.constexp
 # A loaded vector and a mask from ranges meeting a dot's result (attention
 # backward's qk - m[None, :] and its causal mask): the vector converts as a
 # vector to a slice of the MMA layout and is broadcast there, the mask is
-# computed there from its ranges; no 2-D conversion before the store.
+# computed there from its ranges; no 2-D conversion before the store. A
+# vector of fewer elements than the block's threads is loaded in the slice
+# itself (its addresses recomputed there), as Triton rematerializes a cheap
+# load, instead of converted through shared memory.
 # test_ops checks the numbers.
 # RUN: %tilec compile %s -k dot_rowvec -s "*fp16:16, *fp16:16, *fp32:16, *fp32:16, 64, 16, 64" --emit=tile-gpu | FileCheck %s --check-prefix=VEC
-# VEC: "tile.convert_layout"({{.*}}) : (tensor<64xf32, #tile.blocked<{{.*}}>>) -> tensor<64xf32, #tile.slice<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>>>
+# VEC: "tile.load"({{.*}}) -> tensor<64xf32, #tile.slice<0 : i64, #tile.mma<2 : i64, [2, 2], [16, 8]>>>
+# VEC-NOT: "tile.convert_layout"({{.*}}) : (tensor<64xf32
 # VEC-NOT: "tile.convert_layout"({{.*}}) : (tensor<64x64x{{.*}}#tile.blocked
 # VEC: arith.select {{.*}} : tensor<64x64xi1, #tile.mma<2 : i64, [2, 2], [16, 8]>>, tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>
 # VEC: "tile.convert_layout"({{.*}}) : (tensor<64x64xf32, #tile.mma<2 : i64, [2, 2], [16, 8]>>)
@@ -406,6 +410,37 @@ def dot_two_ways(k_ptr, x_ptr, q_ptr, s_ptr, g_ptr, steps, BN: tl.constexpr, BM:
         qT_ptrs += BM * D
     tl.store(s_ptr + n[:, None] * BM + m[None, :], s)
     tl.store(g_ptr + n[:, None] * D + d[None, :], g)
+
+
+# A K loop over a paged cache (a decode kernel's block table): the rows of
+# B come from an index load in the same iteration. The pipeliner takes the
+# index load into the first stage, loaded ahead in registers (predicated on
+# the iteration's existence), and the gathered rows go to shared memory by
+# cp.async, ahead too, as Triton's pipeliner schedules them. test_ops
+# checks the numbers at a ragged row count.
+# RUN: %tilec compile %s -k dot_paged -s "*fp16:16, *fp16:16, *i32:16, *fp32:16, i32, i32:16, 16, 64, 32" --emit=pipeline | FileCheck %s --check-prefix=PAGED
+# RUN: %tilec compile %s -k dot_paged -s "*fp16:16, *fp16:16, *i32:16, *fp32:16, i32, i32:16, 16, 64, 32" --emit=ptx | FileCheck %s --check-prefix=PAGEDPTX
+# RUN: %tilec compile %s -k dot_paged -s "*fp16:16, *fp16:16, *i32:16, *fp32:16, i32, i32:16, 16, 64, 32" --emit=ptx | %ptxas_check
+# PAGED: scf.for
+# PAGED: "tile.load"({{.*}}tile.in_registers{{.*}}tile.stage = 0
+# PAGED: "tile.load"({{.*}}tile.stage = 0
+# PAGED: } {tile.pipeline = 3
+# PAGEDPTX: ld.global.b32
+# PAGEDPTX: cp.async.cg.shared.global
+# PAGEDPTX: cp.async.commit_group
+# PAGEDPTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+@triton.jit
+def dot_paged(p_ptr, kv_ptr, table_ptr, o_ptr, n_rows, stride_p, M: tl.constexpr, D: tl.constexpr, BN: tl.constexpr):
+    m = tl.arange(0, M)
+    d = tl.arange(0, D)
+    acc = tl.zeros((M, D), dtype=tl.float32)
+    for start in range(0, n_rows, BN):
+        offs = start + tl.arange(0, BN)
+        row = tl.load(table_ptr + offs, mask=offs < n_rows, other=0)
+        kv = tl.load(kv_ptr + row[:, None] * D + d[None, :], mask=(offs < n_rows)[:, None], other=0.0)
+        p = tl.load(p_ptr + m[:, None] * stride_p + offs[None, :])
+        acc = tl.dot(p, kv, acc)
+    tl.store(o_ptr + m[:, None] * D + d[None, :], acc)
 
 
 # One load as both operands of a dot, x @ x and x @ x^T: one copy by
