@@ -453,6 +453,40 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
   return s;
 }
 
+tilec_status tilec_describe(const char *filename, const char *source, size_t length, const tilec_compile_options *options,
+                            tilec_result **out) {
+  if (!out) return TILEC_ERROR_USAGE;
+  tilec_result *r = calloc(1, sizeof *r);
+  *out = r;
+  if (!r) return TILEC_ERROR_NO_MEMORY;
+  if (!source || !options || length > TILEC_MAX_SOURCE_BYTES) {
+    const char *why = length > TILEC_MAX_SOURCE_BYTES ? "tilec: error: the source is too large\n"
+                                                      : "tilec: error: tilec_describe needs a source and options\n";
+    r->diagnostics = dup_text(why, strlen(why));
+    return !r->diagnostics ? TILEC_ERROR_NO_MEMORY : length > TILEC_MAX_SOURCE_BYTES ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_USAGE;
+  }
+  Arena *a = arena_create();
+  Diags d = {0};
+  Source src = {.name = filename ? filename : "<source>", .len = length};
+  src.text = arena_strndup(a, source, length);
+  StrBuf json = {0};
+  TokenList toks;
+  Module *m = lex_file(a, &d, &src, &toks) ? parse_module(a, &d, &src, &toks) : NULL;
+  SpecOptions so = {.kernel = options->kernel, .path = src.name, .include_dirs = options->include_dirs,
+                    .ninclude_dirs = options->num_include_dirs};
+  bool ok = m && sema_describe(a, &d, types_create(a), m, &so, &json) && !d.errors;
+  if (ok) {
+    r->output = dup_text(json.s, json.len);
+    r->output_len = json.len;
+  }
+  r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
+  tilec_status st = !r->diagnostics || (ok && !r->output) ? TILEC_ERROR_NO_MEMORY : ok ? TILEC_OK : TILEC_ERROR_COMPILE;
+  sb_free(&json);
+  sb_free(&d.out);
+  arena_destroy(a);
+  return st;
+}
+
 static tilec_status compile_once(const char *filename, const char *source, size_t length,
                                  const tilec_compile_options *options, tilec_result **out, bool keep_operands, bool *again) {
   if (!out) return TILEC_ERROR_USAGE;

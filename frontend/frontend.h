@@ -482,6 +482,8 @@ typedef struct SpecOptions {
 } SpecOptions;
 
 Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt);
+/* The kernel's parameters, autotune configs and heuristics as JSON (tilec_describe). */
+bool sema_describe(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt, StrBuf *out);
 
 /* Printing (the --emit=ast form). */
 void ast_print_kernel(StrBuf *sb, const Kernel *k);

@@ -591,3 +591,94 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
   d->site = NULL;
   return k;
 }
+
+/* ---- a kernel's parameters, for hosts that build its signature (tilec_describe) ---------- */
+
+/* s as a JSON string. */
+static void json_str(StrBuf *sb, const char *s) {
+  sb_putc(sb, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') sb_printf(sb, "\\%c", c);
+    else if (c < 0x20) sb_printf(sb, "\\u%04x", c);
+    else sb_putc(sb, (char)c);
+  }
+  sb_putc(sb, '"');
+}
+
+/* A constant as the Python literal cvalue_print writes, in a JSON string. */
+static void json_value(Sema *S, StrBuf *sb, Node *n) {
+  Val *v = sema_eval(S, n);
+  if (v->kind != V_CONST) {
+    sb_printf(sb, "null");
+    return;
+  }
+  StrBuf lit = {.arena = S->a};
+  cvalue_print(&lit, v->c);
+  json_str(sb, lit.s ? lit.s : "");
+}
+
+static void json_names(StrBuf *sb, const char *key, const PtrVec *names) {
+  sb_printf(sb, ", \"%s\": [", key);
+  for (int i = 0, k = 0; i < names->n; i++) {
+    const Node *n = names->v[i];
+    if (n->kind != N_STR) continue;
+    sb_printf(sb, "%s", k++ ? ", " : "");
+    json_str(sb, n->sval);
+  }
+  sb_putc(sb, ']');
+}
+
+bool sema_describe(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt, StrBuf *out) {
+  Sema s = {.a = a, .d = d, .tc = tc, .m = m, .src = m->src};
+  Sema *S = &s;
+  jmp_buf jb, *saved = d->unwind;
+  d->unwind = &jb;
+  if (setjmp(jb)) {
+    d->unwind = saved;
+    d->site = NULL;
+    return false;
+  }
+  sema_module_init(S, (Module *)m, opt);
+  Kernel *k = arena_alloc(a, sizeof *k);
+  S->k = k;
+  JitFunc *fn = sema_pick_kernel(S, opt);
+  Node *def = sema_func_def(S, fn);
+  Frame f = {.fn = fn, .is_kernel = true, .mod = fn->mod};
+  S->f = &f;
+  sb_printf(out, "{\"name\": ");
+  json_str(out, fn->name);
+  sb_printf(out, ", \"line\": %d, \"params\": [", sema_loc(def).line);
+  for (int j = 0; j < def->kids.n; j++) {
+    Node *p = def->kids.v[j];
+    sb_printf(out, "%s{\"name\": ", j ? ", " : "");
+    json_str(out, p->name);
+    sb_printf(out, ", \"constexpr\": %s, \"specialize\": %s, \"default\": ", sema_param_is_constexpr(S, p) ? "true" : "false",
+              named_in(fn->do_not_specialize, p->name, j) ? "false" : "true");
+    if (p->rhs) json_value(S, out, p->rhs);
+    else sb_printf(out, "null");
+    sb_printf(out, ", \"has_default\": %s}", p->rhs ? "true" : "false");
+  }
+  sb_printf(out, "], \"configs\": [");
+  for (int c = 0; c < fn->configs.n; c++) {
+    AutotuneConfig *cfg = fn->configs.v[c];
+    sb_printf(out, "%s{\"kwargs\": {", c ? ", " : "");
+    for (int i = 0; i < cfg->kwargs.n; i++) {
+      sb_printf(out, "%s", i ? ", " : "");
+      json_str(out, cfg->kwargs.v[i]->name);
+      sb_printf(out, ": ");
+      json_value(S, out, cfg->kwargs.v[i]->lhs);
+    }
+    sb_printf(out, "}, \"num_warps\": %d, \"num_stages\": %d}", cfg->num_warps, cfg->num_stages);
+  }
+  sb_printf(out, "], \"heuristics\": [");
+  for (int h = 0; h < fn->heuristics.n; h++) {
+    sb_printf(out, "%s", h ? ", " : "");
+    json_str(out, ((Node *)fn->heuristics.v[h])->name);
+  }
+  sb_putc(out, ']');
+  json_names(out, "key", &fn->autotune_keys);
+  sb_printf(out, ", \"num_warps\": %d}\n", fn->jit_num_warps);
+  d->unwind = saved;
+  return !d->errors;
+}

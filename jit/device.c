@@ -121,7 +121,10 @@ static void free_identity(JitIdentity *id) {
 void tilec_device_destroy(tilec_device *d) {
   if (!d) return;
   free_identity(d->identity);
-  for (int i = 0; i < d->nallocs; i++) free(d->allocs[i].data), free(d->allocs[i].init);
+  for (int i = 0; i < d->nallocs; i++) {
+    if (!d->allocs[i].borrowed) free(d->allocs[i].data);
+    free(d->allocs[i].init);
+  }
   free(d->allocs);
   tilec_cuda_close(d->cuda);
   pthread_mutex_destroy(&d->lock);
@@ -147,6 +150,18 @@ bool jit_device_set_identity(tilec_device *d, const JitIdentity *id) {
 
 tilec_device_kind tilec_device_kind_of(const tilec_device *d) { return d ? d->kind : TILEC_DEVICE_AUTO; }
 
+/* Appends a to the device's allocations, under its lock; false when out of memory. */
+static bool add_alloc(tilec_device *d, Alloc a) {
+  if (d->nallocs == d->cap) {
+    int cap = d->cap ? 2 * d->cap : 16;
+    Alloc *grown = realloc(d->allocs, (size_t)cap * sizeof *grown);
+    if (!grown) return false;
+    d->allocs = grown, d->cap = cap;
+  }
+  d->allocs[d->nallocs++] = a;
+  return true;
+}
+
 tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *address, char **message) {
   if (message) *message = NULL;
   if (!d || !address) {
@@ -163,20 +178,65 @@ tilec_status tilec_device_alloc(tilec_device *d, size_t bytes, tilec_devptr *add
     return TILEC_ERROR_NO_MEMORY;
   }
   pthread_mutex_lock(&d->lock);
-  if (d->nallocs == d->cap) {
-    int cap = d->cap ? 2 * d->cap : 16;
-    Alloc *grown = realloc(d->allocs, (size_t)cap * sizeof *grown);
-    if (!grown) {
-      pthread_mutex_unlock(&d->lock);
-      free(p), free(init);
-      return jit_no_memory(message, "tilec_device_alloc");
-    }
-    d->allocs = grown, d->cap = cap;
-  }
-  d->allocs[d->nallocs++] = (Alloc){p, bytes, init};
+  bool added = add_alloc(d, (Alloc){p, bytes, init, false});
   pthread_mutex_unlock(&d->lock);
+  if (!added) {
+    free(p), free(init);
+    return jit_no_memory(message, "tilec_device_alloc");
+  }
   *address = (uintptr_t)p;
   return TILEC_OK;
+}
+
+tilec_status tilec_device_register_host(tilec_device *d, void *host, size_t bytes, char **message) {
+  if (message) *message = NULL;
+  if (!d || !host) {
+    jit_tell(message, "tilec_device_register_host: %s is NULL", d ? "host" : "the device");
+    return TILEC_ERROR_USAGE;
+  }
+  if (d->cuda) {
+    jit_tell(message, "tilec_device_register_host: the CUDA device's kernels take device memory, not host memory");
+    return TILEC_ERROR_USAGE;
+  }
+  if ((uintptr_t)host > UINTPTR_MAX - bytes) {
+    jit_tell(message, "tilec_device_register_host: [%p, +%zu bytes) wraps around the address space", host, bytes);
+    return TILEC_ERROR_USAGE;
+  }
+  unsigned char *init = malloc(bytes / 8 + 1);
+  if (!init) return jit_no_memory(message, "tilec_device_register_host");
+  memset(init, 0xff, bytes / 8 + 1); /* the caller's values: all written */
+  pthread_mutex_lock(&d->lock);
+  uintptr_t b = (uintptr_t)host;
+  int clash = -1;
+  for (int i = 0; clash < 0 && i < d->nallocs; i++) {
+    uintptr_t a = (uintptr_t)d->allocs[i].data;
+    if (b < a + d->allocs[i].bytes + (d->allocs[i].bytes == 0) && a < b + bytes + (bytes == 0)) clash = i;
+  }
+  bool added = clash < 0 && add_alloc(d, (Alloc){host, bytes, init, true});
+  pthread_mutex_unlock(&d->lock);
+  if (added) return TILEC_OK;
+  free(init);
+  if (clash < 0) return jit_no_memory(message, "tilec_device_register_host");
+  jit_tell(message, "tilec_device_register_host: [%p, +%zu bytes) overlaps memory the device has already", host, bytes);
+  return TILEC_ERROR_USAGE;
+}
+
+tilec_status tilec_device_unregister_host(tilec_device *d, void *host, char **message) {
+  if (message) *message = NULL;
+  if (!d) {
+    jit_tell(message, "tilec_device_unregister_host: the device is NULL");
+    return TILEC_ERROR_USAGE;
+  }
+  pthread_mutex_lock(&d->lock);
+  int i = d->cuda ? -1 : jit_find_alloc(d, (uintptr_t)host, 0);
+  bool ok = i >= 0 && d->allocs[i].data == host && d->allocs[i].borrowed;
+  if (ok) {
+    free(d->allocs[i].init);
+    d->allocs[i] = d->allocs[--d->nallocs];
+  }
+  pthread_mutex_unlock(&d->lock);
+  if (!ok) jit_tell(message, "tilec_device_unregister_host: %p is not host memory registered with the device", host);
+  return ok ? TILEC_OK : TILEC_ERROR_USAGE;
 }
 
 int jit_find_alloc(tilec_device *d, tilec_devptr address, size_t bytes) {
@@ -199,7 +259,7 @@ tilec_status tilec_device_free(tilec_device *d, tilec_devptr address, char **mes
   if (d->cuda) return jit_from_rt(tilec_cuda_free(d->cuda, address, message));
   pthread_mutex_lock(&d->lock);
   int i = jit_find_alloc(d, address, 0);
-  bool ok = i >= 0 && (uintptr_t)d->allocs[i].data == address;
+  bool ok = i >= 0 && (uintptr_t)d->allocs[i].data == address && !d->allocs[i].borrowed;
   if (ok) {
     free(d->allocs[i].data), free(d->allocs[i].init);
     d->allocs[i] = d->allocs[--d->nallocs];

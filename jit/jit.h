@@ -79,6 +79,7 @@ typedef struct Alloc {
   void *data;
   size_t bytes;
   unsigned char *init; /* a bit per byte written, by a copy or a launch (EmuBuffer.init) */
+  bool borrowed;       /* the caller's host memory (tilec_device_register_host): not freed here */
 } Alloc;
 
 struct tilec_device {

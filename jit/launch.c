@@ -113,7 +113,8 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
   pthread_mutex_lock(&d->lock);
   EmuBuffer *bufs = malloc((size_t)(d->nallocs + 1) * sizeof *bufs);
   for (int i = 0; bufs && i < d->nallocs; i++)
-    bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, "an allocation", d->allocs[i].init};
+    bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, d->allocs[i].borrowed ? "registered host memory" : "an allocation",
+                          d->allocs[i].init};
   int nbufs = d->nallocs;
   pthread_mutex_unlock(&d->lock);
   if (!bufs) return jit_no_memory(report, k->name);

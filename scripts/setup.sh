@@ -2,15 +2,16 @@
 # Installs what a fresh Debian 12 machine lacks to build and test tilec:
 # LLVM/MLIR 22, Meson, Ninja and a C compiler, from the distribution's own
 # package sources; with CI=true also clang 14 and its libFuzzer runtime, for
-# the fuzzing run of scripts/test.sh, and Python 3, pip and valgrind, for
+# the fuzzing run of scripts/test.sh, Python 3, pip and valgrind, for
 # bench/compare (pip fetches a pinned nvdisasm; valgrind counts compile
-# instructions), and PLplot with its cairo driver, which `tilec bench --plot`
-# opens at run time and the bench test draws with. Idempotent, and silent
+# instructions), venv, for the frameworks suite (NumPy in a virtual
+# environment of its own), and PLplot with its cairo driver, which `tilec
+# bench --plot` opens at run time and the bench test draws with. Idempotent, and silent
 # when everything is already present.
 set -euo pipefail
 
 pkgs=(llvm-22-dev libmlir-22-dev mlir-22-tools meson ninja-build gcc g++ pkg-config)
-[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev python3 python3-pip valgrind libplplot17 plplot-driver-cairo)
+[ "${CI:-}" = "true" ] && pkgs+=(clang-14 libclang-rt-14-dev python3 python3-pip python3-venv valgrind libplplot17 plplot-driver-cairo)
 missing=()
 for p in "${pkgs[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

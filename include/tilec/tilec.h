@@ -115,6 +115,21 @@ TILEC_API tilec_status tilec_compile(const char *filename, const char *source, s
 TILEC_API tilec_status tilec_opt(const char *filename, const char *ir, size_t length, const char *passes, int num_warps,
                                  const char *arch, tilec_result **out);
 
+/* The parameters of one kernel of `source` (options' kernel and include
+ * folders; the rest is not read), for a host that builds a signature from
+ * a call's arguments, as the Python package does: the output is JSON,
+ *   {"name": "add_kernel", "line": 12,
+ *    "params": [{"name": "x_ptr", "constexpr": false, "specialize": true,
+ *                "default": null, "has_default": false}, ...],
+ *    "configs": [{"kwargs": {"BLOCK_SIZE": "1024"}, "num_warps": 4, "num_stages": 0}, ...],
+ *    "heuristics": ["EVEN_N"], "key": ["n_elements"], "num_warps": 0}
+ * with each default and config value a Python literal in a string (null
+ * when it is not a constant), "specialize" false for the parameters
+ * @triton.jit(do_not_specialize=) names, and 0 for what a decorator does
+ * not give. On error, the diagnostics. */
+TILEC_API tilec_status tilec_describe(const char *filename, const char *source, size_t length,
+                                      const tilec_compile_options *options, tilec_result **out);
+
 /* The output (NUL-terminated; a cubin is binary: use length); NULL on error. */
 TILEC_API const char *tilec_result_output(const tilec_result *r, size_t *length);
 /* From the metadata stage on (llvm-mlir and later): the kernel's metadata as
@@ -195,6 +210,19 @@ TILEC_API tilec_status tilec_device_copy_to(tilec_device *d, tilec_devptr dst, c
                                             char **message);
 TILEC_API tilec_status tilec_device_copy_from(tilec_device *d, void *dst, tilec_devptr src, size_t bytes,
                                               char **message);
+
+/* Host memory the caller owns, used in place as device memory of the CPU
+ * device (a NumPy array, a CPU tensor): from here until it is
+ * unregistered, kernels launched on the device may read and write
+ * [host, host + bytes), with the emulator's bounds checks, and
+ * tilec_device_copy_to/from reach it. Its bytes count as written (they hold
+ * the caller's values). The device never frees it; the caller keeps it
+ * alive while it is registered. Ranges must not overlap another
+ * registration or allocation (TILEC_ERROR_USAGE); on the CUDA device,
+ * TILEC_ERROR_USAGE: its kernels take device pointers. Unregistering what
+ * was not registered is TILEC_ERROR_USAGE too. */
+TILEC_API tilec_status tilec_device_register_host(tilec_device *d, void *host, size_t bytes, char **message);
+TILEC_API tilec_status tilec_device_unregister_host(tilec_device *d, void *host, char **message);
 
 /* tilec_jit_options.config: time every @triton.autotune config on the
  * first launch of each distinct key and launch the fastest. */

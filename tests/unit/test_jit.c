@@ -297,6 +297,86 @@ static void autotune_disk(tilec_device *cpu, unsigned long long x, unsigned long
   CHECK(system(cmd) == 0);
 }
 
+/* Host memory used in place (tilec_device_register_host): a kernel reads
+ * and writes it with the emulator's bounds checks, an overlapping or
+ * foreign registration is refused, and it is never freed by the device. */
+static void host_memory(tilec_device *cpu) {
+  enum { N = 300 };
+  static float x[N], y[N + 4];
+  for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = -1;
+  char *msg = NULL;
+  CHECK(tilec_device_register_host(cpu, x, sizeof x, &msg) == TILEC_OK && !msg);
+  CHECK(tilec_device_register_host(cpu, y, sizeof y, &msg) == TILEC_OK && !msg);
+  CHECK(tilec_device_register_host(cpu, x + 10, 8, &msg) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(msg, "overlaps memory the device has already");
+  free(msg);
+  CHECK(tilec_device_free(cpu, (unsigned long long)(uintptr_t)x, &msg) == TILEC_ERROR_USAGE);
+  free(msg);
+  tilec_jit_options o = {.signature = "*fp32, *fp32, i32, fp32, 128", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  CHECK(tilec_kernel_create(cpu, "scale.py", src, sizeof src - 1, &o, &k, &msg) == TILEC_OK);
+  free(msg);
+  unsigned long long dx = (uintptr_t)x, dy = (uintptr_t)y;
+  int n = N;
+  float s = 3;
+  void *args[4] = {&dx, &dy, &n, &s};
+  unsigned grid[3] = {3, 1, 1};
+  CHECK(tilec_kernel_launch(k, grid, args, 4, NULL, &msg) == TILEC_OK && !msg);
+  int bad = 0;
+  for (int i = 0; i < N; i++) bad += y[i] != 3.0f * (float)i;
+  CHECK(bad == 0 && y[N] == 0);
+  /* past the registered bytes: the emulator's check, naming the memory */
+  n = N + 20;
+  CHECK(tilec_kernel_launch(k, grid, args, 4, NULL, &msg) == TILEC_ERROR_CHECK);
+  CHECK_CONTAINS(msg, "registered host memory");
+  free(msg);
+  CHECK(tilec_device_unregister_host(cpu, x, &msg) == TILEC_OK && !msg);
+  CHECK(tilec_device_unregister_host(cpu, x, &msg) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(msg, "is not host memory registered with the device");
+  free(msg);
+  /* unregistered, x is outside every allocation again */
+  n = N;
+  CHECK(tilec_kernel_launch(k, grid, args, 4, NULL, &msg) == TILEC_ERROR_CHECK);
+  free(msg);
+  CHECK(tilec_device_unregister_host(cpu, y, NULL) == TILEC_OK);
+  CHECK(tilec_device_register_host(cpu, NULL, 4, &msg) == TILEC_ERROR_USAGE);
+  free(msg);
+  tilec_kernel_destroy(k);
+}
+
+/* tilec_describe: the parameters, defaults, configs and heuristics a host
+ * builds a signature from; an error with the compiler's diagnostics. */
+static void describe(void) {
+  static const char text[] = "import triton\n"
+                             "import triton.language as tl\n"
+                             "@triton.autotune(configs=[triton.Config({'B': 16}, num_warps=2)], key=['n'])\n"
+                             "@triton.heuristics({'EVEN': lambda args: args['n'] % args['B'] == 0})\n"
+                             "@triton.jit(do_not_specialize=['n'])\n"
+                             "def k(x, n, eps=1e-5, B: tl.constexpr = 8, EVEN: tl.constexpr = False, MODE: tl.constexpr = 'a'):\n"
+                             "    pass\n";
+  tilec_compile_options o = {0};
+  tilec_result *r = NULL;
+  CHECK(tilec_describe("k.py", text, sizeof text - 1, &o, &r) == TILEC_OK);
+  CHECK_STR(tilec_result_output(r, NULL),
+            "{\"name\": \"k\", \"line\": 6, \"params\": ["
+            "{\"name\": \"x\", \"constexpr\": false, \"specialize\": true, \"default\": null, \"has_default\": false}, "
+            "{\"name\": \"n\", \"constexpr\": false, \"specialize\": false, \"default\": null, \"has_default\": false}, "
+            "{\"name\": \"eps\", \"constexpr\": false, \"specialize\": true, \"default\": \"1e-05\", \"has_default\": true}, "
+            "{\"name\": \"B\", \"constexpr\": true, \"specialize\": true, \"default\": \"8\", \"has_default\": true}, "
+            "{\"name\": \"EVEN\", \"constexpr\": true, \"specialize\": true, \"default\": \"False\", \"has_default\": true}, "
+            "{\"name\": \"MODE\", \"constexpr\": true, \"specialize\": true, \"default\": \"'a'\", \"has_default\": true}], "
+            "\"configs\": [{\"kwargs\": {\"B\": \"16\"}, \"num_warps\": 2, \"num_stages\": 0}], "
+            "\"heuristics\": [\"EVEN\"], \"key\": [\"n\"], \"num_warps\": 0}\n");
+  tilec_result_destroy(r);
+  o.kernel = "nope";
+  CHECK(tilec_describe("k.py", text, sizeof text - 1, &o, &r) == TILEC_ERROR_COMPILE);
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "nope");
+  CHECK(tilec_result_output(r, NULL) == NULL);
+  tilec_result_destroy(r);
+  CHECK(tilec_describe("k.py", NULL, 0, &o, &r) == TILEC_ERROR_USAGE);
+  tilec_result_destroy(r);
+}
+
 static void autotune(tilec_device *cpu) {
   enum { N = 1 << 20 };
   static float in[N], out[N];
@@ -1129,6 +1209,8 @@ int unit_main(void) {
   two_builds(cpu);
   none_args(cpu);
   autotune(cpu);
+  host_memory(cpu);
+  describe();
   CHECK(cached_import(cpu) == 0);
   aliased_signatures(cpu);
   do_not_specialize(cpu);

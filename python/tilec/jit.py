@@ -1,0 +1,328 @@
+"""tilec.jit: a Triton kernel, launched as Triton launches it.
+
+    add = tilec.jit("kernels/vector_add.py", kernel="add_kernel")
+    add[lambda meta: (tilec.cdiv(n, meta["BLOCK_SIZE"]),)](x, y, out, n, BLOCK_SIZE=1024)
+
+The kernel's file is read by libtilec (tilec_describe) for its parameters;
+each call binds its arguments to them as Python does, builds the signature
+from their types (a pointer of the array's dtype, i32 or i64 for an int as
+Triton picks, fp32 for a float), keeps the constexprs as -D values, and
+launches the JIT's kernel for that signature, which specializes on the
+values as Triton's JIT does (16-byte alignment, divisibility by 16, 1).
+NumPy arrays and CPU tensors run on the CPU emulator in place (registered
+with the CPU device for the launch); arrays with __cuda_array_interface__
+(CUDA tensors, CuPy) run on the GPU, on the framework's current stream.
+"""
+import ast
+import ctypes
+import json
+import os
+import threading
+
+from . import _lib
+from ._lib import Error, lib
+
+# dtype names (NumPy's, PyTorch's, the array interface's) -> Triton's
+_DTYPES = {
+    "float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16",
+}
+# the array interface's typestr kinds and sizes
+_TYPESTR = {
+    ("f", 4): "float32", ("f", 2): "float16", ("f", 8): "float64", ("i", 1): "int8", ("i", 2): "int16",
+    ("i", 4): "int32", ("i", 8): "int64", ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32",
+    ("u", 8): "uint64", ("b", 1): "bool",
+}
+# a scalar parameter's C type, by Triton's type name
+_CTYPES = {
+    "i1": ctypes.c_int8, "i8": ctypes.c_int8, "u8": ctypes.c_uint8, "i16": ctypes.c_int16, "u16": ctypes.c_uint16,
+    "i32": ctypes.c_int32, "u32": ctypes.c_uint32, "i64": ctypes.c_int64, "u64": ctypes.c_uint64,
+    "fp32": ctypes.c_float, "fp64": ctypes.c_double,
+}
+
+CPU, CUDA = 1, 2
+_cpu_lock = threading.Lock()
+
+
+def cdiv(a, b):
+    """ceil(a / b) for integers, as triton.cdiv."""
+    return (a + b - 1) // b
+
+
+class _Device:
+    """One device of each kind per process, opened on first use."""
+    _lock = threading.Lock()
+    _open = {}
+
+    @classmethod
+    def get(cls, kind):
+        with cls._lock:
+            d = cls._open.get(kind)
+            if d is None:
+                h, msg = ctypes.c_void_p(), ctypes.c_void_p()
+                st = lib.tilec_device_create(kind, ctypes.byref(h), ctypes.byref(msg))
+                _lib.check(st, msg)
+                d = cls._open[kind] = h
+            return d
+
+
+class _Array:
+    """What a launch needs of an array argument: its address, its element
+    type, the device it lives on, and (on the CPU) the memory to register."""
+
+    def __init__(self, ptr, dtype, device, base=None, nbytes=0, stream=None):
+        self.ptr, self.dtype, self.device, self.base, self.nbytes, self.stream = ptr, dtype, device, base, nbytes, stream
+
+
+def _dtype_name(dt):
+    s = str(dt)
+    return s[len("torch."):] if s.startswith("torch.") else s
+
+
+def _as_array(x):
+    """An _Array for an array argument, or None for anything else."""
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is not None:
+        kind, size = cai["typestr"][1], int(cai["typestr"][2:])
+        name = _dtype_name(getattr(x, "dtype", "")) if hasattr(x, "dtype") else ""
+        dtype = _DTYPES.get(name) or _DTYPES.get(_TYPESTR.get((kind, size), ""))
+        return _Array(cai["data"][0], dtype, CUDA, stream=cai.get("stream"))
+    if hasattr(x, "data_ptr") and hasattr(x, "untyped_storage"):  # a PyTorch tensor
+        dtype = _DTYPES.get(_dtype_name(x.dtype))
+        if x.device.type == "cuda":
+            import torch
+            return _Array(x.data_ptr(), dtype, CUDA, stream=torch.cuda.current_stream(x.device).cuda_stream)
+        if x.device.type != "cpu":
+            raise TypeError(f"tilec: a tensor on device '{x.device}': tilec runs on 'cpu' (the emulator) and 'cuda'")
+        st = x.untyped_storage()
+        return _Array(x.data_ptr(), dtype, CPU, base=st.data_ptr(), nbytes=st.nbytes())
+    ai = getattr(x, "__array_interface__", None)
+    if ai is not None:  # NumPy (and anything that exposes host memory so)
+        name = _dtype_name(getattr(x, "dtype", ""))
+        kind, size = ai["typestr"][1], int(ai["typestr"][2:])
+        dtype = _DTYPES.get(name) or _DTYPES.get(_TYPESTR.get((kind, size), ""))
+        if ai.get("data", (0, False))[1]:
+            raise TypeError("tilec: a read-only array: kernels may write their pointer arguments; pass a writable copy")
+        ptr = ai["data"][0]
+        base, nbytes = _extent(x, ptr, size)
+        return _Array(ptr, dtype, CPU, base=base, nbytes=nbytes)
+    return None
+
+
+def _extent(x, ptr, itemsize):
+    """The host memory a NumPy array views: from its base array's start to its end."""
+    root = x
+    while getattr(root, "base", None) is not None and hasattr(root.base, "__array_interface__"):
+        root = root.base
+    rai = root.__array_interface__
+    if getattr(root, "flags", None) is not None and root.flags["C_CONTIGUOUS"] or root.flags["F_CONTIGUOUS"]:
+        return rai["data"][0], root.nbytes
+    # a strided view with no contiguous base: the span its elements cover
+    shape, strides = x.shape, x.strides
+    lo = ptr + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides) if n)
+    hi = ptr + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides) if n) + itemsize
+    return lo, hi - lo
+
+
+def _scalar_type(v, name):
+    """Triton's type of a scalar argument."""
+    if isinstance(v, bool):
+        return "i1"
+    if isinstance(v, int):
+        if -2**31 <= v < 2**31:
+            return "i32"
+        if -2**63 <= v < 2**63:
+            return "i64"
+        if v < 2**64:
+            return "u64"
+        raise OverflowError(f"tilec: argument '{name}' = {v} does not fit in 64 bits")
+    if isinstance(v, float):
+        return "fp32"
+    t = type(v).__name__  # NumPy scalars
+    if t in ("float32", "float64", "int32", "int64", "int8", "int16", "uint8", "uint16", "uint32", "uint64", "bool_"):
+        return _DTYPES["bool" if t == "bool_" else t]
+    raise TypeError(f"tilec: argument '{name}' of type {type(v).__name__} is not an array, a number or a bool")
+
+
+def _literal(v):
+    """A constexpr's value as the signature and -D take it: a Python literal."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return repr(v)
+    if isinstance(v, (tuple, list)):
+        return "(" + ", ".join(_literal(e) for e in v) + ("," if len(v) == 1 else "") + ")"
+    name = _dtype_name(v)
+    if name in _DTYPES:  # a dtype as a constexpr (tl.float16 passed as torch.float16)
+        return "tl." + name
+    raise TypeError(f"tilec: a constexpr of type {type(v).__name__}: give a number, a bool, a string or None")
+
+
+class Kernel:
+    """A @triton.jit kernel of a file, launched with kernel[grid](*args, **kwargs)."""
+
+    def __init__(self, path, kernel=None, include_dirs=(), device=None):
+        self.path = os.path.abspath(path)
+        self.include_dirs = [os.fspath(d) for d in include_dirs]
+        self._device = device
+        self._kernels = {}
+        self._lock = threading.Lock()
+        self._read(kernel)
+
+    def _read(self, kernel):
+        with open(self.path, "rb") as f:
+            self._source = f.read()
+        self._mtime = os.stat(self.path).st_mtime_ns
+        opts = _lib._CompileOptions()
+        opts.kernel = kernel.encode() if kernel else None
+        dirs, _keep = _lib.strings(self.include_dirs)
+        opts.include_dirs, opts.num_include_dirs = dirs, len(self.include_dirs)
+        res = ctypes.c_void_p()
+        st = lib.tilec_describe(self.path.encode(), self._source, len(self._source), ctypes.byref(opts), ctypes.byref(res))
+        try:
+            if st != 0:
+                diag = lib.tilec_result_diagnostics(res) if res else None
+                raise _lib.CompileError(diag.decode("utf-8", "replace") if diag else "tilec: describe failed", _lib.STATUS.get(st))
+            self.info = json.loads(lib.tilec_result_output(res, None).decode())
+        finally:
+            lib.tilec_result_destroy(res)
+        self.name = self.info["name"]
+        self.params = [p["name"] for p in self.info["params"]]
+        self._constexpr = {p["name"]: p["constexpr"] for p in self.info["params"]}
+        self._defaults = {p["name"]: p["default"] for p in self.info["params"] if p["has_default"]}
+        configs = self.info["configs"]
+        self._meta = {k: ast.literal_eval(v) for k, v in configs[0]["kwargs"].items()} if configs else {}
+        self._set_by_decorators = set(self._meta) | set(self.info["heuristics"])
+
+    def __repr__(self):
+        return f"<tilec kernel {self.name} of {self.path}>"
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def _bind(self, args, kwargs):
+        if len(args) > len(self.params):
+            raise TypeError(f"tilec: {self.name}() takes {len(self.params)} arguments, got {len(args)}")
+        bound = dict(zip(self.params, args))
+        for k, v in kwargs.items():
+            if k not in self._constexpr:
+                raise TypeError(f"tilec: {self.name}() has no parameter '{k}' (its parameters: {', '.join(self.params)})")
+            if k in bound:
+                raise TypeError(f"tilec: {self.name}() got two values for '{k}'")
+            bound[k] = v
+        return bound
+
+    def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
+        # a file edited since it was read is read again (the JIT's disk cache keys on its text)
+        if os.stat(self.path).st_mtime_ns != self._mtime:
+            with self._lock:
+                self._read(self.name)
+                self._kernels.clear()
+        bound = self._bind(args, kwargs)
+        sig, defines, values, arrays, meta = [], [], [], [], dict(self._meta)
+        for name in self.params:
+            given = name in bound
+            v = bound.get(name)
+            if self._constexpr[name]:
+                if given:
+                    defines.append(f"{name}={_literal(v)}")
+                    meta[name] = v
+                elif name in self._defaults and self._defaults[name] is not None:
+                    meta.setdefault(name, ast.literal_eval(self._defaults[name]))
+                continue
+            if not given:
+                if name in self._set_by_decorators:
+                    continue
+                if name not in self._defaults:
+                    raise TypeError(f"tilec: {self.name}() is missing argument '{name}'")
+                v = ast.literal_eval(self._defaults[name]) if self._defaults[name] is not None else None
+            meta[name] = v
+            if v is None:
+                defines.append(f"{name}=None")  # None specializes the parameter away, as in Triton
+                continue
+            a = _as_array(v)
+            if a is not None:
+                if a.dtype is None:
+                    raise TypeError(f"tilec: argument '{name}' has dtype {getattr(v, 'dtype', '?')}, which tilec has no type for")
+                sig.append("*" + a.dtype)
+                arrays.append(a)
+                values.append(ctypes.c_uint64(a.ptr))
+            else:
+                t = _scalar_type(v, name)
+                sig.append(t)
+                values.append(_CTYPES[t](int(v) if t not in ("fp32", "fp64") else float(v)))
+        devices = {a.device for a in arrays}
+        if len(devices) > 1:
+            raise ValueError(f"tilec: {self.name}(): arrays on the CPU and on CUDA in one launch")
+        device = devices.pop() if devices else (self._device or CPU)
+        g = grid(meta) if callable(grid) else grid
+        g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
+        if not 1 <= len(g) <= 3:
+            raise ValueError(f"tilec: a grid of {len(g)} dimensions; give 1 to 3")
+        if any(x <= 0 for x in g):
+            return  # an empty grid launches nothing, as in Triton
+        g = g + (1,) * (3 - len(g))
+        key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0)
+        k = self._kernels.get(key)
+        if k is None:
+            k = self._create(device, key)
+        stream = next((a.stream for a in arrays if a.stream), None)
+        self._launch(k, device, g, values, arrays, stream)
+
+    def _create(self, device, key):
+        with self._lock:
+            k = self._kernels.get(key)
+            if k is not None:
+                return k
+            _, signature, defines, warps, stages = key
+            opts = _lib._JitOptions()
+            opts.kernel = self.name.encode()
+            opts.signature = signature.encode()
+            darr, _keep1 = _lib.strings(defines)
+            opts.defines, opts.num_defines = darr, len(defines)
+            dirs, _keep2 = _lib.strings(self.include_dirs)
+            opts.include_dirs, opts.num_include_dirs = dirs, len(self.include_dirs)
+            opts.num_warps, opts.num_stages = warps, stages
+            h, msg = ctypes.c_void_p(), ctypes.c_void_p()
+            st = lib.tilec_kernel_create(_Device.get(device), self.path.encode(), self._source, len(self._source),
+                                         ctypes.byref(opts), ctypes.byref(h), ctypes.byref(msg))
+            _lib.check(st, msg)
+            self._kernels[key] = h
+            return h
+
+    def _launch(self, k, device, grid, values, arrays, stream):
+        dev = _Device.get(device)
+        argv = (ctypes.c_void_p * max(len(values), 1))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
+        g = (ctypes.c_uint * 3)(*grid)
+        registered = []  # (base, bytes) of the host memory registered for this launch
+        msg = ctypes.c_void_p()
+        held = _cpu_lock.acquire() if device == CPU else False  # one launch's registrations at a time
+        try:
+            if device == CPU:
+                for a in arrays:
+                    if not a.nbytes or any(b <= a.base and a.base + a.nbytes <= b + n for b, n in registered):
+                        continue  # empty, or a view of memory registered already
+                    st = lib.tilec_device_register_host(dev, ctypes.c_void_p(a.base), a.nbytes, ctypes.byref(msg))
+                    _lib.check(st, msg, _lib.LaunchError)
+                    registered.append((a.base, a.nbytes))
+            st = lib.tilec_kernel_launch(k, g, argv, len(values), ctypes.c_void_p(stream or 0), ctypes.byref(msg))
+            _lib.check(st, msg, _lib.LaunchError)
+        finally:
+            for base, _ in registered:
+                lib.tilec_device_unregister_host(dev, ctypes.c_void_p(base), None)
+            if held:
+                _cpu_lock.release()
+
+
+def jit(fn=None, *, kernel=None, include_dirs=(), device=None):
+    """A tilec kernel: from a file's path and the kernel's name, or from the
+    @triton.jit function object of an imported module (read from its file)."""
+    if isinstance(fn, (str, os.PathLike)):
+        return Kernel(fn, kernel=kernel, include_dirs=include_dirs, device=device)
+    inner = getattr(fn, "fn", fn)  # triton's JITFunction / Autotuner wrap the function
+    while hasattr(inner, "fn"):
+        inner = inner.fn
+    code = getattr(inner, "__code__", None)
+    if code is None:
+        raise TypeError("tilec.jit: give a kernel file's path, or a @triton.jit function of a module")
+    return Kernel(code.co_filename, kernel=kernel or inner.__name__, include_dirs=include_dirs, device=device)

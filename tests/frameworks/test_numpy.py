@@ -1,0 +1,145 @@
+"""The tilec package on NumPy arrays: the examples' kernels launched with
+Triton's syntax, run on the CPU emulator in place, against NumPy.
+
+    TILEC_LIBRARY=build/compile/libtilec.so PYTHONPATH=python python3 tests/frameworks/test_numpy.py EXAMPLES_DIR
+"""
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+import tilec
+
+EX = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+rng = np.random.default_rng(7)
+failures = []
+
+
+def case(fn):
+    try:
+        fn()
+        print(f"ok   {fn.__name__}")
+    except Exception as e:  # a failure of one case is reported and the rest run
+        failures.append(fn.__name__)
+        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
+    return fn
+
+
+@case
+def vector_add():
+    add = tilec.jit(os.path.join(EX, "vector_add.py"), kernel="add_kernel")
+    n = 1000  # ragged: the last program is masked
+    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    out = np.full(n, np.nan, dtype=np.float32)
+    add[lambda meta: (tilec.cdiv(n, meta["BLOCK_SIZE"]),)](x, y, out, n, BLOCK_SIZE=256)
+    assert np.array_equal(out, x + y), "vector add differs"
+    # the same kernel by keywords, and a tuple grid; a second specialization (n not divisible by 16)
+    out2 = np.full(n - 3, np.nan, dtype=np.float32)
+    add[(tilec.cdiv(n - 3, 128),)](x_ptr=x, y_ptr=y, out_ptr=out2, n_elements=n - 3, BLOCK_SIZE=128)
+    assert np.array_equal(out2, (x + y)[: n - 3]), "vector add by keywords differs"
+
+
+@case
+def softmax():
+    k = tilec.jit(os.path.join(EX, "softmax.py"))
+    rows, cols = 37, 300
+    x = rng.standard_normal((rows, cols), dtype=np.float32)
+    y = np.full_like(x, np.nan)
+    k[(rows,)](y, x, x.strides[0] // 4, y.strides[0] // 4, rows, cols, BLOCK_SIZE=512)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    assert np.allclose(y, ref, rtol=1e-5, atol=1e-7), f"softmax differs by {np.abs(y - ref).max()}"
+
+
+@case
+def matmul():
+    k = tilec.jit(os.path.join(EX, "matmul.py"), kernel="matmul_kernel")
+    M, N, K = 70, 90, 50  # odd sizes: masked rows, columns and K
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, dtype=np.float16)
+    grid = lambda meta: (tilec.cdiv(M, meta["BLOCK_SIZE_M"]) * tilec.cdiv(N, meta["BLOCK_SIZE_N"]),)
+    k[grid](a, b, c, M, N, K, *(s // 2 for s in a.strides), *(s // 2 for s in b.strides), *(s // 2 for s in c.strides),
+            ACTIVATION="")
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = np.abs(c.astype(np.float64) - ref).max()
+    assert err < 0.05, f"matmul differs by {err}"
+
+
+@case
+def layer_norm_forward_backward():
+    path = os.path.join(EX, "layer_norm.py")
+    fwd = tilec.jit(path, kernel="layer_norm_fwd_kernel")
+    bwd = tilec.jit(path, kernel="layer_norm_bwd_dx_kernel")
+    dwdb = tilec.jit(path, kernel="layer_norm_bwd_dwdb_kernel")
+    M, N, eps = 45, 200, 1e-5
+    x = rng.standard_normal((M, N), dtype=np.float32)
+    w, b = rng.standard_normal(N, dtype=np.float32), rng.standard_normal(N, dtype=np.float32)
+    y, mean, rstd = np.empty_like(x), np.empty(M, np.float32), np.empty(M, np.float32)
+    fwd[(M,)](x, y, w, b, mean, rstd, N, N, eps, BLOCK_SIZE=256)
+    mu = x.mean(axis=1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
+    xhat = (x - mu) / np.sqrt(var + eps)
+    assert np.allclose(y, xhat * w + b, rtol=1e-4, atol=1e-4), "layer norm forward differs"
+    dy = rng.standard_normal((M, N), dtype=np.float32)
+    group = 8
+    locks, counts = np.zeros(group, np.int32), np.zeros(group, np.int32)
+    pdw, pdb = np.zeros((group, N), np.float32), np.zeros((group, N), np.float32)
+    dx = np.empty_like(x)
+    bwd[(M,)](dx, dy, pdw, pdb, x, w, mean, rstd, locks, counts, N, N, GROUP_SIZE_M=group, BLOCK_SIZE_N=256)
+    dw, db = np.empty(N, np.float32), np.empty(N, np.float32)
+    dwdb[lambda meta: (tilec.cdiv(N, meta["BLOCK_SIZE_N"]),)](pdw, pdb, dw, db, group, N, BLOCK_SIZE_M=32, BLOCK_SIZE_N=128)
+    wdy = dy * w
+    ref_dx = (wdy - xhat * (wdy * xhat).mean(axis=1, keepdims=True) - wdy.mean(axis=1, keepdims=True)) / np.sqrt(var + eps)
+    assert np.allclose(dx, ref_dx, rtol=1e-3, atol=1e-4), f"layer norm dx differs by {np.abs(dx - ref_dx).max()}"
+    assert np.allclose(dw, (dy * xhat).sum(axis=0), rtol=1e-3, atol=1e-3), "layer norm dw differs"
+    assert np.allclose(db, dy.sum(axis=0), rtol=1e-3, atol=1e-3), "layer norm db differs"
+
+
+@case
+def errors_carry_the_compilers_message():
+    add = tilec.jit(os.path.join(EX, "vector_add.py"), kernel="add_kernel")
+    x = np.zeros(64, np.float32)
+    try:  # a constexpr missing: the compiler says which, at the kernel's line
+        add[(1,)](x, x, x, 64)
+        raise AssertionError("no error for a missing constexpr")
+    except tilec.CompileError as e:
+        assert "vector_add.py:" in str(e) and "BLOCK_SIZE" in str(e), str(e)
+    try:
+        add[(1,)](x, x, x, 64, BLOCK_SIZE=64, NOPE=1)
+        raise AssertionError("no error for an unknown keyword")
+    except TypeError as e:
+        assert "NOPE" in str(e), str(e)
+    try:  # out of bounds: the emulator's check, as an exception, and the program goes on
+        add[(2,)](x, x, np.zeros(64, np.float32)[:10].copy(), 128, BLOCK_SIZE=64)
+        raise AssertionError("no error for an access out of bounds")
+    except tilec.LaunchError as e:
+        assert "out-of-bounds store" in str(e) and "vector_add.py:17" in str(e), str(e)
+
+
+@case
+def edited_file_is_compiled_again():
+    d = tempfile.mkdtemp()
+    try:
+        path = os.path.join(d, "k.py")
+        src = open(os.path.join(EX, "vector_add.py")).read()
+        open(path, "w").write(src)
+        add = tilec.jit(path, kernel="add_kernel")
+        x, y = np.arange(64, dtype=np.float32), np.ones(64, np.float32)
+        out = np.zeros(64, np.float32)
+        add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+        assert np.array_equal(out, x + y)
+        open(path, "w").write(src.replace("x + y", "x - y"))
+        st = os.stat(path)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+        add[(1,)](x, y, out, 64, BLOCK_SIZE=64)
+        assert np.array_equal(out, x - y), "the edited kernel was not compiled again"
+    finally:
+        shutil.rmtree(d)
+
+
+if failures:
+    print(f"{len(failures)} failed: {', '.join(failures)}")
+    sys.exit(1)
