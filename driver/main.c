@@ -362,7 +362,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
     unsigned maj, min, patch;
     LLVMGetVersion(&maj, &min, &patch);
-    printf("tilec %s (LLVM %u.%u.%u)\nbuild %s\n", tilec_version(), maj, min, patch, tilec_build_id());
+    printf("tilec %s (LLVM %u.%u.%u)\nbuild %s\nXLA FFI handler: %s\n", tilec_version(), maj, min, patch, tilec_build_id(),
+           tilec_xla_ffi_handler() ? "yes" : "no (built without jaxlib's xla/ffi/api/c_api.h)");
     return cli_stdout_check();
   }
   int rc;

@@ -310,6 +310,14 @@ TILEC_API int tilec_kernel_config_of(const tilec_kernel *k, void **args, int nar
  * (so nothing is cached). */
 TILEC_API const char *tilec_kernel_warnings(const tilec_kernel *k);
 
+/* An XLA FFI handler (XLA_FFI_Handler, xla/ffi/api/c_api.h) that launches
+ * a kernel of this API on the device it was created for, as JAX's
+ * `jax.ffi.ffi_call` calls it: through the Python package's
+ * `tilec.jax.call`, which sets the call's attributes (jit/xla_ffi.c says
+ * which). NULL when libtilec was built without XLA's header (the meson
+ * option xla_ffi). */
+TILEC_API void *tilec_xla_ffi_handler(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -107,6 +107,7 @@ _declare("tilec_kernel_destroy", None, ctypes.c_void_p)
 _declare("tilec_kernel_launch", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_void_p),
          ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
 _declare("tilec_kernel_specializations", ctypes.c_int, ctypes.c_void_p)
+_declare("tilec_xla_ffi_handler", ctypes.c_void_p)
 
 
 def take_message(p):

@@ -192,7 +192,7 @@ class Kernel:
         self._defaults = {p["name"]: p["default"] for p in self.info["params"] if p["has_default"]}
         configs = self.info["configs"]
         self._meta = {k: ast.literal_eval(v) for k, v in configs[0]["kwargs"].items()} if configs else {}
-        self._set_by_decorators = set(self._meta) | set(self.info["heuristics"])
+        self.decorated = set(self._meta) | set(self.info["heuristics"])  # set by autotune configs, heuristics
 
     def __repr__(self):
         return f"<tilec kernel {self.name} of {self.path}>"
@@ -231,7 +231,7 @@ class Kernel:
                     meta.setdefault(name, ast.literal_eval(self._defaults[name]))
                 continue
             if not given:
-                if name in self._set_by_decorators:
+                if name in self.decorated:
                     continue
                 if name not in self._defaults:
                     raise TypeError(f"tilec: {self.name}() is missing argument '{name}'")
