@@ -202,9 +202,6 @@ tilec_status tilec_device_register_host(tilec_device *d, void *host, size_t byte
     jit_tell(message, "tilec_device_register_host: [%p, +%zu bytes) wraps around the address space", host, bytes);
     return TILEC_ERROR_USAGE;
   }
-  unsigned char *init = malloc(bytes / 8 + 1);
-  if (!init) return jit_no_memory(message, "tilec_device_register_host");
-  memset(init, 0xff, bytes / 8 + 1); /* the caller's values: all written */
   pthread_mutex_lock(&d->lock);
   uintptr_t b = (uintptr_t)host;
   int clash = -1;
@@ -212,10 +209,10 @@ tilec_status tilec_device_register_host(tilec_device *d, void *host, size_t byte
     uintptr_t a = (uintptr_t)d->allocs[i].data;
     if (b < a + d->allocs[i].bytes + (d->allocs[i].bytes == 0) && a < b + bytes + (bytes == 0)) clash = i;
   }
-  bool added = clash < 0 && add_alloc(d, (Alloc){host, bytes, init, true});
+  /* no map of the bytes written: the caller's values are all there (EmuBuffer.init NULL) */
+  bool added = clash < 0 && add_alloc(d, (Alloc){host, bytes, NULL, true});
   pthread_mutex_unlock(&d->lock);
   if (added) return TILEC_OK;
-  free(init);
   if (clash < 0) return jit_no_memory(message, "tilec_device_register_host");
   jit_tell(message, "tilec_device_register_host: [%p, +%zu bytes) overlaps memory the device has already", host, bytes);
   return TILEC_ERROR_USAGE;
@@ -230,10 +227,7 @@ tilec_status tilec_device_unregister_host(tilec_device *d, void *host, char **me
   pthread_mutex_lock(&d->lock);
   int i = d->cuda ? -1 : jit_find_alloc(d, (uintptr_t)host, 0);
   bool ok = i >= 0 && d->allocs[i].data == host && d->allocs[i].borrowed;
-  if (ok) {
-    free(d->allocs[i].init);
-    d->allocs[i] = d->allocs[--d->nallocs];
-  }
+  if (ok) d->allocs[i] = d->allocs[--d->nallocs];
   pthread_mutex_unlock(&d->lock);
   if (!ok) jit_tell(message, "tilec_device_unregister_host: %p is not host memory registered with the device", host);
   return ok ? TILEC_OK : TILEC_ERROR_USAGE;
@@ -290,7 +284,7 @@ static tilec_status copy(tilec_device *d, tilec_devptr dev, void *host, size_t b
   pthread_mutex_lock(&d->lock);
   int i = jit_find_alloc(d, dev, bytes);
   bool ok = i >= 0;
-  if (ok && to_device) mark_written(d->allocs[i].init, dev - (uintptr_t)d->allocs[i].data, bytes);
+  if (ok && to_device && d->allocs[i].init) mark_written(d->allocs[i].init, dev - (uintptr_t)d->allocs[i].data, bytes);
   pthread_mutex_unlock(&d->lock);
   if (!ok) {
     jit_tell(message, "%s: [0x%llx, +%zu bytes) is not within an allocation of the device", fn, dev, bytes);

@@ -78,7 +78,7 @@ bool jit_device_set_identity(tilec_device *d, const JitIdentity *id);
 typedef struct Alloc {
   void *data;
   size_t bytes;
-  unsigned char *init; /* a bit per byte written, by a copy or a launch (EmuBuffer.init) */
+  unsigned char *init; /* a bit per byte written, by a copy or a launch (EmuBuffer.init); NULL: all are */
   bool borrowed;       /* the caller's host memory (tilec_device_register_host): not freed here */
 } Alloc;
 

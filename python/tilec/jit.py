@@ -18,6 +18,12 @@ import ctypes
 import json
 import os
 import threading
+import weakref
+
+try:
+    from numpy import ndarray as _ndarray
+except ImportError:  # the package works without NumPy (PyTorch, CUDA arrays)
+    _ndarray = None
 
 from . import _lib
 from ._lib import Error, lib
@@ -72,8 +78,11 @@ class _Array:
     """What a launch needs of an array argument: its address, its element
     type, the device it lives on, and (on the CPU) the memory to register."""
 
-    def __init__(self, ptr, dtype, device, base=None, nbytes=0, stream=None):
+    __slots__ = ("ptr", "dtype", "device", "base", "nbytes", "stream", "owner")
+
+    def __init__(self, ptr, dtype, device, base=None, nbytes=0, stream=None, owner=None):
         self.ptr, self.dtype, self.device, self.base, self.nbytes, self.stream = ptr, dtype, device, base, nbytes, stream
+        self.owner = owner  # the NumPy array that owns the memory: registered while it lives
 
 
 def _dtype_name(dt):
@@ -81,8 +90,27 @@ def _dtype_name(dt):
     return s[len("torch."):] if s.startswith("torch.") else s
 
 
+_np_dtypes = {}  # a NumPy dtype -> Triton's name (None: none)
+
+
 def _as_array(x):
     """An _Array for an array argument, or None for anything else."""
+    if _ndarray is not None and type(x) is _ndarray:  # the common case, without the array interface's dict
+        dt = x.dtype
+        name = _np_dtypes.get(dt, False)
+        if name is False:
+            name = _np_dtypes[dt] = _DTYPES.get(dt.name)
+        if not x.flags.writeable:
+            raise TypeError("tilec: a read-only array: kernels may write their pointer arguments; pass a writable copy")
+        ptr = x.__array_interface__["data"][0]
+        root = x
+        while isinstance(root.base, _ndarray):
+            root = root.base
+        if root is x or root.flags.c_contiguous or root.flags.f_contiguous:
+            rptr = ptr if root is x else root.__array_interface__["data"][0]
+            return _Array(ptr, name, CPU, base=rptr, nbytes=root.nbytes, owner=root)
+        base, nbytes = _extent(x, ptr, dt.itemsize)
+        return _Array(ptr, name, CPU, base=base, nbytes=nbytes)
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         kind, size = cai["typestr"][1], int(cai["typestr"][2:])
@@ -172,7 +200,6 @@ class Kernel:
     def _read(self, kernel):
         with open(self.path, "rb") as f:
             self._source = f.read()
-        self._mtime = os.stat(self.path).st_mtime_ns
         opts = _lib._CompileOptions()
         opts.kernel = kernel.encode() if kernel else None
         dirs, _keep = _lib.strings(self.include_dirs)
@@ -213,11 +240,6 @@ class Kernel:
         return bound
 
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
-        # a file edited since it was read is read again (the JIT's disk cache keys on its text)
-        if os.stat(self.path).st_mtime_ns != self._mtime:
-            with self._lock:
-                self._read(self.name)
-                self._kernels.clear()
         bound = self._bind(args, kwargs)
         sig, defines, values, arrays, meta = [], [], [], [], dict(self._meta)
         for name in self.params:
@@ -292,18 +314,22 @@ class Kernel:
 
     def _launch(self, k, device, grid, values, arrays, stream):
         dev = _Device.get(device)
-        argv = (ctypes.c_void_p * max(len(values), 1))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
+        argv = (ctypes.c_void_p * max(len(values), 1))(*map(ctypes.addressof, values))
         g = (ctypes.c_uint * 3)(*grid)
-        registered = []  # (base, bytes) of the host memory registered for this launch
+        registered = []  # (base, bytes) of the host memory registered for this launch only
         msg = ctypes.c_void_p()
         held = _cpu_lock.acquire() if device == CPU else False  # one launch's registrations at a time
         try:
             if device == CPU:
                 for a in arrays:
-                    if not a.nbytes or any(b <= a.base and a.base + a.nbytes <= b + n for b, n in registered):
-                        continue  # empty, or a view of memory registered already
+                    if not a.nbytes or (a.owner is not None and _kept.get(a.base) == (a.nbytes, id(a.owner))):
+                        continue  # empty, or memory that stays registered while its array lives
+                    if any(b <= a.base and a.base + a.nbytes <= b + n for b, n in registered):
+                        continue  # a view of memory registered for this launch already
                     st = lib.tilec_device_register_host(dev, ctypes.c_void_p(a.base), a.nbytes, ctypes.byref(msg))
                     _lib.check(st, msg, _lib.LaunchError)
+                    if a.owner is not None and _keep_registered(dev, a):
+                        continue
                     registered.append((a.base, a.nbytes))
             st = lib.tilec_kernel_launch(k, g, argv, len(values), ctypes.c_void_p(stream or 0), ctypes.byref(msg))
             _lib.check(st, msg, _lib.LaunchError)
@@ -312,6 +338,32 @@ class Kernel:
                 lib.tilec_device_unregister_host(dev, ctypes.c_void_p(base), None)
             if held:
                 _cpu_lock.release()
+
+
+# NumPy arrays' memory stays registered with the CPU device from their first
+# launch until the array goes (a weak reference's callback unregisters it),
+# so that a launch on arrays seen before registers nothing:
+# base -> (bytes, id of the owning array)
+_kept = {}
+_refs = {}
+
+
+def _keep_registered(dev, a):
+    """Keeps a's memory registered while its owner lives; False when it cannot be watched."""
+    try:
+        ref = weakref.ref(a.owner, lambda _r, base=a.base, dev=dev: _forget(dev, base))
+    except TypeError:
+        return False
+    _kept[a.base] = (a.nbytes, id(a.owner))
+    _refs[a.base] = ref
+    return True
+
+
+def _forget(dev, base):
+    with _cpu_lock:
+        if _kept.pop(base, None) is not None:
+            _refs.pop(base, None)
+            lib.tilec_device_unregister_host(dev, ctypes.c_void_p(base), None)
 
 
 def jit(fn=None, *, kernel=None, include_dirs=(), device=None):
