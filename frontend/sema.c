@@ -308,6 +308,21 @@ static bool named_in(PtrVec list, const char *name, int index) {
   return false;
 }
 
+/* The module read, the kernel opt names picked and its def parsed; f its
+ * frame, entered. */
+static Node *enter_kernel(Sema *S, const SpecOptions *opt, Frame *f) {
+  sema_module_init(S, (Module *)S->m, opt);
+  /* before the kernel is picked: the module-level values that picking it
+   * evaluates may run @triton.constexpr_function helpers, whose variables
+   * the kernel numbers */
+  S->k = arena_alloc(S->a, sizeof *S->k);
+  JitFunc *fn = sema_pick_kernel(S, opt);
+  Node *def = sema_func_def(S, fn);
+  *f = (Frame){.fn = fn, .is_kernel = true, .mod = fn->mod};
+  S->f = f;
+  return def;
+}
+
 Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt) {
   Sema s = {.a = a, .d = d, .tc = tc, .m = m, .src = m->src};
   Sema *S = &s;
@@ -318,18 +333,12 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
     d->site = NULL;
     return NULL;
   }
-  sema_module_init(S, (Module *)m, opt);
-  /* before the kernel is picked: the module-level values that picking it
-   * evaluates may run @triton.constexpr_function helpers, whose variables
-   * the kernel numbers */
-  Kernel *k = arena_alloc(a, sizeof *k);
-  S->k = k;
-  JitFunc *fn = sema_pick_kernel(S, opt);
-  Node *def = sema_func_def(S, fn);
+  Frame f;
+  Node *def = enter_kernel(S, opt, &f);
+  JitFunc *fn = f.fn;
+  Kernel *k = S->k;
   k->name = fn->name;
   k->loc = sema_loc(def);
-  Frame f = {.fn = fn, .is_kernel = true, .mod = fn->mod};
-  S->f = &f;
 
   int np = def->kids.n;
   CValue **consts = arena_alloc(a, sizeof(CValue *) * (size_t)(np + 1));
@@ -639,13 +648,9 @@ bool sema_describe(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Spe
     d->site = NULL;
     return false;
   }
-  sema_module_init(S, (Module *)m, opt);
-  Kernel *k = arena_alloc(a, sizeof *k);
-  S->k = k;
-  JitFunc *fn = sema_pick_kernel(S, opt);
-  Node *def = sema_func_def(S, fn);
-  Frame f = {.fn = fn, .is_kernel = true, .mod = fn->mod};
-  S->f = &f;
+  Frame f;
+  Node *def = enter_kernel(S, opt, &f);
+  JitFunc *fn = f.fn;
   sb_printf(out, "{\"name\": ");
   json_str(out, fn->name);
   sb_printf(out, ", \"line\": %d, \"params\": [", sema_loc(def).line);

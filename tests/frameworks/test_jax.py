@@ -15,22 +15,13 @@ import numpy as np  # noqa: E402
 
 import tilec  # noqa: E402
 import tilec.jax  # noqa: E402
+from harness import case, finish  # noqa: E402
 
 EX = sys.argv[1]
-failures = []
 if not tilec._lib.lib.tilec_xla_ffi_handler():
     print("skipped: this libtilec was built without the XLA FFI handler (no jaxlib header when it was configured)")
     sys.exit(77)
 
-
-def case(fn):
-    try:
-        fn()
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # a failure of one case is reported and the rest run
-        failures.append(fn.__name__)
-        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
-    return fn
 
 
 add_k = tilec.jit(os.path.join(EX, "vector_add.py"), kernel="add_kernel")
@@ -129,6 +120,4 @@ def wrong_dtype_gives_tilecs_message():
         assert "softmax.py:" in str(e) and "tl.exp" in str(e), str(e)
 
 
-if failures:
-    print(f"{len(failures)} failed: {', '.join(failures)}")
-    sys.exit(1)
+finish()

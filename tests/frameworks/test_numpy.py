@@ -11,20 +11,11 @@ import tempfile
 import numpy as np
 
 import tilec
+from harness import case, finish
 
 EX = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 rng = np.random.default_rng(7)
-failures = []
 
-
-def case(fn):
-    try:
-        fn()
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # a failure of one case is reported and the rest run
-        failures.append(fn.__name__)
-        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
-    return fn
 
 
 @case
@@ -142,6 +133,4 @@ def edited_file_is_compiled_again():
         shutil.rmtree(d)
 
 
-if failures:
-    print(f"{len(failures)} failed: {', '.join(failures)}")
-    sys.exit(1)
+finish()

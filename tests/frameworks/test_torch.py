@@ -11,21 +11,12 @@ import torch
 
 import tilec
 import tilec.torch
+from harness import case, finish
 
 EX = sys.argv[1]
 sys.path.insert(0, EX)
 torch.manual_seed(3)
-failures = []
 
-
-def case(fn):
-    try:
-        fn()
-        print(f"ok   {fn.__name__}")
-    except Exception as e:  # a failure of one case is reported and the rest run
-        failures.append(fn.__name__)
-        print(f"FAIL {fn.__name__}: {type(e).__name__}: {e}")
-    return fn
 
 
 add = tilec.torch.custom_op(
@@ -113,6 +104,4 @@ def wrong_dtype_gives_tilecs_message():
         assert "softmax.py:" in str(e) and "tl.exp" in str(e), str(e)
 
 
-if failures:
-    print(f"{len(failures)} failed: {', '.join(failures)}")
-    sys.exit(1)
+finish()
