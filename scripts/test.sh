@@ -2,7 +2,8 @@
 # Sets up, builds, and runs the whole test suite.
 # With CI=true: warnings are errors, a second build with ASan+UBSan runs
 # the unit, diag and emu suites (the emulator's runtime, fibers included, under the sanitizers),
-# a third, with clang, fuzzes the frontend on deep programs for a minute, and
+# a third, with clang, fuzzes the frontend on deep programs for a minute,
+# `pip install .` builds the Python package, whose NumPy test then runs, and
 # bench/compare checks the deterministic code metrics and compile instruction
 # counts against bench/baseline.json.
 set -euo pipefail
@@ -55,6 +56,16 @@ if [ "${CI:-}" = "true" ]; then
     tail -n 60 build-fuzz/fuzz-deep.log
     exit 1
   }
+
+  # pip install . into a new virtual environment (meson-python builds libtilec
+  # into the package), then the NumPy test on the installed package alone
+  pipenv=$(mktemp -d)
+  python3 -m venv "$pipenv/venv"
+  quiet "$pipenv/venv/bin/pip" install -q numpy .
+  root=$PWD
+  (cd "$pipenv" && env -u TILEC_LIBRARY -u PYTHONPATH TILEC_CACHE_DIR="$pipenv/cache" \
+    "$pipenv/venv/bin/python" "$root/tests/frameworks/test_numpy.py" "$root/examples")
+  rm -rf "$pipenv"
 
   # static code metrics and callgrind compile counts against the committed baseline;
   # wall times are left out here (they are noisy and only ever reported)
