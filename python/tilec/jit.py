@@ -91,26 +91,55 @@ def _dtype_name(dt):
 
 
 _np_dtypes = {}  # a NumPy dtype -> Triton's name (None: none)
+_seen = {}  # id of a NumPy array met -> (a weak reference to it, its _Array)
 
 
 def _as_array(x):
     """An _Array for an array argument, or None for anything else."""
     if _ndarray is not None and type(x) is _ndarray:  # the common case, without the array interface's dict
-        dt = x.dtype
-        name = _np_dtypes.get(dt, False)
-        if name is False:
-            name = _np_dtypes[dt] = _DTYPES.get(dt.name)
-        if not x.flags.writeable:
-            raise TypeError("tilec: a read-only array: kernels may write their pointer arguments; pass a writable copy")
-        ptr = x.__array_interface__["data"][0]
-        root = x
-        while isinstance(root.base, _ndarray):
-            root = root.base
-        if root is x or root.flags.c_contiguous or root.flags.f_contiguous:
-            rptr = ptr if root is x else root.__array_interface__["data"][0]
-            return _Array(ptr, name, CPU, base=rptr, nbytes=root.nbytes, owner=root)
-        base, nbytes = _extent(x, ptr, dt.itemsize)
-        return _Array(ptr, name, CPU, base=base, nbytes=nbytes)
+        seen = _seen.get(id(x))
+        if seen is not None and seen[0]() is x:  # an array met before: its address and extent do not change
+            if not x.flags.writeable:
+                raise TypeError("tilec: a read-only array: kernels may write their pointer arguments; pass a writable copy")
+            _, ptr, name, base, nbytes, own = seen
+            owner = x if own == 1 else _root(x) if own == 2 else None
+            return _Array(ptr, name, CPU, base=base, nbytes=nbytes, owner=owner)
+        a = _numpy_array(x)
+        own = 1 if a.owner is x else 2 if a.owner is not None else 0
+        try:  # no strong reference: the entry goes with the array
+            _seen[id(x)] = (weakref.ref(x, lambda _r, k=id(x): _seen.pop(k, None)), a.ptr, a.dtype, a.base, a.nbytes, own)
+        except TypeError:
+            pass
+        return a
+    return _other_array(x)
+
+
+def _numpy_array(x):
+    """An _Array for a NumPy array, read through its array interface (some µs: _as_array keeps what it finds)."""
+    dt = x.dtype
+    name = _np_dtypes.get(dt, False)
+    if name is False:
+        name = _np_dtypes[dt] = _DTYPES.get(dt.name)
+    if not x.flags.writeable:
+        raise TypeError("tilec: a read-only array: kernels may write their pointer arguments; pass a writable copy")
+    ptr = x.__array_interface__["data"][0]
+    root = _root(x)
+    if root is x or root.flags.c_contiguous or root.flags.f_contiguous:
+        rptr = ptr if root is x else root.__array_interface__["data"][0]
+        return _Array(ptr, name, CPU, base=rptr, nbytes=root.nbytes, owner=root)
+    base, nbytes = _extent(x, ptr, dt.itemsize)
+    return _Array(ptr, name, CPU, base=base, nbytes=nbytes)
+
+
+def _root(x):
+    """The NumPy array that owns x's memory (x itself, or the base its views lead to)."""
+    while isinstance(x.base, _ndarray):
+        x = x.base
+    return x
+
+
+def _other_array(x):
+    """An _Array for anything else with an array interface, or None."""
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         kind, size = cai["typestr"][1], int(cai["typestr"][2:])
@@ -194,6 +223,7 @@ class Kernel:
         self.include_dirs = [os.fspath(d) for d in include_dirs]
         self._device = device
         self._kernels = {}
+        self._plans = {}  # a call's pattern -> what its launch needs (_Plan)
         self._lock = threading.Lock()
         self._read(kernel)
 
@@ -240,6 +270,37 @@ class Kernel:
         return bound
 
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
+        # a launch whose arguments have the pattern of one before (the same
+        # names, kinds, dtypes and constexpr values) takes its plan: only the
+        # arrays' addresses and the scalars' values are read
+        vals = args + tuple(kwargs.values()) if kwargs else args
+        try:
+            ce, params = self._constexpr, self.params
+            pattern = (len(args), tuple(kwargs), num_warps, num_stages,
+                       *[(type(v), v) if i < len(params) and ce[params[i]] else _kind(v) for i, v in enumerate(args)],
+                       *[(type(v), v) if ce.get(k) else _kind(v) for k, v in kwargs.items()])
+            plan = self._plans.get(pattern)
+        except TypeError:  # an unhashable constexpr: the slow path
+            pattern = plan = None
+        if plan is not None:
+            arrays = [_as_array(vals[i]) for i in plan.array_slots]
+            it = iter(arrays)
+            values = [ctypes.c_uint64(next(it).ptr) if c is None else c(vals[i]) if i >= 0 else c
+                      for i, c in zip(plan.slots, plan.convert)]
+            if callable(grid):
+                meta = dict(plan.meta)
+                meta.update(zip(plan.names, (vals[i] for i in plan.named)))
+                g = grid(meta)
+            else:
+                g = grid
+            g = _grid3(g)
+            if g is None:
+                return
+            self._launch(plan.kernel, plan.device, g, values, arrays, None)
+            return
+        self._run_slow(args, kwargs, vals, pattern, grid, num_warps, num_stages)
+
+    def _run_slow(self, args, kwargs, vals, pattern, grid, num_warps, num_stages):
         bound = self._bind(args, kwargs)
         sig, defines, values, arrays, meta = [], [], [], [], dict(self._meta)
         for name in self.params:
@@ -277,19 +338,50 @@ class Kernel:
         if len(devices) > 1:
             raise ValueError(f"tilec: {self.name}(): arrays on the CPU and on CUDA in one launch")
         device = devices.pop() if devices else (self._device or CPU)
-        g = grid(meta) if callable(grid) else grid
-        g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
-        if not 1 <= len(g) <= 3:
-            raise ValueError(f"tilec: a grid of {len(g)} dimensions; give 1 to 3")
-        if any(x <= 0 for x in g):
-            return  # an empty grid launches nothing, as in Triton
-        g = g + (1,) * (3 - len(g))
+        g = _grid3(grid(meta) if callable(grid) else grid)
         key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0)
         k = self._kernels.get(key)
         if k is None:
             k = self._create(device, key)
         stream = next((a.stream for a in arrays if a.stream), None)
-        self._launch(k, device, g, values, arrays, stream)
+        if pattern is not None and device == CPU and all(a.owner is not None for a in arrays):
+            plan = self._plan(vals, args, kwargs, k, device, values, meta)
+            if plan is not None:
+                self._plans[pattern] = plan
+        if g is not None:
+            self._launch(k, device, g, values, arrays, stream)
+
+    def _plan(self, vals, args, kwargs, k, device, values, meta):
+        """What a launch with this call's pattern needs: for each runtime
+        value in parameter order, its slot among the call's values and its
+        conversion; the meta dict's constant part and where its other
+        entries come from. NumPy arrays on the CPU only (the other kinds
+        keep the full path)."""
+        slot_of = {name: i for i, name in enumerate(self.params[: len(args)])}
+        slot_of.update({name: len(args) + j for j, name in enumerate(kwargs)})
+        plan = _Plan()
+        plan.kernel, plan.device = k, device
+        plan.slots, plan.convert, plan.array_slots = [], [], []
+        plan.names, plan.named = [], []
+        runtime = [n for n in self.params if not self._constexpr[n] and n in meta and meta[n] is not None]
+        for name, v in zip(runtime, values):
+            i = slot_of.get(name)
+            if i is None:  # a default: the same value every time
+                plan.slots.append(-1)
+                plan.convert.append(v)
+                continue
+            array = _ndarray is not None and type(vals[i]) is _ndarray
+            if not array and type(vals[i]) not in (int, float, bool):
+                return None  # a NumPy scalar, say: the full path converts it
+            plan.slots.append(i)
+            plan.convert.append(None if array else type(v))
+            if array:
+                plan.array_slots.append(i)
+        plan.meta = {n: v for n, v in meta.items() if n not in slot_of}
+        for name, i in slot_of.items():
+            plan.names.append(name)
+            plan.named.append(i)
+        return plan
 
     def _create(self, device, key):
         with self._lock:
@@ -338,6 +430,37 @@ class Kernel:
                 lib.tilec_device_unregister_host(dev, ctypes.c_void_p(base), None)
             if held:
                 _cpu_lock.release()
+
+
+class _Plan:
+    # slots[j]: where runtime value j is among the call's values (-1: a
+    # default, convert[j] its ctypes value); convert[j]: its ctypes type,
+    # None for an array
+    __slots__ = ("kernel", "device", "slots", "convert", "array_slots", "meta", "names", "named")
+
+
+def _kind(v):
+    """What of a runtime argument a launch's plan depends on: a NumPy array's
+    dtype and writability, a scalar's type (an int's width), any other value
+    itself (a constexpr's value and type are the pattern's as they are)."""
+    t = type(v)
+    if t is _ndarray:
+        return (v.dtype, v.flags.writeable)
+    if t is int:
+        return ("int", -2**31 <= v < 2**31, -2**63 <= v < 2**63)
+    if t is float:
+        return float
+    return (t, v)
+
+
+def _grid3(g):
+    """A grid as three positive ints; None for an empty one (nothing to launch, as in Triton)."""
+    g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
+    if not 1 <= len(g) <= 3:
+        raise ValueError(f"tilec: a grid of {len(g)} dimensions; give 1 to 3")
+    if any(x <= 0 for x in g):
+        return None
+    return g + (1,) * (3 - len(g))
 
 
 # NumPy arrays' memory stays registered with the CPU device from their first
