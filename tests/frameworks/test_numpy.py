@@ -33,6 +33,27 @@ def vector_add():
 
 
 @case
+def launches_of_one_pattern():
+    # the second and later launches take the first one's plan: new arrays, new scalar values, views,
+    # and a constexpr that changes (another kernel) must all be read again
+    add = tilec.jit(os.path.join(EX, "vector_add.py"), kernel="add_kernel")
+    grid = lambda meta: (tilec.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+    for n, block in ((1000, 128), (333, 128), (333, 64), (2**20 + 5, 1024)):
+        x, y = rng.standard_normal(n + 7, dtype=np.float32), rng.standard_normal(n + 7, dtype=np.float32)
+        out = np.full(n + 7, np.nan, dtype=np.float32)
+        add[grid](x[7:], y[:n], out[3:n + 3], n, BLOCK_SIZE=block)  # views: offsets into their arrays
+        assert np.array_equal(out[3:n + 3], x[7:] + y[:n]), f"n={n}, BLOCK_SIZE={block}"
+        assert np.isnan(out[:3]).all() and np.isnan(out[n + 3:]).all(), "wrote outside the view"
+    x = np.zeros(64, np.float32)
+    x.flags.writeable = False
+    try:
+        add[(1,)](x, x, np.zeros(64, np.float32), 64, BLOCK_SIZE=64)
+        raise AssertionError("a read-only array was taken")
+    except TypeError as e:
+        assert "read-only" in str(e)
+
+
+@case
 def softmax():
     k = tilec.jit(os.path.join(EX, "softmax.py"))
     rows, cols = 37, 300
