@@ -323,19 +323,35 @@ static Node *enter_kernel(Sema *S, const SpecOptions *opt, Frame *f) {
   return def;
 }
 
-Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt) {
+/* What is made of the kernel opt names, its def and frame entered (out: what it makes). */
+typedef bool KernelWork(Sema *S, const SpecOptions *opt, Node *def, Frame *f, void *out);
+
+/* Runs work on the kernel opt names with sema's errors unwinding to here;
+ * false on an error. */
+static bool on_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt, KernelWork *work,
+                      void *out) {
   Sema s = {.a = a, .d = d, .tc = tc, .m = m, .src = m->src};
-  Sema *S = &s;
   jmp_buf jb, *saved = d->unwind;
   d->unwind = &jb;
   if (setjmp(jb)) {
     d->unwind = saved;
     d->site = NULL;
-    return NULL;
+    return false;
   }
   Frame f;
-  Node *def = enter_kernel(S, opt, &f);
-  JitFunc *fn = f.fn;
+  Node *def = enter_kernel(&s, opt, &f);
+  bool ok = work(&s, opt, def, &f, out);
+  d->unwind = saved;
+  d->site = NULL;
+  return ok;
+}
+
+static bool make_kernel(Sema *S, const SpecOptions *opt, Node *def, Frame *f, void *out) {
+  Arena *a = S->a;
+  Diags *d = S->d;
+  TypeCache *tc = S->tc;
+  const Module *m = S->m;
+  JitFunc *fn = f->fn;
   Kernel *k = S->k;
   k->name = fn->name;
   k->loc = sema_loc(def);
@@ -576,29 +592,33 @@ Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Sp
       }
       const Type *block = check_block_shape(S, p, ty_scalar(tc, e->dtype), e->rank, e->block);
       TNode *t = emit_call(S, p, CALL_make_tensor_descriptor, ty_desc(tc, block), ops, 1 + 2 * e->rank);
-      sema_env_set(S, &f.env, p->name, sema_store_rt(S, p, arena_printf(a, "%s_desc", p->name), t));
+      sema_env_set(S, &f->env, p->name, sema_store_rt(S, p, arena_printf(a, "%s_desc", p->name), t));
       continue;
     }
     if (!strcmp(origin[j], "param")) {
       Var *v = sema_frame_var(S, p->name);
       if (consts[j]) {
-        sema_env_set(S, &f.env, p->name, val_const(S, consts[j]));
+        sema_env_set(S, &f->env, p->name, val_const(S, consts[j]));
         continue;
       }
-      sema_env_set(S, &f.env, p->name, sema_held_var_val(S, v, v->type));
+      sema_env_set(S, &f->env, p->name, sema_held_var_val(S, v, v->type));
     } else {
       vec_push(a, &k->const_names, (void *)p->name);
       vec_push(a, &k->const_values, consts[j]);
-      sema_env_set(S, &f.env, p->name, val_const(S, consts[j]));
+      sema_env_set(S, &f->env, p->name, val_const(S, consts[j]));
     }
   }
   sema_exec_function_body(S, fn);
   k->body = sema_to_tlist(S, &body);
   k->notes = S->notes;
   sema_module_deps(S, k);
-  d->unwind = saved;
-  d->site = NULL;
-  return k;
+  *(Kernel **)out = k;
+  return true;
+}
+
+Kernel *sema_kernel(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt) {
+  Kernel *k = NULL;
+  return on_kernel(a, d, tc, m, opt, make_kernel, &k) ? k : NULL;
 }
 
 /* ---- a kernel's parameters, for hosts that build its signature (tilec_describe) ---------- */
@@ -638,19 +658,10 @@ static void json_names(StrBuf *sb, const char *key, const PtrVec *names) {
   sb_putc(sb, ']');
 }
 
-bool sema_describe(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt, StrBuf *out) {
-  Sema s = {.a = a, .d = d, .tc = tc, .m = m, .src = m->src};
-  Sema *S = &s;
-  jmp_buf jb, *saved = d->unwind;
-  d->unwind = &jb;
-  if (setjmp(jb)) {
-    d->unwind = saved;
-    d->site = NULL;
-    return false;
-  }
-  Frame f;
-  Node *def = enter_kernel(S, opt, &f);
-  JitFunc *fn = f.fn;
+static bool describe(Sema *S, const SpecOptions *opt, Node *def, Frame *f, void *sb) {
+  (void)opt;
+  StrBuf *out = sb;
+  JitFunc *fn = f->fn;
   sb_printf(out, "{\"name\": ");
   json_str(out, fn->name);
   sb_printf(out, ", \"line\": %d, \"params\": [", sema_loc(def).line);
@@ -684,6 +695,9 @@ bool sema_describe(Arena *a, Diags *d, TypeCache *tc, const Module *m, const Spe
   sb_putc(out, ']');
   json_names(out, "key", &fn->autotune_keys);
   sb_printf(out, ", \"num_warps\": %d}\n", fn->jit_num_warps);
-  d->unwind = saved;
-  return !d->errors;
+  return !S->d->errors;
+}
+
+bool sema_describe(Arena *a, Diags *d, TypeCache *tc, const Module *m, const SpecOptions *opt, StrBuf *out) {
+  return on_kernel(a, d, tc, m, opt, describe, out);
 }
