@@ -134,6 +134,7 @@ typedef struct Compilation {
 
 bool op_is(MlirOperation op, const char *name);
 bool op_is_pure(MlirOperation op);        /* no side effects: removable, CSE-able, hoistable */
+bool op_is_plain_load(MlirOperation op);  /* a tile.load that only reads (not volatile): removable, mergeable, movable */
 /* Pure, without regions, its results tensors of the shape of every tensor
  * operand, of which it has one at least: what acts element by element when
  * its kind does (the callers name the kinds). */

@@ -30,6 +30,11 @@ bool op_is_pure(MlirOperation op) {
   return name_is(op, "arith.", false) || name_is(op, "math.", false);
 }
 
+bool op_is_plain_load(MlirOperation op) {
+  return tile_op_of(op) == TOP_load &&
+         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile")));
+}
+
 bool op_results_unused(MlirOperation op) {
   intptr_t n = mlirOperationGetNumResults(op);
   for (intptr_t i = 0; i < n; i++)

@@ -127,13 +127,6 @@ static void cse_regions(Table *t, MlirOperation op) {
   }
 }
 
-/* A load that may be merged with an equal one before it in its block:
- * not volatile. */
-static bool plain_load(MlirOperation op) {
-  return tile_op_of(op) == TOP_load &&
-         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile")));
-}
-
 /* Replaces op by prev, an equal op before it. */
 static void merge(MlirOperation op, MlirOperation prev) {
   for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
@@ -156,7 +149,7 @@ static void cse_block(Table *t, MlirBlock b) {
       nloads = 0;
       continue;
     }
-    if (plain_load(op)) {
+    if (op_is_plain_load(op)) { /* merged with an equal one before it in its block */
       int i = 0;
       while (i < nloads && !same_op(loads[i], op)) i++;
       if (i < nloads) merge(op, loads[i]);

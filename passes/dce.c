@@ -20,9 +20,7 @@ typedef struct Dead {
 /* A load only reads: unused, it goes too, unless volatile (as Triton's
  * loads carry a read effect and no other). */
 static bool removable(MlirOperation op) {
-  if (op_is_pure(op)) return true;
-  return tile_op_of(op) == TOP_load &&
-         mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile")));
+  return op_is_pure(op) || op_is_plain_load(op);
 }
 
 static bool dead(MlirOperation op) {

@@ -137,9 +137,7 @@ static bool writes(MlirOperation op) {
  * block pointer, and in a loop that writes no memory (the load moves ahead
  * of the iterations' stores). */
 static bool in_registers(const Plan *p, MlirOperation op) {
-  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1 || p->writes ||
-      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, sref("volatile"))))
-    return false;
+  if (!op_is_plain_load(op) || mlirOperationGetNumResults(op) != 1 || p->writes) return false;
   MlirType pt = mlirValueGetType(mlirOperationGetOperand(op, 0));
   if (mlirTypeIsARankedTensor(pt)) return true;
   MlirType pointee = ir_pointee(p->comp->ic, pt);

@@ -49,9 +49,7 @@ static bool is_tensor(MlirValue v) { return mlirTypeIsARankedTensor(mlirValueGet
  * memory with barriers on both sides. Triton's rematerialization takes
  * such loads too. Not a volatile one, and not through a block pointer. */
 static bool cheap_load(const Compilation *comp, MlirOperation op) {
-  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1 ||
-      !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("volatile"))))
-    return false;
+  if (!op_is_plain_load(op) || mlirOperationGetNumResults(op) != 1) return false;
   MlirType p = mlirValueGetType(mlirOperationGetOperand(op, 0));
   if (!mlirTypeIsARankedTensor(p) || !mlirShapedTypeHasStaticShape(p)) return false;
   int64_t n = 1;
