@@ -204,3 +204,30 @@ tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void 
   va_end(ap);
   return tilec_kernel_launch(k, grid, args, k->nparams, stream, report);
 }
+
+tilec_status tilec_kernel_launch_packed(tilec_kernel *k, const unsigned grid[3], const void *args, size_t size,
+                                        void *stream, char **report) {
+  if (report) *report = NULL;
+  if (!k || !args) {
+    jit_tell(report, "tilec_kernel_launch_packed: the %s is NULL", !k ? "kernel" : "argument block");
+    return TILEC_ERROR_USAGE;
+  }
+  /* each argument at the next offset that is a multiple of its size, as a
+   * C struct of them lays them out (and Python's struct module in native
+   * mode packs them) */
+  void *argv[MAX_PARAMS];
+  size_t end = 0;
+  for (int i = 0; i < k->nparams; i++) {
+    size_t n = k->kind[i] == P_PTR ? sizeof(tilec_devptr) : (size_t)dtype_bytes(k->dtype[i]);
+    end = (end + n - 1) / n * n;
+    argv[i] = (char *)args + end;
+    end += n;
+  }
+  size_t padded = (end + 7) / 8 * 8;
+  if (size < end || size > padded) {
+    jit_tell(report, "%s: an argument block of %zu bytes; its %d runtime arguments take %zu", k->name, size,
+             k->nparams, end);
+    return TILEC_ERROR_USAGE;
+  }
+  return tilec_kernel_launch(k, grid, argv, k->nparams, stream, report);
+}

@@ -36,4 +36,10 @@ fi
 export TILEC_LIBRARY=$lib PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 export TILEC_CACHE_DIR=$(mktemp -d)
 trap 'rm -rf "$TILEC_CACHE_DIR"' EXIT
+# TILEC_FAKE_CUDA_DIR: the tests' fake CUDA driver (libcuda.so.1), first on
+# the library path, its launches succeeding and each written to a trace
+if [ -n "${TILEC_FAKE_CUDA_DIR:-}" ]; then
+  export LD_LIBRARY_PATH=$TILEC_FAKE_CUDA_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export FAKE_CUDA_TRACE=$TILEC_CACHE_DIR/fake-cuda-trace
+fi
 "$py" "$root/tests/frameworks/test_$which.py" "$root/examples"

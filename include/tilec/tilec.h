@@ -294,6 +294,15 @@ TILEC_API tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[
 TILEC_API tilec_status tilec_kernel_launchv(tilec_kernel *k, const unsigned grid[3], void *stream, char **message,
                                             ...);
 
+/* The same with the arguments packed in one block, as a C struct of the
+ * runtime parameters in order lays them out: each at the next offset that
+ * is a multiple of its size (a pointer parameter's tilec_devptr is 8
+ * bytes), the block's size that of the last one's end, or of the struct
+ * with its padding. What Python's struct module packs in native mode; one
+ * foreign call per launch from the Python package. */
+TILEC_API tilec_status tilec_kernel_launch_packed(tilec_kernel *k, const unsigned grid[3], const void *args,
+                                                  size_t size, void *stream, char **message);
+
 /* How many specializations the kernel has compiled (or found in the cache). */
 TILEC_API int tilec_kernel_specializations(const tilec_kernel *k);
 

@@ -106,6 +106,8 @@ _declare("tilec_kernel_create", ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, 
 _declare("tilec_kernel_destroy", None, ctypes.c_void_p)
 _declare("tilec_kernel_launch", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_void_p),
          ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+_declare("tilec_kernel_launch_packed", ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.c_void_p,
+         ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
 _declare("tilec_kernel_specializations", ctypes.c_int, ctypes.c_void_p)
 _declare("tilec_xla_ffi_handler", ctypes.c_void_p)
 

@@ -78,11 +78,12 @@ class _Array:
     """What a launch needs of an array argument: its address, its element
     type, the device it lives on, and (on the CPU) the memory to register."""
 
-    __slots__ = ("ptr", "dtype", "device", "base", "nbytes", "stream", "owner")
+    __slots__ = ("ptr", "dtype", "device", "base", "nbytes", "stream", "owner", "arg")
 
-    def __init__(self, ptr, dtype, device, base=None, nbytes=0, stream=None, owner=None):
+    def __init__(self, ptr, dtype, device, base=None, nbytes=0, stream=None, owner=None, arg=None):
         self.ptr, self.dtype, self.device, self.base, self.nbytes, self.stream = ptr, dtype, device, base, nbytes, stream
         self.owner = owner  # the NumPy array that owns the memory: registered while it lives
+        self.arg = arg  # the NumPy array given
 
 
 def _dtype_name(dt):
@@ -91,23 +92,25 @@ def _dtype_name(dt):
 
 
 _np_dtypes = {}  # a NumPy dtype -> Triton's name (None: none)
-_seen = {}  # id of a NumPy array met -> (a weak reference to it, its _Array)
+_seen = {}  # id of a NumPy array met -> (a weak reference to it, what its _Array holds, its size)
 
 
 def _as_array(x):
     """An _Array for an array argument, or None for anything else."""
     if _ndarray is not None and type(x) is _ndarray:  # the common case, without the array interface's dict
         seen = _seen.get(id(x))
-        if seen is not None and seen[0]() is x:  # an array met before: its address and extent do not change
+        if seen is not None and seen[0]() is x and seen[6] == x.size:  # an array met before, not resized since
             if not x.flags.writeable:
                 raise TypeError("tilec: a read-only array: kernels may write their pointer arguments; pass a writable copy")
-            _, ptr, name, base, nbytes, own = seen
+            _, ptr, name, base, nbytes, own, _ = seen
             owner = x if own == 1 else _root(x) if own == 2 else None
-            return _Array(ptr, name, CPU, base=base, nbytes=nbytes, owner=owner)
+            return _Array(ptr, name, CPU, base=base, nbytes=nbytes, owner=owner, arg=x)
         a = _numpy_array(x)
+        a.arg = x
         own = 1 if a.owner is x else 2 if a.owner is not None else 0
         try:  # no strong reference: the entry goes with the array
-            _seen[id(x)] = (weakref.ref(x, lambda _r, k=id(x): _seen.pop(k, None)), a.ptr, a.dtype, a.base, a.nbytes, own)
+            _seen[id(x)] = (weakref.ref(x, lambda _r, k=id(x): _seen.pop(k, None)), a.ptr, a.dtype, a.base, a.nbytes, own,
+                            x.size)
         except TypeError:
             pass
         return a
@@ -140,21 +143,20 @@ def _root(x):
 
 def _other_array(x):
     """An _Array for anything else with an array interface, or None."""
+    if _is_torch(x):  # a PyTorch tensor: its pointer and device without the array interfaces' dicts
+        dtype = _DTYPES.get(_dtype_name(x.dtype))
+        if x.is_cuda:
+            return _Array(x.data_ptr(), dtype, CUDA, stream=_torch_stream()(x.get_device()))
+        if x.device.type != "cpu":
+            raise TypeError(f"tilec: a tensor on device '{x.device}': tilec runs on 'cpu' (the emulator) and 'cuda'")
+        st = x.untyped_storage()
+        return _Array(x.data_ptr(), dtype, CPU, base=st.data_ptr(), nbytes=st.nbytes())
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         kind, size = cai["typestr"][1], int(cai["typestr"][2:])
         name = _dtype_name(getattr(x, "dtype", "")) if hasattr(x, "dtype") else ""
         dtype = _DTYPES.get(name) or _DTYPES.get(_TYPESTR.get((kind, size), ""))
         return _Array(cai["data"][0], dtype, CUDA, stream=cai.get("stream"))
-    if hasattr(x, "data_ptr") and hasattr(x, "untyped_storage"):  # a PyTorch tensor
-        dtype = _DTYPES.get(_dtype_name(x.dtype))
-        if x.device.type == "cuda":
-            import torch
-            return _Array(x.data_ptr(), dtype, CUDA, stream=torch.cuda.current_stream(x.device).cuda_stream)
-        if x.device.type != "cpu":
-            raise TypeError(f"tilec: a tensor on device '{x.device}': tilec runs on 'cpu' (the emulator) and 'cuda'")
-        st = x.untyped_storage()
-        return _Array(x.data_ptr(), dtype, CPU, base=st.data_ptr(), nbytes=st.nbytes())
     ai = getattr(x, "__array_interface__", None)
     if ai is not None:  # NumPy (and anything that exposes host memory so)
         name = _dtype_name(getattr(x, "dtype", ""))
@@ -223,7 +225,7 @@ class Kernel:
         self.include_dirs = [os.fspath(d) for d in include_dirs]
         self._device = device
         self._kernels = {}
-        self._plans = {}  # a call's pattern -> what its launch needs (_Plan)
+        self._plans = {}  # the number of positional arguments -> the plans of launches so called (_plan), latest first
         self._lock = threading.Lock()
         self._read(kernel)
 
@@ -255,7 +257,7 @@ class Kernel:
         return f"<tilec kernel {self.name} of {self.path}>"
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return _Launcher(self, grid)
 
     def _bind(self, args, kwargs):
         if len(args) > len(self.params):
@@ -270,39 +272,12 @@ class Kernel:
         return bound
 
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
-        # a launch whose arguments have the pattern of one before (the same
-        # names, kinds, dtypes and constexpr values) takes its plan: only the
-        # arrays' addresses and the scalars' values are read
-        vals = args + tuple(kwargs.values()) if kwargs else args
-        try:
-            ce, params = self._constexpr, self.params
-            pattern = (len(args), tuple(kwargs), num_warps, num_stages,
-                       *[(type(v), v) if i < len(params) and ce[params[i]] else _kind(v) for i, v in enumerate(args)],
-                       *[(type(v), v) if ce.get(k) else _kind(v) for k, v in kwargs.items()])
-            plan = self._plans.get(pattern)
-        except TypeError:  # an unhashable constexpr: the slow path
-            pattern = plan = None
-        if plan is not None:
-            arrays = [_as_array(vals[i]) for i in plan.array_slots]
-            it = iter(arrays)
-            values = [ctypes.c_uint64(next(it).ptr) if c is None else c(vals[i]) if i >= 0 else c
-                      for i, c in zip(plan.slots, plan.convert)]
-            if callable(grid):
-                meta = dict(plan.meta)
-                meta.update(zip(plan.names, (vals[i] for i in plan.named)))
-                g = grid(meta)
-            else:
-                g = grid
-            g = _grid3(g)
-            if g is None:
-                return
-            self._launch(plan.kernel, plan.device, g, values, arrays, None)
-            return
-        self._run_slow(args, kwargs, vals, pattern, grid, num_warps, num_stages)
+        _Launcher(self, grid)(*args, num_warps=num_warps, num_stages=num_stages, **kwargs)
 
-    def _run_slow(self, args, kwargs, vals, pattern, grid, num_warps, num_stages):
+    def _run_slow(self, args, kwargs, grid, num_warps, num_stages):
         bound = self._bind(args, kwargs)
         sig, defines, values, arrays, meta = [], [], [], [], dict(self._meta)
+        runtime = []  # the runtime parameters given a value, in order
         for name in self.params:
             given = name in bound
             v = bound.get(name)
@@ -324,6 +299,7 @@ class Kernel:
                 defines.append(f"{name}=None")  # None specializes the parameter away, as in Triton
                 continue
             a = _as_array(v)
+            runtime.append(name)
             if a is not None:
                 if a.dtype is None:
                     raise TypeError(f"tilec: argument '{name}' has dtype {getattr(v, 'dtype', '?')}, which tilec has no type for")
@@ -344,44 +320,14 @@ class Kernel:
         if k is None:
             k = self._create(device, key)
         stream = next((a.stream for a in arrays if a.stream), None)
-        if pattern is not None and device == CPU and all(a.owner is not None for a in arrays):
-            plan = self._plan(vals, args, kwargs, k, device, values, meta)
-            if plan is not None:
-                self._plans[pattern] = plan
         if g is not None:
             self._launch(k, device, g, values, arrays, stream)
-
-    def _plan(self, vals, args, kwargs, k, device, values, meta):
-        """What a launch with this call's pattern needs: for each runtime
-        value in parameter order, its slot among the call's values and its
-        conversion; the meta dict's constant part and where its other
-        entries come from. NumPy arrays on the CPU only (the other kinds
-        keep the full path)."""
-        slot_of = {name: i for i, name in enumerate(self.params[: len(args)])}
-        slot_of.update({name: len(args) + j for j, name in enumerate(kwargs)})
-        plan = _Plan()
-        plan.kernel, plan.device = k, device
-        plan.slots, plan.convert, plan.array_slots = [], [], []
-        plan.names, plan.named = [], []
-        runtime = [n for n in self.params if not self._constexpr[n] and n in meta and meta[n] is not None]
-        for name, v in zip(runtime, values):
-            i = slot_of.get(name)
-            if i is None:  # a default: the same value every time
-                plan.slots.append(-1)
-                plan.convert.append(v)
-                continue
-            array = _ndarray is not None and type(vals[i]) is _ndarray
-            if not array and type(vals[i]) not in (int, float, bool):
-                return None  # a NumPy scalar, say: the full path converts it
-            plan.slots.append(i)
-            plan.convert.append(None if array else type(v))
-            if array:
-                plan.array_slots.append(i)
-        plan.meta = {n: v for n, v in meta.items() if n not in slot_of}
-        for name, i in slot_of.items():
-            plan.names.append(name)
-            plan.named.append(i)
-        return plan
+        plan = _plan(self, args, kwargs, num_warps, num_stages, bound, runtime, sig, values, meta, k)
+        if plan is not None:
+            with self._lock:
+                plans = self._plans.setdefault(len(args), [])
+                plans.insert(0, plan)
+                del plans[_PLANS_PER_SHAPE:]
 
     def _create(self, device, key):
         with self._lock:
@@ -423,6 +369,10 @@ class Kernel:
                     if a.owner is not None and _keep_registered(dev, a):
                         continue
                     registered.append((a.base, a.nbytes))
+            if device == CPU:
+                for a in arrays:
+                    if a.arg is not None and a.owner is not None and _kept.get(a.base) == (a.nbytes, id(a.owner)):
+                        _ready_add(a.arg, a.ptr)
             st = lib.tilec_kernel_launch(k, g, argv, len(values), ctypes.c_void_p(stream or 0), ctypes.byref(msg))
             _lib.check(st, msg, _lib.LaunchError)
         finally:
@@ -432,25 +382,193 @@ class Kernel:
                 _cpu_lock.release()
 
 
-class _Plan:
-    # slots[j]: where runtime value j is among the call's values (-1: a
-    # default, convert[j] its ctypes value); convert[j]: its ctypes type,
-    # None for an array
-    __slots__ = ("kernel", "device", "slots", "convert", "array_slots", "meta", "names", "named")
+# A NumPy array whose memory stays registered with the CPU device (its
+# owner is watched, _keep_registered) is ready: a plan takes its address
+# from here. id -> (a weak reference to it, its address, its size); the
+# size changes if ndarray.resize moves it, which the plans check.
+_ready = {}
 
 
-def _kind(v):
-    """What of a runtime argument a launch's plan depends on: a NumPy array's
-    dtype and writability, a scalar's type (an int's width), any other value
-    itself (a constexpr's value and type are the pattern's as they are)."""
-    t = type(v)
-    if t is _ndarray:
-        return (v.dtype, v.flags.writeable)
-    if t is int:
-        return ("int", -2**31 <= v < 2**31, -2**63 <= v < 2**63)
-    if t is float:
-        return float
-    return (t, v)
+def _ready_add(x, ptr):
+    key = id(x)
+    e = _ready.get(key)
+    if e is not None and e[0]() is x:
+        return
+    try:
+        ref = weakref.ref(x, lambda r, key=key: _ready.pop(key, None) if _ready.get(key, (None,))[0] is r else None)
+    except TypeError:
+        return
+    _ready[key] = (ref, ptr, x.size)
+
+
+_PLANS_PER_SHAPE = 8
+_STRUCT = {"i1": "b", "i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
+           "fp32": "f", "fp64": "d"}
+_INT_RANGE = {"i32": (-2**31, 2**31 - 1), "i64": (-2**63, -2**31 - 1, 2**31, 2**63 - 1), "u64": (2**63, 2**64 - 1)}
+_grids = {}  # a grid's tuple -> its (c_uint * 3), or None when empty
+_tls = threading.local()
+
+
+def _grid_array(g):
+    """The C grid of a grid tuple (or list, or int); None when empty. Kept per tuple."""
+    c = _grids.get(g, False) if type(g) is tuple else False
+    if c is False:
+        t = _grid3(g)
+        c = None if t is None else (ctypes.c_uint * 3)(*t)
+        if type(g) is tuple:
+            if len(_grids) > 4096:
+                _grids.clear()
+            _grids[g] = c
+    return c
+
+
+def _report():
+    """This thread's char * for a launch's message."""
+    try:
+        return _tls.report
+    except AttributeError:
+        m = ctypes.c_void_p()
+        _tls.report = (m, ctypes.pointer(m))
+        return _tls.report
+
+
+def _launch_failed(status, report):
+    _lib.check(status, report[0], _lib.LaunchError)
+
+
+class _Launcher:
+    """kernel[grid]: called with the kernel's arguments, launches it. A call
+    like one before (as many positional arguments) tries the plans of those:
+    each checks what its specialization assumed (the keywords, the arrays'
+    dtypes, the ints' widths, the constexprs' values) and launches, or
+    declines; else the full path binds, specializes and makes a plan."""
+
+    __slots__ = ("kernel", "grid")
+
+    def __init__(self, kernel, grid):
+        self.kernel, self.grid = kernel, grid
+
+    def __call__(self, *args, num_warps=None, num_stages=None, **kwargs):
+        plans = self.kernel._plans.get(len(args))
+        if plans:
+            for plan in plans:
+                if plan(args, kwargs, self.grid, num_warps, num_stages):
+                    return
+        self.kernel._run_slow(args, kwargs, self.grid, num_warps, num_stages)
+
+
+def _is_torch(v):
+    return hasattr(v, "data_ptr") and hasattr(v, "untyped_storage")
+
+
+def _torch_stream():
+    """PyTorch's current stream of a device index, as a CUstream's address."""
+    import torch
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton's launcher calls: no Stream object
+    return raw if raw is not None else lambda i: torch.cuda.current_stream(i).cuda_stream
+
+
+def _plan(kernel, args, kwargs, num_warps, num_stages, bound, runtime, sig, values, meta, k):
+    """A function that launches a call of this one's shape, with the same
+    dtypes, int widths and constexpr values, on ready NumPy arrays: it checks
+    those, packs the runtime arguments into one block (struct, native
+    layout: what tilec_kernel_launch_packed reads) and makes one foreign
+    call; it returns False to decline. None where a call of this kind takes
+    the full path every time (a NumPy scalar, an array not ready, a
+    constexpr that is not a plain value)."""
+    slot_of = {name: i for i, name in enumerate(kernel.params[: len(args)])}
+    slot_of.update({name: len(args) + j for j, name in enumerate(kwargs)})
+    vals = args + tuple(kwargs.values())
+    env = {"_ready_get": _ready.get, "_grid_array": _grid_array, "_report": _report, "_failed": _launch_failed,
+           "_launch": lib.tilec_kernel_launch_packed, "_K": k}
+    guards, fmt, packed, stream = [], "@", [], None
+    for name in kernel.params:  # the constexprs given: their types and values
+        i = slot_of.get(name)
+        if i is None or not kernel._constexpr[name]:
+            continue
+        v = vals[i]
+        if type(v) not in (int, float, bool, str, type(None)):
+            return None
+        env[f"_C{i}"] = v
+        guards.append(f"a{i} is None" if v is None else f"type(a{i}) is {type(v).__name__} and a{i} == _C{i}")
+    for name in kernel.params:  # the runtime parameters given None
+        i = slot_of.get(name)
+        if i is not None and not kernel._constexpr[name] and vals[i] is None:
+            guards.append(f"a{i} is None")
+    for name, t, cval in zip(runtime, sig, values):
+        i = slot_of.get(name)
+        if i is None:  # a default: the same every time
+            fmt += _STRUCT.get(t, "")
+            env[f"_V{len(packed)}"] = cval.value
+            packed.append(f"_V{len(packed)}")
+            continue
+        v = vals[i]
+        if t.startswith("*"):
+            env[f"_T{i}"] = type(v)
+            fmt += "Q"
+            if _ndarray is not None and type(v) is _ndarray:  # on the CPU: memory registered while it lives
+                e = _ready.get(id(v))
+                if e is None or e[0]() is not v:
+                    return None
+                env[f"_D{i}"] = v.dtype
+                guards.append(f"type(a{i}) is _T{i} and (e{i} := _ready_get(id(a{i}))) is not None"
+                              f" and e{i}[0]() is a{i} and a{i}.dtype is _D{i} and a{i}.size == e{i}[2]")
+                packed.append(f"e{i}[1]")
+            elif _is_torch(v) and v.is_cuda:  # on CUDA, on PyTorch's current stream
+                env[f"_D{i}"] = v.dtype
+                guards.append(f"type(a{i}) is _T{i} and a{i}.is_cuda and a{i}.dtype is _D{i}")
+                packed.append(f"a{i}.data_ptr()")
+                if stream is None:
+                    env["_torch_stream"] = _torch_stream()
+                    stream = f"_torch_stream(a{i}.get_device())"
+            elif not _is_torch(v) and getattr(v, "__cuda_array_interface__", None) is not None:  # on CUDA, on its stream
+                env[f"_D{i}"] = v.__cuda_array_interface__["typestr"]
+                guards.append(f"type(a{i}) is _T{i} and (c{i} := a{i}.__cuda_array_interface__)['typestr'] == _D{i}")
+                packed.append(f"c{i}['data'][0]")
+                if stream is None:
+                    stream = f"c{i}.get('stream')"
+            else:
+                return None
+        elif type(v) is int and t in _INT_RANGE:
+            r = _INT_RANGE[t]
+            cond = " or ".join(f"{r[j]} <= a{i} <= {r[j + 1]}" for j in range(0, len(r), 2))
+            guards.append(f"type(a{i}) is int and ({cond})")
+            fmt += _STRUCT[t]
+            packed.append(f"a{i}")
+        elif type(v) in (float, bool) and t in ("fp32", "i1"):
+            guards.append(f"type(a{i}) is {type(v).__name__}")
+            fmt += _STRUCT[t]
+            packed.append(f"a{i}")
+        else:
+            return None
+    env["_pack"] = __import__("struct").Struct(fmt).pack
+    env["_S"] = __import__("struct").calcsize(fmt)
+    # the grid: a constant tuple, or Triton's meta dict passed to a callable
+    env["_META"] = {n: v for n, v in meta.items() if n not in slot_of}
+    entries = ", ".join(f"{n!r}: a{i}" for n, i in slot_of.items())
+    env["_W"], env["_ST"], env["_MISSING"] = num_warps, num_stages, object()
+    src = ["def plan(args, kwargs, grid, num_warps, num_stages):",
+           f"    if len(args) != {len(args)} or len(kwargs) != {len(kwargs)} or num_warps != _W or num_stages != _ST:",
+           "        return False"]
+    if args:
+        src.append(f"    {', '.join(f'a{i}' for i in range(len(args)))}, = args")
+    for j, name in enumerate(kwargs):  # absent: _MISSING, which no guard lets through
+        src.append(f"    a{len(args) + j} = kwargs.get({name!r}, _MISSING)")
+    if guards:
+        src += [f"    if not ({' and '.join(f'({g})' for g in guards)}):", "        return False"]
+    src += ["    if callable(grid):",
+            f"        g = _grid_array(grid({{**_META, {entries}}}))" if entries else "        g = _grid_array(grid(dict(_META)))",
+            "    else:",
+            "        g = _grid_array(grid)",
+            "    if g is None:",
+            "        return True",
+            "    report = _report()",
+            f"    st = _launch(_K, g, _pack({', '.join(packed)}), _S, {stream}, report[1])",
+            "    if st:",
+            "        _failed(st, report)",
+            "    return True"]
+    exec(compile("\n".join(src), f"<tilec plan of {kernel.name}>", "exec"), env)
+    return env["plan"]
 
 
 def _grid3(g):

@@ -54,6 +54,106 @@ def launches_of_one_pattern():
 
 
 @case
+def launches_take_their_plans():
+    # a launch like one before takes that one's plan, without the full path;
+    # what the plan's specialization assumed (dtype, an int's width, a
+    # constexpr, the arrays' identity) changing takes the full path again
+    add = tilec.jit(os.path.join(EX, "vector_add.py"), kernel="add_kernel")
+    full = []
+    slow = add._run_slow
+    add._run_slow = lambda *a: (full.append(1), slow(*a))
+    n = 64
+    x, y, out = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32), np.zeros(n, np.float32)
+    for i in range(5):
+        x += 1  # the same arrays, new contents: read again at each launch
+        add[(1,)](x, y, out, n, BLOCK_SIZE=64)
+        assert np.array_equal(out, x + y), f"launch {i} differs"
+    assert len(full) == 1, f"{len(full)} launches of one pattern took the full path"
+    grid = lambda meta: (tilec.cdiv(min(meta["n_elements"], 64), meta["BLOCK_SIZE"]),)  # the arrays have 64
+    cases = [
+        (np.float32, 64, 64, 1),       # a callable grid: a new shape of call
+        (np.float32, 64, 64, 0),
+        (np.float64, 64, 64, 1),       # another dtype
+        (np.float32, 40, 64, 1),       # n = 40: another specialization (not divisible by 16), and a new plan
+        (np.float32, 2**31 + 5, 64, 1),  # an i64: another signature
+        (np.float32, 64, 32, 1),       # another constexpr
+        (np.float32, 40, 64, 0),       # each plan is kept, latest first
+        (np.float32, 64, 64, 0),
+    ]
+    for dt, n, block, new in cases:
+        full.clear()
+        m = 64
+        x, y, out = rng.standard_normal(m).astype(dt), rng.standard_normal(m).astype(dt), np.zeros(m, dt)
+        add[grid](x, y, out, n, BLOCK_SIZE=block)  # new arrays: the full path once, to register them
+        add[grid](x, y, out, n, BLOCK_SIZE=block)
+        k = min(n, tilec.cdiv(min(n, m), block) * block)
+        assert np.array_equal(out[:k], (x + y)[:k]), f"{dt.__name__}, n={n}, BLOCK_SIZE={block} differs"
+        assert len(full) == 1, f"{dt.__name__}, n={n}, BLOCK_SIZE={block}: {len(full)} of 2 launches took the full path"
+    # a view, then the array it views: two arrays, two addresses
+    base = np.zeros(70, np.float32)
+    v = base[6:]
+    one = np.ones(64, np.float32)
+    add[(1,)](one, one, v, 64, BLOCK_SIZE=64)
+    add[(1,)](one, one, v, 64, BLOCK_SIZE=64)
+    add[(1,)](one, one, base, 64, BLOCK_SIZE=64)
+    assert (base[:6] == 2).all() and (base[64:] == 2).all() and (base[6:64] == 2).all(), "a view and its base mixed up"
+    assert base[65] == 2 and (v[58:] == 2).all()
+    # arrays that go: a new one at the same address is registered afresh
+    for i in range(20):
+        t = np.full(64, float(i), np.float32)
+        add[(1,)](t, one, t, 64, BLOCK_SIZE=64)
+        assert (t == i + 1).all(), f"round {i}: {t[:4]}"
+    # a launch's error from the plan's path is the same exception
+    try:
+        add[(2,)](x, y, out, 128, BLOCK_SIZE=64)  # x has 64 elements: the emulator's bounds check
+        raise AssertionError("an out-of-bounds launch passed")
+    except tilec.LaunchError as e:
+        assert "out-of-bounds load" in str(e), str(e)
+
+
+@case
+def cuda_array_interface():
+    # objects with __cuda_array_interface__ on the CUDA device, on the fake
+    # driver of the tests (run-frameworks.sh): each launch is a line of its
+    # trace, with its grid and which allocation the first argument is in
+    trace = os.environ.get("FAKE_CUDA_TRACE")
+    if not trace:
+        print("     (no fake CUDA driver: skipped)")
+        return
+    import ctypes
+    from tilec import _lib
+    jit_module = sys.modules["tilec.jit"]  # (tilec.jit is the function)
+    lib = _lib.lib
+    lib.tilec_device_alloc.restype = ctypes.c_int
+    lib.tilec_device_alloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint64),
+                                       ctypes.POINTER(ctypes.c_void_p)]
+    dev = jit_module._Device.get(jit_module.CUDA)
+
+    class Buffer:
+        def __init__(self, n, typestr):
+            p = ctypes.c_uint64()
+            assert lib.tilec_device_alloc(dev, n * 4, ctypes.byref(p), None) == 0
+            self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr, "data": (p.value, False),
+                                             "version": 3, "strides": None, "stream": None}
+
+    add = tilec.jit(os.path.join(EX, "vector_add.py"), kernel="add_kernel")
+    full = []
+    slow = add._run_slow
+    add._run_slow = lambda *a: (full.append(1), slow(*a))
+    bufs = [Buffer(1000, "<f4") for _ in range(3)]
+    grid = lambda meta: (tilec.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+    for n, order in ((1000, (0, 1, 2)), (1000, (1, 0, 2)), (500, (2, 1, 0)), (1000, (0, 1, 2))):
+        add[grid](*(bufs[i] for i in order), n, BLOCK_SIZE=256)
+    ints = [Buffer(1000, "<i4") for _ in range(3)]  # another dtype: another signature and plan
+    add[grid](*ints, 1000, BLOCK_SIZE=256)
+    with open(trace) as f:
+        lines = [line.strip() for line in f if line.startswith("launch")]
+    want = [f"launch {g} 1 1, 128 threads, argument 0 in allocation {a}" for g, a in ((4, 0), (4, 1), (2, 2), (4, 0), (4, 3))]
+    assert lines[-5:] == want, f"the launches were {lines[-5:]}, expected {want}"
+    assert len(full) == 2, f"{len(full)} of 5 launches took the full path (expected the first of each dtype)"
+
+
+@case
 def softmax():
     k = tilec.jit(os.path.join(EX, "softmax.py"))
     rows, cols = 37, 300

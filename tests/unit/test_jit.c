@@ -4,6 +4,7 @@
  * device failing cleanly without a driver. */
 #include <dirent.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,6 +343,55 @@ static void host_memory(tilec_device *cpu) {
   CHECK(tilec_device_register_host(cpu, NULL, 4, &msg) == TILEC_ERROR_USAGE);
   free(msg);
   tilec_kernel_destroy(k);
+}
+
+/* tilec_kernel_launch_packed: the arguments in one block laid out as a C
+ * struct lays them out (an i32 before a pointer leaves 4 bytes of padding),
+ * with or without the struct's padding at the end; any other size refused. */
+static void packed_arguments(tilec_device *cpu) {
+  static const char text[] = "import triton\n"
+                             "import triton.language as tl\n"
+                             "@triton.jit\n"
+                             "def axpy(n, x, y, a, B: tl.constexpr):\n"
+                             "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                             "    tl.store(y + o, tl.load(x + o, mask=o < n) * a + tl.load(y + o, mask=o < n), mask=o < n)\n";
+  enum { N = 100 };
+  float *x = NULL, *y = NULL;
+  unsigned long long dx, dy;
+  char *msg = NULL;
+  CHECK(tilec_device_alloc(cpu, N * sizeof(float), &dx, NULL) == TILEC_OK);
+  CHECK(tilec_device_alloc(cpu, N * sizeof(float), &dy, NULL) == TILEC_OK);
+  x = calloc(N, sizeof *x), y = calloc(N, sizeof *y);
+  for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1;
+  CHECK(tilec_device_copy_to(cpu, dx, x, N * sizeof(float), NULL) == TILEC_OK);
+  CHECK(tilec_device_copy_to(cpu, dy, y, N * sizeof(float), NULL) == TILEC_OK);
+  tilec_jit_options o = {.signature = "i32, *fp32, *fp32, fp32, 64", .no_disk_cache = 1};
+  tilec_kernel *k = NULL;
+  CHECK(tilec_kernel_create(cpu, "axpy.py", text, sizeof text - 1, &o, &k, &msg) == TILEC_OK);
+  free(msg);
+  struct {
+    int32_t n;
+    unsigned long long x, y;
+    float a;
+  } block = {N - 3, dx, dy, 2.0f};
+  unsigned grid[3] = {2, 1, 1};
+  CHECK(tilec_kernel_launch_packed(k, grid, &block, sizeof block, NULL, &msg) == TILEC_OK && !msg);
+  CHECK(tilec_kernel_launch_packed(k, grid, &block, offsetof(__typeof__(block), a) + 4, NULL, &msg) == TILEC_OK);
+  CHECK(tilec_device_copy_from(cpu, y, dy, N * sizeof(float), NULL) == TILEC_OK);
+  int bad = 0;
+  for (int i = 0; i < N; i++) bad += y[i] != (i < N - 3 ? 1.0f + 4.0f * (float)i : 1.0f);
+  CHECK(bad == 0);
+  CHECK(tilec_kernel_launch_packed(k, grid, &block, 24, NULL, &msg) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(msg, "an argument block of 24 bytes; its 4 runtime arguments take 28");
+  free(msg);
+  CHECK(tilec_kernel_launch_packed(k, grid, &block, 36, NULL, &msg) == TILEC_ERROR_USAGE);
+  free(msg);
+  CHECK(tilec_kernel_launch_packed(k, grid, NULL, 0, NULL, &msg) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(msg, "the argument block is NULL");
+  free(msg);
+  tilec_kernel_destroy(k);
+  tilec_device_free(cpu, dx, NULL), tilec_device_free(cpu, dy, NULL);
+  free(x), free(y);
 }
 
 /* tilec_describe: the parameters, defaults, configs and heuristics a host
@@ -1210,6 +1260,7 @@ int unit_main(void) {
   none_args(cpu);
   autotune(cpu);
   host_memory(cpu);
+  packed_arguments(cpu);
   describe();
   CHECK(cached_import(cpu) == 0);
   aliased_signatures(cpu);
