@@ -35,7 +35,9 @@ static void usage_aot(FILE *f) {
         "\n"
         "Compiles the @triton.jit kernel NAME of FILE.py for each SIGNATURE and each target, and\n"
         "writes PREFIX.h and PREFIX.c: C11 that embeds the cubins and the PTX and launches them\n"
-        "through the CUDA driver API, needing only cuda.h to compile and libcuda to link. The\n"
+        "through the CUDA driver API, needing only cuda.h to compile and libc to link: the\n"
+        "driver (libcuda.so.1) is opened by P_load, which fails with\n"
+        "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, saying why in its log, where there is none. The\n"
         "functions are named after PREFIX's file name (letters, digits and '_'):\n"
         "\n"
         "  CUresult P_load(CUcontext ctx)  load into ctx (NULL: the calling thread's current\n"
@@ -84,7 +86,7 @@ static void usage_aot(FILE *f) {
         "  tilec aot examples/vector_add.py -k add_kernel \\\n"
         "    -s \"*fp32:16, *fp32:16, *fp32:16, i32:16, 1024\" -s \"*fp32, *fp32, *fp32, i32, 1024\" \\\n"
         "    -g \"cdiv(n_elements, BLOCK_SIZE)\" --arch sm_80,sm_90a -o vadd\n"
-        "  gcc -std=c11 -c vadd.c && gcc main.c vadd.o -lcuda   (main.c calls vadd_load(NULL), vadd(...))\n",
+        "  gcc -std=c11 -c vadd.c && gcc main.c vadd.o   (main.c calls vadd_load(NULL), vadd(...))\n",
         f);
 }
 

@@ -6,13 +6,17 @@
 #   build: run tests/aot/test_pick.c, the dispatchers' decisions, on the stub
 #          (every driver call fails there; the decisions come before them);
 #   gpu:   run examples/aot_vector_add.c on the real driver.
-# Usage: run-aot.sh build|gpu TILEC CUDA_HOME SOURCE_ROOT
+#   build: also run tests/aot/test_driver.c, a program that links without
+#          libcuda, where no driver can be found (when none is installed)
+#          and on the fake driver of the tests (FAKE_CUDA_DIR).
+# Usage: run-aot.sh build|gpu TILEC CUDA_HOME SOURCE_ROOT [FAKE_CUDA_DIR]
 # Exit 77 (skip) without the toolkit's cuda.h and stub, or, for gpu, without libcuda.so.1.
 set -eu
 mode=$1
 tilec=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")  # absolute: the script works in the source tree
 cuda=$3
 root=$4
+fake=${5:-}
 stub=$cuda/lib64/stubs/libcuda.so
 [ -f "$stub" ] || stub=$cuda/lib/stubs/libcuda.so
 if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$stub" ]; then
@@ -60,8 +64,10 @@ for f in vadd vadd_0 vadd_1 vadd_load vadd_load_log vadd_unload; do
   grep -qw -- "$f" <<<"$defined" || fail "vadd.o does not define $f (it defines: $defined)"
 done
 [ "$(wc -w <<<"$defined")" = 6 ] || fail "vadd.o defines more than its API: $defined"
-undefined=$(nm -u "$tmp/vadd.o" | awk '{ print $2 }' | grep -v -E '^(cu[A-Z]|memcpy$|strlen$|snprintf$)' || true)
-[ -z "$undefined" ] || fail "vadd.o needs more than libcuda and libc: $undefined"
+# libc alone: the driver is opened when the launchers load (dlopen)
+undefined=$(nm -u "$tmp/vadd.o" | awk '{ print $2 }' |
+  grep -v -E '^(memcpy|memset|strlen|snprintf|dlopen|dlsym|dlerror|dlclose)$' || true)
+[ -z "$undefined" ] || fail "vadd.o needs more than libc: $undefined"
 n=$(grep -a -c '\.entry add_kernel' "$tmp/vadd.o" || true)
 [ "$n" = 4 ] || fail "vadd.o embeds $n PTX images with '.entry add_kernel', expected 4 (2 signatures x 2 targets)"
 if grep -q 'note: no cubin' "$tmp/vadd.err"; then
@@ -79,9 +85,23 @@ if [ "$mode" = gpu ]; then
   exit
 fi
 
-# the dispatchers' decisions, on the stub (its soname is libcuda.so.1)
+# the dispatchers' decisions, on the stub (its soname is libcuda.so.1), which
+# the launchers open: the program links without libcuda
 "$cc" "${cflags[@]}" -I"$tmp" tests/aot/test_pick.c "$tmp/vadd.o" "$tmp/vone.o" "$tmp/vgrid.o" \
-  -L"$(dirname "$stub")" -lcuda -o "$tmp/test_pick" || fail "tests/aot/test_pick.c does not build"
+  -o "$tmp/test_pick" || fail "tests/aot/test_pick.c does not build"
 mkdir "$tmp/stub"
 ln -s "$stub" "$tmp/stub/libcuda.so.1"
 LD_LIBRARY_PATH="$tmp/stub" "$tmp/test_pick"
+
+# a program that links without libcuda: where no driver can be found it
+# starts, and the launcher's load says why; on the fake driver it loads,
+# launches each signature and unloads
+"$cc" "${cflags[@]}" -I"$tmp" tests/aot/test_driver.c "$tmp/vadd.o" -o "$tmp/test_driver" ||
+  fail "tests/aot/test_driver.c does not build"
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  echo "a libcuda.so.1 is installed: the case without a driver is not run"
+else
+  LD_LIBRARY_PATH= "$tmp/test_driver" missing "$tmp/trace" || fail "test_driver missing"
+fi
+[ -n "$fake" ] || fail "no fake driver given"
+LD_LIBRARY_PATH="$fake" FAKE_CUDA_TRACE="$tmp/trace" "$tmp/test_driver" fake "$tmp/trace" || fail "test_driver fake"

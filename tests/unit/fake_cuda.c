@@ -8,8 +8,8 @@
  * every launch fails with CUDA_ERROR_LAUNCH_FAILED, as a kernel that
  * faults would. With FAKE_CUDA_TRACE=FILE, launches succeed (and do
  * nothing), and each launch, memset and event record appends a line to FILE:
- * what `tilec bench` does around a launch shows there. Only the entry points runtime/cuda.c opens are here, with
- * their _v2 names where it takes those. */
+ * what `tilec bench` does around a launch shows there. Only the entry points runtime/cuda.c and the launchers
+ * of `tilec aot` open are here, with their _v2 names where they take those. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ API CUresult cuInit(unsigned flags) { return OK; }
 API CUresult cuDeviceGetCount(int *n) { return *n = 1, OK; }
 API CUresult cuDeviceGet(int *d, int ordinal) { return ordinal ? INVALID_VALUE : (*d = 0, OK); }
 API CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
-  *v = attr == 75 ? 8 : 0; /* compute capability 8.0 */
+  *v = attr == 75 ? 8 : attr == 97 ? 163 * 1024 : 0; /* compute capability 8.0, an A100's opt-in shared memory */
   return OK;
 }
 API CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { return *ctx = &ctx_token, OK; }
@@ -57,6 +57,7 @@ API CUresult cuCtxPopCurrent_v2(void **ctx) {
   current = NULL;
   return OK;
 }
+API CUresult cuCtxGetDevice(int *d) { return current ? (*d = 0, OK) : 201 /* CUDA_ERROR_INVALID_CONTEXT */; }
 API CUresult cuCtxSynchronize(void) { return OK; }
 
 API CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts, void **vals) {
