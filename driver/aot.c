@@ -31,7 +31,7 @@ static const char *prog = "tilec";
 
 static void usage_aot(FILE *f) {
   fputs("usage: tilec aot FILE.py [-k NAME] -s SIGNATURE [-s SIGNATURE]... [-g GRID] [-w N] [--num-stages N]\n"
-        "                 [--config N] [--arch sm_80,sm_90a] [--ptx-only] -o PREFIX\n"
+        "                 [--config N] [--arch sm_80,sm_90a] [--ptx-only] [--xla-ffi] -o PREFIX\n"
         "\n"
         "Compiles the @triton.jit kernel NAME of FILE.py for each SIGNATURE and each target, and\n"
         "writes PREFIX.h and PREFIX.c: C11 that embeds the cubins and the PTX and launches them\n"
@@ -55,8 +55,9 @@ static void usage_aot(FILE *f) {
         "                                  of 16, iN:1 equal to 1), CUDA_ERROR_INVALID_VALUE if none;\n"
         "                                  with -g it computes the grid, else takes it\n"
         "  int P_pick(ARGS)                (inline, in P.h) the signature P would launch, or -1\n"
-        "\n"
-        "options:\n"
+        "\n",
+        f);
+  fputs("options:\n"
         "  -k, --kernel NAME     the kernel to compile (default: the file's only kernel)\n"
         "  -I, --include-dir DIR also find imported modules in DIR\n"
         "  -s, --signature SIG   a signature, as for tilec compile: \"*fp32:16, *fp32:16, i32, 1024\";\n"
@@ -74,6 +75,11 @@ static void usage_aot(FILE *f) {
         "                        sm_90a\n"
         "  --ptx-only            embed PTX alone, no cubins: smaller, and compiled by the driver at\n"
         "                        load\n"
+        "  --xla-ffi             also write an XLA FFI handler, P_xla_ffi_handler(), for XLA's CUDA\n"
+        "                        platform (jax.ffi, or XLA from C++): the kernel's pointer parameters\n"
+        "                        take the call's operands then its results, each scalar parameter the\n"
+        "                        attribute of its name, the grid -g's or the attribute grid; PREFIX.c\n"
+        "                        then includes xla/ffi/api/c_api.h (jax.ffi.include_dir())\n"
         "  -o, --output PREFIX   write PREFIX.h and PREFIX.c; PREFIX's file name, a C identifier\n"
         "                        (not a keyword, main, or a name cuda.h or libc has), names the functions\n"
         "  -h, --help            show this help\n"
@@ -194,6 +200,10 @@ static int parse_aot_options(int argc, char **argv, Aot *o) {
     }
     if (!strcmp(a, "--ptx-only")) {
       o->ptx_only = true;
+      continue;
+    }
+    if (!strcmp(a, "--xla-ffi")) {
+      o->xla = true;
       continue;
     }
     if (a[0] != '-' || !a[1]) {
@@ -370,6 +380,8 @@ static int generate(Aot *o) {
   for (int i = 0; i < m->nparams; i++)
     if (!aot_c_type(m->params[i].type))
       return cli_error("%s: tilec aot cannot pass a parameter of type %s yet", m->params[i].name, m->params[i].type);
+  const char *bad = o->xla ? aot_xla_unsupported(o) : NULL;
+  if (bad) return cli_error("%s: --xla-ffi: XLA has no attribute or buffer of its type", bad);
   int rc = 0;
   AotOut h = {0}, c = {0};
   char guard[160];

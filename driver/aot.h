@@ -77,6 +77,7 @@ typedef struct Aot {
   int nsigs;
   const char **includes;
   bool ptx_only;
+  bool xla; /* --xla-ffi */
   tilec_compile_options copt;
   const char *archs[AOT_MAX_ARCHS];
   char arch_buf[256];
@@ -96,6 +97,15 @@ bool aot_is_integer(const char *type, bool *u64);
 bool aot_c_keyword(const char *name);
 /* A parameter's name in C, malloc'd; NULL when out of memory. */
 char *aot_c_name(const char *name);
+/* Appends printf-style text to o; after a failure, nothing more (o->oom). */
+void aot_out(AotOut *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends template text t, with @P@ the prefix and @ARCHS@ the targets. */
+void aot_tpl(AotOut *c, const Aot *o, const char *t);
+/* --xla-ffi: the first parameter XLA cannot pass (a pointer to a type XLA
+ * has none for, or a 16- or 8-bit float scalar); NULL when none. */
+const char *aot_xla_unsupported(const Aot *o);
+/* --xla-ffi: the handler, appended to c (aot_xla.c). */
+void aot_emit_xla(AotOut *c, const Aot *o);
 /* PREFIX.h and PREFIX.c of o, appended to h and c. */
 void aot_emit_header(AotOut *h, const Aot *o, const char *guard);
 void aot_emit_source(AotOut *c, const Aot *o);

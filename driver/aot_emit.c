@@ -24,8 +24,7 @@
 static const char *prog = "tilec";
 
 /* Appends printf-style text to o; after a failure, nothing more (o->oom). */
-static void out(AotOut *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(AotOut *o, const char *fmt, ...) {
+void aot_out(AotOut *o, const char *fmt, ...) {
   if (o->oom) return;
   va_list ap;
   va_start(ap, fmt);
@@ -107,13 +106,13 @@ char *aot_c_name(const char *name) {
 static void emit_params(AotOut *h, const Aot *o, bool lead_comma) {
   const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int i = 0; i < m->nparams; i++)
-    out(h, "%s%s %s", i || lead_comma ? ", " : "", aot_c_type(m->params[i].type), o->cnames[i]);
-  if (!m->nparams && !lead_comma) out(h, "void");
+    aot_out(h, "%s%s %s", i || lead_comma ? ", " : "", aot_c_type(m->params[i].type), o->cnames[i]);
+  if (!m->nparams && !lead_comma) aot_out(h, "void");
 }
 
 static void emit_args(AotOut *h, const Aot *o, bool lead_comma) {
   const KernelMeta *m = &o->sigs[0].images[0].meta;
-  for (int i = 0; i < m->nparams; i++) out(h, "%s%s", i || lead_comma ? ", " : "", o->cnames[i]);
+  for (int i = 0; i < m->nparams; i++) aot_out(h, "%s%s", i || lead_comma ? ", " : "", o->cnames[i]);
 }
 
 /* The hint checks of signature s, "" when it fits any arguments. */
@@ -124,24 +123,24 @@ static void emit_hint_checks(AotOut *h, const Aot *o, int s) {
     const KernelParam *p = &m->params[i];
     bool ptr = p->type[0] == '*';
     if (p->divisibility <= 0 || (!ptr && !aot_is_integer(p->type, NULL)) || (ptr && p->divisibility == 1)) continue;
-    if (p->divisibility == 1) out(h, "%s%s == 1", n++ ? " && " : "", o->cnames[i]);
-    else out(h, "%s%s %% %d == 0", n++ ? " && " : "", o->cnames[i], p->divisibility);
+    if (p->divisibility == 1) aot_out(h, "%s%s == 1", n++ ? " && " : "", o->cnames[i]);
+    else aot_out(h, "%s%s %% %d == 0", n++ ? " && " : "", o->cnames[i], p->divisibility);
   }
 }
 
 void aot_emit_header(AotOut *h, const Aot *o, const char *guard) {
   const char *P = o->ident;
   const KernelMeta *m = &o->sigs[0].images[0].meta;
-  out(h, "/*\n * %s.h — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n *\n", P,
+  aot_out(h, "/*\n * %s.h — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n *\n", P,
       m->name, o->file, tilec_version());
-  out(h, " * Signatures, in the order %s() tries them:\n", P);
-  for (int s = 0; s < o->nsigs; s++) out(h, " *   %s_%d: \"%s\"\n", P, s, o->sig_texts[s]);
-  out(h, " * Targets: ");
+  aot_out(h, " * Signatures, in the order %s() tries them:\n", P);
+  for (int s = 0; s < o->nsigs; s++) aot_out(h, " *   %s_%d: \"%s\"\n", P, s, o->sig_texts[s]);
+  aot_out(h, " * Targets: ");
   for (int a = 0; a < o->narchs; a++)
-    out(h, "%s%s (%s)", a ? ", " : "", o->archs[a], o->sigs[0].images[a].cubin ? "cubin and PTX" : "PTX");
-  if (o->grid) out(h, ".\n * Grid: %s.\n", o->grid);
-  else out(h, ".\n");
-  out(h,
+    aot_out(h, "%s%s (%s)", a ? ", " : "", o->archs[a], o->sigs[0].images[a].cubin ? "cubin and PTX" : "PTX");
+  if (o->grid) aot_out(h, ".\n * Grid: %s.\n", o->grid);
+  else aot_out(h, ".\n");
+  aot_out(h,
       " *\n"
       " * %s_load(ctx) opens the CUDA driver (libcuda.so.1, with dlopen: link with libc\n"
       " * alone; CUDA_ERROR_SHARED_OBJECT_INIT_FAILED where it cannot be opened) and loads\n"
@@ -161,35 +160,44 @@ void aot_emit_header(AotOut *h, const Aot *o, const char *guard) {
       " *   %s_unload();\n"
       " */\n",
       P, P, P, P, o->grid ? " or the grid is out of range" : "", P, P, P, P, P, P, P);
-  out(h, "#ifndef %s\n#define %s\n\n#include <cuda.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n", guard, guard);
-  out(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-  out(h, "CUresult %s_load(CUcontext ctx);\nvoid %s_unload(void);\nconst char *%s_load_log(void);\n\n", P, P, P);
+  aot_out(h, "#ifndef %s\n#define %s\n\n#include <cuda.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n", guard, guard);
+  aot_out(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+  aot_out(h, "CUresult %s_load(CUcontext ctx);\nvoid %s_unload(void);\nconst char *%s_load_log(void);\n\n", P, P, P);
   for (int s = 0; s < o->nsigs; s++) {
     const KernelMeta *ms = &o->sigs[s].images[0].meta;
-    out(h, "/* \"%s\": %d warps, %d threads per program */\n", o->sig_texts[s], ms->num_warps, 32 * ms->num_warps);
-    out(h, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
+    aot_out(h, "/* \"%s\": %d warps, %d threads per program */\n", o->sig_texts[s], ms->num_warps, 32 * ms->num_warps);
+    aot_out(h, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
     emit_params(h, o, true);
-    out(h, ");\n");
+    aot_out(h, ");\n");
   }
-  out(h, "\n/* Launches the first signature that fits the arguments%s. */\nCUresult %s(CUstream stream", 
+  aot_out(h, "\n/* Launches the first signature that fits the arguments%s. */\nCUresult %s(CUstream stream", 
       o->grid ? ", on the grid computed from them" : "", P);
-  if (!o->grid) out(h, ", unsigned gx, unsigned gy, unsigned gz");
+  if (!o->grid) aot_out(h, ", unsigned gx, unsigned gy, unsigned gz");
   emit_params(h, o, true);
-  out(h, ");\n\n");
+  aot_out(h, ");\n\n");
 
-  out(h, "/* The signature %s() launches for these arguments, or -1 when none fits. */\nstatic inline int %s_pick(", P,
+  if (o->xla)
+    aot_out(h, "/* The XLA FFI handler (an XLA_FFI_Handler *), for XLA's CUDA platform: the kernel's pointer\n"
+               " * parameters take the call's operands, then its results, in order; each scalar parameter is\n"
+               " * the attribute of its name; %s. The kernels are loaded into the context current at\n"
+               " * the first call (XLA's), once. Every failure is an XLA error with the reason.\n"
+               " *   jax.ffi.register_ffi_target(\"%s\", jax.ffi.pycapsule(handler), platform=\"CUDA\") */\n"
+               "void *%s_xla_ffi_handler(void);\n\n",
+            o->grid ? "the grid is computed from them" : "the grid is the attribute grid (1 to 3 integers)", P, P);
+
+  aot_out(h, "/* The signature %s() launches for these arguments, or -1 when none fits. */\nstatic inline int %s_pick(", P,
       P);
   emit_params(h, o, false);
-  out(h, ") {\n");
-  for (int i = 0; i < m->nparams; i++) out(h, "  (void)%s;\n", o->cnames[i]);
+  aot_out(h, ") {\n");
+  for (int i = 0; i < m->nparams; i++) aot_out(h, "  (void)%s;\n", o->cnames[i]);
   bool always = false;
   for (int s = 0; s < o->nsigs && !always; s++) {
     AotOut c = {0};
     emit_hint_checks(&c, o, s);
     if (c.oom) h->oom = true;
-    if (c.n) out(h, "  if (%s) return %d;\n", c.s, s);
+    if (c.n) aot_out(h, "  if (%s) return %d;\n", c.s, s);
     else {
-      out(h, "  return %d;\n", s);
+      aot_out(h, "  return %d;\n", s);
       always = true;
       if (s + 1 < o->nsigs)
         fprintf(stderr, "%s: warning: signature %d (\"%s\") fits any arguments: %s() never launches the ones after it\n",
@@ -197,36 +205,36 @@ void aot_emit_header(AotOut *h, const Aot *o, const char *guard) {
     }
     free(c.s);
   }
-  if (!always) out(h, "  return -1;\n");
-  out(h, "}\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
+  if (!always) aot_out(h, "  return -1;\n");
+  aot_out(h, "}\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n");
 }
 
 static void emit_bytes(AotOut *c, const char *P, int s, const char *arch, const char *kind, const char *bytes,
                        size_t n, bool nul) {
-  out(c, "static _Alignas(16) const unsigned char %s_s%d_%s_%s[%zu] = {", P, s, arch, kind, n + nul);
+  aot_out(c, "static _Alignas(16) const unsigned char %s_s%d_%s_%s[%zu] = {", P, s, arch, kind, n + nul);
   for (size_t i = 0; i < n + nul; i++)
-    out(c, "%s0x%02x,", i % 16 ? " " : "\n  ", i < n ? (unsigned char)bytes[i] : 0);
-  out(c, "\n};\n");
+    aot_out(c, "%s0x%02x,", i % 16 ? " " : "\n  ", i < n ? (unsigned char)bytes[i] : 0);
+  aot_out(c, "\n};\n");
 }
 
 /* Writes a template of generated code: @P@ is the prefix, @ARCHS@ the
  * targets; everything else is literal, '%' included. */
-static void tpl(AotOut *c, const Aot *o, const char *t) {
+void aot_tpl(AotOut *c, const Aot *o, const char *t) {
   for (const char *p = t; *p;) {
     const char *at = strchr(p, '@');
     if (!at) {
-      out(c, "%s", p);
+      aot_out(c, "%s", p);
       return;
     }
-    out(c, "%.*s", (int)(at - p), p);
+    aot_out(c, "%.*s", (int)(at - p), p);
     if (!strncmp(at, "@P@", 3)) {
-      out(c, "%s", o->ident);
+      aot_out(c, "%s", o->ident);
       p = at + 3;
     } else if (!strncmp(at, "@ARCHS@", 7)) {
-      out(c, "%s", o->arch_list);
+      aot_out(c, "%s", o->arch_list);
       p = at + 7;
     } else {
-      out(c, "@");
+      aot_out(c, "@");
       p = at + 1;
     }
   }
@@ -240,50 +248,50 @@ static void emit_grid_helpers(AotOut *c, const Aot *o) {
   if (uses & AOT_USES_DIV) uses |= AOT_USES_MOD | AOT_USES_FLOORDIV;
   if (uses & AOT_USES_CDIV) uses |= AOT_USES_ADD | AOT_USES_SUB | AOT_USES_FLOORDIV;
   if (uses & AOT_USES_ADD)
-    tpl(c, o, "static int64_t @P@_add(int64_t a, int64_t b, int *bad) {\n"
+    aot_tpl(c, o, "static int64_t @P@_add(int64_t a, int64_t b, int *bad) {\n"
               "  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return *bad = 1, 0;\n"
               "  return a + b;\n}\n\n");
   if (uses & AOT_USES_SUB)
-    tpl(c, o, "static int64_t @P@_sub(int64_t a, int64_t b, int *bad) {\n"
+    aot_tpl(c, o, "static int64_t @P@_sub(int64_t a, int64_t b, int *bad) {\n"
               "  if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return *bad = 1, 0;\n"
               "  return a - b;\n}\n\n");
   if (uses & AOT_USES_MUL)
-    tpl(c, o, "static int64_t @P@_mul(int64_t a, int64_t b, int *bad) {\n"
+    aot_tpl(c, o, "static int64_t @P@_mul(int64_t a, int64_t b, int *bad) {\n"
               "  if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)\n"
               "            : (b > 0 ? a < INT64_MIN / b : a != 0 && b < INT64_MAX / a))\n"
               "    return *bad = 1, 0;\n"
               "  return a * b;\n}\n\n");
   if (uses & AOT_USES_FLOORDIV)
-    tpl(c, o, "/* a // b: the quotient rounded toward -infinity */\n"
+    aot_tpl(c, o, "/* a // b: the quotient rounded toward -infinity */\n"
               "static int64_t @P@_floordiv(int64_t a, int64_t b, int *bad) {\n"
               "  if (b == 0 || (a == INT64_MIN && b == -1)) return *bad = 1, 0;\n"
               "  return a / b - (a % b != 0 && (a < 0) != (b < 0));\n}\n\n");
   if (uses & AOT_USES_MOD)
-    tpl(c, o, "/* a % b: the remainder takes the divisor's sign */\n"
+    aot_tpl(c, o, "/* a % b: the remainder takes the divisor's sign */\n"
               "static int64_t @P@_mod(int64_t a, int64_t b, int *bad) {\n"
               "  if (b == 0) return *bad = 1, 0;\n"
               "  if (b == -1) return 0;\n"
               "  int64_t r = a % b;\n"
               "  return r != 0 && (r < 0) != (b < 0) ? r + b : r;\n}\n\n");
   if (uses & AOT_USES_DIV)
-    tpl(c, o, "/* a / b, which a grid allows only when it divides exactly */\n"
+    aot_tpl(c, o, "/* a / b, which a grid allows only when it divides exactly */\n"
               "static int64_t @P@_div(int64_t a, int64_t b, int *bad) {\n"
               "  if (b == 0 || @P@_mod(a, b, bad) != 0) return *bad = 1, 0;\n"
               "  return @P@_floordiv(a, b, bad);\n}\n\n");
   if (uses & AOT_USES_CDIV)
-    tpl(c, o, "/* Triton's cdiv: (a + b - 1) // b */\n"
+    aot_tpl(c, o, "/* Triton's cdiv: (a + b - 1) // b */\n"
               "static int64_t @P@_cdiv(int64_t a, int64_t b, int *bad) {\n"
               "  return @P@_floordiv(@P@_sub(@P@_add(a, b, bad), 1, bad), b, bad);\n}\n\n");
   if (uses & AOT_USES_NEG)
-    tpl(c, o, "static int64_t @P@_neg(int64_t a, int *bad) {\n"
+    aot_tpl(c, o, "static int64_t @P@_neg(int64_t a, int *bad) {\n"
               "  if (a == INT64_MIN) return *bad = 1, 0;\n"
               "  return -a;\n}\n\n");
-  if (uses & AOT_USES_MIN) tpl(c, o, "static int64_t @P@_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n");
-  if (uses & AOT_USES_MAX) tpl(c, o, "static int64_t @P@_max(int64_t a, int64_t b) { return a > b ? a : b; }\n\n");
+  if (uses & AOT_USES_MIN) aot_tpl(c, o, "static int64_t @P@_min(int64_t a, int64_t b) { return a < b ? a : b; }\n\n");
+  if (uses & AOT_USES_MAX) aot_tpl(c, o, "static int64_t @P@_max(int64_t a, int64_t b) { return a > b ? a : b; }\n\n");
 }
 
 static void emit_load(AotOut *c, const Aot *o) {
-  tpl(c, o,
+  aot_tpl(c, o,
       "/* The driver, opened at the first load (dlopen, as the CUDA runtime opens\n"
       " * it), so that a program using these launchers starts, and says why, where\n"
       " * no driver is installed. */\n"
@@ -322,7 +330,7 @@ static void emit_load(AotOut *c, const Aot *o) {
       "           text ? \": \" : \"\", text ? text : \"\");\n"
       "  @P@_log_add(line);\n"
       "}\n\n");
-  tpl(c, o,
+  aot_tpl(c, o,
       "/* Opens the driver once; a failure is logged. */\n"
       "static CUresult @P@_open_driver(void) {\n"
       "  static void *lib;\n"
@@ -369,7 +377,7 @@ static void emit_load(AotOut *c, const Aot *o) {
       "  lib = l;\n"
       "  return CUDA_SUCCESS;\n"
       "}\n\n");
-  tpl(c, o,
+  aot_tpl(c, o,
       "/* The image of signature s for a device of compute capability major.minor:\n"
       " * a cubin built for it (the same major and a minor no higher, or exactly it\n"
       " * for an arch-specific target such as sm_90a), else PTX the driver can compile\n"
@@ -392,7 +400,7 @@ static void emit_load(AotOut *c, const Aot *o) {
       "  }\n"
       "  return -1;\n"
       "}\n\n");
-  tpl(c, o,
+  aot_tpl(c, o,
       "/* Unloads the modules; their context is current. */\n"
       "static void @P@_release(void) {\n"
       "  for (int s = 0; s < @P@_NSIG; s++) {\n"
@@ -433,7 +441,7 @@ static void emit_load(AotOut *c, const Aot *o) {
       "      return CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
       "    }\n"
       "    const struct @P@_image *im = &@P@_images[s][a];\n");
-  tpl(c, o,
+  aot_tpl(c, o,
       "    /* the kernels' shared memory is dynamic: each launch gives it */\n"
       "    if (im->shared_bytes > optin) {\n"
       "      snprintf(line, sizeof line, \"@P@_load: @P@_%d needs %d bytes of shared memory per block; \"\n"
@@ -497,29 +505,31 @@ static void emit_load(AotOut *c, const Aot *o) {
 
 void aot_emit_source(AotOut *c, const Aot *o) {
   const char *P = o->ident;
-  out(c, "/*\n * %s.c — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n"
+  aot_out(c, "/*\n * %s.c — kernel %s of %s, compiled ahead of time by tilec %s. Generated: do not edit.\n"
          " * The API and its contracts are in %s.h.\n */\n",
       P, o->sigs[0].images[0].meta.name, o->file, tilec_version(), P);
-  out(c, "#include \"%s.h\"\n\n#include <dlfcn.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n\n", P);
-  out(c, "enum { %s_NSIG = %d, %s_NARCH = %d };\n\n", P, o->nsigs, P, o->narchs);
+  aot_out(c, "#include \"%s.h\"\n\n#include <dlfcn.h>\n#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n", P);
+  if (o->xla) aot_out(c, "#include <threads.h>\n\n#include \"xla/ffi/api/c_api.h\"\n");
+  aot_out(c, "\n");
+  aot_out(c, "enum { %s_NSIG = %d, %s_NARCH = %d };\n\n", P, o->nsigs, P, o->narchs);
   for (int s = 0; s < o->nsigs; s++)
     for (int a = 0; a < o->narchs; a++) {
       const AotImage *im = &o->sigs[s].images[a];
-      out(c, "/* %s_%d for %s: .entry %s */\n", P, s, o->archs[a], im->meta.name);
+      aot_out(c, "/* %s_%d for %s: .entry %s */\n", P, s, o->archs[a], im->meta.name);
       if (im->cubin) emit_bytes(c, P, s, o->archs[a], "cubin", im->cubin, im->cubin_len, false);
       emit_bytes(c, P, s, o->archs[a], "ptx", im->ptx, im->ptx_len, true);
-      out(c, "\n");
+      aot_out(c, "\n");
     }
-  out(c, "struct %s_image {\n"
+  aot_out(c, "struct %s_image {\n"
          "  const char *arch, *entry;\n"
          "  int major, minor, exact; /* exact: an arch-specific target, for that compute capability only */\n"
          "  const unsigned char *cubin, *ptx; /* cubin: NULL when none was built */\n"
          "  int shared_bytes;\n"
          "};\n\n",
       P);
-  out(c, "static const struct %s_image %s_images[%s_NSIG][%s_NARCH] = {\n", P, P, P, P);
+  aot_out(c, "static const struct %s_image %s_images[%s_NSIG][%s_NARCH] = {\n", P, P, P, P);
   for (int s = 0; s < o->nsigs; s++) {
-    out(c, "  {\n");
+    aot_out(c, "  {\n");
     for (int a = 0; a < o->narchs; a++) {
       const AotImage *im = &o->sigs[s].images[a];
       const char *ar = o->archs[a];
@@ -527,53 +537,57 @@ void aot_emit_source(AotOut *c, const Aot *o) {
       char cubin[160];
       if (im->cubin) snprintf(cubin, sizeof cubin, "%s_s%d_%s_cubin", P, s, ar);
       else snprintf(cubin, sizeof cubin, "NULL");
-      out(c, "    {\"%s\", \"%s\", %d, %d, %d, %s, %s_s%d_%s_ptx, %" PRId64 "},\n", ar, im->meta.name, major, minor,
+      aot_out(c, "    {\"%s\", \"%s\", %d, %d, %d, %s, %s_s%d_%s_ptx, %" PRId64 "},\n", ar, im->meta.name, major, minor,
           ar[5] == 'a', cubin, P, s, ar, im->meta.shared_bytes);
     }
-    out(c, "  },\n");
+    aot_out(c, "  },\n");
   }
-  out(c, "};\n\nstatic CUmodule %s_modules[%s_NSIG];\nstatic CUfunction %s_functions[%s_NSIG];\n", P, P, P, P);
-  out(c, "static unsigned %s_shared[%s_NSIG]; /* the loaded image's shared bytes, given at each launch */\n", P, P);
-  out(c, "static CUcontext %s_context; /* where they are loaded */\n", P);
-  out(c, "static char %s_log[8192];\n\n", P);
+  aot_out(c, "};\n\nstatic CUmodule %s_modules[%s_NSIG];\nstatic CUfunction %s_functions[%s_NSIG];\n", P, P, P, P);
+  aot_out(c, "static unsigned %s_shared[%s_NSIG]; /* the loaded image's shared bytes, given at each launch */\n", P, P);
+  aot_out(c, "static CUcontext %s_context; /* where they are loaded */\n", P);
+  aot_out(c, "static char %s_log[8192];\n\n", P);
   emit_load(c, o);
 
   const KernelMeta *m = &o->sigs[0].images[0].meta;
   for (int s = 0; s < o->nsigs; s++) {
-    out(c, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
+    aot_out(c, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
     emit_params(c, o, true);
-    out(c, ") {\n  if (!%s_functions[%d]) return CUDA_ERROR_NOT_INITIALIZED;\n", P, s);
+    aot_out(c, ") {\n  if (!%s_functions[%d]) return CUDA_ERROR_NOT_INITIALIZED;\n", P, s);
     if (m->nparams) {
-      out(c, "  void *args[%d] = {", m->nparams);
-      for (int i = 0; i < m->nparams; i++) out(c, "%s&%s", i ? ", " : "", o->cnames[i]);
-      out(c, "};\n");
+      aot_out(c, "  void *args[%d] = {", m->nparams);
+      for (int i = 0; i < m->nparams; i++) aot_out(c, "%s&%s", i ? ", " : "", o->cnames[i]);
+      aot_out(c, "};\n");
     }
-    out(c, "  return %s_driver.cuLaunchKernel(%s_functions[%d], gx, gy, gz, %d, 1, 1, %s_shared[%d], stream, %s, NULL);\n}\n\n",
+    aot_out(c, "  return %s_driver.cuLaunchKernel(%s_functions[%d], gx, gy, gz, %d, 1, 1, %s_shared[%d], stream, %s, NULL);\n}\n\n",
         P, P, s, 32 * o->sigs[s].images[0].meta.num_warps, P, s, m->nparams ? "args" : "NULL");
   }
 
   if (o->grid) emit_grid_helpers(c, o);
-  out(c, "CUresult %s(CUstream stream", P);
-  if (!o->grid) out(c, ", unsigned gx, unsigned gy, unsigned gz");
+  aot_out(c, "CUresult %s(CUstream stream", P);
+  if (!o->grid) aot_out(c, ", unsigned gx, unsigned gy, unsigned gz");
   emit_params(c, o, true);
-  out(c, ") {\n  switch (%s_pick(", P);
+  aot_out(c, ") {\n  switch (%s_pick(", P);
   emit_args(c, o, false);
-  out(c, ")) {\n");
+  aot_out(c, ")) {\n");
   for (int s = 0; s < o->nsigs; s++) {
-    out(c, "  case %d: {\n", s);
+    aot_out(c, "  case %d: {\n", s);
     if (o->grid) {
       char *const *d = o->sigs[s].dims;
-      out(c, "    int bad = 0;\n"
+      aot_out(c, "    int bad = 0;\n"
              "    const int64_t gx = %s;\n    const int64_t gy = %s;\n    const int64_t gz = %s;\n"
              "    if (bad || gx < 1 || gx > INT32_MAX || gy < 1 || gy > 65535 || gz < 1 || gz > 65535)\n"
              "      return CUDA_ERROR_INVALID_VALUE;\n"
              "    return %s_%d(stream, (unsigned)gx, (unsigned)gy, (unsigned)gz",
           d[0], d[1], d[2], P, s);
     } else {
-      out(c, "    return %s_%d(stream, gx, gy, gz", P, s);
+      aot_out(c, "    return %s_%d(stream, gx, gy, gz", P, s);
     }
     emit_args(c, o, true);
-    out(c, ");\n  }\n");
+    aot_out(c, ");\n  }\n");
   }
-  out(c, "  default:\n    return CUDA_ERROR_INVALID_VALUE;\n  }\n}\n");
+  aot_out(c, "  default:\n    return CUDA_ERROR_INVALID_VALUE;\n  }\n}\n");
+  if (o->xla) {
+    aot_out(c, "\n");
+    aot_emit_xla(c, o);
+  }
 }

@@ -9,7 +9,8 @@
 #   build: also run tests/aot/test_driver.c, a program that links without
 #          libcuda, where no driver can be found (when none is installed)
 #          and on the fake driver of the tests (FAKE_CUDA_DIR).
-# Usage: run-aot.sh build|gpu TILEC CUDA_HOME SOURCE_ROOT [FAKE_CUDA_DIR]
+#   build: and with XLA_INCLUDE_DIR, the handlers of --xla-ffi (tests/aot/test_xla.c).
+# Usage: run-aot.sh build|gpu TILEC CUDA_HOME SOURCE_ROOT [FAKE_CUDA_DIR [XLA_INCLUDE_DIR]]
 # Exit 77 (skip) without the toolkit's cuda.h and stub, or, for gpu, without libcuda.so.1.
 set -eu
 mode=$1
@@ -105,3 +106,29 @@ else
 fi
 [ -n "$fake" ] || fail "no fake driver given"
 LD_LIBRARY_PATH="$fake" FAKE_CUDA_TRACE="$tmp/trace" "$tmp/test_driver" fake "$tmp/trace" || fail "test_driver fake"
+
+# --xla-ffi: the handlers, against XLA's own header (XLA_INCLUDE_DIR, from
+# jaxlib), called as XLA calls them, on the fake driver
+xla=${6:-}
+if [ -z "$xla" ] || [ ! -f "$xla/xla/ffi/api/c_api.h" ]; then
+  echo "no xla/ffi/api/c_api.h (jaxlib's): --xla-ffi is not tested"
+  exit 0
+fi
+"$tilec" aot examples/vector_add.py -k add_kernel -s "$aligned" -s "*fp32, *fp32, *fp32, i32, 1024" \
+  -g "cdiv(n_elements, BLOCK_SIZE)" --xla-ffi -o "$tmp/vx" 2>/dev/null || fail "tilec aot --xla-ffi (vx) failed"
+"$tilec" aot examples/vector_add.py -k add_kernel -s "*fp32, *fp32, *fp32, i32, 1024" --xla-ffi -o "$tmp/vy" \
+  2>/dev/null || fail "tilec aot --xla-ffi (vy) failed"
+for p in vx vy; do
+  "$cc" "${cflags[@]}" -I"$xla" -c "$tmp/$p.c" -o "$tmp/$p.o" || fail "$p.c does not compile with ${cflags[*]} -I$xla"
+done
+grep -q 'void \*vx_xla_ffi_handler(void);' "$tmp/vx.h" || fail "vx.h does not declare vx_xla_ffi_handler"
+"$cc" "${cflags[@]}" -I"$xla" -I"$tmp" tests/aot/test_xla.c "$tmp/vx.o" "$tmp/vy.o" -o "$tmp/test_xla" ||
+  fail "tests/aot/test_xla.c does not build"
+rm -f "$tmp/trace"
+LD_LIBRARY_PATH="$fake" FAKE_CUDA_TRACE="$tmp/trace" "$tmp/test_xla" "$tmp/trace" || fail "test_xla"
+# a parameter XLA cannot pass is refused
+printf 'import triton\nimport triton.language as tl\n@triton.jit\ndef k(x, h):\n    pass\n' > "$tmp/h.py"
+if "$tilec" aot "$tmp/h.py" -s "*fp32, fp16" --xla-ffi -o "$tmp/h" 2>"$tmp/h.err"; then
+  fail "tilec aot --xla-ffi took an fp16 scalar"
+fi
+grep -q "h: --xla-ffi: XLA has no attribute or buffer of its type" "$tmp/h.err" || fail "fp16 scalar: $(cat "$tmp/h.err")"
