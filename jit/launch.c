@@ -40,6 +40,19 @@ static uint64_t hints_of(const tilec_kernel *k, void **args) {
 /* The grid of a launch from the kernel's grid expression, with the
  * arguments and the specialization's constexprs. Allocates nothing. */
 static tilec_status eval_grid(const tilec_kernel *k, const Spec *s, void **args, unsigned dims[3], char **report) {
+  if (!k->grid && k->opt.grid_fn) {
+    dims[0] = dims[1] = dims[2] = 1;
+    if (k->opt.grid_fn(k->opt.grid_user, s->config, args, dims)) {
+      jit_tell(report, "%s: the host's grid function failed for config %d", k->name, s->config);
+      return TILEC_ERROR_USAGE;
+    }
+    GridError e;
+    if (dims[0] && dims[1] && dims[2] && !grid_check(dims, &e)) {
+      jit_tell(report, "%s: the grid (%u, %u, %u) of config %d: %s", k->name, dims[0], dims[1], dims[2], s->config, e.msg);
+      return TILEC_ERROR_USAGE;
+    }
+    return TILEC_OK;
+  }
   int64_t values[MAX_GRID_NAMES];
   for (int i = 0; i < k->nparams; i++) {
     values[i] = 0; /* a pointer or a float, which the grid cannot name */
@@ -62,6 +75,7 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
   if (!grid) {
     tilec_status st = eval_grid(k, s, all, dims, report);
     if (st != TILEC_OK) return st;
+    if (!dims[0] || !dims[1] || !dims[2]) return TILEC_OK; /* the host's grid is empty: nothing to launch */
     grid = dims;
   }
   /* the config's pre_hook: each buffer it names zeroed, from its pointer
@@ -147,7 +161,7 @@ tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void *
   }
   if (!jit_array_given(report, "tilec_kernel_launch", "args", "nargs", (const void *const *)args, nargs))
     return TILEC_ERROR_USAGE;
-  if (!grid && !k->grid) {
+  if (!grid && !k->grid && !k->opt.grid_fn) {
     jit_tell(report, "%s: no grid, and no grid expression in its options", k->name);
     return TILEC_ERROR_USAGE;
   }

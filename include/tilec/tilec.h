@@ -247,6 +247,15 @@ typedef struct tilec_jit_options {
   const char *const *include_dirs; /* as for tilec_compile: folders of imported modules */
   int num_include_dirs;
   int fp_fusion;              /* as for tilec_compile */
+  /* NULL, or the grid of a launch with grid NULL where options->grid is
+   * NULL, from the host: called on the launching thread with grid_user,
+   * the config the launch takes (0 without @triton.autotune; each config
+   * in turn while tuning) and the launch's arguments; it sets grid and
+   * returns 0 (a dimension of 0: nothing to launch), or nonzero to fail the
+   * launch (TILEC_ERROR_USAGE). How the Python package gives Triton's grid
+   * callables, which read the config's meta-parameters, to tuning. */
+  int (*grid_fn)(void *grid_user, int config, void **args, unsigned grid[3]);
+  void *grid_user;
 } tilec_jit_options;
 
 /* Whether options' fp_fusion (tilec_compile_options.fp_fusion) fuses, the

@@ -61,8 +61,14 @@ class _JitOptions(ctypes.Structure):
         ("cache_dir", ctypes.c_char_p), ("no_disk_cache", ctypes.c_int),
         ("grid", ctypes.c_char_p), ("config", ctypes.c_int),
         ("include_dirs", ctypes.POINTER(ctypes.c_char_p)), ("num_include_dirs", ctypes.c_int),
-        ("fp_fusion", ctypes.c_int),
+        ("fp_fusion", ctypes.c_int), ("grid_fn", ctypes.c_void_p), ("grid_user", ctypes.c_void_p),
     ]
+
+
+# tilec_jit_options.grid_fn: (grid_user, config, args, grid[3]) -> 0, or nonzero to fail
+GRID_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+                           ctypes.POINTER(ctypes.c_uint))
+CONFIG_TUNE = -1
 
 
 class _CompileOptions(ctypes.Structure):

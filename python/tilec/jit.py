@@ -252,6 +252,9 @@ class Kernel:
         configs = self.info["configs"]
         self._meta = {k: ast.literal_eval(v) for k, v in configs[0]["kwargs"].items()} if configs else {}
         self.decorated = set(self._meta) | set(self.info["heuristics"])  # set by autotune configs, heuristics
+        # each config's part of the meta dict a grid callable gets (its meta-parameters, warps, stages)
+        self._config_meta = [{**{k: ast.literal_eval(v) for k, v in c["kwargs"].items()},
+                              "num_warps": c["num_warps"] or 4, "num_stages": c["num_stages"] or 3} for c in configs]
 
     def __repr__(self):
         return f"<tilec kernel {self.name} of {self.path}>"
@@ -314,15 +317,23 @@ class Kernel:
         if len(devices) > 1:
             raise ValueError(f"tilec: {self.name}(): arrays on the CPU and on CUDA in one launch")
         device = devices.pop() if devices else (self._device or CPU)
-        g = _grid3(grid(meta) if callable(grid) else grid)
-        key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0)
+        # an autotuned kernel whose meta-parameters the call leaves out is
+        # tuned by libtilec, as Triton's autotuner does, on the first launch
+        # of each key; the grid is then asked for per config (_grid_of)
+        tune = bool(self._config_meta) and any(n not in bound for n in self._meta)
+        if tune:
+            meta = {n: v for n, v in meta.items() if n not in self._meta}
+            g = (grid, meta)
+        else:
+            g = _grid3(grid(meta) if callable(grid) else grid)
+        key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0, tune)
         k = self._kernels.get(key)
         if k is None:
             k = self._create(device, key)
         stream = next((a.stream for a in arrays if a.stream), None)
         if g is not None:
             self._launch(k, device, g, values, arrays, stream)
-        plan = _plan(self, args, kwargs, num_warps, num_stages, bound, runtime, sig, values, meta, k)
+        plan = _plan(self, args, kwargs, num_warps, num_stages, bound, runtime, sig, values, meta, k, tune)
         if plan is not None:
             with self._lock:
                 plans = self._plans.setdefault(len(args), [])
@@ -334,8 +345,11 @@ class Kernel:
             k = self._kernels.get(key)
             if k is not None:
                 return k
-            _, signature, defines, warps, stages = key
+            _, signature, defines, warps, stages, tune = key
             opts = _lib._JitOptions()
+            if tune:
+                opts.config = _lib.CONFIG_TUNE
+                opts.grid_fn = ctypes.cast(_grid_fn, ctypes.c_void_p)
             opts.kernel = self.name.encode()
             opts.signature = signature.encode()
             darr, _keep1 = _lib.strings(defines)
@@ -351,9 +365,14 @@ class Kernel:
             return h
 
     def _launch(self, k, device, grid, values, arrays, stream):
+        """A launch; grid is three ints, or for a tuned kernel (Triton's grid, the call's meta dict)."""
         dev = _Device.get(device)
         argv = (ctypes.c_void_p * max(len(values), 1))(*map(ctypes.addressof, values))
-        g = (ctypes.c_uint * 3)(*grid)
+        if len(grid) == 2:  # tuned: the grid of each config comes from _grid_of
+            _tls.grid = (self, *grid)
+            g = None
+        else:
+            g = (ctypes.c_uint * 3)(*grid)
         registered = []  # (base, bytes) of the host memory registered for this launch only
         msg = ctypes.c_void_p()
         held = _cpu_lock.acquire() if device == CPU else False  # one launch's registrations at a time
@@ -374,6 +393,8 @@ class Kernel:
                     if a.arg is not None and a.owner is not None and _kept.get(a.base) == (a.nbytes, id(a.owner)):
                         _ready_add(a.arg, a.ptr)
             st = lib.tilec_kernel_launch(k, g, argv, len(values), ctypes.c_void_p(stream or 0), ctypes.byref(msg))
+            if st:
+                _grid_error()
             _lib.check(st, msg, _lib.LaunchError)
         finally:
             for base, _ in registered:
@@ -457,6 +478,34 @@ class _Launcher:
         self.kernel._run_slow(args, kwargs, self.grid, num_warps, num_stages)
 
 
+def _grid_of(user, config, args, out):
+    """tilec_jit_options.grid_fn of tuned kernels: the grid of config for
+    the launch in flight on this thread (_tls.grid: the kernel, Triton's
+    grid, the call's meta dict), as Triton's autotuner calls the grid with
+    each config's meta-parameters."""
+    try:
+        kernel, grid, meta = _tls.grid
+        if callable(grid):
+            grid = grid({**meta, **kernel._config_meta[config]})
+        g = _grid3(grid) or (0, 0, 0)
+        out[0], out[1], out[2] = g
+        return 0
+    except BaseException as e:  # raised again after the launch (_grid_error)
+        _tls.grid_error = e
+        return 1
+
+
+_grid_fn = _lib.GRID_FN(_grid_of)
+
+
+def _grid_error():
+    """Raises what the grid callable raised during the launch that just failed, if anything."""
+    e = getattr(_tls, "grid_error", None)
+    if e is not None:
+        _tls.grid_error = None
+        raise e
+
+
 def _is_torch(v):
     return hasattr(v, "data_ptr") and hasattr(v, "untyped_storage")
 
@@ -468,7 +517,7 @@ def _torch_stream():
     return raw if raw is not None else lambda i: torch.cuda.current_stream(i).cuda_stream
 
 
-def _plan(kernel, args, kwargs, num_warps, num_stages, bound, runtime, sig, values, meta, k):
+def _plan(kernel, args, kwargs, num_warps, num_stages, bound, runtime, sig, values, meta, k, tune=False):
     """A function that launches a call of this one's shape, with the same
     dtypes, int widths and constexpr values, on ready NumPy arrays: it checks
     those, packs the runtime arguments into one block (struct, native
@@ -556,15 +605,22 @@ def _plan(kernel, args, kwargs, num_warps, num_stages, bound, runtime, sig, valu
         src.append(f"    a{len(args) + j} = kwargs.get({name!r}, _MISSING)")
     if guards:
         src += [f"    if not ({' and '.join(f'({g})' for g in guards)}):", "        return False"]
-    src += ["    if callable(grid):",
-            f"        g = _grid_array(grid({{**_META, {entries}}}))" if entries else "        g = _grid_array(grid(dict(_META)))",
-            "    else:",
-            "        g = _grid_array(grid)",
-            "    if g is None:",
-            "        return True",
-            "    report = _report()",
+    call_meta = f"{{**_META, {entries}}}" if entries else "dict(_META)"
+    if tune:  # the grid of each config comes from _grid_of, during the launch
+        env["_tls"], env["_KERNEL"], env["_grid_error"] = _tls, kernel, _grid_error
+        src += [f"    _tls.grid = (_KERNEL, grid, {call_meta} if callable(grid) else None)",
+                "    g = None"]
+    else:
+        src += ["    if callable(grid):",
+                f"        g = _grid_array(grid({call_meta}))",
+                "    else:",
+                "        g = _grid_array(grid)",
+                "    if g is None:",
+                "        return True"]
+    src += ["    report = _report()",
             f"    st = _launch(_K, g, _pack({', '.join(packed)}), _S, {stream}, report[1])",
             "    if st:",
+            *(["        _grid_error()"] if tune else []),
             "        _failed(st, report)",
             "    return True"]
     exec(compile("\n".join(src), f"<tilec plan of {kernel.name}>", "exec"), env)

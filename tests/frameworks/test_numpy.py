@@ -154,6 +154,58 @@ def cuda_array_interface():
 
 
 @case
+def autotuned_kernel():
+    # an autotuned kernel without its meta-parameters is tuned on the first
+    # launch of each key (n_elements), with the grid asked for per config;
+    # then launched with the chosen config alone
+    k = tilec.jit(os.path.join(EX, "autotune.py"), kernel="axpy_kernel")
+    seen = []
+
+    def grid(meta):
+        seen.append(meta["BLOCK_SIZE"])
+        return (tilec.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+
+    full = []
+    slow = k._run_slow
+    k._run_slow = lambda *a: (full.append(1), slow(*a))
+    for n in (5000, 5000, 300, 5000):
+        x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+        out = np.full(n, np.nan, dtype=np.float32)
+        seen.clear()
+        k[grid](x, y, out, 2.5, n)
+        assert np.allclose(out, 2.5 * x + y, rtol=1e-5, atol=1e-6), f"n={n}: axpy differs"
+        first = n == 300 or len(full) == 1 and len(seen) > 1
+        if first:
+            assert sorted(set(seen)) == [256, 1024, 4096], f"n={n}: the grid saw the configs {sorted(set(seen))}"
+        else:
+            assert len(seen) == 1 and seen[0] in (256, 1024, 4096), f"n={n}: a tuned key's launch saw {seen}"
+    assert len(full) == 4, f"{len(full)} full paths: new arrays every launch take it once each"
+    x, out = np.ones(700, np.float32), np.zeros(700, np.float32)
+    full.clear()
+    for i in range(3):  # the same arrays: the plan, with the chosen config's grid
+        seen.clear()
+        k[grid](x, x, out, 1.0, 700)
+        if i == 0:  # a new key: tuned
+            assert sorted(set(seen)) == [256, 1024, 4096], f"launch {i} saw {seen}"
+        else:
+            assert len(seen) == 1, f"launch {i} of a tuned key saw {seen}"
+    assert (out == 2).all() and len(full) == 1, f"{len(full)} full paths"
+    # the meta-parameters given: that config's values, no tuning
+    seen.clear()
+    out = np.zeros(5000, np.float32)
+    k[grid](x[:1] * 0 + np.ones(5000, np.float32), np.ones(5000, np.float32), out, 1.0, 5000, BLOCK_SIZE=512)
+    assert seen == [512] and (out == 2).all(), seen
+    # what the grid raises comes out of the launch
+    def bad(meta):
+        raise ValueError("no grid today")
+    try:
+        k[bad](np.ones(64, np.float32), np.ones(64, np.float32), np.ones(64, np.float32), 1.0, 64)
+        raise AssertionError("a failing grid launched")
+    except ValueError as e:
+        assert "no grid today" in str(e)
+
+
+@case
 def softmax():
     k = tilec.jit(os.path.join(EX, "softmax.py"))
     rows, cols = 37, 300

@@ -427,6 +427,23 @@ static void describe(void) {
   tilec_result_destroy(r);
 }
 
+/* A host's grid for twice: (1, cdiv(n, B)) with B the config's block. */
+typedef struct HostGrid {
+  int asked[3];
+  int fail, empty;
+} HostGrid;
+
+static int host_grid(void *user, int config, void **args, unsigned grid[3]) {
+  HostGrid *h = user;
+  static const int block[3] = {16, 256, 1024};
+  if (h->fail || config < 0 || config > 2) return 1;
+  h->asked[config]++;
+  int n;
+  memcpy(&n, args[2], sizeof n);
+  grid[0] = 1, grid[1] = h->empty ? 0 : (unsigned)((n + block[config] - 1) / block[config]), grid[2] = 1;
+  return 0;
+}
+
 static void autotune(tilec_device *cpu) {
   enum { N = 1 << 20 };
   static float in[N], out[N];
@@ -512,6 +529,35 @@ static void autotune(tilec_device *cpu) {
   c = tilec_kernel_config_of(k, args, 3);
   CHECK(c >= 0 && c <= 2);
   tilec_kernel_destroy(k);
+
+  /* the grid from the host (grid_fn), per config: tuning asks for each
+   * config's, the launch for the chosen one's */
+  HostGrid hg = {0};
+  o.grid = NULL;
+  o.grid_fn = host_grid;
+  o.grid_user = &hg;
+  CHECK(tilec_kernel_create(cpu, "twice.py", tuned_src, sizeof tuned_src - 1, &o, &k, &diag) == TILEC_OK);
+  free(diag);
+  CHECK(run_twice(cpu, k, x, y, 4099, in, out) == 0);
+  n = 4099;
+  c = tilec_kernel_config_of(k, args, 3);
+  CHECK(c >= 0 && c <= 2);
+  CHECK(hg.asked[0] >= 1 && hg.asked[1] >= 1 && hg.asked[2] >= 1);
+  int before[3] = {hg.asked[0], hg.asked[1], hg.asked[2]};
+  CHECK(run_twice(cpu, k, x, y, 4099, in, out) == 0);
+  for (int i = 0; i < 3; i++) CHECK(hg.asked[i] == before[i] + (i == c));
+  /* a failure of the host's, and an empty grid: nothing launched */
+  hg.fail = 1;
+  CHECK(tilec_kernel_launch(k, NULL, args, 3, NULL, &report) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(report, "twice: the host's grid function failed for config");
+  free(report);
+  hg.fail = 0;
+  hg.empty = 1;
+  CHECK(tilec_kernel_launch(k, NULL, args, 3, NULL, &report) == TILEC_OK && !report);
+  tilec_kernel_destroy(k);
+  o.grid_fn = NULL;
+  o.grid_user = NULL;
+  o.grid = "1, cdiv(n, B)";
 
   /* the config is part of the cache's key: each has its entries, found again */
   char dir[] = "/tmp/tilec-jit-cache-XXXXXX";
