@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 from . import _lib
-from .jit import CPU, CUDA, _DTYPES, _literal, _scalar_type, _CTYPES
+from .jit import CPU, CUDA, _DTYPES, _CTYPES
 
 _TARGET = "tilec_kernel"
 _registered = set()
@@ -70,41 +70,26 @@ def call(kernel, *arrays, grid, out_shape, input_output_aliases=None, vmap_metho
     for k in kwargs:
         if k not in names or k in buffers:
             raise TypeError(f"tilec.jax.call: '{k}' is not a parameter of {kernel.name} left for a keyword")
-    sig, defines, bind, scalars, meta = [], [], [], [], dict(kernel._meta)
-    for name in names:
-        info = next(p for p in kernel.info["params"] if p["name"] == name)
+    def array_dtype(name, a):
+        if name not in buffers:
+            return None
+        dt = _DTYPES.get(np.dtype(a.dtype).name)
+        if dt is None:
+            raise TypeError(f"tilec.jax.call: '{name}' has dtype {a.dtype}, which tilec has no type for")
+        return dt
+
+    sig, defines, runtime, meta = kernel._signature({**kwargs, **buffers}, array_dtype)
+    bind, scalars = [], []
+    for name, t, v in runtime:
         if name in buffers:
-            a = buffers[name]
-            dt = _DTYPES.get(np.dtype(a.dtype).name)
-            if dt is None:
-                raise TypeError(f"tilec.jax.call: '{name}' has dtype {a.dtype}, which tilec has no type for")
-            sig.append("*" + dt)
             bind.append(order[name])
-            meta[name] = a
-            continue
-        given = name in kwargs
-        v = kwargs.get(name)
-        if info["constexpr"]:
-            if given:
-                defines.append(f"{name}={_literal(v)}")
-                meta[name] = v
-            continue
-        if not given:
-            if name in kernel.decorated or info["has_default"]:
-                continue
-            raise TypeError(f"tilec.jax.call: {kernel.name}() is missing argument '{name}'")
-        meta[name] = v
-        if v is None:
-            defines.append(f"{name}=None")
-            continue
-        t = _scalar_type(v, name)
-        sig.append(t)
-        bind.append(-1 - len(scalars))
-        scalars.append(_bits(v, t))
+        else:
+            bind.append(-1 - len(scalars))
+            scalars.append(_bits(v, t))
     g = grid(meta) if callable(grid) else grid
     g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
     g = g + (1,) * (3 - len(g))
-    key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0)
+    key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0, False)  # an autotuned kernel: its first config
     handle = kernel._kernels.get(key) or kernel._create(device, key)
     _kernels.append(kernel)
     result_types = [jax.ShapeDtypeStruct(o.shape, o.dtype) for o in outs]

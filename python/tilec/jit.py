@@ -26,7 +26,7 @@ except ImportError:  # the package works without NumPy (PyTorch, CUDA arrays)
     _ndarray = None
 
 from . import _lib
-from ._lib import Error, lib
+from ._lib import lib
 
 # dtype names (NumPy's, PyTorch's, the array interface's) -> Triton's
 _DTYPES = {
@@ -277,10 +277,17 @@ class Kernel:
     def run(self, *args, grid, num_warps=None, num_stages=None, **kwargs):
         _Launcher(self, grid)(*args, num_warps=num_warps, num_stages=num_stages, **kwargs)
 
-    def _run_slow(self, args, kwargs, grid, num_warps, num_stages):
-        bound = self._bind(args, kwargs)
-        sig, defines, values, arrays, meta = [], [], [], [], dict(self._meta)
-        runtime = []  # the runtime parameters given a value, in order
+    def _signature(self, bound, array_dtype):
+        """The signature of a launch, from the values bound to the parameters,
+        as Triton's JIT builds it: a pointer to an array's element type
+        (array_dtype(name, value) gives it, None for anything but an array),
+        i32/i64/u64 for an int, fp32 for a float, i1 for a bool; a
+        constexpr's value and a None as -D; a parameter left out takes its
+        default, but those an autotune config or a heuristic sets. Returns
+        the signature's types, the defines, the runtime parameters given a
+        value as (name, type, value), and Triton's meta dict (every
+        argument by name, with the first config's meta-parameters)."""
+        sig, defines, runtime, meta = [], [], [], dict(self._meta)
         for name in self.params:
             given = name in bound
             v = bound.get(name)
@@ -301,18 +308,30 @@ class Kernel:
             if v is None:
                 defines.append(f"{name}=None")  # None specializes the parameter away, as in Triton
                 continue
+            dt = array_dtype(name, v)
+            t = "*" + dt if dt else _scalar_type(v, name)
+            sig.append(t)
+            runtime.append((name, t, v))
+        return sig, defines, runtime, meta
+
+    def _run_slow(self, args, kwargs, grid, num_warps, num_stages):
+        bound = self._bind(args, kwargs)
+        arrays = []
+
+        def array_dtype(name, v):
             a = _as_array(v)
-            runtime.append(name)
-            if a is not None:
-                if a.dtype is None:
-                    raise TypeError(f"tilec: argument '{name}' has dtype {getattr(v, 'dtype', '?')}, which tilec has no type for")
-                sig.append("*" + a.dtype)
-                arrays.append(a)
-                values.append(ctypes.c_uint64(a.ptr))
-            else:
-                t = _scalar_type(v, name)
-                sig.append(t)
-                values.append(_CTYPES[t](int(v) if t not in ("fp32", "fp64") else float(v)))
+            if a is None:
+                return None
+            if a.dtype is None:
+                raise TypeError(f"tilec: argument '{name}' has dtype {getattr(v, 'dtype', '?')}, which tilec has no type for")
+            arrays.append(a)
+            return a.dtype
+
+        sig, defines, runtime_given, meta = self._signature(bound, array_dtype)
+        it = iter(arrays)
+        values = [ctypes.c_uint64(next(it).ptr) if t[0] == "*" else _CTYPES[t](float(v) if t in ("fp32", "fp64") else int(v))
+                  for _, t, v in runtime_given]
+        runtime = [name for name, _, _ in runtime_given]
         devices = {a.device for a in arrays}
         if len(devices) > 1:
             raise ValueError(f"tilec: {self.name}(): arrays on the CPU and on CUDA in one launch")
