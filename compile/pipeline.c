@@ -425,15 +425,49 @@ static tilec_status usage(tilec_result *r, StrBuf *sb) {
 /* Whether the options' array `name` holds its n strings (count names n);
  * if not, says why in msg: a negative count, no array, or a NULL entry,
  * which the compiler would otherwise read. */
-static bool array_given(StrBuf *msg, const char *name, const char *count, const char *const *v, int n) {
+static bool array_given(StrBuf *msg, const char *fn, const char *name, const char *count, const char *const *v, int n) {
   int bad = n < 0 || (n && !v) ? -1 : n; /* the entry that is NULL; -1: the array */
   for (int i = 0; bad == n && i < n; i++)
     if (!v[i]) bad = i;
   if (n >= 0 && bad == n) return true;
-  if (n < 0) sb_printf(msg, "tilec: error: tilec_compile: %s is %d", count, n);
-  else if (bad < 0) sb_printf(msg, "tilec: error: tilec_compile: %s is NULL, but %s is %d", name, count, n);
-  else sb_printf(msg, "tilec: error: tilec_compile: %s[%d] is NULL", name, bad);
+  if (n < 0) sb_printf(msg, "tilec: error: %s: %s is %d", fn, count, n);
+  else if (bad < 0) sb_printf(msg, "tilec: error: %s: %s is NULL, but %s is %d", fn, name, count, n);
+  else sb_printf(msg, "tilec: error: %s: %s[%d] is NULL", fn, name, bad);
   return false;
+}
+
+/* What every entry point does first: the result for *out, and the checks
+ * of its input (a source and options, a size it compiles, the options'
+ * arrays). NULL when there is nothing more to do: *st says why, and so
+ * does the result's diagnostics when there is a result. */
+static tilec_result *begin(const char *fn, const char *filename, const char *source, size_t length,
+                           const tilec_compile_options *o, tilec_result **out, tilec_status *st) {
+  *st = TILEC_ERROR_USAGE;
+  if (!out) return NULL;
+  tilec_result *r = calloc(1, sizeof *r);
+  *out = r;
+  *st = TILEC_ERROR_NO_MEMORY;
+  if (!r) return NULL;
+  StrBuf msg = {0};
+  if (!source || !o) {
+    sb_printf(&msg, "tilec: error: %s needs a source and options\n", fn);
+    r->diagnostics = msg.s;
+    *st = r->diagnostics ? TILEC_ERROR_USAGE : TILEC_ERROR_NO_MEMORY;
+    return NULL;
+  }
+  if (length > TILEC_MAX_SOURCE_BYTES) {
+    sb_printf(&msg, "tilec: error: %s is %zu bytes; tilec compiles sources of at most %zu MiB\n",
+              filename ? filename : "the source", length, TILEC_MAX_SOURCE_BYTES >> 20);
+    r->diagnostics = msg.s;
+    *st = r->diagnostics ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_NO_MEMORY;
+    return NULL;
+  }
+  if (!array_given(&msg, fn, "defines", "num_defines", o->defines, o->num_defines) ||
+      !array_given(&msg, fn, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs)) {
+    *st = usage(r, &msg);
+    return NULL;
+  }
+  return r;
 }
 
 static tilec_status compile_once(const char *filename, const char *source, size_t length,
@@ -455,16 +489,9 @@ tilec_status tilec_compile(const char *filename, const char *source, size_t leng
 
 tilec_status tilec_describe(const char *filename, const char *source, size_t length, const tilec_compile_options *options,
                             tilec_result **out) {
-  if (!out) return TILEC_ERROR_USAGE;
-  tilec_result *r = calloc(1, sizeof *r);
-  *out = r;
-  if (!r) return TILEC_ERROR_NO_MEMORY;
-  if (!source || !options || length > TILEC_MAX_SOURCE_BYTES) {
-    const char *why = length > TILEC_MAX_SOURCE_BYTES ? "tilec: error: the source is too large\n"
-                                                      : "tilec: error: tilec_describe needs a source and options\n";
-    r->diagnostics = dup_text(why, strlen(why));
-    return !r->diagnostics ? TILEC_ERROR_NO_MEMORY : length > TILEC_MAX_SOURCE_BYTES ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_USAGE;
-  }
+  tilec_status st;
+  tilec_result *r = begin("tilec_describe", filename, source, length, options, out, &st);
+  if (!r) return st;
   Arena *a = arena_create();
   Diags d = {0};
   Source src = {.name = filename ? filename : "<source>", .len = length};
@@ -480,7 +507,7 @@ tilec_status tilec_describe(const char *filename, const char *source, size_t len
     r->output_len = json.len;
   }
   r->diagnostics = dup_text(d.out.s ? d.out.s : "", d.out.len);
-  tilec_status st = !r->diagnostics || (ok && !r->output) ? TILEC_ERROR_NO_MEMORY : ok ? TILEC_OK : TILEC_ERROR_COMPILE;
+  st = !r->diagnostics || (ok && !r->output) ? TILEC_ERROR_NO_MEMORY : ok ? TILEC_OK : TILEC_ERROR_COMPILE;
   sb_free(&json);
   sb_free(&d.out);
   arena_destroy(a);
@@ -489,25 +516,11 @@ tilec_status tilec_describe(const char *filename, const char *source, size_t len
 
 static tilec_status compile_once(const char *filename, const char *source, size_t length,
                                  const tilec_compile_options *options, tilec_result **out, bool keep_operands, bool *again) {
-  if (!out) return TILEC_ERROR_USAGE;
-  tilec_result *r = calloc(1, sizeof *r);
-  *out = r;
-  if (!r) return TILEC_ERROR_NO_MEMORY;
-  if (!source || !options) {
-    r->diagnostics = dup_text("tilec: error: tilec_compile needs a source and options\n", 56);
-    return r->diagnostics ? TILEC_ERROR_USAGE : TILEC_ERROR_NO_MEMORY;
-  }
+  tilec_status begun;
+  tilec_result *r = begin("tilec_compile", filename, source, length, options, out, &begun);
+  if (!r) return begun;
   const tilec_compile_options *o = options;
   StrBuf msg = {0};
-  if (length > TILEC_MAX_SOURCE_BYTES) {
-    sb_printf(&msg, "tilec: error: %s is %zu bytes; tilec compiles sources of at most %zu MiB\n",
-              filename ? filename : "the source", length, TILEC_MAX_SOURCE_BYTES >> 20);
-    r->diagnostics = msg.s;
-    return r->diagnostics ? TILEC_ERROR_UNSUPPORTED : TILEC_ERROR_NO_MEMORY;
-  }
-  if (!array_given(&msg, "defines", "num_defines", o->defines, o->num_defines) ||
-      !array_given(&msg, "include_dirs", "num_include_dirs", o->include_dirs, o->num_include_dirs))
-    return usage(r, &msg);
   if (o->num_warps && !num_warps_valid(o->num_warps)) {
     sb_printf(&msg, "tilec: error: tilec_compile: num_warps is %d; it must be 0 (the config's, else 4) or a power of 2 "
                     "from 1 to 32", o->num_warps);

@@ -14,11 +14,12 @@ trap 'rm -rf "$tmp"' EXIT
 "$nm" -D --defined-only "$lib" | awk '{ sub(/@.*/, "", $NF); print $NF }' | sort -u > "$tmp/exported"
 
 # The declared functions: with comments and preprocessor lines removed, each
-# statement (up to a ';') that has a '(' and is not a typedef declares the
+# statement (up to a ';') that has a '(' and is not a typedef or a
+# function pointer (a struct's member: "int (*f)(...)") declares the
 # function named just before its first '('.
 for h in "$inc"/*.h; do
   perl -0777 -pe 's{/\*.*?\*/}{ }gs; s{//[^\n]*}{}g; s{^\s*#[^\n]*}{}gm' "$h"
-done | tr '\n' ' ' | tr ';' '\n' | grep '(' | grep -v '\btypedef\b' |
+done | tr '\n' ' ' | tr ';' '\n' | grep '(' | grep -v '\btypedef\b' | grep -v -E '^[^(]*\([[:space:]]*\*' |
   sed -E 's/^([^(]*[^A-Za-z0-9_(])?([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(.*/\2/' | sort -u > "$tmp/declared"
 
 n=$(wc -l < "$tmp/declared")
