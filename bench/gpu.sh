@@ -6,7 +6,8 @@
 # the memory delivers to a streaming kernel), one JSON file and one plot
 # each, and a table; the runtime's benchmarks on CUDA: a cache hit (a cubin,
 # from source text to a launchable kernel), the host time of a launch
-# against a bare cuLaunchKernel, and the fp16 matmul example at 4096^3
+# against a bare cuLaunchKernel (from C, and from the Python package:
+# bench/py_launch.py), and the fp16 matmul example at 4096^3
 # against cuBLAS (goal: 90% of it). Everything lands in build/gpu-bench/;
 # results go to bench/RESULTS.md by hand. Exits with the test suite's
 # status, or 1 when a benchmark fails or the matmul's result is wrong.
@@ -107,6 +108,9 @@ xmax() { grep -o '"x": [0-9]*' "$1" | tail -n 1 | cut -d' ' -f2; }
 
 TILEC_DEVICE=cuda "$build/jit_cache_hit" examples 200 || rc=1
 "$build/launch_overhead" examples 100000 || rc=1
+# the Python package's launch on CUDA: its host time against a direct tilec_kernel_launch
+TILEC_LIBRARY=$build/compile/libtilec.so PYTHONPATH=python timeout 120 python3 bench/py_launch.py examples \
+  --device cuda --check || rc=1
 timeout 300 "$build/matmul_cublas" examples 4096 20
 [ $? -eq 1 ] && rc=1
 exit $rc

@@ -13,7 +13,8 @@ launch itself being in both.
 --device cpu (the default): NumPy arrays, on the CPU emulator; the kernel's
 run on the emulator (about 50-90 us) is in both, and its noise too.
 --device cuda: buffers of the CUDA device, passed as objects with
-__cuda_array_interface__, on a GPU; or, with the fake driver of the tests
+__cuda_array_interface__, on a GPU (--check: and the sum they hold after
+is checked); or, with the fake driver of the tests
 first on LD_LIBRARY_PATH (FAKE_CUDA_TRACE=/dev/null: its launches succeed
 and do nothing), the host's part alone, without a GPU.
 
@@ -36,6 +37,7 @@ ap.add_argument("examples", nargs="?", default=os.path.join(os.path.dirname(__fi
 ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
 ap.add_argument("--launches", type=int, default=None, help="launches per round (cpu 200, cuda 2000)")
 ap.add_argument("--rounds", type=int, default=41)
+ap.add_argument("--check", action="store_true", help="cuda: check the sum the launches left (not on the fake driver)")
 opt = ap.parse_args()
 launches = opt.launches or (200 if opt.device == "cpu" else 2000)
 
@@ -68,8 +70,14 @@ else:
                                              "version": 3, "strides": None, "stream": None}
 
     x, y, out = Buffer(), Buffer(), Buffer()
-    add[grid](x, y, out, n, BLOCK_SIZE=64)
     ptrs = [b.__cuda_array_interface__["data"][0] for b in (x, y, out)]
+    lib.tilec_device_copy_to.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    lib.tilec_device_copy_from.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p]
+    for p, v in zip(ptrs, ([float(i) for i in range(n)], [0.5] * n, [-1.0] * n)):
+        host = (ctypes.c_float * n)(*v)
+        if lib.tilec_device_copy_to(dev, p, host, n * 4, None):
+            raise SystemExit("copying to the device failed")
+    add[grid](x, y, out, n, BLOCK_SIZE=64)
 
 handle = next(iter(add._kernels.values()))
 vals = [ctypes.c_uint64(p) for p in ptrs] + [ctypes.c_int32(n)]
@@ -96,6 +104,11 @@ def timed(fn):
 
 
 raw(), package()  # warm
+if opt.device == "cuda" and opt.check:  # the copy waits for the launches
+    got = (ctypes.c_float * n)()
+    if lib.tilec_device_copy_from(dev, got, ptrs[2], n * 4, None) or any(got[i] != i + 0.5 for i in range(n)):
+        raise SystemExit(f"the launches' sum is wrong: {list(got)[:8]}...")
+    print("the sum the launches left is right")
 pairs = [(timed(raw), timed(package)) for _ in range(opt.rounds)]
 r = sorted(a for a, _ in pairs)
 p = sorted(b for _, b in pairs)
