@@ -167,7 +167,64 @@ def _other_array(x):
         ptr = ai["data"][0]
         base, nbytes = _extent(x, ptr, size)
         return _Array(ptr, dtype, CPU, base=base, nbytes=nbytes)
+    if hasattr(x, "__dlpack__"):
+        return _dlpack_array(x)
     return None
+
+
+# DLPack (dlpack.h): what a capsule "dltensor" holds
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+_DL_TYPES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64", (1, 8): "uint8", (1, 16): "uint16",
+             (1, 32): "uint32", (1, 64): "uint64", (2, 16): "float16", (2, 32): "float32", (2, 64): "float64",
+             (4, 16): "bfloat16", (6, 8): "bool"}
+
+
+def _dlpack_array(x):
+    """An _Array for anything with __dlpack__ (JAX arrays, say): the capsule
+    is read, not consumed, and kept with the _Array for the launch; host
+    memory runs on the emulator, CUDA memory on the legacy default stream
+    (the one the capsule was asked for)."""
+    dev = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else _DL_CPU
+    cap = x.__dlpack__(stream=1) if dev in (_DL_CUDA, _DL_CUDA_MANAGED) else x.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = _DLTensor.from_address(get(cap, b"dltensor"))  # a DLManagedTensor starts with its DLTensor
+    if t.dtype.lanes != 1:
+        raise TypeError(f"tilec: an array of {t.dtype.lanes}-lane vectors: tilec takes arrays of scalars")
+    dtype = _DTYPES.get(_DL_TYPES.get((t.dtype.code, t.dtype.bits), ""))
+    ptr = (t.data or 0) + t.byte_offset
+    if t.device.device_type in (_DL_CUDA, _DL_CUDA_MANAGED):
+        return _Array(ptr, dtype, CUDA, stream=None, owner=None, arg=cap)
+    if t.device.device_type not in (_DL_CPU, _DL_CUDA_HOST):
+        raise TypeError(f"tilec: an array on DLPack device {t.device.device_type}: tilec runs on the CPU and CUDA")
+    shape = [t.shape[i] for i in range(t.ndim)]
+    size = (t.dtype.bits + 7) // 8
+    if t.strides:
+        strides = [t.strides[i] * size for i in range(t.ndim)]
+    else:  # contiguous, row-major
+        strides, step = [], size
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= n
+    if any(n == 0 for n in shape):
+        return _Array(ptr, dtype, CPU, base=ptr, nbytes=0, arg=cap)
+    lo = ptr + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+    hi = ptr + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides)) + size
+    return _Array(ptr, dtype, CPU, base=lo, nbytes=hi - lo, arg=cap)
 
 
 def _extent(x, ptr, itemsize):

@@ -55,6 +55,26 @@ def vector_add_eager_and_jit():
 
 
 @case
+def dlpack_arrays_in_a_direct_launch():
+    # kernel[grid] reads JAX arrays through __dlpack__ (in place, on the
+    # emulator), here into a NumPy output; a bf16 one too, and a view
+    x = jnp.asarray(rng.standard_normal(1000, np.float32))
+    y = jnp.asarray(rng.standard_normal((2, 1000), np.float32))[1]
+    out = np.full(1000, np.nan, np.float32)
+    add_k[(tilec.cdiv(1000, 256),)](x, y, out, 1000, BLOCK_SIZE=256)
+    assert np.array_equal(out, np.asarray(x + y)), "vector add on JAX arrays differs"
+    xb = jnp.asarray(rng.standard_normal(300, np.float32)).astype(jnp.bfloat16)
+    outb = jnp.zeros(300, jnp.bfloat16)  # written in place: fine for a test, not for JAX's own arrays
+    add_k[(2,)](xb, xb, outb, 300, BLOCK_SIZE=256)
+    assert np.array_equal(np.asarray(outb, np.float32), np.asarray(xb + xb, np.float32)), "bf16 differs"
+    try:  # the emulator's bounds are the DLPack tensor's
+        add_k[(2,)](x[:100], x[:100], out, 1000, BLOCK_SIZE=256)
+        raise AssertionError("an out-of-bounds read passed")
+    except tilec.LaunchError as e:
+        assert "out-of-bounds load" in str(e), str(e)
+
+
+@case
 def vmap():
     x, y = jnp.asarray(rng.standard_normal((3, 500), np.float32)), jnp.asarray(rng.standard_normal((3, 500), np.float32))
     assert np.array_equal(jax.vmap(add)(x, y), x + y)
