@@ -19,19 +19,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "vadd.h"
 
 static int failures;
-
-#define EXPECT(cond, ...)                                                                              \
-  do {                                                                                                 \
-    if (!(cond)) {                                                                                     \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                  \
-      fprintf(stderr, __VA_ARGS__);                                                                    \
-      fprintf(stderr, "\n");                                                                           \
-      failures++;                                                                                      \
-    }                                                                                                  \
-  } while (0)
 
 /* The trace's lines, joined by '|'. */
 static void read_trace(const char *path, char *out, size_t n) {

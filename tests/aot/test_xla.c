@@ -18,21 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "vx.h"
 #include "vy.h"
 #include "xla/ffi/api/c_api.h"
 
 static int failures;
-
-#define EXPECT(cond, ...)                                                                              \
-  do {                                                                                                 \
-    if (!(cond)) {                                                                                     \
-      fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                                  \
-      fprintf(stderr, __VA_ARGS__);                                                                    \
-      fprintf(stderr, "\n");                                                                           \
-      failures++;                                                                                      \
-    }                                                                                                  \
-  } while (0)
 
 /* XLA's side: an error is its message and code */
 struct XLA_FFI_Error {
