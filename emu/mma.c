@@ -127,7 +127,7 @@ static uint32_t bits_of(float f) {
 }
 
 /* binary16 to float: exact, subnormals kept. */
-static float f16_value(uint32_t h) {
+float emu_f16_value(uint32_t h) {
   uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
   float sign = (h & 0x8000) ? -1.0f : 1.0f;
   if (e == 0x1f) return m ? sign * NAN : sign * INFINITY;
@@ -138,7 +138,7 @@ static float f16_value(uint32_t h) {
 /* float to binary16, rounded to nearest even (overflow to infinity,
  * subnormals kept). Every f16 value and halfway point between two is a
  * float, so deciding on the float's bits is exact. */
-static uint32_t f16_round(float x) {
+uint32_t emu_f16_round(float x) {
   uint32_t sign = (bits_of(x) >> 16) & 0x8000;
   float a = fabsf(x);
   if (isnan(x)) return sign | 0x7e00;
@@ -154,7 +154,7 @@ static uint32_t f16_round(float x) {
 /* An 8-bit float: 1 sign, `eb` exponent and 7 - eb mantissa bits, bias
  * 2^(eb-1) - 1; e4m3 (fn) has no infinities and only S.1111.111 as NaN,
  * e5m2 the IEEE specials. Every value is a float. */
-static float f8_value(uint32_t c, int eb) {
+float emu_f8_value(uint32_t c, int eb) {
   int mb = 7 - eb, bias = (1 << (eb - 1)) - 1;
   uint32_t e = (c >> mb) & ((1u << eb) - 1), m = c & ((1u << mb) - 1);
   float sign = (c & 0x80) ? -1.0f : 1.0f;
@@ -174,11 +174,11 @@ static float fp_element(EmuMmaKind kind, bool b, uint32_t reg, int slot) {
     /* A's format: the first of the pair; B's: the second */
     bool e5 = b ? kind == EMU_MMA_F32_E4M3E5M2 || kind == EMU_MMA_F32_E5M2E5M2
                 : kind == EMU_MMA_F32_E5M2E4M3 || kind == EMU_MMA_F32_E5M2E5M2;
-    return f8_value((reg >> (8 * slot)) & 0xff, e5 ? 5 : 4);
+    return emu_f8_value((reg >> (8 * slot)) & 0xff, e5 ? 5 : 4);
   }
   case EMU_MMA_F32_BF16: return f32_of(((reg >> (16 * slot)) & 0xffff) << 16);
   case EMU_MMA_F32_TF32: return f32_of(reg & 0xffffe000u); /* tf32 reads 10 mantissa bits of the 23 */
-  default: return f16_value((reg >> (16 * slot)) & 0xffff);
+  default: return emu_f16_value((reg >> (16 * slot)) & 0xffff);
   }
 }
 
@@ -216,7 +216,7 @@ void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32]
     }
     for (int i = 0; i < 4; i++) {
       c_pos(l, i, &row, &col);
-      if (kind == EMU_MMA_F16_F16) fc[row][col] = f16_value((c[l][i / 2] >> (16 * (i % 2))) & 0xffff);
+      if (kind == EMU_MMA_F16_F16) fc[row][col] = emu_f16_value((c[l][i / 2] >> (16 * (i % 2))) & 0xffff);
       else if (integer) ic[row][col] = c[l][i];
       else fc[row][col] = f32_of(c[l][i]);
     }
@@ -241,7 +241,7 @@ void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32]
     for (int i = 0; i < 4; i++) {
       int row, col;
       c_pos(l, i, &row, &col);
-      if (kind == EMU_MMA_F16_F16) d[l][i / 2] |= f16_round(fc[row][col]) << (16 * (i % 2));
+      if (kind == EMU_MMA_F16_F16) d[l][i / 2] |= emu_f16_round(fc[row][col]) << (16 * (i % 2));
       else d[l][i] = integer ? ic[row][col] : bits_of(fc[row][col]);
     }
   }

@@ -67,6 +67,13 @@ int emu_mma_c_regs(EmuMmaKind kind);
 void emu_mma_warp(EmuMmaKind kind, const uint32_t a[32][4], const uint32_t b[32][2], const uint32_t c[32][4],
                   uint32_t d[32][4]);
 
+/* The element formats the models share (wgmma.c too): binary16 to float
+ * (exact); float to binary16, rounded to nearest even; an 8-bit float of
+ * `eb` exponent bits (4: e4m3 in its FN form, 5: e5m2) to float (exact). */
+float emu_f16_value(uint32_t h);
+uint32_t emu_f16_round(float x);
+float emu_f8_value(uint32_t c, int eb);
+
 /* Reads the 16 bytes of one matrix row that lane `lane` gave the address
  * of; false when it cannot (the row then reads as zeros). */
 typedef bool (*EmuRowRead)(void *ctx, int lane, const void *row, unsigned char out[16]);

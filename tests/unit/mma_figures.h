@@ -70,18 +70,18 @@ static inline int mma_rand_int(int lo, int hi) { return lo + (int)(mma_next_u32(
 
 /* ---- element encodings ---------------------------------------------------------------------------- */
 
-static uint32_t f32_bits(float f) {
+static inline uint32_t f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
 }
-static float bits_f32(uint32_t u) {
+static inline float bits_f32(uint32_t u) {
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 /* binary16 of a value that has one: normal, small, exact */
-static uint32_t f16_bits(double v) {
+static inline uint32_t f16_bits(double v) {
   if (v == 0) return signbit(v) ? 0x8000 : 0;
   uint32_t sign = v < 0 ? 0x8000 : 0;
   int e;
@@ -89,7 +89,7 @@ static uint32_t f16_bits(double v) {
   uint32_t mant = (uint32_t)ldexp(f, 11);
   return sign | (uint32_t)(e + 14) << 10 | (mant & 0x3ff);
 }
-static double f16_double(uint32_t h) {
+static inline double f16_double(uint32_t h) {
   int e = (h >> 10) & 0x1f;
   double m = e ? (h & 0x3ff) | 0x400 : (h & 0x3ff);
   double v = ldexp(m, (e ? e : 1) - 25);
@@ -100,7 +100,7 @@ static double f16_double(uint32_t h) {
 
 /* An 8-bit float of a value that has one, normal and small: sign, `eb`
  * exponent bits biased by 2^(eb-1) - 1, the rest mantissa (e4m3, e5m2). */
-static uint32_t f8_bits(double v, int eb) {
+static inline uint32_t f8_bits(double v, int eb) {
   if (v == 0) return signbit(v) ? 0x80 : 0;
   int mb = 7 - eb, e;
   double f = frexp(fabs(v), &e); /* f in [0.5, 1): v = 1.x * 2^(e-1) */
@@ -111,7 +111,7 @@ static uint32_t f8_bits(double v, int eb) {
 typedef enum Elem { E_F16, E_BF16, E_TF32, E_S8, E_U8, E_E4M3, E_E5M2 } Elem;
 
 /* The bits of value v (an integer for s8/u8) in a slot of `bits` bits. */
-static uint32_t encode(Elem e, double v) {
+static inline uint32_t encode(Elem e, double v) {
   switch (e) {
   case E_F16: return f16_bits(v);
   case E_BF16: return f32_bits((float)v) >> 16; /* the values here have at most 8 significant bits */
@@ -123,7 +123,7 @@ static uint32_t encode(Elem e, double v) {
 }
 
 /* Scatters matrix m (rows x cols, row-major) into lane registers through figure f. */
-static void scatter(const Figure *f, bool b, Elem e, const double *m, int cols, uint32_t *regs, int stride) {
+static inline void scatter(const Figure *f, bool b, Elem e, const double *m, int cols, uint32_t *regs, int stride) {
   int bits = 32 / f->slots;
   for (int l = 0; l < 32; l++)
     for (int r = 0; r < f->regs; r++) {
@@ -162,7 +162,7 @@ static const Case cases[] = {
     {EMU_MMA_F32_E5M2E5M2, 32, E_E5M2, E_E5M2, &a_k32, &b_k32, &c_f32, false, false},
 };
 
-static double random_value(Elem e) {
+static inline double random_value(Elem e) {
   switch (e) {
   case E_S8: return mma_rand_int(-128, 127);
   case E_U8: return mma_rand_int(0, 255);
@@ -178,7 +178,7 @@ typedef struct MmaTrial {
   uint32_t a[32][4], b[32][2], c[32][4];
 } MmaTrial;
 
-static void mma_trial_make(const Case *cs, MmaTrial *t) {
+static inline void mma_trial_make(const Case *cs, MmaTrial *t) {
   enum { M = 16, N = 8 };
   int K = cs->K;
   for (int i = 0; i < M * K; i++) t->A[i] = random_value(cs->a);
@@ -200,7 +200,7 @@ static void mma_trial_make(const Case *cs, MmaTrial *t) {
 
 /* How many elements of D, gathered from the lanes' registers d through the
  * C figure, differ from C + A·B by the triple loop (the first few told). */
-static int mma_trial_check(const Case *cs, const MmaTrial *t, const uint32_t d[32][4], const char *what) {
+static inline int mma_trial_check(const Case *cs, const MmaTrial *t, const uint32_t d[32][4], const char *what) {
   enum { N = 8 };
   int K = cs->K, bad = 0;
   for (int l = 0; l < 32; l++)
