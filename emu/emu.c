@@ -34,6 +34,7 @@
 #include "fiber.h"
 #include "cpasync.h"
 #include "mma.h"
+#include "wgmma.h"
 #include "runtime/grid.h"
 
 #include <dlfcn.h>
@@ -717,6 +718,106 @@ LDM(3, x1_trans)
 LDM(4, x2_trans)
 LDM(5, x4_trans)
 
+/* ---- wgmma.mma_async, one warp's part at a time (emu/wgmma.h) --------------------------------- */
+
+/* Each lane calls tilec.emu.wgmma(d, a, a_desc, b_desc, op, scale_d): d and
+ * a point to its registers (N/2 words of D, N/4 for an f16 D; 4 of A when
+ * A is in registers), op is the instruction (emu_wgmma_encode), scale_d its
+ * predicate. The 32 lanes of a warp meet; the last to arrive computes the
+ * warp's 16 rows of D (they depend on no other warp's registers) from A
+ * and B in shared memory, where the descriptors' addresses are offsets. The
+ * model runs when the instruction is issued and D is written at once, which
+ * the asynchronous instruction allows (a kernel must wait for the group
+ * before it reads D). */
+#define WGMMA_NAME "wgmma.mma_async.sync.aligned"
+
+typedef struct WgLane {
+  uint32_t *d;
+  const uint32_t *a;
+  uint64_t a_desc, b_desc;
+  int scale_d;
+} WgLane;
+
+typedef struct WgRead {
+  int tid;       /* the warp's lane 0 */
+  bool reported; /* a read was reported: the model's failure is not again */
+} WgRead;
+
+static void wg_report(int tid, const char *what) {
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, WGMMA_NAME " in kernel '%s', block (%u, %u, %u), warp of thread %d: %s", r->k->name, cur->ctaid[0],
+           cur->ctaid[1], cur->ctaid[2], tid, what);
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* Bytes of A or B, at a shared-memory offset a descriptor led to: inside
+ * the block's shared memory, and written before (a read of bytes nothing
+ * wrote, or that a cp.async has not landed yet, is reported as for loads). */
+static bool wg_read(void *ctx, uint32_t address, void *out, int bytes) {
+  WgRead *rd = ctx;
+  if ((size_t)address + (size_t)bytes > cur->smem_bytes) {
+    char what[160];
+    snprintf(what, sizeof what, "a descriptor leads to offset %u, past the block's %zu bytes of shared memory", address,
+             cur->smem_bytes);
+    wg_report(rd->tid, what);
+    rd->reported = true;
+    return false;
+  }
+  const unsigned char *p = (const unsigned char *)cur->smem + address;
+  if (cur->async_used) async_access(p, (size_t)bytes, false, rd->tid);
+  smem_written_by(p, (size_t)bytes, rd->tid);
+  memcpy(out, p, (size_t)bytes);
+  return true;
+}
+
+static void wgmma_complete(void *ctx, void *const lanes[32]) {
+  EmuWgmma op;
+  int tid = cur_tid() & ~31;
+  if (!emu_wgmma_decode((uint32_t)((uintptr_t)ctx >> 1), &op)) {
+    wg_report(tid, "the call's instruction code is not one tilec.emu.wgmma knows");
+    return;
+  }
+  const WgLane *l0 = lanes[0];
+  for (int l = 1; l < 32; l++) {
+    const WgLane *x = lanes[l];
+    if (x->a_desc != l0->a_desc || x->b_desc != l0->b_desc || x->scale_d != l0->scale_d) {
+      wg_report(tid, "its lanes give different descriptors or scale-d (the instruction takes the same in every thread)");
+      return;
+    }
+  }
+  op.scale_d = l0->scale_d != 0;
+  int nd = op.f16_d ? op.n / 4 : op.n / 2;
+  uint32_t(*a)[4] = calloc(32, sizeof *a), (*d)[128] = calloc(32, sizeof *d);
+  if (!a || !d) {
+    free(a), free(d);
+    wg_report(tid, "out of memory");
+    return;
+  }
+  for (int l = 0; l < 32; l++) {
+    const WgLane *x = lanes[l];
+    if (op.a_in_registers) memcpy(a[l], x->a, sizeof a[l]);
+    memcpy(d[l], x->d, (size_t)nd * 4);
+  }
+  WgRead rd = {tid, false};
+  const char *why = NULL;
+  if (emu_wgmma_warp(&op, (tid / 32) % 4, a, l0->a_desc, l0->b_desc, d, wg_read, &rd, &why)) {
+    for (int l = 0; l < 32; l++) memcpy(((const WgLane *)lanes[l])->d, d[l], (size_t)nd * 4);
+  } else if (!rd.reported) {
+    wg_report(tid, why);
+  }
+  free(a), free(d);
+}
+
+static void emu_wgmma_call(uint32_t *d, const uint32_t *a, uint64_t a_desc, uint64_t b_desc, uint32_t code,
+                           int32_t scale_d) {
+  if (!warp_meets(WGMMA_NAME)) return;
+  WgLane me = {d, a, a_desc, b_desc, scale_d};
+  /* the code tells the lanes' instructions apart: lanes of a warp in different ones are divergent */
+  fiber_warp_call(~0u, WGMMA_NAME, wgmma_complete, (void *)(((uintptr_t)code << 1) | 1), &me);
+}
+
 /* ---- vprintf and __assertfail ----------------------------------------------------------------- */
 
 /* CUDA's vprintf: the arguments are packed in `buf`, each aligned to its
@@ -826,6 +927,7 @@ static const Named bind_table[] = {
     {"tilec.emu.ldmatrix.x1.b16", FN(emu_ldmatrix_x1)}, {"tilec.emu.ldmatrix.x1.trans.b16", FN(emu_ldmatrix_x1_trans)},
     {"tilec.emu.ldmatrix.x2.b16", FN(emu_ldmatrix_x2)}, {"tilec.emu.ldmatrix.x2.trans.b16", FN(emu_ldmatrix_x2_trans)},
     {"tilec.emu.ldmatrix.x4.b16", FN(emu_ldmatrix_x4)}, {"tilec.emu.ldmatrix.x4.trans.b16", FN(emu_ldmatrix_x4_trans)},
+    {"tilec.emu.wgmma", FN(emu_wgmma_call)},
 };
 
 /* The C implementation of a declared function; NULL when there is none. */

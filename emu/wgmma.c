@@ -92,6 +92,21 @@ void emu_wgmma_a_pos(EmuWgType type, int t, int i, int *row, int *col) {
   }
 }
 
+uint32_t emu_wgmma_encode(const EmuWgmma *op) {
+  return (uint32_t)op->n | (uint32_t)op->atype << 9 | (uint32_t)op->btype << 12 | (uint32_t)op->f16_d << 15 |
+         (uint32_t)op->a_in_registers << 16 | (uint32_t)op->trans_a << 17 | (uint32_t)op->trans_b << 18 |
+         (uint32_t)op->neg_a << 19 | (uint32_t)op->neg_b << 20 | (uint32_t)op->satfinite << 21;
+}
+
+bool emu_wgmma_decode(uint32_t code, EmuWgmma *op) {
+  uint32_t at = code >> 9 & 7, bt = code >> 12 & 7;
+  if (at > EMU_WG_U8 || bt > EMU_WG_U8 || code >> 22) return false;
+  *op = (EmuWgmma){.n = (int)(code & 0x1ff), .atype = (EmuWgType)at, .btype = (EmuWgType)bt, .f16_d = code >> 15 & 1,
+                   .a_in_registers = code >> 16 & 1, .trans_a = code >> 17 & 1, .trans_b = code >> 18 & 1,
+                   .neg_a = code >> 19 & 1, .neg_b = code >> 20 & 1, .satfinite = code >> 21 & 1};
+  return true;
+}
+
 static int bits_of_type(EmuWgType t) {
   return t == EMU_WG_TF32 ? 32 : t == EMU_WG_F16 || t == EMU_WG_BF16 ? 16 : 8;
 }
@@ -154,45 +169,23 @@ static const char *check(const EmuWgmma *op, const EmuWgDesc *a, const EmuWgDesc
   return NULL;
 }
 
-static bool load(const EmuWgmma *op, uint32_t a[128][4], const EmuWgDesc *da, const EmuWgDesc *db, EmuWgRead read,
-                 void *ctx, double A[64][32], double B[32][256], const char **why);
-static void multiply(const EmuWgmma *op, uint32_t d[128][128], double A[64][32], double B[32][256], double C[64][256]);
-
-bool emu_wgmma(const EmuWgmma *op, uint32_t a[128][4], uint64_t a_desc, uint64_t b_desc, uint32_t d[128][128],
-               EmuWgRead read, void *ctx, const char **why) {
-  EmuWgDesc da = emu_wgmma_desc(a_desc), db = emu_wgmma_desc(b_desc);
-  const char *bad = check(op, &da, &db);
-  if (bad) {
-    *why = bad;
-    return false;
-  }
-  /* the matrices whole (on the heap: the emulator's fibers have small stacks) */
-  double(*A)[32] = malloc(sizeof(double[64][32])), (*B)[256] = malloc(sizeof(double[32][256])),
-  (*C)[256] = malloc(sizeof(double[64][256]));
-  bool ok = A && B && C && load(op, a, &da, &db, read, ctx, A, B, why);
-  if (!A || !B || !C) *why = "out of memory";
-  if (ok) multiply(op, d, A, B, C);
-  free(A), free(B), free(C);
-  return ok;
-}
-
-/* A and B whole, from registers or shared memory. */
-static bool load(const EmuWgmma *op, uint32_t a[128][4], const EmuWgDesc *da, const EmuWgDesc *db, EmuWgRead read,
-                 void *ctx, double A[64][32], double B[32][256], const char **why) {
+/* Warp w's rows of A (16 x K, from its lanes' registers or shared memory) and all of B (K x N). */
+static bool load(const EmuWgmma *op, int w, uint32_t a[32][4], const EmuWgDesc *da, const EmuWgDesc *db,
+                 EmuWgRead read, void *ctx, double A[16][32], double B[32][256], const char **why) {
   int bits = bits_of_type(op->atype), K = 256 / bits, N = op->n, per = 32 / bits;
   Reader r = {.read = read, .ctx = ctx};
   if (op->a_in_registers) {
-    for (int t = 0; t < 128; t++)
+    for (int l = 0; l < 32; l++)
       for (int i = 0; i < 4 * per; i++) {
         int row, col;
-        emu_wgmma_a_pos(op->atype, t, i, &row, &col);
-        A[row][col] = value_of(op->atype, a[t][i / per] >> (bits * (i % per)));
+        emu_wgmma_a_pos(op->atype, 32 * w + l, i, &row, &col);
+        A[row - 16 * w][col] = value_of(op->atype, a[l][i / per] >> (bits * (i % per)));
       }
   } else {
-    for (int m = 0; m < 64; m++)
+    for (int m = 0; m < 16; m++)
       for (int k = 0; k < K; k++) {
         uint32_t raw;
-        if (!element_at(&r, emu_wgmma_address(da, op->trans_a, bits, m, k), bits, &raw)) {
+        if (!element_at(&r, emu_wgmma_address(da, op->trans_a, bits, 16 * w + m, k), bits, &raw)) {
           *why = "a read of A from shared memory failed";
           return false;
         }
@@ -212,24 +205,24 @@ static bool load(const EmuWgmma *op, uint32_t a[128][4], const EmuWgDesc *da, co
   return true;
 }
 
-/* D = A·B + D (or A·B) into the registers. */
-static void multiply(const EmuWgmma *op, uint32_t d[128][128], double A[64][32], double B[32][256], double C[64][256]) {
+/* Warp w's rows of D = A·B + D (or A·B), in its lanes' registers. */
+static void multiply(const EmuWgmma *op, int w, uint32_t d[32][128], double A[16][32], double B[32][256],
+                     double C[16][256]) {
   int K = 256 / bits_of_type(op->atype), N = op->n, elems = N / 2;
   bool integer = is_int(op->atype);
-  /* D's input */
-  for (int t = 0; t < 128; t++)
+  for (int l = 0; l < 32; l++) /* D's input */
     for (int i = 0; i < elems; i++) {
       int row, col;
-      emu_wgmma_d_pos(t, i, &row, &col);
-      uint32_t reg = op->f16_d ? (d[t][i / 2] >> (16 * (i % 2))) & 0xffff : d[t][i];
+      emu_wgmma_d_pos(32 * w + l, i, &row, &col);
+      uint32_t reg = op->f16_d ? (d[l][i / 2] >> (16 * (i % 2))) & 0xffff : d[l][i];
       float f;
       memcpy(&f, &reg, 4);
-      C[row][col] = !op->scale_d ? 0 : op->f16_d ? emu_f16_value(reg) : integer ? (double)(int32_t)reg : f;
+      C[row - 16 * w][col] = !op->scale_d ? 0 : op->f16_d ? emu_f16_value(reg) : integer ? (double)(int32_t)reg : f;
     }
   double sa = op->neg_a ? -1 : 1, sb = op->neg_b ? -1 : 1;
-  /* D = A·B + C, k in order: exact for integers (in 64 bits), each step one
-   * f32 rounding for floats (every product of these types is exact in f32) */
-  for (int m = 0; m < 64; m++)
+  /* k in order: exact for integers (in 64 bits), each step one f32 rounding
+   * for floats (every product of these types is exact in f32) */
+  for (int m = 0; m < 16; m++)
     for (int n = 0; n < N; n++) {
       if (integer) {
         int64_t acc = (int64_t)C[m][n];
@@ -242,20 +235,54 @@ static void multiply(const EmuWgmma *op, uint32_t d[128][128], double A[64][32],
         C[m][n] = acc;
       }
     }
-  for (int t = 0; t < 128; t++) {
+  for (int l = 0; l < 32; l++) {
     if (op->f16_d)
-      for (int j = 0; j < elems / 2; j++) d[t][j] = 0;
+      for (int j = 0; j < elems / 2; j++) d[l][j] = 0;
     for (int i = 0; i < elems; i++) {
       int row, col;
-      emu_wgmma_d_pos(t, i, &row, &col);
+      emu_wgmma_d_pos(32 * w + l, i, &row, &col);
+      double v = C[row - 16 * w][col];
       if (op->f16_d) {
-        d[t][i / 2] |= emu_f16_round((float)C[row][col]) << (16 * (i % 2));
+        d[l][i / 2] |= emu_f16_round((float)v) << (16 * (i % 2));
       } else if (integer) {
-        d[t][i] = (uint32_t)(int32_t)C[row][col];
+        d[l][i] = (uint32_t)(int32_t)v;
       } else {
-        float f = (float)C[row][col];
-        memcpy(&d[t][i], &f, 4);
+        float f = (float)v;
+        memcpy(&d[l][i], &f, 4);
       }
     }
   }
+}
+
+bool emu_wgmma_warp(const EmuWgmma *op, int w, uint32_t a[32][4], uint64_t a_desc, uint64_t b_desc, uint32_t d[32][128],
+                    EmuWgRead read, void *ctx, const char **why) {
+  EmuWgDesc da = emu_wgmma_desc(a_desc), db = emu_wgmma_desc(b_desc);
+  const char *bad = w < 0 || w > 3 ? "a warp outside the warpgroup" : check(op, &da, &db);
+  if (bad) {
+    *why = bad;
+    return false;
+  }
+  /* on the heap: the emulator's fibers have small stacks */
+  double(*A)[32] = malloc(sizeof(double[16][32])), (*B)[256] = malloc(sizeof(double[32][256])),
+  (*C)[256] = malloc(sizeof(double[16][256]));
+  bool ok = A && B && C && load(op, w, a, &da, &db, read, ctx, A, B, why);
+  if (!A || !B || !C) *why = "out of memory";
+  if (ok) multiply(op, w, d, A, B, C);
+  free(A), free(B), free(C);
+  return ok;
+}
+
+bool emu_wgmma(const EmuWgmma *op, uint32_t a[128][4], uint64_t a_desc, uint64_t b_desc, uint32_t d[128][128],
+               EmuWgRead read, void *ctx, const char **why) {
+  uint32_t(*out)[128] = malloc(sizeof(uint32_t[128][128]));
+  if (!out) {
+    *why = "out of memory";
+    return false;
+  }
+  memcpy(out, d, sizeof(uint32_t[128][128]));
+  bool ok = true;
+  for (int w = 0; w < 4 && ok; w++) ok = emu_wgmma_warp(op, w, a + 32 * w, a_desc, b_desc, out + 32 * w, read, ctx, why);
+  if (ok) memcpy(d, out, sizeof(uint32_t[128][128]));
+  free(out);
+  return ok;
 }

@@ -65,6 +65,14 @@ typedef struct EmuWgmma {
   bool satfinite;          /* integers: clamp the s32 results instead of wrapping */
 } EmuWgmma;
 
+/* The instruction as one integer, as the running emulator's call takes it
+ * (tilec.emu.wgmma): N in bits 8..0, A's type in 11..9, B's in 14..12
+ * (EmuWgType), then a bit each: f16_d 15, a_in_registers 16, trans_a 17,
+ * trans_b 18, neg_a 19, neg_b 20, satfinite 21. scale_d, a predicate at run
+ * time, goes apart. Decoding gives false for bits no instruction has. */
+uint32_t emu_wgmma_encode(const EmuWgmma *op);
+bool emu_wgmma_decode(uint32_t code, EmuWgmma *op);
+
 /* Reads `bytes` bytes of shared memory at `address`; false when it cannot. */
 typedef bool (*EmuWgRead)(void *ctx, uint32_t address, void *out, int bytes);
 
@@ -75,5 +83,12 @@ typedef bool (*EmuWgRead)(void *ctx, uint32_t address, void *out, int bytes);
  * when a read of shared memory failed; d is then left alone. */
 bool emu_wgmma(const EmuWgmma *op, uint32_t a[128][4], uint64_t a_desc, uint64_t b_desc, uint32_t d[128][128],
                EmuWgRead read, void *ctx, const char **why);
+
+/* Warp w's (0..3) part of it: its 16 rows of D, from its own A rows (its
+ * lanes' registers a[lane], or shared memory) and all of B. The rows of D
+ * a warp holds depend on nothing another warp holds, so the running
+ * emulator lets each warp compute its part when its 32 lanes meet. */
+bool emu_wgmma_warp(const EmuWgmma *op, int w, uint32_t a[32][4], uint64_t a_desc, uint64_t b_desc, uint32_t d[32][128],
+                    EmuWgRead read, void *ctx, const char **why);
 
 #endif

@@ -1,0 +1,229 @@
+/*
+ * test_wgmma.c — wgmma.mma_async as the running emulator binds it
+ * (tilec.emu.wgmma): a hand-written kernel of one warpgroup (128 threads)
+ * fills shared memory from an image the ISA's layouts made
+ * (tests/unit/wgmma_layouts.h), meets at a barrier, and each thread passes
+ * its registers, in memory, with the descriptors; the warps compute their
+ * rows of D and the kernel stores every thread's D. Checked against the
+ * triple loop, with two seeds of the threads' order. And what is reported:
+ * a descriptor that leads past shared memory, operands nothing wrote,
+ * lanes that give different descriptors, and a thread that returned before
+ * the instruction (a deadlock).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/emu.h"
+#include "tilec/tilec.h"
+#include "emu_test.h"
+#include "../unit/wgmma_layouts.h"
+
+enum { SMEM = 65536, WORDS_PER_THREAD = SMEM / 4 / 128 };
+
+/* args: the shared-memory image (SMEM bytes), per thread 4 words of A and 128 of D in, 128 of D out, and
+ * the parameters: a_desc, b_desc (i64), op, scale_d, the thread that skips the fill (-1: none), the thread
+ * that gives a_desc + 16 (-1: none), the thread that returns first (-1: none) (i32) */
+static const char kernel_ir[] =
+    "@tilec_emu_shared_bytes = constant i64 65536\n"
+    "@tilec_emu_sites = constant [1 x i8] zeroinitializer\n"
+    "declare i32 @tilec.emu.tid.x()\n"
+    "declare ptr addrspace(3) @tilec.emu.smem()\n"
+    "declare void @tilec.emu.barrier()\n"
+    "declare void @tilec.emu.sts.b32(ptr addrspace(3), i32)\n"
+    "declare void @tilec.emu.wgmma(ptr, ptr, i64, i64, i32, i32)\n"
+    "define void @tilec_emu_entry(ptr %args) {\n"
+    "entry:\n"
+    "  %p0 = load ptr, ptr %args\n"
+    "  %img = load ptr, ptr %p0\n"
+    "  %q1 = getelementptr ptr, ptr %args, i64 1\n"
+    "  %p1 = load ptr, ptr %q1\n"
+    "  %regs = load ptr, ptr %p1\n"
+    "  %q2 = getelementptr ptr, ptr %args, i64 2\n"
+    "  %p2 = load ptr, ptr %q2\n"
+    "  %out = load ptr, ptr %p2\n"
+    "  %q3 = getelementptr ptr, ptr %args, i64 3\n"
+    "  %p3 = load ptr, ptr %q3\n"
+    "  %par = load ptr, ptr %p3\n"
+    "  %adesc0 = load i64, ptr %par\n"
+    "  %pb = getelementptr i64, ptr %par, i64 1\n"
+    "  %bdesc = load i64, ptr %pb\n"
+    "  %pi = getelementptr i64, ptr %par, i64 2\n"
+    "  %op = load i32, ptr %pi\n"
+    "  %ps = getelementptr i32, ptr %pi, i64 1\n"
+    "  %scale = load i32, ptr %ps\n"
+    "  %pn = getelementptr i32, ptr %pi, i64 2\n"
+    "  %nofill = load i32, ptr %pn\n"
+    "  %pd = getelementptr i32, ptr %pi, i64 3\n"
+    "  %odd = load i32, ptr %pd\n"
+    "  %pq = getelementptr i32, ptr %pi, i64 4\n"
+    "  %quitter = load i32, ptr %pq\n"
+    "  %tid = call i32 @tilec.emu.tid.x()\n"
+    "  %s = call ptr addrspace(3) @tilec.emu.smem()\n"
+    "  %ra = alloca [4 x i32], align 16\n"
+    "  %rd = alloca [128 x i32], align 16\n"
+    "  %skip = icmp eq i32 %tid, %nofill\n"
+    "  br i1 %skip, label %filled, label %fill\n"
+    "fill:\n"
+    "  %i = phi i32 [ 0, %entry ], [ %i1, %fill ]\n"
+    "  %t0 = mul i32 %tid, 128\n"
+    "  %w = add i32 %t0, %i\n"
+    "  %src = getelementptr i32, ptr %img, i32 %w\n"
+    "  %v = load i32, ptr %src\n"
+    "  %dst = getelementptr i32, ptr addrspace(3) %s, i32 %w\n"
+    "  call void @tilec.emu.sts.b32(ptr addrspace(3) %dst, i32 %v)\n"
+    "  %i1 = add i32 %i, 1\n"
+    "  %more = icmp ult i32 %i1, 128\n"
+    "  br i1 %more, label %fill, label %filled\n"
+    "filled:\n"
+    "  call void @tilec.emu.barrier()\n"
+    "  %quit = icmp eq i32 %tid, %quitter\n"
+    "  br i1 %quit, label %done, label %regs_in\n"
+    "regs_in:\n"
+    "  %j = phi i32 [ 0, %filled ], [ %j1, %regs_in ]\n"
+    "  %r0 = mul i32 %tid, 132\n"
+    "  %rw = add i32 %r0, %j\n"
+    "  %rsrc = getelementptr i32, ptr %regs, i32 %rw\n"
+    "  %rv = load i32, ptr %rsrc\n"
+    "  %isa = icmp ult i32 %j, 4\n"
+    "  %dj = sub i32 %j, 4\n"
+    "  %pa = getelementptr i32, ptr %ra, i32 %j\n"
+    "  %pdd = getelementptr i32, ptr %rd, i32 %dj\n"
+    "  %rdst = select i1 %isa, ptr %pa, ptr %pdd\n"
+    "  store i32 %rv, ptr %rdst\n"
+    "  %j1 = add i32 %j, 1\n"
+    "  %jm = icmp ult i32 %j1, 132\n"
+    "  br i1 %jm, label %regs_in, label %call\n"
+    "call:\n"
+    "  %isodd = icmp eq i32 %tid, %odd\n"
+    "  %adesc1 = add i64 %adesc0, 1\n"
+    "  %adesc = select i1 %isodd, i64 %adesc1, i64 %adesc0\n"
+    "  call void @tilec.emu.wgmma(ptr %rd, ptr %ra, i64 %adesc, i64 %bdesc, i32 %op, i32 %scale)\n"
+    "  br label %regs_out\n"
+    "regs_out:\n"
+    "  %k = phi i32 [ 0, %call ], [ %k1, %regs_out ]\n"
+    "  %o0 = mul i32 %tid, 128\n"
+    "  %ow = add i32 %o0, %k\n"
+    "  %psrc = getelementptr i32, ptr %rd, i32 %k\n"
+    "  %ov = load i32, ptr %psrc\n"
+    "  %odst = getelementptr i32, ptr %out, i32 %ow\n"
+    "  store i32 %ov, ptr %odst\n"
+    "  %k1 = add i32 %k, 1\n"
+    "  %km = icmp ult i32 %k1, 128\n"
+    "  br i1 %km, label %regs_out, label %done\n"
+    "done:\n"
+    "  ret void\n"
+    "}\n";
+
+typedef struct Params {
+  uint64_t a_desc, b_desc;
+  uint32_t op;
+  int32_t scale_d, nofill, odd, quitter;
+} Params;
+
+static uint32_t regs[128][132], out[128][128];
+
+/* Runs the kernel on the trial's shared memory and registers; false with the report on a failure. */
+static bool run(const WgTrial *t, const Params *p, uint64_t seed, char **report) {
+  char *err = NULL;
+  EmuKernel *k = emu_load(kernel_ir, strlen(kernel_ir), "wgmma", &err);
+  if (!k) {
+    *report = err;
+    return false;
+  }
+  for (int th = 0; th < 128; th++) {
+    memcpy(regs[th], t->a[th], 16);
+    memcpy(regs[th] + 4, t->d[th], 512);
+  }
+  memset(out, 0, sizeof out);
+  const void *img = t->smem;
+  void *pr = regs, *po = out;
+  const void *pp = p;
+  void *args[4] = {&img, &pr, &po, &pp};
+  EmuBuffer b[4] = {{(void *)t->smem, SMEM, "image"}, {regs, sizeof regs, "regs"}, {out, sizeof out, "out"},
+                    {(void *)p, sizeof *p, "params"}};
+  EmuLaunch l = {.grid = {1, 1, 1}, .num_warps = 4, .args = args, .nargs = 4, .buffers = b, .nbuffers = 4, .seed = seed};
+  bool ok = emu_launch(k, &l, report, NULL);
+  emu_unload(k);
+  return ok;
+}
+
+static WgTrial trial;
+
+static Params params_of(const WgCase *c, const WgTrial *t) {
+  Params p = {t->a_desc, t->b_desc, emu_wgmma_encode(&c->op), c->op.scale_d, -1, -1, -1};
+  return p;
+}
+
+static void instructions(void) {
+  const WgCase cases[] = {
+      {"f16, K-major, 128B, N=64", {.n = 64, .atype = EMU_WG_F16, .btype = EMU_WG_F16, .scale_d = true}, 3, 3},
+      {"bf16, MN-major B, 64B, N=128",
+       {.n = 128, .atype = EMU_WG_BF16, .btype = EMU_WG_BF16, .trans_b = true, .scale_d = true}, 2, 2},
+      {"f16 A in registers, f16 accumulator, N=256",
+       {.n = 256, .atype = EMU_WG_F16, .btype = EMU_WG_F16, .a_in_registers = true, .f16_d = true, .scale_d = true}, 0, 1},
+      {"tf32, no swizzle, scale-d false", {.n = 32, .atype = EMU_WG_TF32, .btype = EMU_WG_TF32}, 0, 0},
+      {"e4m3 x e5m2, 32B, -A", {.n = 16, .atype = EMU_WG_E4M3, .btype = EMU_WG_E5M2, .neg_a = true, .scale_d = true}, 1, 1},
+      {"s8 x u8 A in registers, satfinite, N=48",
+       {.n = 48, .atype = EMU_WG_S8, .btype = EMU_WG_U8, .a_in_registers = true, .satfinite = true, .scale_d = true}, 0, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    for (uint64_t seed = 0; seed < 2; seed++) {
+      wg_trial_make(&cases[i], &trial);
+      for (size_t b = SMEM; b < sizeof trial.smem; b++)
+        if (trial.smem[b]) {
+          fprintf(stderr, "%s: the trial's image is past the kernel's shared memory\n", cases[i].name);
+          failures++;
+          break;
+        }
+      Params p = params_of(&cases[i], &trial);
+      char *report = NULL;
+      bool ok = run(&trial, &p, seed * 5, &report);
+      CHECK(ok);
+      if (!ok) fprintf(stderr, "%s: %s\n", cases[i].name, report ? report : "");
+      free(report);
+      char what[64];
+      snprintf(what, sizeof what, "tilec.emu.wgmma, seed %d", (int)seed * 5);
+      if (ok) CHECK(wg_trial_check(&cases[i], &trial, out, what) == 0);
+    }
+}
+
+static void reports(void) {
+  const WgCase c = {"f16, K-major, 128B, N=64", {.n = 64, .atype = EMU_WG_F16, .btype = EMU_WG_F16, .scale_d = true}, 3, 3};
+  wg_trial_make(&c, &trial);
+  Params p = params_of(&c, &trial);
+  char *report = NULL;
+  /* B past shared memory: its start at 0xfff0 */
+  Params past = p;
+  past.b_desc = (past.b_desc & ~0x3fffULL) | (0xfff0 >> 4);
+  CHECK(!run(&trial, &past, 0, &report));
+  CHECK_CONTAINS(report, "wgmma.mma_async.sync.aligned in kernel 'wgmma', block (0, 0, 0), warp of thread ");
+  CHECK_CONTAINS(report, ": a descriptor leads to offset 65536, past the block's 65536 bytes of shared memory");
+  free(report);
+  /* thread 68 does not fill its 512 bytes at 0x8800, inside B */
+  Params unfilled = p;
+  unfilled.nofill = (int)(WG_B_AT / 512) + 4;
+  CHECK(!run(&trial, &unfilled, 0, &report));
+  CHECK_CONTAINS(report, "uninitialized shared memory");
+  free(report);
+  /* lane 5 of warp 2 gives another A descriptor */
+  Params odd = p;
+  odd.odd = 69;
+  CHECK(!run(&trial, &odd, 0, &report));
+  CHECK_CONTAINS(report, "warp of thread 64: its lanes give different descriptors or scale-d");
+  free(report);
+  /* thread 100 returns before the instruction: warp 3 never meets */
+  Params quit = p;
+  quit.quitter = 100;
+  CHECK(!run(&trial, &quit, 0, &report));
+  CHECK_CONTAINS(report, "deadlock");
+  free(report);
+}
+
+int main(void) {
+  instructions();
+  reports();
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  return failures != 0;
+}
