@@ -35,6 +35,7 @@
 #include "cpasync.h"
 #include "mma.h"
 #include "wgmma.h"
+#include "mbarrier.h"
 #include "runtime/grid.h"
 
 #include <dlfcn.h>
@@ -818,6 +819,134 @@ static void emu_wgmma_call(uint32_t *d, const uint32_t *a, uint64_t a_desc, uint
   fiber_warp_call(~0u, WGMMA_NAME, wgmma_complete, (void *)(((uintptr_t)code << 1) | 1), &me);
 }
 
+/* ---- mbarrier (emu/mbarrier.h) ------------------------------------------------------------------ */
+
+/* The object is the 8 bytes at its shared-memory address, in mbarrier.h's
+ * encoding. Each call checks the address (in the block's shared memory,
+ * 8-byte aligned) and the operation (mbarrier.h's errors), and reports what
+ * is wrong with the thread and the object's offset; the object is then left
+ * as it was. try_wait.parity parks the thread until the phase of that
+ * parity completes (the ISA lets try_wait return false on a time limit; the
+ * emulator waits instead), so a phase that can never complete is the
+ * scheduler's deadlock, which names the object and the phase. */
+static void mbar_report(const void *p, const char *what) {
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "kernel '%s', block (%u, %u, %u), thread %d: %s (the mbarrier at offset %lld of shared memory)", r->k->name,
+           cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid(), what,
+           (long long)((const unsigned char *)p - cur->smem));
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* The object's word, or NULL (reported) when p is no place for one. */
+static uint64_t *mbar_word(void *p) {
+  uintptr_t a = (uintptr_t)p, lo = (uintptr_t)cur->smem;
+  if (a < lo || a - lo + 8 > cur->smem_bytes || (a - lo) % 8) {
+    mbar_report(p, a < lo || a - lo + 8 > cur->smem_bytes ? "an mbarrier outside the block's shared memory"
+                                                          : "an mbarrier not 8-byte aligned");
+    return NULL;
+  }
+  return p;
+}
+
+static void emu_mbar_init_call(void *p, uint32_t count) {
+  uint64_t *w = mbar_word(p);
+  if (!w) return;
+  size_t off = (size_t)((unsigned char *)p - cur->smem);
+  EmuMbar m = cur->shadow[off] ? emu_mbar_decode(*w) : (EmuMbar){0}; /* memory nothing wrote holds no object */
+  const char *why = emu_mbar_init(&m, count);
+  if (why) {
+    mbar_report(p, why);
+    return;
+  }
+  *w = emu_mbar_encode(&m);
+  memset(cur->shadow + off, 1, 8);
+}
+
+/* The object at p, or false (reported) when there is none. */
+static bool mbar_get(void *p, uint64_t **w, EmuMbar *m) {
+  if (!(*w = mbar_word(p))) return false;
+  size_t off = (size_t)((unsigned char *)p - cur->smem);
+  *m = cur->shadow[off] ? emu_mbar_decode(**w) : (EmuMbar){0};
+  return true;
+}
+
+static void mbar_put(void *p, uint64_t *w, EmuMbar *m, const char *why) {
+  if (why) mbar_report(p, why);
+  else *w = emu_mbar_encode(m);
+}
+
+static uint64_t mbar_arrive(void *p, uint32_t count, uint32_t tx, bool drop) {
+  uint64_t *w;
+  EmuMbar m;
+  uint32_t before = 0;
+  if (!mbar_get(p, &w, &m)) return 0;
+  mbar_put(p, w, &m, emu_mbar_arrive(&m, count, tx, false, drop, &before, NULL));
+  return before; /* the state: the phase before the arrive */
+}
+
+static uint64_t emu_mbar_arrive_call(void *p) { return mbar_arrive(p, 1, 0, false); }
+static uint64_t emu_mbar_arrive_count_call(void *p, uint32_t count) { return mbar_arrive(p, count, 0, false); }
+static uint64_t emu_mbar_arrive_expect_tx_call(void *p, uint32_t bytes) { return mbar_arrive(p, 1, bytes, false); }
+static uint64_t emu_mbar_arrive_drop_call(void *p) { return mbar_arrive(p, 1, 0, true); }
+
+static void emu_mbar_expect_tx_call(void *p, uint32_t bytes) {
+  uint64_t *w;
+  EmuMbar m;
+  if (mbar_get(p, &w, &m)) mbar_put(p, w, &m, emu_mbar_expect_tx(&m, bytes));
+}
+
+static void emu_mbar_complete_tx_call(void *p, uint32_t bytes) {
+  uint64_t *w;
+  EmuMbar m;
+  if (mbar_get(p, &w, &m)) mbar_put(p, w, &m, emu_mbar_complete_tx(&m, bytes, NULL));
+}
+
+static void emu_mbar_inval_call(void *p) {
+  uint64_t *w;
+  EmuMbar m;
+  if (mbar_get(p, &w, &m)) mbar_put(p, w, &m, emu_mbar_inval(&m));
+}
+
+typedef struct MbarWait {
+  const uint64_t *w;
+  uint32_t parity;
+} MbarWait;
+
+static bool mbar_phase_done(void *ctx) {
+  const MbarWait *x = ctx;
+  EmuMbar m = emu_mbar_decode(*x->w);
+  bool done = false;
+  return !m.valid || (emu_mbar_test_parity(&m, x->parity, &done) == NULL && done);
+}
+
+static bool emu_mbar_test_wait_parity_call(void *p, uint32_t parity) {
+  uint64_t *w;
+  EmuMbar m;
+  bool done = false;
+  if (!mbar_get(p, &w, &m)) return true;
+  const char *why = emu_mbar_test_parity(&m, parity, &done);
+  if (why) mbar_report(p, why);
+  return why || done;
+}
+
+static bool emu_mbar_try_wait_parity_call(void *p, uint32_t parity) {
+  if (!emu_mbar_test_wait_parity_call(p, parity)) {
+    MbarWait x = {mbar_word(p), parity};
+    char what[96];
+    snprintf(what, sizeof what, "on the mbarrier at offset %lld of shared memory for its phase of parity %u",
+             (long long)((unsigned char *)p - cur->smem), parity);
+    if (!fiber_park(mbar_phase_done, &x, what)) {
+      mbar_report(p, "mbarrier.try_wait for a phase that has not completed, in a kernel whose threads do not run as "
+                     "fibers (tilec_emu_fibers is 0): no other thread can complete it");
+      return true;
+    }
+    if (!emu_mbar_decode(*x.w).valid) mbar_report(p, "mbarrier.try_wait on an mbarrier invalidated while it waited");
+  }
+  return true;
+}
+
 /* ---- vprintf and __assertfail ----------------------------------------------------------------- */
 
 /* CUDA's vprintf: the arguments are packed in `buf`, each aligned to its
@@ -928,6 +1057,15 @@ static const Named bind_table[] = {
     {"tilec.emu.ldmatrix.x2.b16", FN(emu_ldmatrix_x2)}, {"tilec.emu.ldmatrix.x2.trans.b16", FN(emu_ldmatrix_x2_trans)},
     {"tilec.emu.ldmatrix.x4.b16", FN(emu_ldmatrix_x4)}, {"tilec.emu.ldmatrix.x4.trans.b16", FN(emu_ldmatrix_x4_trans)},
     {"tilec.emu.wgmma", FN(emu_wgmma_call)},
+    {"tilec.emu.mbarrier.init", FN(emu_mbar_init_call)}, {"tilec.emu.mbarrier.inval", FN(emu_mbar_inval_call)},
+    {"tilec.emu.mbarrier.arrive", FN(emu_mbar_arrive_call)},
+    {"tilec.emu.mbarrier.arrive.count", FN(emu_mbar_arrive_count_call)},
+    {"tilec.emu.mbarrier.arrive.expect_tx", FN(emu_mbar_arrive_expect_tx_call)},
+    {"tilec.emu.mbarrier.arrive_drop", FN(emu_mbar_arrive_drop_call)},
+    {"tilec.emu.mbarrier.expect_tx", FN(emu_mbar_expect_tx_call)},
+    {"tilec.emu.mbarrier.complete_tx", FN(emu_mbar_complete_tx_call)},
+    {"tilec.emu.mbarrier.test_wait.parity", FN(emu_mbar_test_wait_parity_call)},
+    {"tilec.emu.mbarrier.try_wait.parity", FN(emu_mbar_try_wait_parity_call)},
 };
 
 /* The C implementation of a declared function; NULL when there is none. */

@@ -121,7 +121,7 @@ static bool shfl_source(int lane, int mode, uint32_t b, uint32_t c, int *src) {
 
 /* ---- state -------------------------------------------------------------------- */
 
-enum { F_READY, F_BARRIER, F_WARP, F_DONE, F_FAILED };
+enum { F_READY, F_BARRIER, F_WARP, F_DONE, F_FAILED, F_PARKED };
 
 /* Collective kinds: the four shuffle modes, the four vote modes, the warp
  * barrier, a call (fiber_warp_call). A rendezvous needs the same kind and
@@ -145,6 +145,9 @@ typedef struct Fiber {
   FiberWarpFn call_fn;
   void *call_ctx, *data;
   void *fake_stack; /* AddressSanitizer's, while switched out */
+  bool (*park_ready)(void *); /* while parked (fiber_park): what it waits for, and its name */
+  void *park_ctx;
+  const char *park_what;
 } Fiber;
 
 struct FiberSched {
@@ -363,6 +366,10 @@ static void describe_wait(FiberSched *s, const Fiber *f, Msg *m) {
     msg_printf(m, "wait at the barrier");
     return;
   }
+  if (f->state == F_PARKED) {
+    msg_printf(m, "wait %s", f->park_what);
+    return;
+  }
   int base = f->tid & ~31;
   const Fiber *w = &s->fibers[base];
   msg_printf(m, "wait in %s (mask 0x%08x) for ", op_name(f), f->mask);
@@ -375,6 +382,7 @@ static void describe_wait(FiberSched *s, const Fiber *f, Msg *m) {
       const Fiber *g = &w[l];
       if (g->state == F_DONE) snprintf(cur, sizeof cur, "returned");
       else if (g->state == F_BARRIER) snprintf(cur, sizeof cur, "at the barrier");
+      else if (g->state == F_PARKED) snprintf(cur, sizeof cur, "parked");
       else if (g->state == F_WARP && !same_collective(g, f))
         snprintf(cur, sizeof cur, "in %s (mask 0x%08x)", op_name(g), g->mask);
     }
@@ -517,6 +525,16 @@ static void collective(FiberSched *s, Fiber *f, uint32_t mask, int op, uint32_t 
 
 int fiber_current_tid(void) { return tls_fiber ? tls_fiber->tid : -1; }
 
+bool fiber_park(bool (*ready)(void *ctx), void *ctx, const char *what) {
+  if (ready(ctx)) return true;
+  Fiber *f = tls_fiber;
+  if (!f) return false;
+  f->park_ready = ready, f->park_ctx = ctx, f->park_what = what;
+  f->state = F_PARKED;
+  to_sched(f->sched, f); /* back when the scheduler finds it ready */
+  return true;
+}
+
 void fiber_barrier(void) {
   Fiber *f = tls_fiber;
   if (!f) return;
@@ -636,6 +654,7 @@ FiberStatus fiber_sched_run(FiberSched *s, void (*fn)(void *arg, int tid), void 
     int ran = 0;
     for (int i = 0; i < s->n; i++) {
       Fiber *f = &s->fibers[s->order[i]];
+      if (f->state == F_PARKED && f->park_ready(f->park_ctx)) f->state = F_READY;
       if (f->state != F_READY) continue;
       ran++;
       resume(s, f);
@@ -669,6 +688,7 @@ FiberStatus fiber_sched_run(FiberSched *s, void (*fn)(void *arg, int tid), void 
 }
 
 int fiber_current_tid(void) { return -1; }
+bool fiber_park(bool (*ready)(void *ctx), void *ctx, const char *what) { return ready(ctx); }
 void fiber_barrier(void) {}
 void fiber_warp_sync(uint32_t mask) {}
 

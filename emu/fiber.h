@@ -103,6 +103,12 @@ uint64_t fiber_sched_switches(const FiberSched *s);
 
 int fiber_current_tid(void);
 void fiber_barrier(void);
+/* Parks the calling thread until ready(ctx) holds (the scheduler asks it
+ * before each turn of the thread): true once it does. A block whose threads
+ * are all parked or blocked with nothing ready is a deadlock, and the
+ * report says each parked thread waits `what` (it must live while parked).
+ * Outside a run: whether ready(ctx) holds now. */
+bool fiber_park(bool (*ready)(void *ctx), void *ctx, const char *what);
 uint32_t fiber_shfl(uint32_t mask, uint32_t value, FiberShflMode mode, uint32_t b, uint32_t c);
 /* As fiber_shfl; *in_range is PTX's predicate result: whether the source lane
  * was inside the segment and clamp (if not, the caller's own value comes back). */
