@@ -850,31 +850,26 @@ static uint64_t *mbar_word(void *p) {
   return p;
 }
 
-static void emu_mbar_init_call(void *p, uint32_t count) {
-  uint64_t *w = mbar_word(p);
-  if (!w) return;
-  size_t off = (size_t)((unsigned char *)p - cur->smem);
-  EmuMbar m = cur->shadow[off] ? emu_mbar_decode(*w) : (EmuMbar){0}; /* memory nothing wrote holds no object */
-  const char *why = emu_mbar_init(&m, count);
-  if (why) {
-    mbar_report(p, why);
-    return;
-  }
-  *w = emu_mbar_encode(&m);
-  memset(cur->shadow + off, 1, 8);
-}
-
 /* The object at p, or false (reported) when there is none. */
 static bool mbar_get(void *p, uint64_t **w, EmuMbar *m) {
   if (!(*w = mbar_word(p))) return false;
   size_t off = (size_t)((unsigned char *)p - cur->smem);
-  *m = cur->shadow[off] ? emu_mbar_decode(**w) : (EmuMbar){0};
+  *m = cur->shadow[off] ? emu_mbar_decode(**w) : (EmuMbar){0}; /* memory nothing wrote holds no object */
   return true;
 }
 
 static void mbar_put(void *p, uint64_t *w, EmuMbar *m, const char *why) {
   if (why) mbar_report(p, why);
   else *w = emu_mbar_encode(m);
+}
+
+static void emu_mbar_init_call(void *p, uint32_t count) {
+  uint64_t *w;
+  EmuMbar m;
+  if (!mbar_get(p, &w, &m)) return;
+  const char *why = emu_mbar_init(&m, count);
+  mbar_put(p, w, &m, why);
+  if (!why) memset(cur->shadow + ((unsigned char *)p - cur->smem), 1, 8); /* the object's bytes are written */
 }
 
 static uint64_t mbar_arrive(void *p, uint32_t count, uint32_t tx, bool drop) {

@@ -25,7 +25,7 @@ from .jit import CPU, CUDA, _DTYPES, _CTYPES
 
 _TARGET = "tilec_kernel"
 _registered = set()
-_kernels = []  # tilec_kernel handles a traced call names: kept alive with the process
+_kernels = set()  # the kernels whose tilec_kernel handles traced calls name: kept alive with the process
 
 
 def _register(platform):
@@ -91,7 +91,7 @@ def call(kernel, *arrays, grid, out_shape, input_output_aliases=None, vmap_metho
     g = g + (1,) * (3 - len(g))
     key = (device, ", ".join(sig), tuple(defines), num_warps or 0, num_stages or 0, False)  # an autotuned kernel: its first config
     handle = kernel._kernels.get(key) or kernel._create(device, key)
-    _kernels.append(kernel)
+    _kernels.add(kernel)
     result_types = [jax.ShapeDtypeStruct(o.shape, o.dtype) for o in outs]
     f = jax.ffi.ffi_call(_TARGET, result_types, vmap_method=vmap_method, input_output_aliases=aliases)
     res = f(*arrays, kernel=np.uint64(handle.value), grid=np.array(g, np.int64), bind=np.array(bind, np.int64),

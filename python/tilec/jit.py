@@ -17,6 +17,7 @@ import ast
 import ctypes
 import json
 import os
+import struct
 import threading
 import weakref
 
@@ -222,9 +223,8 @@ def _dlpack_array(x):
             step *= n
     if any(n == 0 for n in shape):
         return _Array(ptr, dtype, CPU, base=ptr, nbytes=0, arg=cap)
-    lo = ptr + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
-    hi = ptr + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides)) + size
-    return _Array(ptr, dtype, CPU, base=lo, nbytes=hi - lo, arg=cap)
+    base, nbytes = _span(ptr, shape, strides, size)
+    return _Array(ptr, dtype, CPU, base=base, nbytes=nbytes, arg=cap)
 
 
 def _extent(x, ptr, itemsize):
@@ -235,8 +235,11 @@ def _extent(x, ptr, itemsize):
     rai = root.__array_interface__
     if getattr(root, "flags", None) is not None and root.flags["C_CONTIGUOUS"] or root.flags["F_CONTIGUOUS"]:
         return rai["data"][0], root.nbytes
-    # a strided view with no contiguous base: the span its elements cover
-    shape, strides = x.shape, x.strides
+    return _span(ptr, x.shape, x.strides, itemsize)  # a strided view with no contiguous base
+
+
+def _span(ptr, shape, strides, itemsize):
+    """The bytes the elements of a strided array at ptr cover: (start, length)."""
     lo = ptr + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides) if n)
     hi = ptr + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides) if n) + itemsize
     return lo, hi - lo
@@ -666,8 +669,8 @@ def _plan(kernel, args, kwargs, num_warps, num_stages, bound, runtime, sig, valu
             packed.append(f"a{i}")
         else:
             return None
-    env["_pack"] = __import__("struct").Struct(fmt).pack
-    env["_S"] = __import__("struct").calcsize(fmt)
+    packer = struct.Struct(fmt)
+    env["_pack"], env["_S"] = packer.pack, packer.size
     # the grid: a constant tuple, or Triton's meta dict passed to a callable
     env["_META"] = {n: v for n, v in meta.items() if n not in slot_of}
     entries = ", ".join(f"{n!r}: a{i}" for n, i in slot_of.items())

@@ -20,23 +20,30 @@
 #include "tilec/tilec.h"
 #include "emu_test.h"
 
+/* What both kernels begin with: their globals and common declarations; the entry's two arguments,
+ * the parameters (%par) and the output (%out). */
+#define KERNEL_HEAD \
+    "@tilec_emu_shared_bytes = constant i64 1024\n" \
+    "@tilec_emu_sites = constant [1 x i8] zeroinitializer\n" \
+    "declare i32 @tilec.emu.tid.x()\n" \
+    "declare ptr addrspace(3) @tilec.emu.smem()\n" \
+    "declare void @tilec.emu.barrier()\n"
+#define ENTRY_HEAD \
+    "define void @tilec_emu_entry(ptr %args) {\n" \
+    "entry:\n" \
+    "  %p0 = load ptr, ptr %args\n" \
+    "  %par = load ptr, ptr %p0\n" \
+    "  %q1 = getelementptr ptr, ptr %args, i64 1\n" \
+    "  %p1 = load ptr, ptr %q1\n" \
+    "  %out = load ptr, ptr %p1\n"
+
 /* params: count (the init's), bar (the object's byte offset), tx (bytes thread 0 completes) */
 static const char phases_ir[] =
-    "@tilec_emu_shared_bytes = constant i64 1024\n"
-    "@tilec_emu_sites = constant [1 x i8] zeroinitializer\n"
-    "declare i32 @tilec.emu.tid.x()\n"
-    "declare ptr addrspace(3) @tilec.emu.smem()\n"
-    "declare void @tilec.emu.barrier()\n"
+    KERNEL_HEAD
     "declare void @tilec.emu.mbarrier.init(ptr addrspace(3), i32)\n"
     "declare i64 @tilec.emu.mbarrier.arrive(ptr addrspace(3))\n"
     "declare i1 @tilec.emu.mbarrier.try_wait.parity(ptr addrspace(3), i32)\n"
-    "define void @tilec_emu_entry(ptr %args) {\n"
-    "entry:\n"
-    "  %p0 = load ptr, ptr %args\n"
-    "  %par = load ptr, ptr %p0\n"
-    "  %q1 = getelementptr ptr, ptr %args, i64 1\n"
-    "  %p1 = load ptr, ptr %q1\n"
-    "  %out = load ptr, ptr %p1\n"
+    ENTRY_HEAD
     "  %count = load i32, ptr %par\n"
     "  %pb = getelementptr i32, ptr %par, i64 1\n"
     "  %off = load i32, ptr %pb\n"
@@ -72,24 +79,14 @@ static const char phases_ir[] =
     "}\n";
 
 static const char tx_ir[] =
-    "@tilec_emu_shared_bytes = constant i64 1024\n"
-    "@tilec_emu_sites = constant [1 x i8] zeroinitializer\n"
-    "declare i32 @tilec.emu.tid.x()\n"
-    "declare ptr addrspace(3) @tilec.emu.smem()\n"
-    "declare void @tilec.emu.barrier()\n"
+    KERNEL_HEAD
     "declare void @tilec.emu.sts.b32(ptr addrspace(3), i32)\n"
     "declare i32 @tilec.emu.lds.b32(ptr addrspace(3))\n"
     "declare void @tilec.emu.mbarrier.init(ptr addrspace(3), i32)\n"
     "declare i64 @tilec.emu.mbarrier.arrive.expect_tx(ptr addrspace(3), i32)\n"
     "declare void @tilec.emu.mbarrier.complete_tx(ptr addrspace(3), i32)\n"
     "declare i1 @tilec.emu.mbarrier.try_wait.parity(ptr addrspace(3), i32)\n"
-    "define void @tilec_emu_entry(ptr %args) {\n"
-    "entry:\n"
-    "  %p0 = load ptr, ptr %args\n"
-    "  %par = load ptr, ptr %p0\n"
-    "  %q1 = getelementptr ptr, ptr %args, i64 1\n"
-    "  %p1 = load ptr, ptr %q1\n"
-    "  %out = load ptr, ptr %p1\n"
+    ENTRY_HEAD
     "  %pt = getelementptr i32, ptr %par, i64 2\n"
     "  %tx = load i32, ptr %pt\n"
     "  %tid = call i32 @tilec.emu.tid.x()\n"
@@ -171,29 +168,28 @@ static uint64_t phases_want(int t) { return 0 | 1 << 8 | 1 << 16 | 1 << 17; }
 /* each thread read word t % 64 of what thread 0 wrote */
 static uint64_t tx_want(int t) { return (uint32_t)(t % 64) * 7; }
 
-static void reports(void) {
+/* A launch that must fail, its report holding each of the texts given (NULL: none). */
+static void expect_report(const char *ir, Params p, const char *text, const char *also) {
   char *report = NULL;
+  CHECK(!run(ir, &p, 0, &report));
+  CHECK_CONTAINS(report, text);
+  if (also) CHECK_CONTAINS(report, also);
+  free(report);
+}
+
+static void reports(void) {
   /* one arrival too few: phase 0 never completes */
-  Params p = {129, 64, 0, 0};
-  CHECK(!run(phases_ir, &p, 0, &report));
-  CHECK_CONTAINS(report, "deadlock");
-  CHECK_CONTAINS(report, "wait on the mbarrier at offset 64 of shared memory for its phase of parity 0");
-  free(report);
+  expect_report(phases_ir, (Params){129, 64, 0, 0}, "deadlock",
+                "wait on the mbarrier at offset 64 of shared memory for its phase of parity 0");
   /* 128 of the 256 bytes land */
-  Params t = {1, 0, 128, 0};
-  CHECK(!run(tx_ir, &t, 0, &report));
-  CHECK_CONTAINS(report, "wait on the mbarrier at offset 0 of shared memory for its phase of parity 0");
-  free(report);
+  expect_report(tx_ir, (Params){1, 0, 128, 0}, "wait on the mbarrier at offset 0 of shared memory for its phase of parity 0",
+                NULL);
   /* nothing initialized the object */
-  Params n = {128, 64, 0, 1};
-  CHECK(!run(phases_ir, &n, 0, &report));
-  CHECK_CONTAINS(report, "mbarrier.arrive on an mbarrier that is not initialized (the mbarrier at offset 64 of shared memory)");
-  free(report);
+  expect_report(phases_ir, (Params){128, 64, 0, 1},
+                "mbarrier.arrive on an mbarrier that is not initialized (the mbarrier at offset 64 of shared memory)", NULL);
   /* at an offset not a multiple of 8 */
-  Params m = {128, 12, 0, 0};
-  CHECK(!run(phases_ir, &m, 0, &report));
-  CHECK_CONTAINS(report, "thread 0: an mbarrier not 8-byte aligned (the mbarrier at offset 12 of shared memory)");
-  free(report);
+  expect_report(phases_ir, (Params){128, 12, 0, 0},
+                "thread 0: an mbarrier not 8-byte aligned (the mbarrier at offset 12 of shared memory)", NULL);
 }
 
 int main(void) {
