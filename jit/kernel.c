@@ -11,6 +11,7 @@
 #include "jit.h"
 #include "tuning.h"
 
+#include "ir/target.h"
 #include "support/support.h"
 
 #include <stdio.h>
@@ -237,6 +238,17 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
     jit_tell(message, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
     return TILEC_ERROR_USAGE;
   }
+  const Target *target = options->arch ? target_find(options->arch) : NULL;
+  if (options->arch && !target) {
+    jit_tell(message, "tilec_kernel_create: arch '%.40s' is not a target tilec knows (sm_80, sm_86, sm_89, sm_90, sm_90a)",
+             options->arch);
+    return TILEC_ERROR_USAGE;
+  }
+  if (target && d->cuda && strcmp(target->name, tilec_cuda_target(d->cuda))) {
+    jit_tell(message, "tilec_kernel_create: arch %s is not this GPU's (%s); a GPU runs code for its own arch", target->name,
+             tilec_cuda_target(d->cuda));
+    return TILEC_ERROR_USAGE;
+  }
   tilec_kernel *k = calloc(1, sizeof *k);
   if (!k) return jit_no_memory(message, "tilec_kernel_create");
   pthread_mutex_init(&k->lock, NULL);
@@ -247,6 +259,7 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
   k->opt.kernel = options->kernel ? jit_dup_text(options->kernel) : NULL;
   k->opt.cache_dir = options->cache_dir ? jit_dup_text(options->cache_dir) : NULL;
   k->opt.grid = options->grid ? jit_dup_text(options->grid) : NULL;
+  k->opt.arch = target ? target->name : NULL; /* the table's own string */
   k->filename = jit_dup_text(filename ? filename : "<source>");
   k->source = length < SIZE_MAX ? malloc(length + 1) : NULL;
   k->length = length;

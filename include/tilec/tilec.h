@@ -256,6 +256,11 @@ typedef struct tilec_jit_options {
    * callables, which read the config's meta-parameters, to tuning. */
   int (*grid_fn)(void *grid_user, int config, void **args, unsigned grid[3]);
   void *grid_user;
+  /* NULL, or the target the code is compiled for: "sm_80", "sm_86",
+   * "sm_89", "sm_90" or "sm_90a". On the CPU device the emulator runs the
+   * code for it, that arch's instructions (sm_90a's wgmma) included;
+   * NULL there is sm_80. On a GPU, NULL or the GPU's own. */
+  const char *arch;
 } tilec_jit_options;
 
 /* Whether options' fp_fusion (tilec_compile_options.fp_fusion) fuses, the

@@ -62,6 +62,7 @@ class _JitOptions(ctypes.Structure):
         ("grid", ctypes.c_char_p), ("config", ctypes.c_int),
         ("include_dirs", ctypes.POINTER(ctypes.c_char_p)), ("num_include_dirs", ctypes.c_int),
         ("fp_fusion", ctypes.c_int), ("grid_fn", ctypes.c_void_p), ("grid_user", ctypes.c_void_p),
+        ("arch", ctypes.c_char_p),
     ]
 
 

@@ -390,6 +390,17 @@ static void packed_arguments(tilec_device *cpu) {
   CHECK_CONTAINS(msg, "the argument block is NULL");
   free(msg);
   tilec_kernel_destroy(k);
+  /* the target the CPU device's code is compiled for: one of the table's
+   * (the emulator runs it; tests/emu/test_examples.c runs wgmma so) */
+  o.arch = "sm_90a";
+  CHECK(tilec_kernel_create(cpu, "axpy.py", text, sizeof text - 1, &o, &k, &msg) == TILEC_OK);
+  free(msg);
+  tilec_kernel_destroy(k);
+  k = NULL;
+  o.arch = "sm_75";
+  CHECK(tilec_kernel_create(cpu, "axpy.py", text, sizeof text - 1, &o, &k, &msg) == TILEC_ERROR_USAGE && !k);
+  CHECK_CONTAINS(msg, "arch 'sm_75' is not a target tilec knows");
+  free(msg);
   tilec_device_free(cpu, dx, NULL), tilec_device_free(cpu, dy, NULL);
   free(x), free(y);
 }
