@@ -9,7 +9,9 @@
  * `tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32...}`,
  * `tilec.ldmatrix.x<1|2|4>[.trans].b16(row) -> {i32...}`,
  * `tilec.cp.async.<4|8|16>(dst, src, pred)`, `tilec.cp.async.commit()`,
- * `tilec.cp.async.wait.<0-7>()`.
+ * `tilec.cp.async.wait.<0-7>()`, and wgmma's (lower_wgmma.c): `tilec.wgmma.fence()`,
+ * `tilec.wgmma.commit()`, `tilec.wgmma.wait.0(d...)`, `tilec.wgmma.<form>(d..., a, b_desc,
+ * scale_d)`, `tilec.smem.addr(p)`, `tilec.fence.proxy.async()`.
  * In the pipeline the lowering makes them, but either pass also runs alone
  * on IR text (`tilec opt`), where a call of another shape must be an
  * error at its position, not a crash or PTX that says something else.
@@ -45,6 +47,58 @@ static bool number(MlirStringRef s, size_t *at, const int *allowed, int *out) {
       return true;
     }
   return false;
+}
+
+/* One dot-separated word of s at *at into out (up to 7 characters). */
+static bool word(MlirStringRef s, size_t *at, char out[8]) {
+  size_t i = *at, n = 0;
+  while (i < s.length && s.data[i] != '.' && n < 7) out[n++] = s.data[i++];
+  out[n] = 0;
+  if (!n || (i < s.length && s.data[i] != '.')) return false;
+  *at = i < s.length ? i + 1 : i;
+  return true;
+}
+
+static bool one_of(const char *w, const char *const *list) {
+  for (; *list; list++)
+    if (!strcmp(w, *list)) return true;
+  return false;
+}
+
+bool cg_wgmma_form(MlirStringRef s, CgWgmma *f) {
+  static const int ns[] = {8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184,
+                           192, 200, 208, 216, 224, 232, 240, 248, 256, 0};
+  static const int ks[] = {8, 16, 32, 0};
+  static const char *const sixteen[] = {"f16", "bf16", NULL}, *const eight[] = {"e4m3", "e5m2", NULL};
+  size_t at;
+  memset(f, 0, sizeof *f);
+  if (!prefix(s, "tilec.wgmma.m64n", &at)) return false;
+  /* n then 'k': number() stops at '.', so read n up to the 'k' by hand */
+  int n = 0;
+  while (at < s.length && s.data[at] >= '0' && s.data[at] <= '9' && n < 1000) n = n * 10 + (s.data[at++] - '0');
+  if (at >= s.length || s.data[at] != 'k') return false;
+  at++;
+  bool n_ok = false;
+  for (const int *p = ns; *p; p++) n_ok |= *p == n;
+  if (!n_ok || !number(s, &at, ks, &f->k) || at >= s.length) return false;
+  at++;
+  if (!word(s, &at, f->dtype) || !word(s, &at, f->atype) || !word(s, &at, f->btype)) return false;
+  char w[8];
+  while (at < s.length) {
+    if (!word(s, &at, w)) return false;
+    if (!strcmp(w, "areg") && !f->areg && !f->tb) f->areg = true;
+    else if (!strcmp(w, "tb") && !f->tb) f->tb = true;
+    else return false;
+  }
+  f->n = n;
+  bool a16 = one_of(f->atype, sixteen), a8 = one_of(f->atype, eight) && one_of(f->btype, eight);
+  bool ints = !strcmp(f->atype, "s8") && !strcmp(f->btype, "s8"), tf32 = !strcmp(f->atype, "tf32") && !strcmp(f->btype, "tf32");
+  bool types = (a16 && !strcmp(f->atype, f->btype) && f->k == 16) || (tf32 && f->k == 8) || ((a8 || ints) && f->k == 32);
+  bool d = ints ? !strcmp(f->dtype, "s32") : !strcmp(f->dtype, "f32") || (!strcmp(f->dtype, "f16") && strcmp(f->atype, "bf16") && !tf32);
+  /* MN-major operands and A in registers are for 16-bit types; integers' N past 32 by 16 */
+  if (!types || !d || ((f->tb || f->areg) && !a16) || (ints && n > 32 && n % 16)) return false;
+  f->nd = !strcmp(f->dtype, "f16") ? n / 4 : n / 2;
+  return true;
 }
 
 /* The shape a call of this name must have: operands and results; false
@@ -128,6 +182,30 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
     *nops = 3;
     return number(n, &at, sizes, &v) && at == n.length;
   }
+  if (prefix(n, "tilec.wgmma.", &at)) {
+    CgWgmma f;
+    *nops = 0;
+    *nres = 0;
+    if (n.length - at == 5 && !memcmp(n.data + at, "fence", 5)) return true;
+    if (n.length - at == 6 && !memcmp(n.data + at, "commit", 6)) return true;
+    if (n.length - at == 6 && !memcmp(n.data + at, "wait.0", 6)) {
+      *nops = -1; /* any number of registers, as many results */
+      *nres = 1;
+      return true;
+    }
+    if (!cg_wgmma_form(n, &f)) return false;
+    *nops = f.nd + (f.areg ? 4 : 1) + 2;
+    *nres = 1;
+    return true;
+  }
+  if (prefix(n, "tilec.smem.addr", &at)) {
+    *nops = *nres = 1;
+    return at == n.length;
+  }
+  if (prefix(n, "tilec.fence.proxy.async", &at)) {
+    *nops = *nres = 0;
+    return at == n.length;
+  }
   if (prefix(n, "tilec.gdc.", &at)) {
     *nops = *nres = 0;
     return (n.length - at == 4 && !memcmp(n.data + at, "wait", 4)) ||
@@ -154,7 +232,7 @@ static void check_call(MlirOperation op, void *user) {
   bool addressed = false;
   const char *why = NULL;
   if (!shape_of(n, &nops, &nres, &addressed)) why = "is not a call the lowering makes";
-  else if (mlirOperationGetNumOperands(op) != nops || mlirOperationGetNumResults(op) != nres)
+  else if ((nops >= 0 && mlirOperationGetNumOperands(op) != nops) || mlirOperationGetNumResults(op) != nres)
     why = "has other operands or results than the lowering gives it";
   else if (addressed && (!mlirTypeIsALLVMPointerType(mlirValueGetType(mlirOperationGetOperand(op, 0))) ||
                          !mlirTypeIsAInteger(mlirValueGetType(mlirOperationGetOperand(op, 1))) ||

@@ -66,6 +66,15 @@ bool cg_check_calls(Compilation *comp, MlirOperation llvm_module, const char *pa
 /* The C (and D) registers of tilec.mma.<name>, an mma.sync the lowering
  * makes (lower_mma.c): 4, or 2 for an f16 accumulator; 0 for another name. */
 int cg_mma_c_regs(const char *name, size_t len);
+/* A wgmma.mma_async call's form, from its name (lower_wgmma.c):
+ * tilec.wgmma.m64n<n>k<k>.<dtype>.<atype>.<btype>[.areg][.tb]; the types
+ * as PTX spells them. false for a name that is not one such instruction. */
+typedef struct CgWgmma {
+  int n, k, nd;               /* nd: D registers, n / 2 (n / 4 for f16) */
+  char dtype[8], atype[8], btype[8];
+  bool areg, tb;
+} CgWgmma;
+bool cg_wgmma_form(MlirStringRef name, CgWgmma *f);
 
 /* expand-for-gpu: the tilec.* calls become predicated PTX for the target. */
 bool cg_expand_for_gpu(Compilation *comp, MlirOperation llvm_module);

@@ -15,6 +15,8 @@
  *   a load or store of shared memory tilec.emu.lds.bN(p), tilec.emu.sts.bN(p, v)
  *   tilec.mma.<form>(a, b, c)       tilec.emu.mma.<form>(&d, &a, &b, &c): a warp collective
  *   tilec.ldmatrix.<form>(row)      tilec.emu.ldmatrix.<form>(&d, row): likewise
+ *   tilec.wgmma.<form>(d, a, b, s)  tilec.emu.wgmma(&d, &a, a_desc, b_desc, code, s): likewise, per warp
+ *   tilec.smem.addr(p)              tilec.emu.smem.addr(p): the offset in shared memory
  *   tilec.cp.async.<n>(dst, src, p) tilec.emu.cp.async.<n>(dst, src, p, site); commit and wait.<k> by name
  *   a vector access's alignment      tilec.emu.align(p, pred, bytes, load, site), before its elements
  *                                    (tilec.emu.align.shared for shared memory's)
@@ -35,6 +37,7 @@
  * O2 for the host, host-object) make the object the emulator loads.
  */
 #include "codegen.h"
+#include "emu/wgmma.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +52,8 @@
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Dialect/LLVM.h>
 
+enum { WG_D = 16, WG_A = WG_D + 128, FRAME_WORDS = WG_A + 4 };
+
 typedef struct Emu {
   Compilation *comp;
   MlirContext ctx;
@@ -57,7 +62,9 @@ typedef struct Emu {
   PtrVec declared; /* names declared so far */
   PtrVec sites;    /* "file:line:col" of the global accesses, by site number */
   MlirOperation mma_func; /* the function whose entry block holds mma_regs */
-  MlirValue mma_regs;     /* 14 words: an mma.sync's A (4), B (2), C (4) and D (4) registers */
+  MlirValue mma_regs;     /* frame_words words: an mma.sync's A (4), B (2), C (4) and D (4) registers,
+                           * or a wgmma's D (from WG_D, up to 128) and A (WG_A, 4) */
+  int frame_words;        /* 14, or FRAME_WORDS where the module has a wgmma */
 } Emu;
 
 static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
@@ -132,6 +139,8 @@ static void collect(MlirOperation op, void *user) {
               (starts(n, "llvm.call") && (starts(callee_of(op), "tilec.ld.v") || starts(callee_of(op), "tilec.st.v") ||
                                           starts(callee_of(op), "tilec.mma.") || starts(callee_of(op), "tilec.ldmatrix.") ||
                                           starts(callee_of(op), "tilec.cp.async.commit") ||
+                                          starts(callee_of(op), "tilec.wgmma.") || starts(callee_of(op), "tilec.smem.addr") ||
+                                          starts(callee_of(op), "tilec.fence.proxy.async") ||
                                           starts(callee_of(op), "tilec.cp.async.wait.")));
   if (take) vec_push(e->comp->a, &e->ops, op.ptr);
 }
@@ -268,7 +277,7 @@ static MlirValue mma_word(Emu *e, MlirOperation at, int i) {
   return mlirOperationGetResult(create_before(at, "llvm.getelementptr", mlirOperationGetLocation(at), 1, &ptr, 1, &e->mma_regs, 2, gep), 0);
 }
 
-/* The 14 words of the function's frame that warp collectives pass their
+/* The words of the function's frame that warp collectives pass their
  * registers through, allocated once per function, in its entry block. */
 static void frame_regs(Emu *e, MlirOperation call) {
   MlirType i32 = mlirIntegerTypeGet(e->ctx, 32), ptr = mlirLLVMPointerTypeGet(e->ctx, 0);
@@ -276,7 +285,7 @@ static void frame_regs(Emu *e, MlirOperation call) {
   while (!mlirOperationIsNull(f) && !starts(op_name(f), "llvm.func")) f = mlirOperationGetParentOperation(f);
   if (mlirOperationEqual(f, e->mma_func)) return;
   MlirOperation first = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0)));
-  MlirValue n = constant_before(e, first, i32, 14);
+  MlirValue n = constant_before(e, first, i32, e->frame_words);
   MlirNamedAttribute attrs[2] = {named(e, "elem_type", mlirTypeAttrGet(i32)),
                                  named(e, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(e->ctx, 64), 16))};
   e->mma_regs = mlirOperationGetResult(create_before(first, "llvm.alloca", mlirOperationGetLocation(first), 1, &ptr, 1, &n, 2, attrs), 0);
@@ -327,6 +336,79 @@ static void warp_call(Emu *e, MlirOperation call) {
   result_from_words(e, call);
 }
 
+/* wgmma's calls (lower_wgmma.c). tilec.wgmma.<form>(d..., a_desc | a0..a3,
+ * b_desc, scale_d) -> {d...} becomes tilec.emu.wgmma(d, a, a_desc, b_desc,
+ * code, scale_d), the registers in the frame's words (D at WG_D, A at WG_A)
+ * and the form as emu/wgmma.h encodes it; a warp collective, as mma.sync's.
+ * The model computes D when the instruction is issued, so the fence, the
+ * commit and the wait have nothing to do here: the wait's registers are its
+ * operands, and the fences go. tilec.smem.addr(p) becomes
+ * tilec.emu.smem.addr(p), the offset in the block's shared memory, which
+ * the emulator's descriptors hold. */
+static EmuWgType wg_type_of(const char *t) {
+  return !strcmp(t, "f16") ? EMU_WG_F16 : !strcmp(t, "bf16") ? EMU_WG_BF16 : !strcmp(t, "tf32") ? EMU_WG_TF32
+         : !strcmp(t, "e4m3") ? EMU_WG_E4M3 : !strcmp(t, "e5m2") ? EMU_WG_E5M2 : EMU_WG_S8;
+}
+
+static void wgmma_call(Emu *e, MlirOperation call) {
+  MlirStringRef c = callee_of(call);
+  MlirLocation loc = mlirOperationGetLocation(call);
+  if (starts(c, "tilec.smem.addr")) {
+    to_call(e, call, "tilec.emu.smem.addr");
+    return;
+  }
+  if (starts(c, "tilec.fence.proxy.async") || starts(c, "tilec.wgmma.fence") || starts(c, "tilec.wgmma.commit")) {
+    op_erase(call);
+    return;
+  }
+  MlirValue res = mlirOperationGetResult(call, 0);
+  MlirType st = mlirValueGetType(res), i32 = mlirIntegerTypeGet(e->ctx, 32), i64 = mlirIntegerTypeGet(e->ctx, 64);
+  if (starts(c, "tilec.wgmma.wait.")) {
+    MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
+    for (int i = 0; i < (int)mlirOperationGetNumOperands(call); i++) {
+      MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
+      MlirValue iv[2] = {agg, mlirOperationGetOperand(call, i)};
+      agg = mlirOperationGetResult(create_before(call, "llvm.insertvalue", loc, 1, &st, 2, iv, 1, &pos), 0);
+    }
+    mlirValueReplaceAllUsesOfWith(res, agg);
+    op_erase(call);
+    return;
+  }
+  CgWgmma f;
+  cg_wgmma_form(c, &f); /* cg_check_calls let only such names through */
+  EmuWgmma w = {.n = f.n, .atype = wg_type_of(f.atype), .btype = wg_type_of(f.btype), .f16_d = !strcmp(f.dtype, "f16"),
+                .a_in_registers = f.areg, .trans_b = f.tb};
+  frame_regs(e, call);
+  int at = 0;
+  for (int i = 0; i < f.nd; i++) {
+    MlirValue sv[2] = {mlirOperationGetOperand(call, at++), mma_word(e, call, WG_D + i)};
+    create_before(call, "llvm.store", loc, 0, NULL, 2, sv, 0, NULL);
+  }
+  MlirValue a_desc;
+  if (f.areg) {
+    for (int i = 0; i < 4; i++) {
+      MlirValue sv[2] = {mlirOperationGetOperand(call, at++), mma_word(e, call, WG_A + i)};
+      create_before(call, "llvm.store", loc, 0, NULL, 2, sv, 0, NULL);
+    }
+    a_desc = constant_before(e, call, i64, 0);
+  } else {
+    a_desc = mlirOperationGetOperand(call, at++);
+  }
+  MlirValue args[6] = {mma_word(e, call, WG_D), mma_word(e, call, WG_A), a_desc, mlirOperationGetOperand(call, at),
+                       constant_before(e, call, i32, (int64_t)emu_wgmma_encode(&w)), mlirOperationGetOperand(call, at + 1)};
+  call_before(e, call, "tilec.emu.wgmma", (MlirType){NULL}, 6, args);
+  MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
+  for (int i = 0; i < f.nd; i++) {
+    MlirValue word = mma_word(e, call, WG_D + i);
+    MlirValue v = mlirOperationGetResult(create_before(call, "llvm.load", loc, 1, &i32, 1, &word, 0, NULL), 0);
+    MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
+    MlirValue iv[2] = {agg, v};
+    agg = mlirOperationGetResult(create_before(call, "llvm.insertvalue", loc, 1, &st, 2, iv, 1, &pos), 0);
+  }
+  mlirValueReplaceAllUsesOfWith(res, agg);
+  op_erase(call);
+}
+
 static void rewrite(Emu *e, MlirOperation op) {
   MlirStringRef n = op_name(op);
   char name[96];
@@ -339,6 +421,7 @@ static void rewrite(Emu *e, MlirOperation op) {
     MlirStringRef c = callee_of(op);
     if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);
     else if (starts(c, "tilec.mma.") || starts(c, "tilec.ldmatrix.")) warp_call(e, op);
+    else if (starts(c, "tilec.wgmma.") || starts(c, "tilec.smem.addr") || starts(c, "tilec.fence.proxy.async")) wgmma_call(e, op);
     else if (starts(c, "tilec.cp.async.commit") || starts(c, "tilec.cp.async.wait.")) {
       snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
       to_call(e, op, name);
@@ -472,7 +555,8 @@ static bool add_entry(Emu *e) {
   bool fibers = false;
   for (int i = 0; i < e->declared.n; i++)
     fibers |= !strncmp(e->declared.v[i], "tilec.emu.barrier", 17) || !strncmp(e->declared.v[i], "tilec.emu.shfl", 14) ||
-              !strncmp(e->declared.v[i], "tilec.emu.mma.", 14) || !strncmp(e->declared.v[i], "tilec.emu.ldmatrix.", 19);
+              !strncmp(e->declared.v[i], "tilec.emu.mma.", 14) || !strncmp(e->declared.v[i], "tilec.emu.ldmatrix.", 19) ||
+              !strcmp(e->declared.v[i], "tilec.emu.wgmma");
   sb_printf(&t, "module {\n  llvm.mlir.global external constant @tilec_emu_shared_bytes(%lld : i64) : i64\n",
             (long long)shared);
   sb_printf(&t, "  llvm.mlir.global external constant @tilec_emu_fibers(%d : i32) : i32\n", fibers ? 1 : 0);
@@ -553,13 +637,16 @@ bool cg_retarget_host(Compilation *comp, MlirOperation module) {
   if (rejected.at.n) return false;
   Emu e = {.comp = comp, .ctx = ir_mlir(comp->ic), .module = module};
   walk_ops(module, collect, &e, false);
+  e.frame_words = 14;
+  for (int i = 0; i < e.ops.n; i++)
+    if (starts(callee_of((MlirOperation){e.ops.v[i]}), "tilec.wgmma.m")) e.frame_words = FRAME_WORDS;
   for (int i = 0; i < e.ops.n; i++) rewrite(&e, (MlirOperation){e.ops.v[i]});
   e.ops.n = 0;
   walk_ops(module, collect_global, &e, false);
   for (int i = 0; i < e.ops.n; i++) add_site(&e, (MlirOperation){e.ops.v[i]});
   /* the old declarations go */
   for (const char *const *p = (const char *const[]){"tilec.ld.", "tilec.st.", "tilec.atom.", "tilec.mma.", "tilec.ldmatrix.", "tilec.cp.async.",
-                                                    "tilec.align", NULL};
+                                                    "tilec.align", "tilec.wgmma.", "tilec.smem.addr", "tilec.fence.proxy.async", NULL};
        *p; p++) {
     MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
     for (MlirOperation f = mlirBlockGetFirstOperation(body), next; !mlirOperationIsNull(f); f = next) {

@@ -266,6 +266,77 @@ static void expand_cp_async(Compilation *comp, MlirOperation call, MlirStringRef
   op_erase(call);
 }
 
+/* The struct of i32s a call returns, replaced by the assembly's. */
+static void replace_call(MlirOperation call, MlirOperation by) {
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(by, 0));
+  op_erase(call);
+}
+
+/* wgmma's calls (lower_wgmma.c): tilec.wgmma.fence(), commit(), wait.0(d...)
+ * -> {d...} (the registers tied through it), tilec.wgmma.<form>(d...,
+ * a_desc | a0..a3, b_desc, scale_d) -> {d...}, tilec.fence.proxy.async(),
+ * and tilec.smem.addr(p) -> i32 (a shared pointer's 32 bits). */
+static void expand_wgmma(Compilation *comp, MlirOperation call, MlirStringRef n) {
+  MlirLocation loc = mlirOperationGetLocation(call);
+  MlirContext ctx = ir_mlir(comp->ic);
+  if (n.length == 15 && !memcmp(n.data, "tilec.smem.addr", 15)) {
+    MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+    MlirValue p = mlirOperationGetOperand(call, 0);
+    replace_call(call, create_before(call, "llvm.ptrtoint", loc, 1, &i32, 1, &p, 0, NULL));
+    return;
+  }
+  if (n.length == 23 && !memcmp(n.data, "tilec.fence.proxy.async", 23)) {
+    inline_asm_before(call, loc, str("fence.proxy.async.shared::cta;"), str(""), true, NULL, 0, NULL);
+    op_erase(call);
+    return;
+  }
+  if (n.length == 17 && !memcmp(n.data, "tilec.wgmma.fence", 17)) {
+    inline_asm_before(call, loc, str("wgmma.fence.sync.aligned;"), str(""), true, NULL, 0, NULL);
+    op_erase(call);
+    return;
+  }
+  if (n.length == 18 && !memcmp(n.data, "tilec.wgmma.commit", 18)) {
+    inline_asm_before(call, loc, str("wgmma.commit_group.sync.aligned;"), str(""), true, NULL, 0, NULL);
+    op_erase(call);
+    return;
+  }
+  int nops = (int)mlirOperationGetNumOperands(call);
+  MlirValue *ops = arena_alloc(comp->a, sizeof(MlirValue) * (size_t)(nops ? nops : 1));
+  for (int i = 0; i < nops; i++) ops[i] = mlirOperationGetOperand(call, i);
+  MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
+  StrBuf text = {0}, cons = {0};
+  if (n.length == 18 && !memcmp(n.data, "tilec.wgmma.wait.0", 18)) {
+    /* the accumulators pass through the wait, so that none is read before it */
+    sb_printf(&text, "wgmma.wait_group.sync.aligned 0;");
+    for (int i = 0; i < nops; i++) sb_printf(&cons, "%s=r", i ? "," : "");
+    for (int i = 0; i < nops; i++) sb_printf(&cons, ",%d", i);
+  } else {
+    CgWgmma f;
+    cg_wgmma_form(n, &f); /* cg_check_calls let only such names through */
+    int nd = f.nd, at = 2 * nd; /* the operands after the outputs and the tied inputs */
+    sb_printf(&text, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {", at + (f.areg ? 5 : 2),
+              f.n, f.k, f.dtype, f.atype, f.btype);
+    for (int i = 0; i < nd; i++) sb_printf(&text, "%s$%d", i ? ", " : "", i);
+    if (f.areg) sb_printf(&text, "}, {$%d, $%d, $%d, $%d}, $%d, p", at, at + 1, at + 2, at + 3, at + 4);
+    else sb_printf(&text, "}, $%d, $%d, p", at, at + 1);
+    /* imm-scale-a, imm-scale-b (not for integers), imm-trans-a (A in
+     * shared memory) and imm-trans-b (16-bit types only) */
+    bool sixteen = !strcmp(f.atype, "f16") || !strcmp(f.atype, "bf16");
+    if (strcmp(f.atype, "s8")) sb_printf(&text, ", 1, 1");
+    if (sixteen) sb_printf(&text, f.areg ? ", %d" : ", 0, %d", f.tb ? 1 : 0);
+    sb_printf(&text, "; }");
+    for (int i = 0; i < nd; i++) sb_printf(&cons, "%s=r", i ? "," : "");
+    for (int i = 0; i < nd; i++) sb_printf(&cons, ",%d", i);
+    if (f.areg) sb_printf(&cons, ",r,r,r,r,l,r");
+    else sb_printf(&cons, ",l,l,r");
+  }
+  MlirOperation a = inline_asm_before(call, loc, mlirStringRefCreate(text.s, text.len), mlirStringRefCreate(cons.s, cons.len), true,
+                                      &rt, nops, ops);
+  sb_free(&text);
+  sb_free(&cons);
+  replace_call(call, a);
+}
+
 static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   MlirContext ctx = ir_mlir(comp->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
@@ -287,6 +358,11 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   }
   if (n.length > 16 && !memcmp(n.data, "tilec.ldmatrix.", 15)) {
     expand_ldmatrix(call, n);
+    return;
+  }
+  if ((n.length > 12 && !memcmp(n.data, "tilec.wgmma.", 12)) || (n.length == 15 && !memcmp(n.data, "tilec.smem.addr", 15)) ||
+      (n.length == 23 && !memcmp(n.data, "tilec.fence.proxy.async", 23))) {
+    expand_wgmma(comp, call, n);
     return;
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.gdc.", 10)) {

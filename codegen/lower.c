@@ -311,8 +311,7 @@ MlirValue lw_call(Lower *L, const char *name, MlirType ret, int n, const MlirVal
 }
 
 MlirOperation lw_call_op(Lower *L, const char *name, MlirType ret, int n, const MlirValue *args) {
-  MlirType types[16];
-  if (n > 16) internal_error(__FILE__, __LINE__, "too many arguments");
+  MlirType *types = arena_alloc(L->comp->a, sizeof(MlirType) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) types[i] = mlirValueGetType(args[i]);
   bool is_void = mlirTypeIsNull(ret);
   lw_declare(L, name, is_void ? mlirLLVMVoidTypeGet(L->ctx) : ret, n, types);

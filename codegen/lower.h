@@ -96,6 +96,8 @@ typedef struct Lazy {
                        * B transposed, [N][K + pad]; 3 for B row-major, [K][N + pad]; else 0, and the
                        * place is padded_index's */
   int per_phase, max_phase; /* an mma operand's swizzle (lower_mma.c); 0: none, rows padded */
+  int wg_cols;        /* a wgmma operand's (lower_wgmma.c): the columns of one swizzle atom's width
+                       * (128, 64 or 32 bytes), the buffer that many columns at a time; 0: not one */
   bool copied;        /* written by cp.async, which lands at a wait (lower_memory.c) */
   bool pipelined;     /* one of a pipelined loop's buffers, which the loop waits for */
   bool flipped;       /* an mma operand's buffer held by the transpose of a value of `type` (a load
@@ -193,6 +195,17 @@ void lw_lower_convert(Lower *L, MlirOperation op);
 bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
 void lw_lower_dot(Lower *L, MlirOperation op);
 void lw_lower_mma(Lower *L, MlirOperation op);
+void lw_lower_wgmma(Lower *L, MlirOperation op);
+/* How a tensor-core operand lies in shared memory (Lazy.mma_operand). */
+enum { MMA_A = 1, MMA_B_COLS = 2, MMA_B_ROWS = 3 };
+/* Word i of an LLVM struct of i32s (an instruction's registers). */
+MlirValue lw_extract_i32(Lower *L, MlirValue s, int i);
+/* f16 accumulators travel as pairs in one 32-bit register, low first. */
+MlirValue lw_pack_halves(Lower *L, MlirValue lo, MlirValue hi);
+MlirValue lw_unpack_half(Lower *L, MlirValue w, int half, MlirType f16);
+/* Whether src, in an MMA layout, becomes rt, operand A of a dot of that
+ * layout, in registers: attention's P (lower_mma.c). */
+bool lw_a_in_registers(Lower *L, MlirValue src, MlirType rt);
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
 /* The shared buffer of a tensor-core operand of type rt (`slots` of
  * them); kn: a 16-bit B laid [N][K], as a load of its transpose copies it. */
@@ -235,6 +248,8 @@ MlirType lw_scalar_of(Lower *L, MlirType t);
  * address in addr_space. */
 MlirValue lw_global(Lower *L, const char *name, const MlirNamedAttribute *attrs, int nattrs, unsigned addr_space);
 MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n);
+/* The same, its place a multiple of align bytes (a power of two, 16 or more). */
+MlirValue lw_shared_buffer_aligned(Lower *L, MlirType t, int64_t n, int align);
 /* The address of element idx (of type t) of a shared buffer, and the tag
  * that names the buffer an access (a load, a store, an ldmatrix) uses. */
 MlirValue lw_shared_at(Lower *L, MlirValue base, MlirType t, MlirValue idx);

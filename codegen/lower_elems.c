@@ -14,9 +14,15 @@
  * l/4 + 8 and columns 2(l%4) and 2(l%4) + 1; the warps' parts tile the
  * result, repeated over it (a batched one: each warp one batch element at
  * a time). Read as a blocked layout of [2, 2] per thread on [8, 4] lanes
- * but for its rows (index_raw). */
+ * but for its rows (index_raw). wgmma's D (version 3) with its warps along
+ * M is the same. */
 static bool mma_as_blocked(const Layout *l, int r, Elems *e) {
-  if (l->version != 2 || (r != 2 && r != 3) || l->rank != r || l->instr[r - 2] != 16 || l->instr[r - 1] != 8) return false;
+  bool v2 = l->version == 2 && (r == 2 || r == 3) && l->instr[r - 2] == 16 && l->instr[r - 1] == 8;
+  /* wgmma's D: each warp 16 rows of every 16 x wm and every column, a
+   * lane's elements those of mma.sync's C in each 8 columns, so the same
+   * map when its warps are all along M */
+  bool v3 = l->version == 3 && r == 2 && l->instr[0] == 16 && l->wpc[1] == 1;
+  if (!(v2 || v3) || l->rank != r) return false;
   e->mma = true;
   if (r == 2)
     e->l = (Layout){.kind = L_BLOCKED, .rank = 2, .spt = {2, 2}, .tpw = {8, 4}, .wpc = {l->wpc[0], l->wpc[1]}, .order = {1, 0}};

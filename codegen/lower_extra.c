@@ -390,7 +390,8 @@ void lw_lower_dot(Lower *L, MlirOperation op) {
   MlirValue r = mlirOperationGetResult(op, 0);
   Layout rl;
   if (layout_of_type(L->comp, mlirValueGetType(r), &rl) && rl.kind == L_MMA) {
-    lw_lower_mma(L, op);
+    if (rl.version == 3) lw_lower_wgmma(L, op);
+    else lw_lower_mma(L, op);
     return;
   }
   MlirType at = mlirShapedTypeGetElementType(mlirValueGetType(a)), acc = mlirShapedTypeGetElementType(mlirValueGetType(r));

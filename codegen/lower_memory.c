@@ -175,11 +175,17 @@ static bool zero_or_none(MlirValue v) { return mlirValueIsNull(v) || value_is_ze
 static bool copy_to_operand(Lower *L, MlirOperation op, Vals *p, Vals *m, MlirValue other, int vec, int bits, Lazy *slot,
                             MlirValue guard) {
   MlirValue r = mlirOperationGetResult(op, 0);
-  if (L->comp->target->sm < 80 || bits != 16 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) || !zero_or_none(other))
+  if (L->comp->target->sm < 80 || (vec * bits != 32 && vec * bits != 64 && vec * bits != 128) || !zero_or_none(other))
     return false;
   bool trans;
   MlirOperation cv = operand_conversion(L->comp, op, &trans);
   if (mlirOperationIsNull(cv)) return false;
+  /* 16-bit operands; for wgmma (whose buffers keep 16-byte chunks whole
+   * for every type) 8- and 32-bit ones too */
+  Layout dl;
+  bool wgmma = layout_of_type(L->comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &dl) && dl.kind == L_DOT_OP &&
+               dl.parent->kind == L_MMA && dl.parent->version == 3;
+  if (bits != 16 && !(wgmma && (bits == 8 || bits == 32))) return false;
   /* runs along the buffer's rows: the load's fastest dimension is the
    * buffer's columns (K of a B laid [N][K] that the load holds as [K, N]) */
   bool kn = operand_kn(L->comp, op, cv, trans);

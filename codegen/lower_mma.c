@@ -39,8 +39,6 @@
  */
 #include "lower.h"
 
-static MlirValue pack_halves(Lower *L, MlirValue lo, MlirValue hi);
-
 /* What one instruction computes for these operand and result types. */
 typedef struct MmaForm {
   const char *name; /* after tilec.mma. */
@@ -130,16 +128,13 @@ int cg_mma_c_regs(const char *name, size_t len) {
   return 0;
 }
 
-/* How an operand lies in shared memory (Lazy.mma_operand). */
-enum { MMA_A = 1, MMA_B_COLS = 2, MMA_B_ROWS = 3 };
-
 /* 32-bit words of a row of K elements of `bits`, padded to 4 mod 8. */
 static int64_t row_words(int64_t K, int bits) {
   int64_t w = (K * bits + 31) / 32;
   return w + ((12 - w % 8) % 8);
 }
 
-static MlirValue extract(Lower *L, MlirValue s, int i) {
+MlirValue lw_extract_i32(Lower *L, MlirValue s, int i) {
   MlirNamedAttribute pos = lw_named(L, "position", mlirDenseI64ArrayGet(L->ctx, 1, (int64_t[]){i}));
   return lw_emit1(L, "llvm.extractvalue", lw_i32(L), 1, &s, 1, &pos);
 }
@@ -178,7 +173,18 @@ Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn) {
   int rd, cd;
   row_col_dims(z, &rd, &cd);
   int64_t cols = mlirShapedTypeGetDimSize(rt, cd), chunks = cols / 8;
-  if (bits == 16 && cols % 8 == 0 && !(chunks & (chunks - 1))) {
+  int align = 16;
+  if (d.parent->kind == L_MMA && d.parent->version == 3) {
+    /* wgmma's canonical layout (lower_wgmma.c): atoms of 8 rows of W bytes,
+     * the widest W of 128, 64 and 32 bytes that divides a row */
+    int64_t row_bytes = cols * bits / 8;
+    int w = row_bytes % 128 == 0 ? 128 : row_bytes % 64 == 0 ? 64 : row_bytes % 32 == 0 ? 32 : 0;
+    if (!w || r != 2 || mlirShapedTypeGetDimSize(rt, rd) % 8) return NULL;
+    z->wg_cols = w * 8 / bits;
+    z->per_phase = 128 / w;
+    z->max_phase = w / 16;
+    align = 8 * w; /* the swizzle's period: its pattern starts there */
+  } else if (bits == 16 && cols % 8 == 0 && !(chunks & (chunks - 1))) {
     /* ldmatrix reads 16-byte chunks: swizzled, no padding */
     z->per_phase = cols * 2 >= 128 ? 1 : (int)(128 / (cols * 2));
     z->max_phase = (int)(8 / z->per_phase < chunks ? 8 / z->per_phase : chunks);
@@ -187,7 +193,7 @@ Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn) {
     z->pad = row_words(cols, bits) * 32 / bits - cols;
   }
   int64_t batch = r == 3 ? mlirShapedTypeGetDimSize(rt, 0) : 1;
-  z->base = lw_shared_buffer(L, et, batch * matrix_elems(z) * slots);
+  z->base = lw_shared_buffer_aligned(L, et, batch * matrix_elems(z) * slots, align);
   return z;
 }
 
@@ -226,16 +232,31 @@ Lazy *lw_mma_view(Lower *L, const Lazy *z, MlirType rt) {
  * before its own): padded rows, or swizzled ones, whose 16-byte chunk c
  * lies at c ^ ((row / per_phase) % max_phase), so that the 8 rows an
  * ldmatrix phase reads fall on 8 different 16-byte parts of the banks
- * (Triton's swizzle for mma.sync operands). */
+ * (Triton's swizzle for mma.sync operands). A wgmma operand's rows are
+ * W bytes (its atom's width): there the same XOR is the one the hardware
+ * applies to address bits 4.. from bits 7.. */
 static MlirValue place(Lower *L, const Lazy *z, MlirValue row, MlirValue col) {
   int rd, cd;
   row_col_dims(z, &rd, &cd);
-  MlirValue start = lw_bin(L, "arith.muli", row, lw_const_i32(L, mlirShapedTypeGetDimSize(z->type, cd) + z->pad));
+  int64_t width = mlirShapedTypeGetDimSize(z->type, cd) + z->pad;
+  MlirValue start;
+  if (z->wg_cols) {
+    /* a wgmma operand: wg_cols columns at a time, every row of them, then
+     * the next wg_cols (lower_wgmma.c) */
+    MlirValue atom = lw_bin(L, "arith.divui", col, lw_const_i32(L, z->wg_cols));
+    col = lw_bin(L, "arith.remui", col, lw_const_i32(L, z->wg_cols));
+    start = lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", atom, lw_const_i32(L, mlirShapedTypeGetDimSize(z->type, rd) * z->wg_cols)),
+                   lw_bin(L, "arith.muli", row, lw_const_i32(L, z->wg_cols)));
+  } else {
+    start = lw_bin(L, "arith.muli", row, lw_const_i32(L, width));
+  }
   if (!z->per_phase) return lw_bin(L, "arith.addi", start, col);
+  int chunk_elems = 128 / lw_bits_of(z->et); /* 16 bytes */
   MlirValue phase = lw_bin(L, "arith.remui", lw_bin(L, "arith.divui", row, lw_const_i32(L, z->per_phase)), lw_const_i32(L, z->max_phase));
-  MlirValue chunk = lw_bin(L, "arith.xori", lw_bin(L, "arith.divui", col, lw_const_i32(L, 8)), phase);
+  MlirValue chunk = lw_bin(L, "arith.xori", lw_bin(L, "arith.divui", col, lw_const_i32(L, chunk_elems)), phase);
   return lw_bin(L, "arith.addi", start,
-                lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", chunk, lw_const_i32(L, 8)), lw_bin(L, "arith.remui", col, lw_const_i32(L, 8))));
+                lw_bin(L, "arith.addi", lw_bin(L, "arith.muli", chunk, lw_const_i32(L, chunk_elems)),
+                       lw_bin(L, "arith.remui", col, lw_const_i32(L, chunk_elems))));
 }
 
 MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k, bool trans) {
@@ -260,7 +281,7 @@ MlirValue lw_mma_place(Lower *L, const Lazy *z, const Elems *e, int k, bool tran
  * each warp holds whole rows (no warps along N). Attention's P goes so from
  * the first dot to the second, as Triton converts an MMA accumulator to a
  * dot operand in registers. */
-static bool a_in_registers(Lower *L, MlirValue src, MlirType rt) {
+bool lw_a_in_registers(Lower *L, MlirValue src, MlirType rt) {
   Layout sl, dl;
   MlirType st = mlirValueGetType(src), et = mlirShapedTypeGetElementType(st);
   if (!layout_of_type(L->comp, st, &sl) || !layout_of_type(L->comp, rt, &dl) || sl.kind != L_MMA || dl.kind != L_DOT_OP ||
@@ -272,7 +293,7 @@ static bool a_in_registers(Lower *L, MlirValue src, MlirType rt) {
 
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   Vals *in = lw_get(L, src);
-  if (a_in_registers(L, src, rt)) {
+  if (lw_a_in_registers(L, src, rt)) {
     /* the elements as they are: lw_lower_mma packs them into fragments */
     Vals *out = lw_new_vals(L, in->n);
     for (int k = 0; k < in->n; k++) out->v[k] = lw_val(L, in, k);
@@ -308,18 +329,17 @@ static void ldmatrix(Lower *L, const Lazy *z, MlirValue idx, int n, bool trans, 
   MlirOperation call = lw_call_op(L, name, st, 1, &at);
   lw_tag_smem(L, call, z->base);
   MlirValue r = mlirOperationGetResult(call, 0);
-  for (int i = 0; i < n; i++) out[i] = extract(L, r, i);
+  for (int i = 0; i < n; i++) out[i] = lw_extract_i32(L, r, i);
 }
 
-/* f16 accumulators travel as pairs in one 32-bit register, low first. */
-static MlirValue pack_halves(Lower *L, MlirValue lo, MlirValue hi) {
+MlirValue lw_pack_halves(Lower *L, MlirValue lo, MlirValue hi) {
   MlirType i32 = lw_i32(L);
   MlirValue l = lw_emit1(L, "arith.extui", i32, 1, (MlirValue[]){lw_as_bits(L, lo)}, 0, NULL);
   MlirValue h = lw_emit1(L, "arith.extui", i32, 1, (MlirValue[]){lw_as_bits(L, hi)}, 0, NULL);
   return lw_bin(L, "arith.ori", l, lw_bin(L, "arith.shli", h, lw_const_i32(L, 16)));
 }
 
-static MlirValue unpack_half(Lower *L, MlirValue w, int half, MlirType f16) {
+MlirValue lw_unpack_half(Lower *L, MlirValue w, int half, MlirType f16) {
   if (half) w = lw_bin(L, "arith.shrui", w, lw_const_i32(L, 16));
   MlirValue b = lw_emit1(L, "arith.trunci", mlirIntegerTypeGet(L->ctx, 16), 1, &w, 0, NULL);
   return lw_from_bits(L, b, f16);
@@ -423,7 +443,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
       }
   for (int p = 0; p < parts; p++)
     for (int q = 0; q < f.nc; q++) {
-      if (f.nc == 2) regs[p * 2 + q] = pack_halves(L, lw_val(L, vc, elem[p * 4 + q * 2]), lw_val(L, vc, elem[p * 4 + q * 2 + 1]));
+      if (f.nc == 2) regs[p * 2 + q] = lw_pack_halves(L, lw_val(L, vc, elem[p * 4 + q * 2]), lw_val(L, vc, elem[p * 4 + q * 2 + 1]));
       else regs[p * 4 + q] = lw_as_bits(L, lw_val(L, vc, elem[p * 4 + q])); /* f32 or i32: 32 bits */
     }
   /* each step of K in turn, straight-line as Triton's code is (each
@@ -527,7 +547,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
             for (int q = 0; q < 4; q++) args[q] = term == 0 ? sa[rm * 4 + q] : xa[rm * 4 * subs + sub * 4 + q];
             for (int q = 0; q < 2; q++) args[4 + q] = term == 1 ? sb[rn * 2 + q] : xb[rn * 2 * subs + sub * 2 + q];
             MlirValue d = lw_call(L, name, st, 6 + f.nc, args);
-            for (int q = 0; q < f.nc; q++) args[6 + q] = extract(L, d, q);
+            for (int q = 0; q < f.nc; q++) args[6 + q] = lw_extract_i32(L, d, q);
           }
         for (int q = 0; q < f.nc; q++) next[p * f.nc + q] = args[6 + q];
       }
@@ -539,7 +559,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   for (int p = 0; p < parts; p++)
     for (int q = 0; q < 4; q++) {
       MlirValue w = regs[p * f.nc + (f.nc == 2 ? q / 2 : q)];
-      out->v[elem[p * 4 + q]] = f.nc == 2 ? unpack_half(L, w, q % 2, acc) : lw_from_bits(L, w, acc);
+      out->v[elem[p * 4 + q]] = f.nc == 2 ? lw_unpack_half(L, w, q % 2, acc) : lw_from_bits(L, w, acc);
     }
   lw_put(L, r, out);
 }

@@ -11,7 +11,9 @@
  * @tilec_smem_<n>, and tags its loads and stores with n (tilec.smem).
  * allocate-shared then places the buffers in one by liveness, and
  * insert-barriers puts a barrier where an access would race (shared.c). */
-MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n) {
+MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n) { return lw_shared_buffer_aligned(L, t, n, 16); }
+
+MlirValue lw_shared_buffer_aligned(Lower *L, MlirType t, int64_t n, int align) {
   int64_t bytes = n * ((lw_bits_of(t) + 7) / 8);
   if (mlirTypeIsALLVMPointerType(t)) bytes = n * 8;
   char name[32];
@@ -22,7 +24,7 @@ MlirValue lw_shared_buffer(Lower *L, MlirType t, int64_t n) {
       lw_named(L, "global_type", mlirTypeAttrGet(arr)),
       lw_named(L, "linkage", ir_parse_attr(L->comp->ic, "#llvm.linkage<internal>")),
       lw_named(L, "addr_space", mlirIntegerAttrGet(lw_i32(L), 3)),
-      lw_named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), 16)),
+      lw_named(L, "alignment", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), align)),
       lw_named(L, "tilec.bytes", mlirIntegerAttrGet(mlirIntegerTypeGet(L->ctx, 64), bytes)),
   };
   return lw_global(L, name, gattrs, 6, 3);

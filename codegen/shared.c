@@ -10,7 +10,8 @@
  * allocate-shared numbers the kernel's ops in program order and gives each
  * buffer the interval from its first access to its last, widened to the
  * whole of any loop it crosses. Buffers are placed first fit, in order of
- * first access, 16-byte aligned; two buffers share memory only when their
+ * first access, 16-byte aligned (more where a buffer's global asks: wgmma's
+ * swizzled operands, 1024 bytes); two buffers share memory only when their
  * intervals do not overlap, and they do share it, as Triton's allocator:
  * memory comes first. Sharing can cost a barrier between one use's reads
  * and the next one's writes; while all of them side by side fit in 16 KiB,
@@ -151,6 +152,7 @@ typedef struct SharedPlan {
   int n;           /* buffers */
   int64_t *offset; /* where buffer i lies */
   int64_t *size;
+  int64_t *align;  /* what its offset must be a multiple of: 16, or its global's alignment */
   int64_t total;   /* the kernel's shared bytes */
 } SharedPlan;
 
@@ -203,7 +205,7 @@ static int64_t first_fit(const SharedPlan *plan, const Live *lv, const int *orde
       bool in_time = !avoid || avoid[p] || lv->private[b] || lv->private[p] || (lv->first[b] >= 0 && lv->first[p] >= 0 && lv->first[b] <= lv->last[p] && lv->first[p] <= lv->last[b]);
       bool in_memory = at < plan->offset[p] + plan->size[p] && plan->offset[p] < at + plan->size[b];
       if (in_time && in_memory) {
-        at = align16(plan->offset[p] + plan->size[p]);
+        at = (plan->offset[p] + plan->size[p] + plan->align[b] - 1) & ~(plan->align[b] - 1);
         moved = true;
       }
     }
@@ -241,10 +243,17 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
   plan->size = arena_alloc(comp->a, sizeof(int64_t) * (size_t)(n ? n : 1));
   memset(plan->size, 0, sizeof(int64_t) * (size_t)n);
   if (!n) return true; /* no shared memory, and no @tilec_smem */
+  plan->align = arena_alloc(comp->a, sizeof(int64_t) * (size_t)n);
+  for (int i = 0; i < n; i++) plan->align[i] = 16;
   for (int i = 0; i < globals.n; i++) {
     MlirOperation g = {globals.v[i]};
     int id = buffer_id(mlirStringAttrGetValue(mlirOperationGetAttributeByName(g, str("sym_name"))));
     plan->size[id] = mlirIntegerAttrGetValueInt(mlirOperationGetAttributeByName(g, str("tilec.bytes")));
+    MlirAttribute al = mlirOperationGetAttributeByName(g, str("alignment"));
+    if (!mlirAttributeIsNull(al) && mlirAttributeIsAInteger(al)) {
+      int64_t v = mlirIntegerAttrGetValueInt(al);
+      if (v > 16 && v <= 4096 && !(v & (v - 1))) plan->align[id] = v;
+    }
   }
   if (!n) return true;
   /* liveness */
@@ -323,6 +332,9 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
     if (at + plan->size[b] > total) total = at + plan->size[b];
   }
   plan->total = total;
+  int64_t max_align = 16;
+  for (int i = 0; i < n; i++)
+    if (plan->align[i] > max_align) max_align = plan->align[i];
   /* one buffer: each buffer's address becomes an offset into it */
   MlirType arr = mlirLLVMArrayTypeGet(mlirIntegerTypeGet(ctx, 8), 0);
   MlirNamedAttribute gattrs[5] = {
@@ -330,7 +342,7 @@ static bool place_buffers(Compilation *comp, MlirOperation module, SharedPlan *p
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("global_type")), mlirTypeAttrGet(arr)),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("linkage")), ir_parse_attr(comp->ic, "#llvm.linkage<external>")),
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("addr_space")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 32), 3)),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("alignment")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 16)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("alignment")), mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), max_align)),
   };
   MlirOperationState gs = mlirOperationStateGet(str("llvm.mlir.global"), mlirLocationUnknownGet(ctx));
   mlirOperationStateAddAttributes(&gs, 5, gattrs);

@@ -138,6 +138,9 @@ static void emu_barrier(void) {
   async_barrier(&cur->async, fiber_current_tid()); /* counted always: a copy may come after */
 }
 static void *emu_smem(void) { return cur->smem; }
+/* A shared pointer as the offset the emulator's wgmma descriptors hold (on
+ * the GPU, its address in the shared window) */
+static uint32_t emu_smem_addr(const char *p) { return (uint32_t)(p - (const char *)cur->smem); }
 /* griddepcontrol: the emulator runs a launch's grid after the one before it */
 static void emu_gdc(void) {}
 
@@ -1051,7 +1054,7 @@ static const Named bind_table[] = {
     {"tilec.emu.ldmatrix.x1.b16", FN(emu_ldmatrix_x1)}, {"tilec.emu.ldmatrix.x1.trans.b16", FN(emu_ldmatrix_x1_trans)},
     {"tilec.emu.ldmatrix.x2.b16", FN(emu_ldmatrix_x2)}, {"tilec.emu.ldmatrix.x2.trans.b16", FN(emu_ldmatrix_x2_trans)},
     {"tilec.emu.ldmatrix.x4.b16", FN(emu_ldmatrix_x4)}, {"tilec.emu.ldmatrix.x4.trans.b16", FN(emu_ldmatrix_x4_trans)},
-    {"tilec.emu.wgmma", FN(emu_wgmma_call)},
+    {"tilec.emu.wgmma", FN(emu_wgmma_call)}, {"tilec.emu.smem.addr", FN(emu_smem_addr)},
     {"tilec.emu.mbarrier.init", FN(emu_mbar_init_call)}, {"tilec.emu.mbarrier.inval", FN(emu_mbar_inval_call)},
     {"tilec.emu.mbarrier.arrive", FN(emu_mbar_arrive_call)},
     {"tilec.emu.mbarrier.arrive.count", FN(emu_mbar_arrive_count_call)},

@@ -92,12 +92,6 @@ void emu_wgmma_a_pos(EmuWgType type, int t, int i, int *row, int *col) {
   }
 }
 
-uint32_t emu_wgmma_encode(const EmuWgmma *op) {
-  return (uint32_t)op->n | (uint32_t)op->atype << 9 | (uint32_t)op->btype << 12 | (uint32_t)op->f16_d << 15 |
-         (uint32_t)op->a_in_registers << 16 | (uint32_t)op->trans_a << 17 | (uint32_t)op->trans_b << 18 |
-         (uint32_t)op->neg_a << 19 | (uint32_t)op->neg_b << 20 | (uint32_t)op->satfinite << 21;
-}
-
 bool emu_wgmma_decode(uint32_t code, EmuWgmma *op) {
   uint32_t at = code >> 9 & 7, bt = code >> 12 & 7;
   if (at > EMU_WG_U8 || bt > EMU_WG_U8 || code >> 22) return false;

@@ -69,8 +69,14 @@ typedef struct EmuWgmma {
  * (tilec.emu.wgmma): N in bits 8..0, A's type in 11..9, B's in 14..12
  * (EmuWgType), then a bit each: f16_d 15, a_in_registers 16, trans_a 17,
  * trans_b 18, neg_a 19, neg_b 20, satfinite 21. scale_d, a predicate at run
- * time, goes apart. Decoding gives false for bits no instruction has. */
-uint32_t emu_wgmma_encode(const EmuWgmma *op);
+ * time, goes apart. Decoding gives false for bits no instruction has.
+ * The encoding is inline, so that the compiler's retargeting (codegen/emu.c),
+ * which makes the calls, needs none of the emulator's code. */
+static inline uint32_t emu_wgmma_encode(const EmuWgmma *op) {
+  return (uint32_t)op->n | (uint32_t)op->atype << 9 | (uint32_t)op->btype << 12 | (uint32_t)op->f16_d << 15 |
+         (uint32_t)op->a_in_registers << 16 | (uint32_t)op->trans_a << 17 | (uint32_t)op->trans_b << 18 |
+         (uint32_t)op->neg_a << 19 | (uint32_t)op->neg_b << 20 | (uint32_t)op->satfinite << 21;
+}
 bool emu_wgmma_decode(uint32_t code, EmuWgmma *op);
 
 /* Reads `bytes` bytes of shared memory at `address`; false when it cannot. */

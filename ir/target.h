@@ -16,6 +16,8 @@ typedef struct Target {
   int64_t max_shared;       /* the shared memory a block may have, opting in past 48 KiB */
   int ptx;                  /* the PTX ISA version its code declares, 80 for 8.0, unless
                                the code needs a newer one (Compilation.ptx_isa) */
+  int wgmma;                /* 1 where the arch-specific features of sm_90a are there:
+                               wgmma.mma_async (and setmaxnreg) */
 } Target;
 
 extern const Target targets[];

@@ -34,6 +34,12 @@
  * result reaches the other, as attention's P reaches PV): the warps the
  * other dot has already, else all of them along the longer side, as
  * Triton's warpsPerTileV2, where the tile divides so.
+ *
+ * On sm_90a a 2-D dot whose tile a warpgroup's wgmma.mma_async divides
+ * takes #tile.mma<3, [num_warps, 1], [16, n]> instead (wgmma_n): the same
+ * types, each warp 16 rows of every 16 x num_warps, the instruction n
+ * columns wide; its operands are read from shared memory through matrix
+ * descriptors (lower_wgmma.c).
  */
 #include "passes.h"
 
@@ -88,6 +94,29 @@ static bool mma_warps(int64_t M, int64_t N, int warps, int *wm, int *wn) {
     else *wn *= 2;
   }
   return true;
+}
+
+/* The N of one wgmma.mma_async for an M x N x K dot with operands of type
+ * `a` into `acc`, on a target that has it; 0 where the dot stays on
+ * mma.sync. A warpgroup (4 warps) computes 64 rows; the warps all go along
+ * M (#tile.mma<3, [num_warps, 1], [16, n]>), which is Triton's choice
+ * (warpsPerTileV3) wherever M has 16 rows for each warp, and its choice
+ * for chained dots always. Where Triton would put warps along N (M below
+ * 16 x num_warps), the dot stays on mma.sync. n: the largest multiple of 8
+ * (of 16 past 32 for integers, as the ISA lists their N) up to 256 that
+ * divides N. f32 operands with tf32x3 stay on mma.sync too. */
+static int wgmma_n(Compilation *comp, MlirOperation dot, int64_t M, int64_t N, int64_t K, MlirType a, MlirType acc) {
+  if (!comp->target->wgmma || comp->num_warps % 4 || M % (16 * comp->num_warps) || N % 8 || K % 8) return 0;
+  if (mlirTypeIsAF32(a)) {
+    MlirAttribute p = mlirOperationGetAttributeByName(dot, mlirStringRefCreateFromCString("input_precision"));
+    if (mlirAttributeIsNull(p) || !mlirAttributeIsAString(p)) return 0;
+    MlirStringRef s = mlirStringAttrGetValue(p);
+    if (s.length != 4 || memcmp(s.data, "tf32", 4)) return 0;
+  }
+  bool integer = mlirTypeIsAInteger(acc);
+  for (int n = 256; n >= 8; n -= 8)
+    if (N % n == 0 && !(integer && n > 32 && n % 16)) return n;
+  return 0;
 }
 
 static MlirValue convert_before(Compilation *comp, MlirOperation at, MlirValue v, const Layout *l) {
@@ -183,7 +212,9 @@ static void accelerate(Compilation *comp, MlirOperation dot) {
   int k = mma_k(mlirShapedTypeGetElementType(ta), mlirShapedTypeGetElementType(tb), acc, dot);
   if (!k || K % k) return;
   Layout *mma = arena_alloc(comp->a, sizeof *mma);
-  if (rank == 3) *mma = (Layout){.kind = L_MMA, .rank = 3, .version = 2, .wpc = {wb, wm, wn}, .instr = {1, 16, 8}};
+  int wg_n = rank == 2 ? wgmma_n(comp, dot, M, N, K, mlirShapedTypeGetElementType(ta), acc) : 0;
+  if (wg_n) *mma = (Layout){.kind = L_MMA, .rank = 2, .version = 3, .wpc = {comp->num_warps, 1}, .instr = {16, wg_n}};
+  else if (rank == 3) *mma = (Layout){.kind = L_MMA, .rank = 3, .version = 2, .wpc = {wb, wm, wn}, .instr = {1, 16, 8}};
   else *mma = (Layout){.kind = L_MMA, .rank = 2, .version = 2, .wpc = {wm, wn}, .instr = {16, 8}};
   /* the result in the MMA layout, converted back to what its users had */
   Layout old;

@@ -7,7 +7,7 @@ tilec=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 filecheck=$2
 test=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")  # absolute: RUN lines may change folder
 examples=$(cd "$(dirname "$0")/../examples" && pwd)
-# %ptxas_check: ptxas accepts the PTX on stdin (sm_80; %ptxas_check_sm89, %ptxas_check_sm90: those), or the line is skipped without a toolkit
+# %ptxas_check: ptxas accepts the PTX on stdin (sm_80; %ptxas_check_sm89, %ptxas_check_sm90, %ptxas_check_sm90a: those), or the line is skipped without a toolkit
 ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 runs=$(sed -n 's/^[#/]*[ ]*RUN: //p' "$test")
 if [ -z "$runs" ]; then
@@ -24,6 +24,7 @@ while IFS= read -r line; do
   if [[ $cmd == *%ptxas_check* ]]; then
     [ -x "$ptxas" ] || continue
     cmd=${cmd//%ptxas_check_sm89/\"$ptxas\" -arch=sm_89 -o /dev/null -}
+    cmd=${cmd//%ptxas_check_sm90a/\"$ptxas\" -arch=sm_90a -o /dev/null -}
     cmd=${cmd//%ptxas_check_sm90/\"$ptxas\" -arch=sm_90 -o /dev/null -}
     cmd=${cmd//%ptxas_check/\"$ptxas\" -arch=sm_80 -o /dev/null -}
   fi

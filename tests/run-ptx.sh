@@ -28,6 +28,12 @@ kernels=(
   "reduce_combine.py|-k row_argmax_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, 1024'"
   "reduce_combine.py|-k linear_recurrence_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, 1024'"
   "matmul.py|-k matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 32, 32, 16, 8, \"leaky_relu\"'"
+  # tensor-core tiles, M, N and K divisible by 16 as Triton specializes them: wgmma.mma_async
+  # on sm_90a, fp16 and fp8 operands copied by cp.async, tf32
+  "matmul.py|-k matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 128, 32, 8, \"\"' -w 4 --num-stages 4"
+  "matmul.py|-k matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 64, 128, 32, 8, \"\"' -w 4 --num-stages 4"
+  "matmul.py|-k matmul_kernel -s '*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1, 128, 256, 128, 8, \"\"' -w 8 --num-stages 3"
+  "matmul.py|-k matmul_kernel -s '*fp32:16, *fp32:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 64, 64, 32, 8, \"\"' -w 4 --num-stages 3"
 )
 for entry in "${kernels[@]}"; do
   file=${entry%%|*}

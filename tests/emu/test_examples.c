@@ -98,6 +98,8 @@ static int compare(const char *what, const float *got, const double *want, size_
  * --device=cpu|cuda, through the JIT on that device: device memory, copies
  * in and out, tilec_kernel_launch. */
 static tilec_device *device;
+/* The target the kernels are compiled for: NULL for sm_80 (on a GPU, its own). */
+static const char *arch;
 
 typedef struct Kernel {
   EmuKernel *emu;
@@ -123,7 +125,8 @@ static char *without_hints(const char *sig) {
 static Kernel *load_jit(const char *file, const char *src, size_t len, const char *kernel, const char *sig, int warps) {
   char *plain = without_hints(sig), *diag = NULL;
   tilec_jit_options o = {.kernel = kernel, .signature = plain, .num_warps = warps, .no_disk_cache = 1,
-                         .defines = defines, .num_defines = ndefines};
+                         .defines = defines, .num_defines = ndefines,
+                         .arch = tilec_device_kind_of(device) == TILEC_DEVICE_CPU ? arch : NULL};
   Kernel *k = calloc(1, sizeof *k);
   if (tilec_kernel_create(device, file, src, len, &o, &k->jit, &diag) != TILEC_OK) {
     fprintf(stderr, "%s: %s\n", kernel, diag ? diag : "");
@@ -154,7 +157,7 @@ static Kernel *load(const char *file, const char *kernel, const char *sig, int w
     return k;
   }
   tilec_compile_options o = {.kernel = kernel, .signature = sig, .num_warps = warps, .emit = TILEC_EMIT_CPU,
-                             .defines = defines, .num_defines = ndefines};
+                             .defines = defines, .num_defines = ndefines, .arch = arch};
   tilec_result *r = NULL;
   EmuKernel *k = NULL;
   if (tilec_compile(name, src, len, &o, &r) != TILEC_OK) {
@@ -583,9 +586,10 @@ static void matmul(void) {
 }
 
 /* examples/attention.py on 2 heads of 256 tokens, head dim 64, causal and
- * not, against softmax(Q K^T / 8) V and the rows' log2-sum-exp computed in
- * double (P goes to the second dot in fp16: 1e-2 of the outputs' scale). */
-static void attention(void) {
+ * not, for sm_80 (mma.sync) and sm_90a (wgmma, P from registers), against
+ * softmax(Q K^T / 8) V and the rows' log2-sum-exp computed in double (P
+ * goes to the second dot in fp16: 1e-2 of the outputs' scale). */
+static void attention(const char *target) {
   enum { ZH = 2, N = 256, D = 64 };
   int n_ctx = N;
   float scale = 0.125f;
@@ -596,7 +600,9 @@ static void attention(void) {
   for (int causal = 0; causal < 2; causal++) {
     char sig[160];
     snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, fp32, i32:16, 128, 64, 64, %s", causal ? "True" : "False");
+    arch = target;
     Kernel *kk = load("attention.py", "attention_fwd", sig, 4);
+    arch = NULL;
     for (int i = 0; i < ZH * N * D; i++) o[i] = 0x7e00;
     for (int i = 0; i < ZH * N; i++) lse[i] = NAN;
     EmuBuffer bf[5] = {{q, ZH * N * D * 2, "q_ptr"}, {k, ZH * N * D * 2, "k_ptr"}, {v, ZH * N * D * 2, "v_ptr"},
@@ -623,18 +629,98 @@ static void attention(void) {
           got[(h * N + r) * D + x] = from_half(o[(h * N + r) * D + x]);
         }
       }
-    compare(causal ? "attention_fwd causal" : "attention_fwd", got, want, ZH * N * D, 1e-2, 1e-2);
-    compare(causal ? "attention_fwd causal lse" : "attention_fwd lse", lse, want_lse, ZH * N, 1e-3, 1e-4);
+    char what[64];
+    snprintf(what, sizeof what, "attention_fwd%s%s", causal ? " causal" : "", target ? " sm_90a" : "");
+    compare(what, got, want, ZH * N * D, 1e-2, 1e-2);
+    strcat(what, " lse");
+    compare(what, lse, want_lse, ZH * N, 1e-3, 1e-4);
     unload(kk);
   }
   free(q), free(k), free(v), free(o), free(lse), free(got), free(want), free(want_lse), free(s);
 }
 
+/* The matmul at tutorial 03's CUDA configs compiled for sm_90a, where its
+ * dots are wgmma.mma_async from operands in shared memory in the canonical
+ * layouts (swizzles of 128, 64 and 32 bytes as the tiles' rows allow), fed
+ * by cp.async in the pipelined loop: fp16, bf16 and fp32 (tf32) operands,
+ * B row-major (MN-major for wgmma) and K-major, ragged in M, N and K.
+ * tf32 keeps 10 bits of each operand's mantissa (the emulator truncates
+ * as the ISA says): 0.1 where the sums reach 60. */
+static void matmul_hopper(void) {
+  static const struct {
+    int bm, bn, bk, warps;
+    const char *type; /* fp16, bf16, fp32 */
+    bool kmajor_b;
+  } runs[] = {
+      {128, 128, 32, 4, "fp16", false}, {64, 128, 32, 4, "fp16", false}, {128, 256, 64, 8, "fp16", false},
+      {128, 64, 64, 4, "fp16", true},   {64, 32, 32, 4, "fp16", false},  {128, 128, 32, 4, "bf16", false},
+      {128, 64, 32, 4, "fp32", false},  {64, 64, 16, 4, "fp32", true},
+  };
+  int M = 200, N = 150, K = 100;
+  arch = "sm_90a";
+  for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+    bool f32 = !strcmp(runs[r].type, "fp32"), bf16 = !strcmp(runs[r].type, "bf16");
+    size_t eb = f32 ? 4 : 2;
+    unsigned char *a = malloc((size_t)M * K * eb), *b = malloc((size_t)K * N * eb);
+    double *av = malloc((size_t)M * K * sizeof *av), *bv = malloc((size_t)K * N * sizeof *bv);
+    /* each value exactly what its type holds; B[k][n] at b[k * N + n], or b[n * K + k] K-major */
+    for (int i = 0; i < M * K + K * N; i++) {
+      bool in_a = i < M * K;
+      int j = in_a ? i : i - M * K;
+      float x = (float)uniform(-2, 2);
+      unsigned char *at = (in_a ? a : b) + (size_t)j * eb;
+      if (f32) {
+        memcpy(at, &x, 4);
+      } else if (bf16) {
+        uint32_t bits;
+        memcpy(&bits, &x, 4);
+        uint16_t h = (uint16_t)(bits >> 16);
+        bits = (uint32_t)h << 16;
+        memcpy(&x, &bits, 4);
+        memcpy(at, &h, 2);
+      } else {
+        uint16_t h = to_half(x);
+        x = from_half(h);
+        memcpy(at, &h, 2);
+      }
+      if (in_a) av[j] = x;
+      else if (runs[r].kmajor_b) bv[(j % K) * N + j / K] = x;
+      else bv[j] = x;
+    }
+    uint16_t *c = malloc((size_t)M * N * 2);
+    double *want = malloc((size_t)M * N * sizeof *want);
+    float *got = malloc((size_t)M * N * sizeof *got);
+    char sig[256], what[96];
+    snprintf(sig, sizeof sig, "*%s:16, *%s:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, %d, %d, %d, 8, ''",
+             runs[r].type, runs[r].type, runs[r].bm, runs[r].bn, runs[r].bk);
+    snprintf(what, sizeof what, "matmul_kernel sm_90a %s %dx%dx%d%s", runs[r].type, runs[r].bm, runs[r].bn, runs[r].bk,
+             runs[r].kmajor_b ? " B K-major" : "");
+    Kernel *k = load("matmul.py", "matmul_kernel", sig, runs[r].warps);
+    for (int i = 0; i < M * N; i++) c[i] = 0x7e00;
+    int sam = K, sak = 1, sbk = runs[r].kmajor_b ? 1 : N, sbn = runs[r].kmajor_b ? K : 1, scm = N, scn = 1;
+    EmuBuffer bf[3] = {{a, (size_t)M * K * eb, "a_ptr"}, {b, (size_t)K * N * eb, "b_ptr"}, {c, (size_t)M * N * 2, "c_ptr"}};
+    void *args[12] = {&bf[0].data, &bf[1].data, &bf[2].data, &M, &N, &K, &sam, &sak, &sbk, &sbn, &scm, &scn};
+    launch(k, what, cdiv(M, runs[r].bm) * cdiv(N, runs[r].bn), 1, runs[r].warps, args, 12, bf, 3);
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < N; n++) {
+        double s = 0;
+        for (int q = 0; q < K; q++) s += av[m * K + q] * bv[q * N + n];
+        want[m * N + n] = s;
+        got[m * N + n] = from_half(c[m * N + n]);
+      }
+    compare(what, got, want, (size_t)M * N, f32 ? 0.1 : 1e-3, 1e-3);
+    unload(k);
+    free(a), free(b), free(av), free(bv), free(c), free(want), free(got);
+  }
+  arch = NULL;
+}
+
 /* The tutorial's fp8 config: 128x256x128 on 8 warps, e5m2 operands (the top
  * bytes of fp16 values in [-2, 2]) with B K-major as the tutorial passes
  * it, ragged in M, N and K: the fp8 bytes through shared memory, widened
- * there for fp16's mma.sync. */
-static void matmul_fp8(void) {
+ * there for fp16's mma.sync (sm_80), or read as they are by sm_90a's
+ * wgmma.mma_async (k32, e5m2 x e5m2). */
+static void matmul_fp8(const char *target) {
   int M = 130, N = 260, K = 160;
   uint8_t *a = malloc((size_t)M * K), *b = malloc((size_t)K * N);
   uint16_t *c = malloc((size_t)M * N * 2);
@@ -642,8 +728,10 @@ static void matmul_fp8(void) {
   for (int i = 0; i < K * N; i++) b[i] = (uint8_t)(to_half(uniform(-2, 2)) >> 8); /* b[n * K + k]: B[k][n] */
   double *want = malloc((size_t)M * N * sizeof *want);
   float *got = malloc((size_t)M * N * sizeof *got);
+  arch = target;
   Kernel *k = load("matmul.py", "matmul_kernel",
                    "*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 128, 256, 128, 8, ''", 8);
+  arch = NULL;
   for (int i = 0; i < M * N; i++) c[i] = 0x7e00;
   int sam = K, sak = 1, sbk = 1, sbn = K, scm = N, scn = 1;
   EmuBuffer bf[3] = {{a, (size_t)M * K, "a_ptr"}, {b, (size_t)K * N, "b_ptr"}, {c, (size_t)M * N * 2, "c_ptr"}};
@@ -656,7 +744,7 @@ static void matmul_fp8(void) {
       want[m * N + n] = s;
       got[m * N + n] = from_half(c[m * N + n]);
     }
-  compare("matmul_kernel fp8", got, want, (size_t)M * N, 1e-3, 1e-3);
+  compare(target ? "matmul_kernel fp8 sm_90a" : "matmul_kernel fp8", got, want, (size_t)M * N, 1e-3, 1e-3);
   unload(k);
   free(a), free(b), free(c), free(want), free(got);
 }
@@ -810,8 +898,11 @@ int main(int argc, char **argv) {
   normlib_rms_norm();
   normlib_gelu();
   matmul();
-  matmul_fp8();
-  attention();
+  matmul_fp8(NULL);
+  matmul_hopper();
+  matmul_fp8("sm_90a");
+  attention(NULL);
+  attention("sm_90a");
   same_lowered_kernel();
   tilec_device_destroy(device);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);

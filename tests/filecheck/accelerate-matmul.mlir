@@ -2,6 +2,30 @@
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul -w 8 --split-input-file | FileCheck %s --check-prefix=W8
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul,remove-layout-conversions --split-input-file | FileCheck %s --check-prefix=EPI
 // RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --arch sm_89 --split-input-file | FileCheck %s --check-prefix=F8
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --arch sm_90a --split-input-file | FileCheck %s --check-prefix=WG
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --arch sm_90a -w 8 --split-input-file | FileCheck %s --check-prefix=WG8
+// RUN: %tilec opt %s --pass=convert-to-gpu,accelerate-matmul --arch sm_90 --split-input-file | FileCheck %s --check-prefix=SM90
+
+// sm_90a (WG, WG8): wgmma where the tile has 16 rows for each warp, the
+// warps all along M, n the largest multiple of 8 up to 256 dividing N;
+// else mma.sync. sm_90 has no wgmma (SM90).
+// WG-LABEL: func.func @f16
+// WG: "tile.convert_layout"{{.*}} -> tensor<64x32xf16, #tile.dot_op<0 : i64, #tile.mma<3 : i64, [4, 1], [16, 64]>, 2 : i64>>
+// WG: "tile.dot"{{.*}} -> tensor<64x64xf32, #tile.mma<3 : i64, [4, 1], [16, 64]>>
+// WG8-LABEL: func.func @f16
+// WG8: "tile.dot"{{.*}} -> tensor<64x64xf32, #tile.mma<2 : i64, [4, 2], [16, 8]>>
+// WG-LABEL: func.func @wide
+// WG: "tile.dot"{{.*}} -> tensor<128x256xf32, #tile.mma<3 : i64, [4, 1], [16, 256]>>
+// WG8-LABEL: func.func @wide
+// WG8: "tile.dot"{{.*}} -> tensor<128x256xf32, #tile.mma<3 : i64, [8, 1], [16, 256]>>
+// WG-LABEL: func.func @tall
+// WG: "tile.dot"{{.*}} -> tensor<128x32xf32, #tile.mma<3 : i64, [4, 1], [16, 32]>>
+// WG-LABEL: func.func @tf32_i8
+// WG-COUNT-2: "tile.dot"{{.*}} -> tensor<32x32xf32, #tile.mma<2 : i64
+// WG-LABEL: func.func @fp8
+// WG: "tile.dot"({{.*}}) : (tensor<64x64xf8E4M3FN, #tile.dot_op<0 : i64, #tile.mma<3 : i64, [4, 1], [16, 64]>, 4 : i64>>, tensor<64x64xf8E5M2, #tile.dot_op<1 : i64, #tile.mma<3 : i64, [4, 1], [16, 64]>, 4 : i64>>
+// SM90-LABEL: func.func @wide
+// SM90: "tile.dot"{{.*}} -> tensor<128x256xf32, #tile.mma<2 : i64
 
 // fp16 operands, fp32 accumulator, 64x64 on 4 warps: m16n8k16, the warps
 // 2 x 2 over M and N; the operands converted to the dot-operand layouts (two

@@ -459,3 +459,33 @@ def dot_self(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + r[:, None] * N + r[None, :])
     tl.store(y_ptr + r[:, None] * N + r[None, :], tl.dot(x, x))
     tl.store(z_ptr + r[:, None] * N + r[None, :], tl.dot(x, x.T))
+
+
+# sm_90a: wgmma.mma_async (accelerate-matmul's #tile.mma<3, [num_warps, 1],
+# [16, n]>, codegen/lower_wgmma.c). The operands' buffers in shared memory
+# are aligned to their swizzle's period (1024 bytes for 128-byte rows); the
+# copies land (cp.async wait), the generic proxy's writes are fenced for the
+# async proxy, the block meets, then wgmma.fence, one instruction per 16 of
+# K (K-major A, MN-major B: imm-trans-b 1), one commit and a wait before D
+# is read. fp32 operands are tf32 k8 (both K-major); tf32x3 stays on
+# mma.sync.
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 64, 64, 64" --arch sm_90a --emit=tile-gpu | FileCheck %s --check-prefix=WGLAYOUT
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 64, 64, 64" --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=WG
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 64, 64, 64" --arch sm_90a --emit=ptx | %ptxas_check_sm90a
+# RUN: %tilec compile %s -k dot2d -s "*fp32:16, *fp32:16, *fp32:16, 64, 32, 64" --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=WGTF32
+# RUN: %tilec compile %s -k dot2d_x3 -s "*fp32:16, *fp32:16, *fp32:16, 64, 32, 64" --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=WGX3
+# RUN: %tilec compile %s -k dot2d -s "*fp16:16, *fp16:16, *fp32:16, 64, 64, 64" --arch sm_90 --emit=ptx | FileCheck %s --check-prefix=SM90
+# WGLAYOUT: "tile.dot"{{.*}} -> tensor<64x64xf32, #tile.mma<3 : i64, [4, 1], [16, 64]>>
+# WG: .extern .shared .align 1024 .b8 tilec_smem[];
+# WG: cp.async.wait_group 0;
+# WG: fence.proxy.async.shared::cta;
+# WG: bar.sync
+# WG: wgmma.fence.sync.aligned;
+# WG-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 1; }
+# WG: wgmma.commit_group.sync.aligned;
+# WG: wgmma.wait_group.sync.aligned 0;
+# WGTF32-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {{.*}}, p, 1, 1; }
+# WGX3-NOT: wgmma
+# WGX3: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# SM90-NOT: wgmma
+# SM90: mma.sync.aligned.m16n8k16
