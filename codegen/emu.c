@@ -32,7 +32,8 @@
  * an ordinary function, and tilec_emu_entry(void **args) calls it with the
  * arguments as cuLaunchKernel passes them; tilec_emu_shared_bytes holds the
  * size of shared memory, tilec_emu_fibers whether the threads of a block
- * meet (barriers, shuffles) and so must run as fibers. The same IR as NVPTX gets, up to these changes.
+ * meet (barriers, shuffles) and so must run as fibers (bit 0) and whether
+ * the kernel has wgmma, whose async proxy the emulator checks (bit 1). The same IR as NVPTX gets, up to these changes.
  * The pipeline's next stages (to-llvm-dialect, to-llvm-ir, llvm-passes at
  * O2 for the host, host-object) make the object the emulator loads.
  */
@@ -340,9 +341,11 @@ static void warp_call(Emu *e, MlirOperation call) {
  * b_desc, scale_d) -> {d...} becomes tilec.emu.wgmma(d, a, a_desc, b_desc,
  * code, scale_d), the registers in the frame's words (D at WG_D, A at WG_A)
  * and the form as emu/wgmma.h encodes it; a warp collective, as mma.sync's.
- * The model computes D when the instruction is issued, so the fence, the
- * commit and the wait have nothing to do here: the wait's registers are its
- * operands, and the fences go. tilec.smem.addr(p) becomes
+ * The model computes D when the instruction is issued: the wait's
+ * registers are its operands, and wgmma.fence goes. commit, wait.<k> and
+ * fence.proxy.async become tilec.emu.wgmma.commit(),
+ * tilec.emu.wgmma.wait(k) and tilec.emu.fence.proxy.async(), for the
+ * emulator's checks of the async proxy. tilec.smem.addr(p) becomes
  * tilec.emu.smem.addr(p), the offset in the block's shared memory, which
  * the emulator's descriptors hold. */
 static EmuWgType wg_type_of(const char *t) {
@@ -357,13 +360,19 @@ static void wgmma_call(Emu *e, MlirOperation call) {
     to_call(e, call, "tilec.emu.smem.addr");
     return;
   }
-  if (starts(c, "tilec.fence.proxy.async") || starts(c, "tilec.wgmma.fence") || starts(c, "tilec.wgmma.commit")) {
+  if (starts(c, "tilec.fence.proxy.async") || starts(c, "tilec.wgmma.commit")) {
+    to_call(e, call, starts(c, "tilec.fence.") ? "tilec.emu.fence.proxy.async" : "tilec.emu.wgmma.commit");
+    return;
+  }
+  if (starts(c, "tilec.wgmma.fence")) { /* the model's registers are in memory: nothing to order */
     op_erase(call);
     return;
   }
   MlirValue res = mlirOperationGetResult(call, 0);
   MlirType st = mlirValueGetType(res), i32 = mlirIntegerTypeGet(e->ctx, 32), i64 = mlirIntegerTypeGet(e->ctx, 64);
   if (starts(c, "tilec.wgmma.wait.")) {
+    MlirValue keep = constant_before(e, call, i32, atoi(c.data + 17));
+    call_before(e, call, "tilec.emu.wgmma.wait", (MlirType){NULL}, 1, &keep);
     MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
     for (int i = 0; i < (int)mlirOperationGetNumOperands(call); i++) {
       MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
@@ -552,14 +561,15 @@ static bool add_entry(Emu *e) {
   StrBuf t = {0};
   /* whether a block's threads must run as fibers: they meet at barriers or in warp collectives
    * (shuffles, mma.sync, ldmatrix) */
-  bool fibers = false;
+  bool fibers = false, proxy = false;
+  for (int i = 0; i < e->declared.n; i++) proxy |= !strcmp(e->declared.v[i], "tilec.emu.wgmma");
   for (int i = 0; i < e->declared.n; i++)
     fibers |= !strncmp(e->declared.v[i], "tilec.emu.barrier", 17) || !strncmp(e->declared.v[i], "tilec.emu.shfl", 14) ||
               !strncmp(e->declared.v[i], "tilec.emu.mma.", 14) || !strncmp(e->declared.v[i], "tilec.emu.ldmatrix.", 19) ||
               !strcmp(e->declared.v[i], "tilec.emu.wgmma");
   sb_printf(&t, "module {\n  llvm.mlir.global external constant @tilec_emu_shared_bytes(%lld : i64) : i64\n",
             (long long)shared);
-  sb_printf(&t, "  llvm.mlir.global external constant @tilec_emu_fibers(%d : i32) : i32\n", fibers ? 1 : 0);
+  sb_printf(&t, "  llvm.mlir.global external constant @tilec_emu_fibers(%d : i32) : i32\n", (fibers ? 1 : 0) | (proxy ? 2 : 0));
   /* the source positions of the global accesses, NUL-separated, by site number */
   StrBuf sites = {0};
   size_t bytes = 0;

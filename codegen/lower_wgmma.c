@@ -82,14 +82,25 @@ static bool wg_form(MlirType at, MlirType bt, MlirType acc, WgForm *f) {
   return true;
 }
 
-/* The 64-bit descriptor of z's buffer with its start at `start` (an i32
- * shared address): the start's bits 17..4, then constant fields. */
-static MlirValue descriptor(Lower *L, MlirValue start, uint64_t fields) {
+static MlirValue const_i64(Lower *L, uint64_t v) {
   MlirType i64 = mlirIntegerTypeGet(L->ctx, 64);
+  MlirNamedAttribute a = lw_named(L, "value", mlirIntegerAttrGet(i64, (int64_t)v));
+  return lw_emit1(L, "arith.constant", i64, 0, NULL, 1, &a);
+}
+
+/* The 64-bit descriptor of a buffer starting at `start` (an i32 shared
+ * address): the start's bits 17..4, then constant fields. */
+static MlirValue descriptor(Lower *L, MlirValue start, uint64_t fields) {
   MlirValue s = lw_bin(L, "arith.shrui", lw_bin(L, "arith.andi", start, lw_const_i32(L, 0x3ffff)), lw_const_i32(L, 4));
-  MlirValue w = lw_emit1(L, "arith.extui", i64, 1, &s, 0, NULL);
-  MlirNamedAttribute v = lw_named(L, "value", mlirIntegerAttrGet(i64, (int64_t)fields));
-  return lw_bin(L, "arith.ori", w, lw_emit1(L, "arith.constant", i64, 0, NULL, 1, &v));
+  MlirValue w = lw_emit1(L, "arith.extui", mlirIntegerTypeGet(L->ctx, 64), 1, &s, 0, NULL);
+  return lw_bin(L, "arith.ori", w, const_i64(L, fields));
+}
+
+/* The descriptor `bytes` (a multiple of 16) further on than `base`'s: its
+ * start field plus bytes / 16, as Triton steps its descriptors (the
+ * buffers lie below 256 KiB, so the field does not carry). */
+static MlirValue descriptor_at(Lower *L, MlirValue base, int64_t bytes) {
+  return bytes ? lw_bin(L, "arith.addi", base, const_i64(L, (uint64_t)(bytes >> 4))) : base;
 }
 
 /* The fixed fields of z's descriptors: LBO, SBO and the swizzle mode. */
@@ -171,6 +182,8 @@ void lw_lower_wgmma(Lower *L, MlirOperation op) {
     a_base = lw_bin(L, "arith.addi", smem_addr(L, za), lw_bin(L, "arith.muli", wg_row, lw_const_i32(L, za->wg_cols * f.bits / 8)));
   }
   uint64_t a_fields = za ? fields_of(za, M, false) : 0, b_fields = fields_of(zb, tb ? K : N, tb);
+  /* each descriptor its buffer's first, stepped */
+  MlirValue a_desc = za ? descriptor(L, a_base, a_fields) : (MlirValue){NULL}, b_desc = descriptor(L, b_base, b_fields);
   char name[96];
   snprintf(name, sizeof name, "tilec.wgmma.m64n%dk%d.%s.%s.%s%s%s", n, f.k, f.dtype, f.atype, f.btype, areg ? ".areg" : "",
            tb ? ".tb" : "");
@@ -185,8 +198,7 @@ void lw_lower_wgmma(Lower *L, MlirOperation op) {
       int na = 0;
       MlirValue ops_a[4];
       if (za) {
-        MlirValue s = lw_bin(L, "arith.addi", a_base, lw_const_i32(L, offset_of(za, M, (int64_t)rm * 16 * wm, (int64_t)step * f.k)));
-        ops_a[na++] = descriptor(L, s, a_fields);
+        ops_a[na++] = descriptor_at(L, a_desc, offset_of(za, M, (int64_t)rm * 16 * wm, (int64_t)step * f.k));
       } else {
         /* A's fragment from P's registers: row g + 8 (q % 2), K 2t + 8 (q / 2) of the step */
         for (int q = 0; q < 4; q++) {
@@ -199,7 +211,7 @@ void lw_lower_wgmma(Lower *L, MlirOperation op) {
         for (int q = 0; q < nd; q++) args[k++] = regs[p * nd + q];
         for (int i = 0; i < na; i++) args[k++] = ops_a[i];
         int64_t boff = tb ? offset_of(zb, K, (int64_t)step * f.k, (int64_t)rn * n) : offset_of(zb, N, (int64_t)rn * n, (int64_t)step * f.k);
-        args[k++] = descriptor(L, lw_bin(L, "arith.addi", b_base, lw_const_i32(L, boff)), b_fields);
+        args[k++] = descriptor_at(L, b_desc, boff);
         args[k++] = one; /* scale-d: D = A B + D */
         MlirValue d = lw_call(L, name, st, k, args);
         for (int q = 0; q < nd; q++) regs[p * nd + q] = lw_extract_i32(L, d, q);

@@ -35,6 +35,7 @@
 #include "cpasync.h"
 #include "mma.h"
 #include "wgmma.h"
+#include "asyncproxy.h"
 #include "mbarrier.h"
 #include "runtime/grid.h"
 
@@ -83,6 +84,8 @@ typedef struct Cur {
   int last_buf; /* the buffer of the last access: the next is most often in it too */
   AsyncBlock async; /* the block's cp.async copies (cpasync.h) */
   bool async_used;  /* a cp.async was issued in this block: shared accesses are checked against them */
+  ProxyBlock proxy; /* the async proxy's view of shared memory (asyncproxy.h), for kernels with wgmma */
+  bool proxy_on;
 } Cur;
 
 static _Thread_local Cur *cur;
@@ -136,6 +139,7 @@ static void emu_barrier(void) {
   fiber_barrier();
   if (cur->cw) ck_barrier(cur->cw, fiber_current_tid());
   async_barrier(&cur->async, fiber_current_tid()); /* counted always: a copy may come after */
+  if (cur->proxy_on) proxy_barrier(&cur->proxy, fiber_current_tid());
 }
 static void *emu_smem(void) { return cur->smem; }
 /* A shared pointer as the offset the emulator's wgmma descriptors hold (on
@@ -187,6 +191,22 @@ static bool smem_written(const void *p, size_t n) { return smem_written_by(p, n,
 
 static const char *site_name(uint32_t site);
 
+/* A generic-proxy write of shared memory by the running thread, for the
+ * async proxy's checks (asyncproxy.h): one that overwrites an operand a
+ * wgmma.mma_async still reads is reported. */
+static void proxy_written(const void *p, size_t n) {
+  int warp, tid = cur_tid();
+  uint32_t off = (uint32_t)((const unsigned char *)p - cur->smem);
+  if (proxy_write(&cur->proxy, tid, off, (uint32_t)n, &warp) == PROXY_OK) return;
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "race in kernel '%s', block (%u, %u, %u): thread %d writes shared memory (offset %u) that a wgmma.mma_async of "
+              "warp %d still reads (no wgmma.wait_group of that warp has retired its group)",
+           r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], tid, off, warp);
+  pthread_mutex_unlock(&r->lock);
+}
+
 /* An access to shared memory that a cp.async still writes, or that
  * another thread's wait wrote with no barrier since: reported (cpasync.h). */
 static void async_access(const void *p, size_t n, bool store, int tid) {
@@ -221,6 +241,7 @@ static void async_access(const void *p, size_t n, bool store, int tid) {
   }                                                                                                                    \
   static void emu_sts_b##bits(void *p, T v) {                                                                          \
     if (cur->async_used) async_access(p, sizeof v, true, cur_tid());                                                   \
+    if (cur->proxy_on) proxy_written(p, sizeof v);                                                                     \
     size_t off = (size_t)((unsigned char *)p - cur->smem);                                                             \
     if (off + sizeof v <= cur->smem_bytes) memset(cur->shadow + off, 1, sizeof v);                                     \
     memcpy(p, &v, sizeof v);                                                                                           \
@@ -345,6 +366,7 @@ static void cp_async(void *dst, const void *src, uint32_t pred, uint32_t site, i
       c->cw)
     ck_access(c->cw, b, src, (unsigned)n, CK_LOAD, tid, site);
   c->async_used = true;
+  if (c->proxy_on) proxy_written(dst, (size_t)n);
   uint32_t off = (uint32_t)((unsigned char *)dst - c->smem);
   if (async_issue(&c->async, tid, off, src, n, b >= 0 ? n : 0, site, &other)) return;
   Run *r = c->run;
@@ -745,6 +767,7 @@ typedef struct WgLane {
 typedef struct WgRead {
   int tid;       /* the warp's lane 0 */
   bool reported; /* a read was reported: the model's failure is not again */
+  bool unfenced; /* an unfenced read was reported */
 } WgRead;
 
 static void wg_report(int tid, const char *what) {
@@ -772,6 +795,20 @@ static bool wg_read(void *ctx, uint32_t address, void *out, int bytes) {
   const unsigned char *p = (const unsigned char *)cur->smem + address;
   if (cur->async_used) async_access(p, (size_t)bytes, false, rd->tid);
   smem_written_by(p, (size_t)bytes, rd->tid);
+  if (cur->proxy_on) {
+    int writer;
+    bool ok;
+    if (proxy_read(&cur->proxy, rd->tid, rd->tid / 32, address, (uint32_t)bytes, &writer, &ok) == PROXY_UNFENCED && !rd->unfenced) {
+      char what[256];
+      snprintf(what, sizeof what,
+               "it reads shared memory (offset %u) that thread %d wrote through the generic proxy with no fence.proxy.async "
+               "between (by the writer after its write, or by the reader after a barrier that follows it)",
+               address, writer);
+      wg_report(rd->tid, what);
+      rd->unfenced = true; /* once an instruction */
+    }
+    if (!ok) wg_report(rd->tid, "out of memory");
+  }
   memcpy(out, p, (size_t)bytes);
   return true;
 }
@@ -804,7 +841,7 @@ static void wgmma_complete(void *ctx, void *const lanes[32]) {
     if (op.a_in_registers) memcpy(a[l], x->a, sizeof a[l]);
     memcpy(d[l], x->d, (size_t)nd * 4);
   }
-  WgRead rd = {tid, false};
+  WgRead rd = {tid, false, false};
   const char *why = NULL;
   if (emu_wgmma_warp(&op, (tid / 32) % 4, a, l0->a_desc, l0->b_desc, d, wg_read, &rd, &why)) {
     for (int l = 0; l < 32; l++) memcpy(((const WgLane *)lanes[l])->d, d[l], (size_t)nd * 4);
@@ -820,6 +857,37 @@ static void emu_wgmma_call(uint32_t *d, const uint32_t *a, uint64_t a_desc, uint
   WgLane me = {d, a, a_desc, b_desc, scale_d};
   /* the code tells the lanes' instructions apart: lanes of a warp in different ones are divergent */
   fiber_warp_call(~0u, WGMMA_NAME, wgmma_complete, (void *)(((uintptr_t)code << 1) | 1), &me);
+}
+
+/* wgmma.commit_group and wgmma.wait_group keep: collectives of the warp
+ * (.sync.aligned), so that no lane goes past a wait before its warp's
+ * groups are retired; the last lane to arrive closes or retires them for
+ * the async proxy's checks (asyncproxy.h). The model wrote D at issue, so
+ * that is all they do. fence.proxy.async: the running thread's fence. */
+static void wg_commit_complete(void *ctx, void *const lanes[32]) {
+  (void)ctx, (void)lanes;
+  if (cur->proxy_on) proxy_commit(&cur->proxy, cur_tid() / 32);
+}
+
+static void wg_wait_complete(void *ctx, void *const lanes[32]) {
+  (void)lanes;
+  if (cur->proxy_on) proxy_wait(&cur->proxy, cur_tid() / 32, (int)((uintptr_t)ctx >> 1));
+}
+
+static void emu_wgmma_commit(void) {
+  if (!warp_meets("wgmma.commit_group.sync.aligned")) return;
+  int me = 0;
+  fiber_warp_call(~0u, "wgmma.commit_group.sync.aligned", wg_commit_complete, (void *)1, &me);
+}
+
+static void emu_wgmma_wait(int32_t keep) {
+  if (!warp_meets("wgmma.wait_group.sync.aligned")) return;
+  int me = 0;
+  fiber_warp_call(~0u, "wgmma.wait_group.sync.aligned", wg_wait_complete, (void *)(((uintptr_t)(uint32_t)keep << 1) | 1), &me);
+}
+
+static void emu_fence_proxy_async(void) {
+  if (cur->proxy_on) proxy_fence(&cur->proxy, cur_tid());
 }
 
 /* ---- mbarrier (emu/mbarrier.h) ------------------------------------------------------------------ */
@@ -1055,6 +1123,8 @@ static const Named bind_table[] = {
     {"tilec.emu.ldmatrix.x2.b16", FN(emu_ldmatrix_x2)}, {"tilec.emu.ldmatrix.x2.trans.b16", FN(emu_ldmatrix_x2_trans)},
     {"tilec.emu.ldmatrix.x4.b16", FN(emu_ldmatrix_x4)}, {"tilec.emu.ldmatrix.x4.trans.b16", FN(emu_ldmatrix_x4_trans)},
     {"tilec.emu.wgmma", FN(emu_wgmma_call)}, {"tilec.emu.smem.addr", FN(emu_smem_addr)},
+    {"tilec.emu.wgmma.commit", FN(emu_wgmma_commit)}, {"tilec.emu.wgmma.wait", FN(emu_wgmma_wait)},
+    {"tilec.emu.fence.proxy.async", FN(emu_fence_proxy_async)},
     {"tilec.emu.mbarrier.init", FN(emu_mbar_init_call)}, {"tilec.emu.mbarrier.inval", FN(emu_mbar_inval_call)},
     {"tilec.emu.mbarrier.arrive", FN(emu_mbar_arrive_call)},
     {"tilec.emu.mbarrier.arrive.count", FN(emu_mbar_arrive_count_call)},
@@ -1112,8 +1182,10 @@ static void *worker(void *arg) {
   FiberSched *s = c.fibers ? fiber_sched_create(r->nthreads, 0) : NULL;
   c.cw = r->ck ? ck_worker_create(r->ck) : NULL;
   bool async_ok = c.smem && c.shadow && async_block_init(&c.async, c.smem, c.shadow, c.smem_bytes, r->nthreads);
+  c.proxy_on = r->k->async_proxy;
+  bool proxy_ok = !c.proxy_on || proxy_init(&c.proxy, c.smem_bytes, r->nthreads);
   cur = &c;
-  if (!c.smem || !c.shadow || !async_ok || (c.fibers && !s) || (r->ck && !c.cw)) {
+  if (!c.smem || !c.shadow || !async_ok || !proxy_ok || (c.fibers && !s) || (r->ck && !c.cw)) {
     pthread_mutex_lock(&r->lock);
     report(r, "emulator: out of memory for a block's shared memory, thread stacks or checks");
     r->oom = true;
@@ -1130,6 +1202,7 @@ static void *worker(void *arg) {
     memset(c.shadow, 0, smem_bytes);
     async_block_reset(&c.async);
     c.async_used = false;
+    if (c.proxy_on) proxy_reset(&c.proxy);
     if (c.cw) ck_program_begin(c.cw, b, c.ctaid);
     if (!c.fibers) {
       for (c.tid = 0; c.tid < r->nthreads; c.tid++) r->k->entry((void **)l->args);
@@ -1151,6 +1224,7 @@ static void *worker(void *arg) {
   fiber_sched_destroy(s);
   ck_worker_destroy(c.cw);
   if (async_ok) async_block_free(&c.async);
+  if (c.proxy_on && proxy_ok) proxy_free(&c.proxy);
   free(c.smem);
   free(c.shadow);
   return NULL;

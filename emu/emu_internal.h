@@ -21,6 +21,7 @@ struct EmuKernel {
   void (*entry)(void **args);
   int64_t shared_bytes;
   bool fibers; /* barriers or warp collectives: the threads of a block need fibers */
+  bool async_proxy; /* wgmma: shared memory's async proxy is checked (asyncproxy.h) */
   char *name;
   const char **sites; /* "file:line:col" of each global access, by site number */
   int nsites;

@@ -183,7 +183,8 @@ static EmuKernel *new_kernel(const char *kernel, char **err) {
 }
 
 /* Reads the entry, the shared-memory size, the site table and, where the
- * object has it, whether the kernel needs fibers, at their addresses;
+ * object has it, whether the kernel needs fibers (bit 0 of
+ * tilec_emu_fibers) and the async proxy's checks (bit 1), at their addresses;
  * false when out of memory. */
 static bool take_tables(EmuKernel *k, const uint64_t addr[NTABLES]) {
   k->entry = (void (*)(void **))(uintptr_t)addr[0];
@@ -192,6 +193,7 @@ static bool take_tables(EmuKernel *k, const uint64_t addr[NTABLES]) {
     int32_t fibers;
     memcpy(&fibers, (const void *)(uintptr_t)addr[TABLE_FIBERS], sizeof fibers);
     k->fibers = fibers != 0;
+    k->async_proxy = (fibers & 2) != 0; /* bit 1: wgmma, whose async proxy is checked */
   }
   /* the site table: strings, ended by an empty one */
   for (const char *p = (const char *)(uintptr_t)addr[2]; *p; p += strlen(p) + 1) {
@@ -288,6 +290,7 @@ EmuKernel *emu_load(const char *ir, size_t len, const char *kernel, char **err) 
     if ((n >= 17 && !memcmp(name, "tilec.emu.barrier", 17)) || (n >= 14 && !memcmp(name, "tilec.emu.shfl", 14)) ||
         (n >= 14 && !memcmp(name, "tilec.emu.mma.", 14)) || (n >= 19 && !memcmp(name, "tilec.emu.ldmatrix.", 19)))
       k->fibers = true;
+    if (n >= 15 && !memcmp(name, "tilec.emu.wgmma", 15)) k->fibers = k->async_proxy = true;
   }
   /* nothing unwinds through a kernel: no unwind tables for the JIT to register */
   unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);

@@ -5,10 +5,14 @@
  * (tests/unit/wgmma_layouts.h), meets at a barrier, and each thread passes
  * its registers, in memory, with the descriptors; the warps compute their
  * rows of D and the kernel stores every thread's D. Checked against the
- * triple loop, with two seeds of the threads' order. And what is reported:
- * a descriptor that leads past shared memory, operands nothing wrote,
- * lanes that give different descriptors, and a thread that returned before
- * the instruction (a deadlock).
+ * triple loop, with two seeds of the threads' order and the two places of
+ * fence.proxy.async (every reader after the barrier, every writer before
+ * it). And what is reported: a descriptor that leads past shared memory,
+ * operands nothing wrote, lanes that give different descriptors, a thread
+ * that returned before the instruction (a deadlock), operands written with
+ * no fence.proxy.async, and an operand overwritten before the
+ * wgmma.wait_group that retires the instruction's group (the same store
+ * after the wait and a barrier is silent).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,9 @@ static const char kernel_ir[] =
     "declare void @tilec.emu.barrier()\n"
     "declare void @tilec.emu.sts.b32(ptr addrspace(3), i32)\n"
     "declare void @tilec.emu.wgmma(ptr, ptr, i64, i64, i32, i32)\n"
+    "declare void @tilec.emu.fence.proxy.async()\n"
+    "declare void @tilec.emu.wgmma.commit()\n"
+    "declare void @tilec.emu.wgmma.wait(i32)\n"
     "define void @tilec_emu_entry(ptr %args) {\n"
     "entry:\n"
     "  %p0 = load ptr, ptr %args\n"
@@ -59,6 +66,12 @@ static const char kernel_ir[] =
     "  %odd = load i32, ptr %pd\n"
     "  %pq = getelementptr i32, ptr %pi, i64 4\n"
     "  %quitter = load i32, ptr %pq\n"
+    "  %pf = getelementptr i32, ptr %pi, i64 5\n"
+    "  %fence = load i32, ptr %pf\n"
+    "  %pl = getelementptr i32, ptr %pi, i64 6\n"
+    "  %late = load i32, ptr %pl\n"
+    "  %pbo = getelementptr i32, ptr %pi, i64 7\n"
+    "  %boff = load i32, ptr %pbo\n"
     "  %tid = call i32 @tilec.emu.tid.x()\n"
     "  %s = call ptr addrspace(3) @tilec.emu.smem()\n"
     "  %ra = alloca [4 x i32], align 16\n"
@@ -77,11 +90,23 @@ static const char kernel_ir[] =
     "  %more = icmp ult i32 %i1, 128\n"
     "  br i1 %more, label %fill, label %filled\n"
     "filled:\n"
+    "  %f2 = icmp eq i32 %fence, 2\n"
+    "  br i1 %f2, label %wfence, label %bar\n"
+    "wfence:\n"
+    "  call void @tilec.emu.fence.proxy.async()\n"
+    "  br label %bar\n"
+    "bar:\n"
     "  call void @tilec.emu.barrier()\n"
+    "  %f1 = icmp eq i32 %fence, 1\n"
+    "  br i1 %f1, label %rfence, label %afterbar\n"
+    "rfence:\n"
+    "  call void @tilec.emu.fence.proxy.async()\n"
+    "  br label %afterbar\n"
+    "afterbar:\n"
     "  %quit = icmp eq i32 %tid, %quitter\n"
     "  br i1 %quit, label %done, label %regs_in\n"
     "regs_in:\n"
-    "  %j = phi i32 [ 0, %filled ], [ %j1, %regs_in ]\n"
+    "  %j = phi i32 [ 0, %afterbar ], [ %j1, %regs_in ]\n"
     "  %r0 = mul i32 %tid, 132\n"
     "  %rw = add i32 %r0, %j\n"
     "  %rsrc = getelementptr i32, ptr %regs, i32 %rw\n"
@@ -95,14 +120,35 @@ static const char kernel_ir[] =
     "  %j1 = add i32 %j, 1\n"
     "  %jm = icmp ult i32 %j1, 132\n"
     "  br i1 %jm, label %regs_in, label %call\n"
+    "";
+
+/* the kernel's second half: C99 promises string literals of 4095 bytes */
+static const char kernel_ir2[] =
     "call:\n"
     "  %isodd = icmp eq i32 %tid, %odd\n"
     "  %adesc1 = add i64 %adesc0, 1\n"
     "  %adesc = select i1 %isodd, i64 %adesc1, i64 %adesc0\n"
     "  call void @tilec.emu.wgmma(ptr %rd, ptr %ra, i64 %adesc, i64 %bdesc, i32 %op, i32 %scale)\n"
+    "  %first = icmp eq i32 %tid, 0\n"
+    "  %bptr = getelementptr i8, ptr addrspace(3) %s, i32 %boff\n"
+    "  %l1 = icmp eq i32 %late, 1\n"
+    "  %early = and i1 %l1, %first\n"
+    "  br i1 %early, label %estore, label %cw\n"
+    "estore:\n"
+    "  call void @tilec.emu.sts.b32(ptr addrspace(3) %bptr, i32 0)\n"
+    "  br label %cw\n"
+    "cw:\n"
+    "  call void @tilec.emu.wgmma.commit()\n"
+    "  call void @tilec.emu.wgmma.wait(i32 0)\n"
+    "  call void @tilec.emu.barrier()\n"
+    "  %l2 = icmp eq i32 %late, 2\n"
+    "  %after = and i1 %l2, %first\n"
+    "  br i1 %after, label %lstore, label %regs_out\n"
+    "lstore:\n"
+    "  call void @tilec.emu.sts.b32(ptr addrspace(3) %bptr, i32 0)\n"
     "  br label %regs_out\n"
     "regs_out:\n"
-    "  %k = phi i32 [ 0, %call ], [ %k1, %regs_out ]\n"
+    "  %k = phi i32 [ 0, %cw ], [ 0, %lstore ], [ %k1, %regs_out ]\n"
     "  %o0 = mul i32 %tid, 128\n"
     "  %ow = add i32 %o0, %k\n"
     "  %psrc = getelementptr i32, ptr %rd, i32 %k\n"
@@ -120,14 +166,18 @@ typedef struct Params {
   uint64_t a_desc, b_desc;
   uint32_t op;
   int32_t scale_d, nofill, odd, quitter;
+  int32_t fence;      /* fence.proxy.async: 0 none, 1 by every thread after the barrier, 2 before it */
+  int32_t late_store; /* thread 0 stores into B: 0 never, 1 before its warp's wait, 2 after the wait and a barrier */
+  int32_t b_offset;   /* where */
 } Params;
 
 static uint32_t regs[128][132], out[128][128];
 
 /* Runs the kernel on the trial's shared memory and registers; false with the report on a failure. */
 static bool run(const WgTrial *t, const Params *p, uint64_t seed, char **report) {
-  char *err = NULL;
-  EmuKernel *k = emu_load(kernel_ir, strlen(kernel_ir), "wgmma", &err);
+  char *err = NULL, ir[sizeof kernel_ir + sizeof kernel_ir2];
+  snprintf(ir, sizeof ir, "%s%s", kernel_ir, kernel_ir2);
+  EmuKernel *k = emu_load(ir, strlen(ir), "wgmma", &err);
   if (!k) {
     *report = err;
     return false;
@@ -152,7 +202,7 @@ static bool run(const WgTrial *t, const Params *p, uint64_t seed, char **report)
 static WgTrial trial;
 
 static Params params_of(const WgCase *c, const WgTrial *t) {
-  Params p = {t->a_desc, t->b_desc, emu_wgmma_encode(&c->op), c->op.scale_d, -1, -1, -1};
+  Params p = {t->a_desc, t->b_desc, emu_wgmma_encode(&c->op), c->op.scale_d, -1, -1, -1, 1, 0, (int32_t)WG_B_AT};
   return p;
 }
 
@@ -178,6 +228,7 @@ static void instructions(void) {
           break;
         }
       Params p = params_of(&cases[i], &trial);
+      p.fence = seed ? 2 : 1; /* the reader fences after the barrier, or the writer before it */
       char *report = NULL;
       bool ok = run(&trial, &p, seed * 5, &report);
       CHECK(ok);
@@ -218,6 +269,25 @@ static void reports(void) {
   quit.quitter = 100;
   CHECK(!run(&trial, &quit, 0, &report));
   CHECK_CONTAINS(report, "deadlock");
+  free(report);
+  /* the async proxy: operands written by st.shared with no fence.proxy.async */
+  Params unfenced = p;
+  unfenced.fence = 0;
+  CHECK(!run(&trial, &unfenced, 0, &report));
+  CHECK_CONTAINS(report, "reads shared memory (offset ");
+  CHECK_CONTAINS(report, "wrote through the generic proxy with no fence.proxy.async between");
+  free(report);
+  /* B overwritten while warp 0's wgmma may still read it; after its wait and a barrier, not */
+  Params early = p;
+  early.late_store = 1;
+  CHECK(!run(&trial, &early, 0, &report));
+  CHECK_CONTAINS(report, "thread 0 writes shared memory (offset ");
+  CHECK_CONTAINS(report, "that a wgmma.mma_async of warp 0 still reads (no wgmma.wait_group of that warp has retired its group)");
+  free(report);
+  Params late = p;
+  late.late_store = 2;
+  CHECK(run(&trial, &late, 0, &report));
+  CHECK(wg_trial_check(&c, &trial, out, "a store after the wait") == 0);
   free(report);
 }
 
