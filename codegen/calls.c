@@ -10,7 +10,7 @@
  * `tilec.ldmatrix.x<1|2|4>[.trans].b16(row) -> {i32...}`,
  * `tilec.cp.async.<4|8|16>(dst, src, pred)`, `tilec.cp.async.commit()`,
  * `tilec.cp.async.wait.<0-7>()`, and wgmma's (lower_wgmma.c): `tilec.wgmma.fence()`,
- * `tilec.wgmma.commit()`, `tilec.wgmma.wait.0(d...)`, `tilec.wgmma.<form>(d..., a, b_desc,
+ * `tilec.wgmma.commit()`, `tilec.wgmma.wait.<0|1>(d...)`, `tilec.wgmma.<form>(d..., a, b_desc,
  * scale_d)`, `tilec.smem.addr(p)`, `tilec.fence.proxy.async()`.
  * In the pipeline the lowering makes them, but either pass also runs alone
  * on IR text (`tilec opt`), where a call of another shape must be an
@@ -188,7 +188,7 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
     *nres = 0;
     if (n.length - at == 5 && !memcmp(n.data + at, "fence", 5)) return true;
     if (n.length - at == 6 && !memcmp(n.data + at, "commit", 6)) return true;
-    if (n.length - at == 6 && !memcmp(n.data + at, "wait.0", 6)) {
+    if (n.length - at == 6 && (!memcmp(n.data + at, "wait.0", 6) || !memcmp(n.data + at, "wait.1", 6))) {
       *nops = -1; /* any number of registers, as many results */
       *nres = 1;
       return true;

@@ -272,7 +272,7 @@ static void replace_call(MlirOperation call, MlirOperation by) {
   op_erase(call);
 }
 
-/* wgmma's calls (lower_wgmma.c): tilec.wgmma.fence(), commit(), wait.0(d...)
+/* wgmma's calls (lower_wgmma.c): tilec.wgmma.fence(), commit(), wait.<k>(d...)
  * -> {d...} (the registers tied through it), tilec.wgmma.<form>(d...,
  * a_desc | a0..a3, b_desc, scale_d) -> {d...}, tilec.fence.proxy.async(),
  * and tilec.smem.addr(p) -> i32 (a shared pointer's 32 bits). */
@@ -305,9 +305,9 @@ static void expand_wgmma(Compilation *comp, MlirOperation call, MlirStringRef n)
   for (int i = 0; i < nops; i++) ops[i] = mlirOperationGetOperand(call, i);
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
   StrBuf text = {0}, cons = {0};
-  if (n.length == 18 && !memcmp(n.data, "tilec.wgmma.wait.0", 18)) {
+  if (n.length == 18 && !memcmp(n.data, "tilec.wgmma.wait.", 17)) {
     /* the accumulators pass through the wait, so that none is read before it */
-    sb_printf(&text, "wgmma.wait_group.sync.aligned 0;");
+    sb_printf(&text, "wgmma.wait_group.sync.aligned %c;", n.data[17]);
     for (int i = 0; i < nops; i++) sb_printf(&cons, "%s=r", i ? "," : "");
     for (int i = 0; i < nops; i++) sb_printf(&cons, ",%d", i);
   } else {

@@ -53,6 +53,8 @@ typedef struct Lower {
   MlirValue consts[256];
   struct BinMemo *memo; /* integer ops already emitted: (op, a, b) -> result */
   MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
+  MlirOperation wg_async_dot; /* a pipelined loop's wgmma dot whose group stays in flight into the
+                               * next iteration (wgmma.wait_group 1; lower_control.c) */
   bool failed;
 } Lower;
 

@@ -193,11 +193,45 @@ static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, P
  * of iteration j + S - 1 into that same slot, which it has read: S - 1
  * slots, as Triton's. The values the first stage carries run S - 1
  * iterations ahead. insert-barriers puts the barriers between the copies
- * and the reads, and between the reads and the next copies. */
+ * and the reads, and between the reads and the next copies. A wgmma K
+ * loop (accumulating_wgmma) has S slots, reads slot j % S and fills slot
+ * (j - 1) % S, whose group its dot's wgmma.wait_group 1 retired; after the
+ * loop, the last group's wait. */
+/* The loop body's wgmma dot that only accumulates, as a K loop's does: its
+ * accumulator a carried value read by nothing else, its result carried on
+ * and read by nothing else, in f32 or s32 (an f16 one is unpacked from its
+ * registers, which must not happen while they are in flight); *carried:
+ * which. Null when there is none. */
+static MlirOperation accumulating_wgmma(Lower *L, MlirBlock src, MlirOperation yield, int *carried) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield); o = mlirOperationGetNextInBlock(o)) {
+    Layout l;
+    MlirValue r = mlirOperationGetResult(o, 0);
+    if (tile_op_of(o) != TOP_dot || !layout_of_type(L->comp, mlirValueGetType(r), &l) || l.kind != L_MMA || l.version != 3 ||
+        mlirTypeIsAF16(mlirShapedTypeGetElementType(mlirValueGetType(r))))
+      continue;
+    MlirValue c = mlirOperationGetOperand(o, 2);
+    MlirOpOperand u = mlirValueGetFirstUse(r), cu = mlirValueGetFirstUse(c);
+    if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u)) || !mlirOperationEqual(mlirOpOperandGetOwner(u), yield) ||
+        mlirOpOperandIsNull(cu) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(cu)))
+      continue;
+    int i = (int)mlirOpOperandGetOperandNumber(u);
+    if (!mlirValueIsABlockArgument(c) || !mlirBlockEqual(mlirBlockArgumentGetOwner(c), src) || mlirBlockArgumentGetArgNumber(c) != 1 + i)
+      continue;
+    *carried = i;
+    return o;
+  }
+  return (MlirOperation){NULL};
+}
+
 static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperation op, int S) {
   MlirBlock src = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   MlirOperation yield = mlirBlockGetTerminator(src);
   int n = (int)mlirOperationGetNumOperands(op) - 3;
+  /* a wgmma K loop keeps one group in flight: S slots, each iteration's
+   * copies into the slot of the iteration before (lower_wgmma.c) */
+  int acc_i = -1;
+  MlirOperation async_dot = accumulating_wgmma(L, src, yield, &acc_i);
+  int slots = mlirOperationIsNull(async_dot) ? S - 1 : S;
   if (n > 64) {
     lw_fail(L, op, "carries more values than the GPU code generator supports yet");
     return;
@@ -218,9 +252,9 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
       bool trans;
       MlirOperation cv = operand_conversion(L->comp, o, &trans);
       if (!mlirOperationIsNull(cv))
-        buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), S - 1, operand_kn(L->comp, o, cv, trans));
+        buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), slots, operand_kn(L->comp, o, cv, trans));
       if (buf) buf->flipped = trans;
-      if (!buf && !(pre = lw_prefetch_buffer(L, o, S - 1))) {
+      if (!buf && !(pre = lw_prefetch_buffer(L, o, slots))) {
         lw_fail(L, o, "goes ahead in a pipelined loop, which the GPU code generator does not support yet for its type");
         return;
       }
@@ -249,8 +283,8 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     lw_fail(L, op, "carries more values per thread than the GPU code generator supports yet");
     return;
   }
-  MlirValue *flat = flat_alloc(L, 3 + count + 1);
-  MlirType *types = types_alloc(L, 1 + count + 1);
+  MlirValue *flat = flat_alloc(L, 3 + count + 2);
+  MlirType *types = types_alloc(L, 1 + count + 2);
   int k = flatten_list(L, op, n, carried, flat + 3, count);
   if (k < 0) return;
   flat[0] = lb, flat[1] = ub, flat[2] = step;
@@ -259,11 +293,15 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   /* with several slots, the loop carries the one this iteration reads (as
    * Triton's pipeliner): no division by the step, which may be a run-time
    * value (tl.num_programs) */
-  bool rotate = S > 2;
-  int kk = k + rotate;
+  bool rotate = slots > 1, behind = slots == S; /* behind: the slot written is the one read before, carried too */
+  int kk = k + rotate + behind;
   if (rotate) {
     flat[3 + k] = lw_const_i32(L, 0);
     types[1 + k] = lw_i32(L);
+  }
+  if (behind) {
+    flat[4 + k] = lw_const_i32(L, slots - 1); /* iteration 0 fills the last slot, which the prologue left */
+    types[2 + k] = lw_i32(L);
   }
   MlirBlock body = new_block(L, 1 + kk, types);
   MlirRegion region = mlirRegionCreate();
@@ -285,7 +323,8 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   /* iteration j reads slot j % (S - 1), and then fills it with iteration
    * j + S - 1 */
   MlirValue rslot = rotate ? mlirBlockGetArgument(body, 1 + k) : lw_const_i32(L, 0);
-  MlirValue wslot = rslot;
+  /* the slot before, whose dot the wait retired */
+  MlirValue wslot = behind ? mlirBlockGetArgument(body, 2 + k) : rslot;
   for (int i = 0; i < stage0.n; i++)
     if (bufs.v[i]) {
       Vals *x = lw_new_vals(L, 0);
@@ -295,9 +334,11 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
       lw_put(L, mlirOperationGetResult((MlirOperation){stage0.v[i]}, 0), lw_prefetched(L, pres.v[i], rslot));
     }
   /* the last stage: the rest of the body */
+  L->wg_async_dot = async_dot;
   for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield) && !L->failed;
        o = mlirOperationGetNextInBlock(o))
     if (op_int_attr(o, "tile.stage", -1) != 0) lw_lower_op(L, o);
+  L->wg_async_dot = (MlirOperation){NULL};
   /* the first stage of iteration j + S - 1 */
   MlirValue ahead = lw_bin(L, "arith.addi", iv, lw_bin(L, "arith.muli", step, lw_const_like(L, step, S - 1)));
   Vals **next = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
@@ -306,12 +347,13 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   if (!L->failed) {
     Vals **ys = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
     for (int i = 0; i < n; i++) ys[i] = c0[i] ? next[i] : lw_get(L, mlirOperationGetOperand(yield, i));
-    MlirValue *yv = flat_alloc(L, count + 1);
+    MlirValue *yv = flat_alloc(L, count + 2);
     int yk = flatten_list(L, yield, n, ys, yv, count);
     if (yk == k && rotate) {
       /* the next slot: one on, back to 0 past the last */
       MlirValue up = lw_bin(L, "arith.addi", rslot, lw_const_i32(L, 1));
-      yv[k] = lw_pick(L, lw_cmp_u32(L, 0 /* eq */, up, lw_const_i32(L, S - 1)), lw_const_i32(L, 0), up);
+      yv[k] = lw_pick(L, lw_cmp_u32(L, 0 /* eq */, up, lw_const_i32(L, slots)), lw_const_i32(L, 0), up);
+      if (behind) yv[k + 1] = rslot;
     }
     if (yk == k) lw_emit(L, "scf.yield", 0, NULL, kk, yv, 0, NULL);
     else if (yk >= 0) lw_fail(L, op, "yields other values than it carries");
@@ -329,6 +371,17 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   loop_annotation(L, op, f);
   /* nothing of the buffers is in flight after the loop */
   lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
+  if (!mlirOperationIsNull(async_dot)) {
+    /* nor of the dot's last group: the accumulators pass through its wait */
+    MlirValue res = mlirOperationGetResult(op, acc_i);
+    Vals *acc = lw_get(L, res), *done = lw_new_vals(L, acc->n);
+    MlirValue *regs = flat_alloc(L, acc->n);
+    MlirType *words = types_alloc(L, acc->n);
+    for (int i = 0; i < acc->n; i++) regs[i] = lw_as_bits(L, acc->v[i]), words[i] = lw_i32(L);
+    MlirValue w = lw_call(L, "tilec.wgmma.wait.0", mlirLLVMStructTypeLiteralGet(L->ctx, acc->n, words, false), acc->n, regs);
+    for (int i = 0; i < acc->n; i++) done->v[i] = lw_from_bits(L, lw_extract_i32(L, w, i), mlirValueGetType(acc->v[i]));
+    lw_put(L, res, done);
+  }
 }
 
 void lw_lower_scf(Lower *L, MlirOperation op) {

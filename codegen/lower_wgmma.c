@@ -34,10 +34,18 @@
  * written by other instructions), every step of K for every 64 rows a
  * warpgroup computes and every n columns, one commit_group, and a
  * wait_group 0 through which the accumulators pass (so that nothing reads
- * them before the instructions are done). The calls:
+ * them before the instructions are done). In a pipelined K loop whose dot
+ * only accumulates (its result carried to the next iteration's and read
+ * nowhere else) the wait is wait_group 1: the group stays in flight while
+ * the next iteration's copies and address arithmetic run, the next
+ * iteration's instructions chain on its registers, and the loop waits for
+ * the last group after it; the loop's buffers then have S slots instead
+ * of S - 1, so that the copies of an iteration go to the slot of the one
+ * before, whose group that wait retired (lower_control.c), as Triton's
+ * pipeliner does. The calls:
  *   tilec.fence.proxy.async()
  *   tilec.wgmma.fence(), tilec.wgmma.commit()
- *   tilec.wgmma.wait.0(d...) -> {i32 x nd}
+ *   tilec.wgmma.wait.<0|1>(d...) -> {i32 x nd}
  *   tilec.wgmma.m64n<n>k<k>.<dtype>.<atype>.<btype>[.ta][.tb](d..., a_desc, b_desc, scale_d)
  *   tilec.wgmma.m64n<n>k<k>.<dtype>.<atype>.<btype>.areg[.tb](d..., a0..a3, b_desc, scale_d)
  *       -> {i32 x nd}, nd = n / 2 (n / 4 for an f16 D)
@@ -219,7 +227,11 @@ void lw_lower_wgmma(Lower *L, MlirOperation op) {
     }
   lw_call(L, "tilec.wgmma.commit", (MlirType){NULL}, 0, NULL);
   MlirType all = mlirLLVMStructTypeLiteralGet(L->ctx, nregs, words, false);
-  MlirValue done = lw_call(L, "tilec.wgmma.wait.0", all, nregs, regs);
+  /* a pipelined loop's accumulating dot leaves its group in flight: the
+   * next iteration's instructions take the registers as they are, and the
+   * loop waits for the last after it (lower_control.c) */
+  bool keep = mlirOperationEqual(op, L->wg_async_dot);
+  MlirValue done = lw_call(L, keep ? "tilec.wgmma.wait.1" : "tilec.wgmma.wait.0", all, nregs, regs);
   /* the result's elements from the registers */
   Vals *out = lw_new_vals(L, ec.n);
   for (int p = 0; p < parts; p++)

@@ -489,3 +489,20 @@ def dot_self(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
 # WGX3: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # SM90-NOT: wgmma
 # SM90: mma.sync.aligned.m16n8k16
+
+# A pipelined K loop whose dot only accumulates (examples/matmul.py, N, K and
+# the strides divisible by 16): the wgmma group stays in flight into the next
+# iteration (wait_group 1: the copies of the iteration go to the slot of the
+# one before, which that wait retired), and after the loop the copies and the
+# last group are waited for before the accumulator is read.
+# RUN: %tilec compile %examples/matmul.py -k matmul_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 128, 64, 8, ''" -w 4 --num-stages 3 --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=WGLOOP
+# WGLOOP: cp.async.wait_group 1;
+# WGLOOP: fence.proxy.async.shared::cta;
+# WGLOOP: bar.sync
+# WGLOOP: wgmma.fence.sync.aligned;
+# WGLOOP-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+# WGLOOP: wgmma.commit_group.sync.aligned;
+# WGLOOP: wgmma.wait_group.sync.aligned 1;
+# WGLOOP: cp.async.cg.shared.global
+# WGLOOP: cp.async.wait_group 0;
+# WGLOOP: wgmma.wait_group.sync.aligned 0;
