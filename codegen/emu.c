@@ -293,16 +293,16 @@ static void frame_regs(Emu *e, MlirOperation call) {
   e->mma_func = f;
 }
 
-/* The call's struct result from the words at 10, 11, ... (D), after the
- * emulator's call wrote them; the call goes. */
-static void result_from_words(Emu *e, MlirOperation call) {
+/* The call's struct result from the words at first, first + 1, ... (D),
+ * after the emulator's call wrote them; the call goes. */
+static void result_from_words(Emu *e, MlirOperation call, int first) {
   MlirType i32 = mlirIntegerTypeGet(e->ctx, 32);
   MlirLocation loc = mlirOperationGetLocation(call);
   MlirValue res = mlirOperationGetResult(call, 0);
   MlirType st = mlirValueGetType(res);
   MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
   for (int i = 0; i < (int)mlirLLVMStructTypeGetNumElementTypes(st); i++) {
-    MlirValue at = mma_word(e, call, 10 + i);
+    MlirValue at = mma_word(e, call, first + i);
     MlirValue v = mlirOperationGetResult(create_before(call, "llvm.load", loc, 1, &i32, 1, &at, 0, NULL), 0);
     MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
     MlirValue iv[2] = {agg, v};
@@ -334,7 +334,7 @@ static void warp_call(Emu *e, MlirOperation call) {
   char name[96];
   snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
   call_before(e, call, name, (MlirType){NULL}, mma ? 4 : 2, args);
-  result_from_words(e, call);
+  result_from_words(e, call, 10);
 }
 
 /* wgmma's calls (lower_wgmma.c). tilec.wgmma.<form>(d..., a_desc | a0..a3,
@@ -406,16 +406,7 @@ static void wgmma_call(Emu *e, MlirOperation call) {
   MlirValue args[6] = {mma_word(e, call, WG_D), mma_word(e, call, WG_A), a_desc, mlirOperationGetOperand(call, at),
                        constant_before(e, call, i32, (int64_t)emu_wgmma_encode(&w)), mlirOperationGetOperand(call, at + 1)};
   call_before(e, call, "tilec.emu.wgmma", (MlirType){NULL}, 6, args);
-  MlirValue agg = mlirOperationGetResult(create_before(call, "llvm.mlir.undef", loc, 1, &st, 0, NULL, 0, NULL), 0);
-  for (int i = 0; i < f.nd; i++) {
-    MlirValue word = mma_word(e, call, WG_D + i);
-    MlirValue v = mlirOperationGetResult(create_before(call, "llvm.load", loc, 1, &i32, 1, &word, 0, NULL), 0);
-    MlirNamedAttribute pos = named(e, "position", mlirDenseI64ArrayGet(e->ctx, 1, (int64_t[]){i}));
-    MlirValue iv[2] = {agg, v};
-    agg = mlirOperationGetResult(create_before(call, "llvm.insertvalue", loc, 1, &st, 2, iv, 1, &pos), 0);
-  }
-  mlirValueReplaceAllUsesOfWith(res, agg);
-  op_erase(call);
+  result_from_words(e, call, WG_D);
 }
 
 static void rewrite(Emu *e, MlirOperation op) {

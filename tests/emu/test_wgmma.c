@@ -240,53 +240,42 @@ static void instructions(void) {
     }
 }
 
+/* A run of the kernel with p that fails with a report saying first (and second). */
+static void reported(const Params *p, const char *first, const char *second) {
+  char *report = NULL;
+  CHECK(!run(&trial, p, 0, &report));
+  CHECK_CONTAINS(report, first);
+  if (second) CHECK_CONTAINS(report, second);
+  free(report);
+}
+
 static void reports(void) {
   const WgCase c = {"f16, K-major, 128B, N=64", {.n = 64, .atype = EMU_WG_F16, .btype = EMU_WG_F16, .scale_d = true}, 3, 3};
   wg_trial_make(&c, &trial);
-  Params p = params_of(&c, &trial);
-  char *report = NULL;
+  Params p = params_of(&c, &trial), x;
   /* B past shared memory: its start at 0xfff0 */
-  Params past = p;
-  past.b_desc = (past.b_desc & ~0x3fffULL) | (0xfff0 >> 4);
-  CHECK(!run(&trial, &past, 0, &report));
-  CHECK_CONTAINS(report, "wgmma.mma_async.sync.aligned in kernel 'wgmma', block (0, 0, 0), warp of thread ");
-  CHECK_CONTAINS(report, ": a descriptor leads to offset 65536, past the block's 65536 bytes of shared memory");
-  free(report);
+  x = p, x.b_desc = (x.b_desc & ~0x3fffULL) | (0xfff0 >> 4);
+  reported(&x, "wgmma.mma_async.sync.aligned in kernel 'wgmma', block (0, 0, 0), warp of thread ",
+           ": a descriptor leads to offset 65536, past the block's 65536 bytes of shared memory");
   /* thread 68 does not fill its 512 bytes at 0x8800, inside B */
-  Params unfilled = p;
-  unfilled.nofill = (int)(WG_B_AT / 512) + 4;
-  CHECK(!run(&trial, &unfilled, 0, &report));
-  CHECK_CONTAINS(report, "uninitialized shared memory");
-  free(report);
+  x = p, x.nofill = (int)(WG_B_AT / 512) + 4;
+  reported(&x, "uninitialized shared memory", NULL);
   /* lane 5 of warp 2 gives another A descriptor */
-  Params odd = p;
-  odd.odd = 69;
-  CHECK(!run(&trial, &odd, 0, &report));
-  CHECK_CONTAINS(report, "warp of thread 64: its lanes give different descriptors or scale-d");
-  free(report);
+  x = p, x.odd = 69;
+  reported(&x, "warp of thread 64: its lanes give different descriptors or scale-d", NULL);
   /* thread 100 returns before the instruction: warp 3 never meets */
-  Params quit = p;
-  quit.quitter = 100;
-  CHECK(!run(&trial, &quit, 0, &report));
-  CHECK_CONTAINS(report, "deadlock");
-  free(report);
+  x = p, x.quitter = 100;
+  reported(&x, "deadlock", NULL);
   /* the async proxy: operands written by st.shared with no fence.proxy.async */
-  Params unfenced = p;
-  unfenced.fence = 0;
-  CHECK(!run(&trial, &unfenced, 0, &report));
-  CHECK_CONTAINS(report, "reads shared memory (offset ");
-  CHECK_CONTAINS(report, "wrote through the generic proxy with no fence.proxy.async between");
-  free(report);
+  x = p, x.fence = 0;
+  reported(&x, "reads shared memory (offset ", "wrote through the generic proxy with no fence.proxy.async between");
   /* B overwritten while warp 0's wgmma may still read it; after its wait and a barrier, not */
-  Params early = p;
-  early.late_store = 1;
-  CHECK(!run(&trial, &early, 0, &report));
-  CHECK_CONTAINS(report, "thread 0 writes shared memory (offset ");
-  CHECK_CONTAINS(report, "that a wgmma.mma_async of warp 0 still reads (no wgmma.wait_group of that warp has retired its group)");
-  free(report);
-  Params late = p;
-  late.late_store = 2;
-  CHECK(run(&trial, &late, 0, &report));
+  x = p, x.late_store = 1;
+  reported(&x, "thread 0 writes shared memory (offset ",
+           "that a wgmma.mma_async of warp 0 still reads (no wgmma.wait_group of that warp has retired its group)");
+  char *report = NULL;
+  x = p, x.late_store = 2;
+  CHECK(run(&trial, &x, 0, &report));
   CHECK(wg_trial_check(&c, &trial, out, "a store after the wait") == 0);
   free(report);
 }
