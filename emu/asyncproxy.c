@@ -52,22 +52,40 @@ void proxy_free(ProxyBlock *b) {
   memset(b, 0, sizeof *b);
 }
 
+/* A warp whose wgmma in flight reads byte i; -1 for none. */
+static int reading_warp(const ProxyBlock *b, uint32_t i) {
+  for (int w = 0; w < b->nwarps; w++)
+    for (int g = 0; g < b->w[w].n; g++)
+      for (int r = 0; r < b->w[w].g[g].n; r++)
+        if (i >= b->w[w].g[g].v[r].off && i < b->w[w].g[g].v[r].off + b->w[w].g[g].v[r].n) return w;
+  return -1;
+}
+
 ProxyHazard proxy_write(ProxyBlock *b, int tid, uint32_t off, uint32_t n, int *warp) {
   if ((size_t)off + n > b->bytes || tid < 0 || tid >= b->nthreads) return PROXY_OK;
   ProxyHazard h = PROXY_OK;
   for (uint32_t i = off; i < off + n; i++) {
     if (b->reads[i] && h == PROXY_OK) {
       h = PROXY_IN_FLIGHT;
-      *warp = -1;
-      for (int w = 0; w < b->nwarps && *warp < 0; w++)
-        for (int g = 0; g < b->w[w].n && *warp < 0; g++)
-          for (int r = 0; r < b->w[w].g[g].n; r++)
-            if (i >= b->w[w].g[g].v[r].off && i < b->w[w].g[g].v[r].off + b->w[w].g[g].v[r].n) *warp = w;
+      *warp = reading_warp(b, i);
     }
     b->wgen[i] = b->gen;
     b->writer[i] = (uint16_t)tid;
     b->wfences[i] = b->t[tid].fences;
     b->wbarriers[i] = b->t[tid].barriers;
+  }
+  return h;
+}
+
+ProxyHazard proxy_async_write(ProxyBlock *b, uint32_t off, uint32_t n, int *warp) {
+  if ((size_t)off + n > b->bytes) return PROXY_OK;
+  ProxyHazard h = PROXY_OK;
+  for (uint32_t i = off; i < off + n; i++) {
+    if (b->reads[i] && h == PROXY_OK) {
+      h = PROXY_IN_FLIGHT;
+      *warp = reading_warp(b, i);
+    }
+    b->wgen[i] = 0; /* no generic write to fence */
   }
   return h;
 }

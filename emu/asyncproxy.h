@@ -85,6 +85,9 @@ void proxy_free(ProxyBlock *b);
 /* A generic-proxy write of [off, off + n) by thread tid: recorded; PROXY_IN_FLIGHT
  * (and *warp, the reading warp) when a wgmma not yet retired reads a byte of it. */
 ProxyHazard proxy_write(ProxyBlock *b, int tid, uint32_t off, uint32_t n, int *warp);
+/* A write through the async proxy (a TMA load's landing): PROXY_IN_FLIGHT
+ * (and *warp) as for proxy_write; the bytes need no fence for wgmma. */
+ProxyHazard proxy_async_write(ProxyBlock *b, uint32_t off, uint32_t n, int *warp);
 /* fence.proxy.async of thread tid; a barrier it passed. */
 void proxy_fence(ProxyBlock *b, int tid);
 void proxy_barrier(ProxyBlock *b, int tid);

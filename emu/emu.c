@@ -36,6 +36,7 @@
 #include "mma.h"
 #include "wgmma.h"
 #include "asyncproxy.h"
+#include "tma.h"
 #include "mbarrier.h"
 #include "runtime/grid.h"
 
@@ -890,6 +891,121 @@ static void emu_fence_proxy_async(void) {
   if (cur->proxy_on) proxy_fence(&cur->proxy, cur_tid());
 }
 
+/* ---- TMA: cp.async.bulk.tensor (emu/tma.h) ------------------------------------------------------ */
+
+/* tilec.emu.tma.load(dst, map, c0..c4, mbar, site): the tiled load of the
+ * box at (c0, ..) of the tensor map at `map` (128 bytes of global memory
+ * in the emulator's encoding) into shared memory at dst, then complete-tx
+ * of the box's bytes on the mbarrier at mbar. tilec.emu.tma.store(map,
+ * c0..c4, src, site): the box at src to the tensor. The copies are made
+ * when issued: a load's bytes are in place when its mbarrier's phase can
+ * complete, and a store's when its bulk group is waited for, which the
+ * instructions allow. Each access is checked: the tensor's bytes as global
+ * accesses (bounds, the race checks), the map as a read of a buffer, shared
+ * memory against its bounds, unwritten bytes (a store's source) and the
+ * wgmma operands still in flight (a load's destination). */
+typedef struct TmaAccess {
+  int tid;
+  uint32_t site;
+  const char *op; /* "TMA load", "TMA store" */
+} TmaAccess;
+
+static bool tma_global(void *ctx, uint64_t address, void *data, uint32_t n, bool store) {
+  const TmaAccess *t = ctx;
+  Cur *c = cur;
+  void *p = (void *)(uintptr_t)address;
+  int b = find_buffer(c, p, n, t->op, t->site);
+  if (b < 0) return false;
+  if (c->cw) ck_access(c->cw, b, p, n, store ? CK_STORE : CK_LOAD, t->tid, t->site);
+  if (store) memcpy(p, data, n);
+  else memcpy(data, p, n);
+  return true;
+}
+
+static bool tma_read_global(void *ctx, uint64_t a, void *out, uint32_t n) { return tma_global(ctx, a, out, n, false); }
+static bool tma_write_global(void *ctx, uint64_t a, const void *in, uint32_t n) { return tma_global(ctx, a, (void *)in, n, true); }
+
+static bool tma_read_smem(void *ctx, uint32_t off, void *out, uint32_t n) {
+  const TmaAccess *t = ctx;
+  if ((size_t)off + n > cur->smem_bytes) return false;
+  smem_written_by(cur->smem + off, n, t->tid);
+  memcpy(out, cur->smem + off, n);
+  return true;
+}
+
+static bool tma_write_smem(void *ctx, uint32_t off, const void *in, uint32_t n) {
+  const TmaAccess *t = ctx;
+  if ((size_t)off + n > cur->smem_bytes) return false;
+  int warp;
+  if (cur->proxy_on && proxy_async_write(&cur->proxy, off, n, &warp) != PROXY_OK) {
+    Run *r = cur->run;
+    pthread_mutex_lock(&r->lock);
+    if (r->reports++ < MAX_REPORTS)
+      report(r, "%s: race in kernel '%s', block (%u, %u, %u): the TMA load of thread %d writes shared memory (offset %u) "
+                "that a wgmma.mma_async of warp %d still reads",
+             site_name(t->site), r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], t->tid, off, warp);
+    pthread_mutex_unlock(&r->lock);
+  }
+  memcpy(cur->smem + off, in, n);
+  memset(cur->shadow + off, 1, n);
+  return true;
+}
+
+static void tma_failed(const TmaAccess *t, const char *why) {
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "%s: %s in kernel '%s', block (%u, %u, %u), thread %d: %s", site_name(t->site), t->op, r->k->name, cur->ctaid[0],
+           cur->ctaid[1], cur->ctaid[2], t->tid, why);
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* The map at p, decoded; false (reported) when p holds none. */
+static bool tma_map(const void *p, const TmaAccess *t, EmuTensorMap *m) {
+  unsigned char bytes[EMU_TMA_BYTES];
+  const char *why = NULL;
+  if (find_buffer(cur, p, EMU_TMA_BYTES, "tensor-map read", t->site) < 0) return false;
+  memcpy(bytes, p, sizeof bytes);
+  if (emu_tma_decode(bytes, m, &why)) return true;
+  tma_failed(t, why);
+  return false;
+}
+
+static void emu_mbar_complete_tx_call(void *p, uint32_t bytes);
+
+static void emu_tma_load_call(void *dst, const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, void *mbar,
+                              uint32_t site) {
+  TmaAccess t = {cur_tid(), site, "TMA load"};
+  EmuTensorMap m;
+  if (!tma_map(map, &t, &m)) return;
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  const EmuTmaMemory mem = {tma_read_global, tma_write_global, tma_read_smem, tma_write_smem, &t};
+  const char *why = NULL;
+  uintptr_t a = (uintptr_t)dst, lo = (uintptr_t)cur->smem;
+  if (a < lo || a - lo + emu_tma_box_bytes(&m) > cur->smem_bytes) {
+    tma_failed(&t, "its box lies outside the block's shared memory");
+    return;
+  }
+  if (!emu_tma_load(&m, coords, (uint32_t)(a - lo), &mem, &why)) {
+    tma_failed(&t, why);
+    return;
+  }
+  emu_mbar_complete_tx_call(mbar, emu_tma_box_bytes(&m));
+}
+
+static void emu_tma_store_call(const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, const void *src,
+                               uint32_t site) {
+  TmaAccess t = {cur_tid(), site, "TMA store"};
+  EmuTensorMap m;
+  if (!tma_map(map, &t, &m)) return;
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  const EmuTmaMemory mem = {tma_read_global, tma_write_global, tma_read_smem, tma_write_smem, &t};
+  const char *why = NULL;
+  uintptr_t a = (uintptr_t)src, lo = (uintptr_t)cur->smem;
+  if (a < lo || a - lo + emu_tma_box_bytes(&m) > cur->smem_bytes) tma_failed(&t, "its box lies outside the block's shared memory");
+  else if (!emu_tma_store(&m, coords, (uint32_t)(a - lo), &mem, &why)) tma_failed(&t, why);
+}
+
 /* ---- mbarrier (emu/mbarrier.h) ------------------------------------------------------------------ */
 
 /* The object is the 8 bytes at its shared-memory address, in mbarrier.h's
@@ -1125,6 +1241,7 @@ static const Named bind_table[] = {
     {"tilec.emu.wgmma", FN(emu_wgmma_call)}, {"tilec.emu.smem.addr", FN(emu_smem_addr)},
     {"tilec.emu.wgmma.commit", FN(emu_wgmma_commit)}, {"tilec.emu.wgmma.wait", FN(emu_wgmma_wait)},
     {"tilec.emu.fence.proxy.async", FN(emu_fence_proxy_async)},
+    {"tilec.emu.tma.load", FN(emu_tma_load_call)}, {"tilec.emu.tma.store", FN(emu_tma_store_call)},
     {"tilec.emu.mbarrier.init", FN(emu_mbar_init_call)}, {"tilec.emu.mbarrier.inval", FN(emu_mbar_inval_call)},
     {"tilec.emu.mbarrier.arrive", FN(emu_mbar_arrive_call)},
     {"tilec.emu.mbarrier.arrive.count", FN(emu_mbar_arrive_count_call)},
