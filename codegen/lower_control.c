@@ -197,17 +197,36 @@ static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, P
  * loop (accumulating_wgmma) has S slots, reads slot j % S and fills slot
  * (j - 1) % S, whose group its dot's wgmma.wait_group 1 retired; after the
  * loop, the last group's wait. */
+/* Whether a dot operand is a load of the loop's first stage that goes to
+ * its own slotted buffer (through layout conversions and a transpose):
+ * what the loop fills ahead, slot by slot, never while a group reads it. */
+static bool from_slotted_load(Lower *L, MlirValue v) {
+  MlirOperation o = value_owner(v);
+  while (!mlirOperationIsNull(o) && (tile_op_of(o) == TOP_convert_layout || op_is(o, "tile.trans")))
+    o = value_owner(mlirOperationGetOperand(o, 0));
+  bool trans;
+  return !mlirOperationIsNull(o) && tile_op_of(o) == TOP_load && op_int_attr(o, "tile.stage", -1) == 0 &&
+         mlirAttributeIsNull(mlirOperationGetAttributeByName(o, str("tile.in_registers"))) &&
+         !mlirOperationIsNull(operand_conversion(L->comp, o, &trans));
+}
+
 /* The loop body's wgmma dot that only accumulates, as a K loop's does: its
+ * operands both loads of the first stage (a buffer of one slot, written in
+ * the body, could be overwritten while the group still reads it), its
  * accumulator a carried value read by nothing else, its result carried on
  * and read by nothing else, in f32 or s32 (an f16 one is unpacked from its
  * registers, which must not happen while they are in flight); *carried:
- * which. Null when there is none. */
+ * which. Null when there is none. (The f32 accumulators cross the loop as
+ * bitcasts of the instructions' registers, which LLVM folds: no move reads
+ * them in flight.) */
 static MlirOperation accumulating_wgmma(Lower *L, MlirBlock src, MlirOperation yield, int *carried) {
   for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield); o = mlirOperationGetNextInBlock(o)) {
     Layout l;
+    if (tile_op_of(o) != TOP_dot) continue;
     MlirValue r = mlirOperationGetResult(o, 0);
-    if (tile_op_of(o) != TOP_dot || !layout_of_type(L->comp, mlirValueGetType(r), &l) || l.kind != L_MMA || l.version != 3 ||
-        mlirTypeIsAF16(mlirShapedTypeGetElementType(mlirValueGetType(r))))
+    if (!layout_of_type(L->comp, mlirValueGetType(r), &l) || l.kind != L_MMA || l.version != 3 ||
+        mlirTypeIsAF16(mlirShapedTypeGetElementType(mlirValueGetType(r))) ||
+        !from_slotted_load(L, mlirOperationGetOperand(o, 0)) || !from_slotted_load(L, mlirOperationGetOperand(o, 1)))
       continue;
     MlirValue c = mlirOperationGetOperand(o, 2);
     MlirOpOperand u = mlirValueGetFirstUse(r), cu = mlirValueGetFirstUse(c);

@@ -200,20 +200,28 @@ void lw_lower_wgmma(Lower *L, MlirOperation op) {
   MlirType st = mlirLLVMStructTypeLiteralGet(L->ctx, nd, words, false);
   MlirValue *args = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(nd + 7));
   MlirValue one = lw_const_i32(L, 1);
+  /* A's operands of every step: its descriptor, or its fragment from P's
+   * registers, packed before wgmma.fence (the ISA: registers an instruction
+   * reads as A are written before the fence) */
+  int na = za ? 1 : 4;
+  MlirValue *ops = arena_alloc(L->comp->a, sizeof(MlirValue) * (size_t)(steps * reps_m * na));
+  for (int step = 0; step < steps; step++)
+    for (int rm = 0; rm < reps_m; rm++) {
+      MlirValue *ops_a = &ops[(step * reps_m + rm) * na];
+      if (za) {
+        ops_a[0] = descriptor_at(L, a_desc, offset_of(za, M, (int64_t)rm * 16 * wm, (int64_t)step * f.k));
+        continue;
+      }
+      /* row g + 8 (q % 2), K 2t + 8 (q / 2) of the step */
+      for (int q = 0; q < 4; q++) {
+        int c0[2] = {rm * 2 + q % 2, step * 4 + 2 * (q / 2)}, c1[2] = {c0[0], c0[1] + 1};
+        ops_a[q] = lw_pack_pair(L, va->v[lw_element_of(&ea, c0)], va->v[lw_element_of(&ea, c1)]);
+      }
+    }
   lw_call(L, "tilec.wgmma.fence", (MlirType){NULL}, 0, NULL);
   for (int step = 0; step < steps; step++)
     for (int rm = 0; rm < reps_m; rm++) {
-      int na = 0;
-      MlirValue ops_a[4];
-      if (za) {
-        ops_a[na++] = descriptor_at(L, a_desc, offset_of(za, M, (int64_t)rm * 16 * wm, (int64_t)step * f.k));
-      } else {
-        /* A's fragment from P's registers: row g + 8 (q % 2), K 2t + 8 (q / 2) of the step */
-        for (int q = 0; q < 4; q++) {
-          int c0[2] = {rm * 2 + q % 2, step * 4 + 2 * (q / 2)}, c1[2] = {c0[0], c0[1] + 1};
-          ops_a[na++] = lw_pack_pair(L, va->v[lw_element_of(&ea, c0)], va->v[lw_element_of(&ea, c1)]);
-        }
-      }
+      const MlirValue *ops_a = &ops[(step * reps_m + rm) * na];
       for (int rn = 0; rn < reps_n; rn++) {
         int p = rm * reps_n + rn, k = 0;
         for (int q = 0; q < nd; q++) args[k++] = regs[p * nd + q];

@@ -144,7 +144,19 @@ ProxyHazard proxy_read(ProxyBlock *b, int tid, int warp, uint32_t off, uint32_t 
 }
 
 void proxy_commit(ProxyBlock *b, int warp) {
-  if (warp >= 0 && warp < b->nwarps) b->w[warp].open = false;
+  if (warp < 0 || warp >= b->nwarps) return;
+  ProxyWarp *pw = &b->w[warp];
+  if (!pw->open) {
+    /* nothing pending: the ISA's commit still makes a group, an empty one */
+    if (pw->n == pw->cap) {
+      int cap = pw->cap ? 2 * pw->cap : 4;
+      ProxyGroup *g = realloc(pw->g, sizeof *g * (size_t)cap);
+      if (!g) return; /* the empty group is forgotten: a wait then retires more, never less */
+      pw->g = g, pw->cap = cap;
+    }
+    pw->g[pw->n++] = (ProxyGroup){0};
+  }
+  pw->open = false;
 }
 
 void proxy_wait(ProxyBlock *b, int warp, int keep) {

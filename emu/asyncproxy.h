@@ -25,7 +25,11 @@
  * write (a block-wide barrier then ordered the write before r's fence).
  * Per warp, its groups of wgmma reads (the byte ranges each read, counted
  * per byte while in flight): reads go into the open group, commit closes
- * it, wait_group keep retires all closed groups but the keep latest. A
+ * it (or makes an empty group: the ISA's commit_group with nothing
+ * pending), wait_group keep retires all closed groups but the keep latest.
+ * A writer's fence counts for a read whatever orders the two (a fence
+ * after the write that no barrier orders before the read is taken as
+ * enough: a report can be missed there). A
  * generic write of a byte in flight is the race. Copies are counted as
  * written when issued (a fence between a copy's issue and its landing is
  * taken as covering it: a report can be missed there, never made wrongly).

@@ -50,6 +50,9 @@ static bool check(const EmuTensorMap *m, const char **why) {
     if (d >= 1 && (m->strides[d] % 16 || m->strides[d] >= ((uint64_t)1 << 40)))
       return (*why = "each globalStride must be a multiple of 16 below 2^40"), false;
   }
+  uint64_t bytes = (uint64_t)eb;
+  for (int d = 0; d < m->rank; d++) bytes *= (m->box[d] + (d ? m->estrides[d] : 1) - 1) / (d ? m->estrides[d] : 1);
+  if (bytes > ((uint64_t)1 << 24)) return (*why = "the box has more bytes than shared memory holds"), false;
   uint64_t inner = (uint64_t)m->box[0] * (uint64_t)eb;
   if (inner % 16) return (*why = "the box's inner dimension (boxDim[0] x element size) must be a multiple of 16 bytes"), false;
   if (m->swizzle && inner > (16u << m->swizzle))

@@ -244,7 +244,8 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
              options->arch);
     return TILEC_ERROR_USAGE;
   }
-  if (target && d->cuda && strcmp(target->name, tilec_cuda_target(d->cuda))) {
+  const Target *gpu = d->cuda ? target_find(tilec_cuda_target(d->cuda)) : NULL;
+  if (target && d->cuda && (!gpu || target->sm != gpu->sm || (target->wgmma && !gpu->wgmma))) {
     jit_tell(message, "tilec_kernel_create: arch %s is not this GPU's (%s); a GPU runs code for its own arch", target->name,
              tilec_cuda_target(d->cuda));
     return TILEC_ERROR_USAGE;

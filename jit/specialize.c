@@ -243,7 +243,7 @@ static tilec_compile_options spec_options(const tilec_kernel *k, const char *sig
       .num_include_dirs = k->opt.num_include_dirs,
       .fp_fusion = k->opt.fp_fusion,
   };
-  o.arch = k->dev->cuda ? tilec_cuda_target(k->dev->cuda) : k->opt.arch;
+  o.arch = k->opt.arch ? k->opt.arch : k->dev->cuda ? tilec_cuda_target(k->dev->cuda) : NULL;
   return o;
 }
 

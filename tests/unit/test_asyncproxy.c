@@ -104,6 +104,12 @@ static void groups(void) {
   CHECK(proxy_write(&b, 2, 100, 4, &warp) == PROXY_IN_FLIGHT && warp == 1);
   proxy_wait(&b, 1, 0);
   CHECK(proxy_write(&b, 2, 100, 4, &warp) == PROXY_OK);
+  /* a commit with nothing pending makes an empty group, which a wait counts */
+  CHECK(read_of(&b, 0, 120, 4, &w) == PROXY_OK);
+  proxy_commit(&b, 0);
+  proxy_commit(&b, 0);
+  proxy_wait(&b, 0, 1);
+  CHECK(proxy_write(&b, 2, 120, 4, &warp) == PROXY_OK);
   /* a new block has nothing in flight */
   CHECK(read_of(&b, 0, 200, 8, &w) == PROXY_OK);
   proxy_reset(&b);
