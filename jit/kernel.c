@@ -238,10 +238,14 @@ tilec_status tilec_kernel_create(tilec_device *d, const char *filename, const ch
     jit_tell(message, "config %d: a config is numbered from 0, or is TILEC_CONFIG_TUNE", options->config);
     return TILEC_ERROR_USAGE;
   }
-  const Target *target = options->arch ? target_find(options->arch) : NULL;
-  if (options->arch && !target) {
-    jit_tell(message, "tilec_kernel_create: arch '%.40s' is not a target tilec knows (sm_80, sm_86, sm_89, sm_90, sm_90a)",
-             options->arch);
+  /* the CPU device's arch: the option's, else $TILEC_ARCH's (a whole
+   * program's, Python's included, run on the emulator as code for it) */
+  const char *arch = options->arch ? options->arch : !d->cuda ? getenv("TILEC_ARCH") : NULL;
+  if (arch && !*arch) arch = NULL;
+  const Target *target = arch ? target_find(arch) : NULL;
+  if (arch && !target) {
+    jit_tell(message, "tilec_kernel_create: arch '%.40s'%s is not a target tilec knows (sm_80, sm_86, sm_89, sm_90, sm_90a)", arch,
+             options->arch ? "" : " (from TILEC_ARCH)");
     return TILEC_ERROR_USAGE;
   }
   const Target *gpu = d->cuda ? target_find(tilec_cuda_target(d->cuda)) : NULL;

@@ -259,8 +259,8 @@ typedef struct tilec_jit_options {
   /* NULL, or the target the code is compiled for: "sm_80", "sm_86",
    * "sm_89", "sm_90" or "sm_90a". On the CPU device the emulator runs the
    * code for it, that arch's instructions (sm_90a's wgmma) included;
-   * NULL there is sm_80. On a GPU, NULL or one of its compute capability
-   * (sm_90 or sm_90a on an H100). */
+   * NULL there is the environment's TILEC_ARCH, else sm_80. On a GPU, NULL
+   * or one of its compute capability (sm_90 or sm_90a on an H100). */
   const char *arch;
 } tilec_jit_options;
 

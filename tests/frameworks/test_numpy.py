@@ -233,6 +233,38 @@ def matmul():
 
 
 @case
+def matmul_as_hopper_code():
+    # TILEC_ARCH: the CPU device runs the code compiled for sm_90a (wgmma) on the emulator
+    M, N, K = 70, 90, 50
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, dtype=np.float16)
+    old = os.environ.get("TILEC_ARCH")
+    try:
+        os.environ["TILEC_ARCH"] = "sm_90a"
+        k = tilec.jit(os.path.join(EX, "matmul.py"), kernel="matmul_kernel")
+        k[(tilec.cdiv(M, 64) * tilec.cdiv(N, 64),)](a, b, c, M, N, K, *(s // 2 for s in a.strides), *(s // 2 for s in b.strides),
+                                                    *(s // 2 for s in c.strides), BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                                                    BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_warps=4)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        err = np.abs(c.astype(np.float64) - ref).max()
+        assert err < 0.05, f"matmul as sm_90a code differs by {err}"
+        os.environ["TILEC_ARCH"] = "sm_75"
+        k = tilec.jit(os.path.join(EX, "matmul.py"), kernel="matmul_kernel")
+        try:
+            k[(1,)](a, b, c, M, N, K, *(s // 2 for s in a.strides), *(s // 2 for s in b.strides), *(s // 2 for s in c.strides),
+                    BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", num_warps=4)
+            raise AssertionError("an unknown TILEC_ARCH was taken")
+        except tilec.Error as e:
+            assert "arch 'sm_75' (from TILEC_ARCH) is not a target tilec knows" in str(e), str(e)
+    finally:
+        if old is None:
+            os.environ.pop("TILEC_ARCH", None)
+        else:
+            os.environ["TILEC_ARCH"] = old
+
+
+@case
 def layer_norm_forward_backward():
     path = os.path.join(EX, "layer_norm.py")
     fwd = tilec.jit(path, kernel="layer_norm_fwd_kernel")
