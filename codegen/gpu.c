@@ -51,6 +51,12 @@ static MlirOperation inline_asm_before(MlirOperation at, MlirLocation loc, MlirS
   return create_before(at, "llvm.inline_asm", loc, rt ? 1 : 0, rt, nops, ops, effects ? 3 : 2, attrs);
 }
 
+/* A call's result replaced by what `by` computes (its inline PTX); the call goes. */
+static void replace_call(MlirOperation call, MlirOperation by) {
+  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(by, 0));
+  op_erase(call);
+}
+
 typedef struct Calls {
   Arena *a;
   PtrVec v;
@@ -176,8 +182,7 @@ static void expand_atomic(Compilation *comp, MlirOperation call, MlirStringRef n
   else snprintf(cons, sizeof cons, "=%c,l,r,%c", r, r);
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
   MlirOperation a = inline_asm_before(call, loc, str(text), str(cons), true, &rt, 2 + nv, ops);
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
-  op_erase(call);
+  replace_call(call, a);
 }
 
 /* tilec.cvt.rz.<to>.<from>(x): a conversion rounding toward zero, which
@@ -189,8 +194,7 @@ static void expand_cvt(Compilation *comp, MlirOperation call, MlirStringRef n) {
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
   snprintf(cons, sizeof cons, "=%c,%c", mlirTypeIsAInteger(rt) ? 'h' : 'f', mlirTypeIsAF64(mlirValueGetType(x)) ? 'd' : 'f');
   MlirOperation a = inline_asm_before(call, mlirOperationGetLocation(call), str(text), str(cons), false, &rt, 1, &x);
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
-  op_erase(call);
+  replace_call(call, a);
 }
 
 /* tilec.mma.<shape>.row.col.<types>(a0..a3, b0, b1, c...) -> {i32 x nc}:
@@ -212,8 +216,7 @@ static void expand_mma(MlirOperation call, MlirStringRef n) {
                                       mlirStringRefCreate(cons.s, cons.len), false, &rt, 6 + nc, ops);
   sb_free(&text);
   sb_free(&cons);
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
-  op_erase(call);
+  replace_call(call, a);
 }
 
 /* tilec.ldmatrix.x<n>[.trans].b16(row) -> {i32 x n}: the row's address is
@@ -233,8 +236,7 @@ static void expand_ldmatrix(MlirOperation call, MlirStringRef n) {
                                       mlirStringRefCreate(cons.s, cons.len), true, &rt, 1, &row);
   sb_free(&text);
   sb_free(&cons);
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(a, 0));
-  op_erase(call);
+  replace_call(call, a);
 }
 
 /* tilec.cp.async.<n>(dst, src, pred): a copy of n bytes from global to
@@ -266,12 +268,6 @@ static void expand_cp_async(Compilation *comp, MlirOperation call, MlirStringRef
   op_erase(call);
 }
 
-/* The struct of i32s a call returns, replaced by the assembly's. */
-static void replace_call(MlirOperation call, MlirOperation by) {
-  mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(call, 0), mlirOperationGetResult(by, 0));
-  op_erase(call);
-}
-
 /* wgmma's calls (lower_wgmma.c): tilec.wgmma.fence(), commit(), wait.<k>(d...)
  * -> {d...} (the registers tied through it), tilec.wgmma.<form>(d...,
  * a_desc | a0..a3, b_desc, scale_d) -> {d...}, tilec.fence.proxy.async(),
@@ -285,35 +281,34 @@ static void expand_wgmma(Compilation *comp, MlirOperation call, MlirStringRef n)
     replace_call(call, create_before(call, "llvm.ptrtoint", loc, 1, &i32, 1, &p, 0, NULL));
     return;
   }
-  if (n.length == 23 && !memcmp(n.data, "tilec.fence.proxy.async", 23)) {
-    inline_asm_before(call, loc, str("fence.proxy.async.shared::cta;"), str(""), true, NULL, 0, NULL);
-    op_erase(call);
-    return;
-  }
-  if (n.length == 17 && !memcmp(n.data, "tilec.wgmma.fence", 17)) {
-    inline_asm_before(call, loc, str("wgmma.fence.sync.aligned;"), str(""), true, NULL, 0, NULL);
-    op_erase(call);
-    return;
-  }
-  if (n.length == 18 && !memcmp(n.data, "tilec.wgmma.commit", 18)) {
-    inline_asm_before(call, loc, str("wgmma.commit_group.sync.aligned;"), str(""), true, NULL, 0, NULL);
-    op_erase(call);
-    return;
-  }
+  static const struct {
+    const char *name, *ptx;
+  } fixed[] = {{"tilec.fence.proxy.async", "fence.proxy.async.shared::cta;"},
+               {"tilec.wgmma.fence", "wgmma.fence.sync.aligned;"},
+               {"tilec.wgmma.commit", "wgmma.commit_group.sync.aligned;"}};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+    if (n.length == strlen(fixed[i].name) && !memcmp(n.data, fixed[i].name, n.length)) {
+      inline_asm_before(call, loc, str(fixed[i].ptx), str(""), true, NULL, 0, NULL);
+      op_erase(call);
+      return;
+    }
   int nops = (int)mlirOperationGetNumOperands(call);
   MlirValue *ops = arena_alloc(comp->a, sizeof(MlirValue) * (size_t)(nops ? nops : 1));
   for (int i = 0; i < nops; i++) ops[i] = mlirOperationGetOperand(call, i);
   MlirType rt = mlirValueGetType(mlirOperationGetResult(call, 0));
   StrBuf text = {0}, cons = {0};
-  if (n.length == 18 && !memcmp(n.data, "tilec.wgmma.wait.", 17)) {
+  bool wait = n.length == 18 && !memcmp(n.data, "tilec.wgmma.wait.", 17);
+  CgWgmma f;
+  if (!wait) cg_wgmma_form(n, &f); /* cg_check_calls let only such names through */
+  /* the D registers, outputs tied to the inputs they accumulate */
+  int nd = wait ? nops : f.nd;
+  for (int i = 0; i < nd; i++) sb_printf(&cons, "%s=r", i ? "," : "");
+  for (int i = 0; i < nd; i++) sb_printf(&cons, ",%d", i);
+  if (wait) {
     /* the accumulators pass through the wait, so that none is read before it */
     sb_printf(&text, "wgmma.wait_group.sync.aligned %c;", n.data[17]);
-    for (int i = 0; i < nops; i++) sb_printf(&cons, "%s=r", i ? "," : "");
-    for (int i = 0; i < nops; i++) sb_printf(&cons, ",%d", i);
   } else {
-    CgWgmma f;
-    cg_wgmma_form(n, &f); /* cg_check_calls let only such names through */
-    int nd = f.nd, at = 2 * nd; /* the operands after the outputs and the tied inputs */
+    int at = 2 * nd; /* the operands after the outputs and the tied inputs */
     sb_printf(&text, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {", at + (f.areg ? 5 : 2),
               f.n, f.k, f.dtype, f.atype, f.btype);
     for (int i = 0; i < nd; i++) sb_printf(&text, "%s$%d", i ? ", " : "", i);
@@ -325,10 +320,7 @@ static void expand_wgmma(Compilation *comp, MlirOperation call, MlirStringRef n)
     if (strcmp(f.atype, "s8")) sb_printf(&text, ", 1, 1");
     if (sixteen) sb_printf(&text, f.areg ? ", %d" : ", 0, %d", f.tb ? 1 : 0);
     sb_printf(&text, "; }");
-    for (int i = 0; i < nd; i++) sb_printf(&cons, "%s=r", i ? "," : "");
-    for (int i = 0; i < nd; i++) sb_printf(&cons, ",%d", i);
-    if (f.areg) sb_printf(&cons, ",r,r,r,r,l,r");
-    else sb_printf(&cons, ",l,l,r");
+    sb_printf(&cons, f.areg ? ",r,r,r,r,l,r" : ",l,l,r");
   }
   MlirOperation a = inline_asm_before(call, loc, mlirStringRefCreate(text.s, text.len), mlirStringRefCreate(cons.s, cons.len), true,
                                       &rt, nops, ops);

@@ -208,6 +208,9 @@ MlirValue lw_unpack_half(Lower *L, MlirValue w, int half, MlirType f16);
 /* Whether src, in an MMA layout, becomes rt, operand A of a dot of that
  * layout, in registers: attention's P (lower_mma.c). */
 bool lw_a_in_registers(Lower *L, MlirValue src, MlirType rt);
+/* Whether a dot's A (its values va) is held in registers as that
+ * conversion left it; *ea: the elements of the MMA layout it came from. */
+bool lw_a_registers(Lower *L, MlirValue a, const Vals *va, Elems *ea);
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
 /* The shared buffer of a tensor-core operand of type rt (`slots` of
  * them); kn: a 16-bit B laid [N][K], as a load of its transpose copies it. */

@@ -291,6 +291,12 @@ bool lw_a_in_registers(Lower *L, MlirValue src, MlirType rt) {
   return lw_elems_of(L, st, &e) && e.mma && mlirShapedTypeGetDimSize(st, 1) % 16 == 0 && mlirShapedTypeGetDimSize(st, 0) % (16 * sl.wpc[0]) == 0;
 }
 
+bool lw_a_registers(Lower *L, MlirValue a, const Vals *va, Elems *ea) {
+  MlirOperation from = value_owner(a);
+  return !va->lazy && va->n > 0 && !mlirOperationIsNull(from) && tile_op_of(from) == TOP_convert_layout &&
+         lw_elems_of(L, mlirValueGetType(mlirOperationGetOperand(from, 0)), ea) && ea->mma;
+}
+
 Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt) {
   Vals *in = lw_get(L, src);
   if (lw_a_in_registers(L, src, rt)) {
@@ -355,9 +361,7 @@ void lw_lower_mma(Lower *L, MlirOperation op) {
   Vals *va = lw_get(L, a);
   Lazy *za = va->lazy, *zb = lw_get(L, b)->lazy;
   Elems ea; /* A in registers (a_in_registers): its MMA layout's elements */
-  MlirOperation from = value_owner(a);
-  bool areg = !za && va->n > 0 && !mlirOperationIsNull(from) && tile_op_of(from) == TOP_convert_layout &&
-              lw_elems_of(L, mlirValueGetType(mlirOperationGetOperand(from, 0)), &ea) && ea.mma;
+  bool areg = lw_a_registers(L, a, va, &ea);
   MlirType ae = mlirShapedTypeGetElementType(mlirValueGetType(a)), be = mlirShapedTypeGetElementType(mlirValueGetType(b));
   if (!mma_form(ae, be, acc, L->comp->target->sm, &f) ||
       !lw_elems_of(L, rt, &ec) || !ec.mma ||

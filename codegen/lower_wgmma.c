@@ -144,9 +144,7 @@ void lw_lower_wgmma(Lower *L, MlirOperation op) {
   Elems ec, ea;
   Layout ml;
   WgForm f;
-  MlirOperation from = value_owner(a);
-  bool areg = !za && va->n > 0 && !mlirOperationIsNull(from) && tile_op_of(from) == TOP_convert_layout &&
-              lw_elems_of(L, mlirValueGetType(mlirOperationGetOperand(from, 0)), &ea) && ea.mma;
+  bool areg = lw_a_registers(L, a, va, &ea);
   if (!wg_form(ae, be, acc, &f) || !lw_elems_of(L, rt, &ec) || !ec.mma || !layout_of_type(L->comp, rt, &ml) || ec.rank != 2 ||
       !(za || areg) || !zb || (za && (za->mma_operand != MMA_A || !za->wg_cols)) || (areg && f.bits != 16) || !zb->wg_cols ||
       (zb->mma_operand == MMA_B_ROWS && f.bits != 16) || zb->mma_operand == MMA_A) {

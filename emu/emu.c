@@ -973,37 +973,35 @@ static bool tma_map(const void *p, const TmaAccess *t, EmuTensorMap *m) {
 
 static void emu_mbar_complete_tx_call(void *p, uint32_t bytes);
 
-static void emu_tma_load_call(void *dst, const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, void *mbar,
-                              uint32_t site) {
-  TmaAccess t = {cur_tid(), site, "TMA load"};
+/* A tiled copy of the map at `map` between the tensor at coords and the
+ * box at `box` in shared memory; the box's bytes (0 when it failed,
+ * reported). */
+static uint32_t tma_copy(const void *map, const int32_t coords[5], const void *box, uint32_t site, bool store) {
+  TmaAccess t = {cur_tid(), site, store ? "TMA store" : "TMA load"};
   EmuTensorMap m;
-  if (!tma_map(map, &t, &m)) return;
-  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  if (!tma_map(map, &t, &m)) return 0;
   const EmuTmaMemory mem = {tma_read_global, tma_write_global, tma_read_smem, tma_write_smem, &t};
   const char *why = NULL;
-  uintptr_t a = (uintptr_t)dst, lo = (uintptr_t)cur->smem;
-  if (a < lo || a - lo + emu_tma_box_bytes(&m) > cur->smem_bytes) {
-    tma_failed(&t, "its box lies outside the block's shared memory");
-    return;
-  }
-  if (!emu_tma_load(&m, coords, (uint32_t)(a - lo), &mem, &why)) {
-    tma_failed(&t, why);
-    return;
-  }
-  emu_mbar_complete_tx_call(mbar, emu_tma_box_bytes(&m));
+  uintptr_t a = (uintptr_t)box, lo = (uintptr_t)cur->smem;
+  uint32_t bytes = emu_tma_box_bytes(&m);
+  if (a < lo || a - lo + bytes > cur->smem_bytes) why = "its box lies outside the block's shared memory";
+  else if (!(store ? emu_tma_store : emu_tma_load)(&m, coords, (uint32_t)(a - lo), &mem, &why)) why = why ? why : "it failed";
+  if (!why) return bytes;
+  tma_failed(&t, why);
+  return 0;
+}
+
+static void emu_mbar_complete_tx_call(void *p, uint32_t bytes);
+
+static void emu_tma_load_call(void *dst, const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, void *mbar,
+                              uint32_t site) {
+  uint32_t bytes = tma_copy(map, (const int32_t[5]){c0, c1, c2, c3, c4}, dst, site, false);
+  if (bytes) emu_mbar_complete_tx_call(mbar, bytes);
 }
 
 static void emu_tma_store_call(const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, const void *src,
                                uint32_t site) {
-  TmaAccess t = {cur_tid(), site, "TMA store"};
-  EmuTensorMap m;
-  if (!tma_map(map, &t, &m)) return;
-  const int32_t coords[5] = {c0, c1, c2, c3, c4};
-  const EmuTmaMemory mem = {tma_read_global, tma_write_global, tma_read_smem, tma_write_smem, &t};
-  const char *why = NULL;
-  uintptr_t a = (uintptr_t)src, lo = (uintptr_t)cur->smem;
-  if (a < lo || a - lo + emu_tma_box_bytes(&m) > cur->smem_bytes) tma_failed(&t, "its box lies outside the block's shared memory");
-  else if (!emu_tma_store(&m, coords, (uint32_t)(a - lo), &mem, &why)) tma_failed(&t, why);
+  tma_copy(map, (const int32_t[5]){c0, c1, c2, c3, c4}, src, site, true);
 }
 
 /* ---- mbarrier (emu/mbarrier.h) ------------------------------------------------------------------ */
