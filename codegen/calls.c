@@ -11,7 +11,12 @@
  * `tilec.cp.async.<4|8|16>(dst, src, pred)`, `tilec.cp.async.commit()`,
  * `tilec.cp.async.wait.<0-7>()`, and wgmma's (lower_wgmma.c): `tilec.wgmma.fence()`,
  * `tilec.wgmma.commit()`, `tilec.wgmma.wait.<0|1>(d...)`, `tilec.wgmma.<form>(d..., a, b_desc,
- * scale_d)`, `tilec.smem.addr(p)`, `tilec.fence.proxy.async()`.
+ * scale_d)`, `tilec.smem.addr(p)`, `tilec.fence.proxy.async()`, and TMA's (lower_tma.c):
+ * `tilec.mbarrier.init(bar, count)`, `tilec.mbarrier.arrive.expect_tx(bar, bytes) -> i64`,
+ * `tilec.mbarrier.try_wait.parity(bar, parity) -> i1` (on the GPU a wait until the phase
+ * completes), `tilec.tma.load.<r>d(dst, map, c_0..c_{r-1}, bar)`,
+ * `tilec.tma.store.<r>d(map, c_0..c_{r-1}, src)`, `tilec.bulk.commit()`,
+ * `tilec.bulk.wait.read.0()`.
  * In the pipeline the lowering makes them, but either pass also runs alone
  * on IR text (`tilec opt`), where a call of another shape must be an
  * error at its position, not a crash or PTX that says something else.
@@ -205,6 +210,33 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
   if (prefix(n, "tilec.fence.proxy.async", &at)) {
     *nops = *nres = 0;
     return at == n.length;
+  }
+  if (prefix(n, "tilec.mbarrier.", &at)) {
+    /* init(bar, count), arrive.expect_tx(bar, bytes) -> state, try_wait.parity(bar, parity) -> done */
+    size_t len = n.length - at;
+    *nops = 2;
+    *nres = !(len == 4 && !memcmp(n.data + at, "init", 4));
+    return !*nres || (len == 16 && !memcmp(n.data + at, "arrive.expect_tx", 16)) ||
+           (len == 15 && !memcmp(n.data + at, "try_wait.parity", 15));
+  }
+  if (prefix(n, "tilec.tma.", &at)) {
+    /* load.<r>d(dst, map, c_0..c_{r-1}, bar), store.<r>d(map, c_0..c_{r-1}, src) */
+    static const int ranks[] = {1, 2, 3, 4, 5, 0};
+    bool load = n.length - at > 5 && !memcmp(n.data + at, "load.", 5);
+    if (!load && !(n.length - at > 6 && !memcmp(n.data + at, "store.", 6))) return false;
+    at += load ? 5 : 6;
+    int r = 0;
+    size_t i = at;
+    while (i < n.length && n.data[i] != 'd') i++;
+    MlirStringRef num = {n.data, i};
+    if (i + 1 != n.length || !number(num, &at, ranks, &r)) return false;
+    *nops = r + (load ? 3 : 2);
+    *nres = 0;
+    return true;
+  }
+  if (prefix(n, "tilec.bulk.", &at)) {
+    *nops = *nres = 0;
+    return (n.length - at == 6 && !memcmp(n.data + at, "commit", 6)) || (n.length - at == 11 && !memcmp(n.data + at, "wait.read.0", 11));
   }
   if (prefix(n, "tilec.gdc.", &at)) {
     *nops = *nres = 0;

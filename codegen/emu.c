@@ -18,6 +18,11 @@
  *   tilec.wgmma.<form>(d, a, b, s)  tilec.emu.wgmma(&d, &a, a_desc, b_desc, code, s): likewise, per warp
  *   tilec.smem.addr(p)              tilec.emu.smem.addr(p): the offset in shared memory
  *   tilec.cp.async.<n>(dst, src, p) tilec.emu.cp.async.<n>(dst, src, p, site); commit and wait.<k> by name
+ *   tilec.tma.load.<r>d(dst, map, c.., bar), tilec.tma.store.<r>d(map, c.., src)
+ *                                    tilec.emu.tma.load(dst, map, c0..c4, bar, site), tilec.emu.tma.store(map,
+ *                                    c0..c4, src, site); tilec.mbarrier.<op> tilec.emu.mbarrier.<op>; the bulk
+ *                                    group's commit and wait go (the emulator's copies are made when issued)
+ *   the tensor maps (the last parameters, by value on the GPU) their addresses
  *   a vector access's alignment      tilec.emu.align(p, pred, bytes, load, site), before its elements
  *                                    (tilec.emu.align.shared for shared memory's)
  *
@@ -93,8 +98,8 @@ static void declare(Emu *e, const char *name, MlirType ret, int n, const MlirTyp
 
 /* A call of `name` before `at`; ret is null for void. */
 static MlirValue call_before(Emu *e, MlirOperation at, const char *name, MlirType ret, int n, const MlirValue *args) {
-  MlirType types[8];
-  for (int i = 0; i < n && i < 8; i++) types[i] = mlirValueGetType(args[i]);
+  MlirType types[12];
+  for (int i = 0; i < n && i < 12; i++) types[i] = mlirValueGetType(args[i]);
   bool is_void = mlirTypeIsNull(ret);
   declare(e, name, is_void ? mlirLLVMVoidTypeGet(e->ctx) : ret, n, types);
   int32_t seg[2] = {n, 0};
@@ -142,6 +147,8 @@ static void collect(MlirOperation op, void *user) {
                                           starts(callee_of(op), "tilec.cp.async.commit") ||
                                           starts(callee_of(op), "tilec.wgmma.") || starts(callee_of(op), "tilec.smem.addr") ||
                                           starts(callee_of(op), "tilec.fence.proxy.async") ||
+                                          starts(callee_of(op), "tilec.tma.") || starts(callee_of(op), "tilec.bulk.") ||
+                                          starts(callee_of(op), "tilec.mbarrier.") ||
                                           starts(callee_of(op), "tilec.cp.async.wait.")));
   if (take) vec_push(e->comp->a, &e->ops, op.ptr);
 }
@@ -409,6 +416,44 @@ static void wgmma_call(Emu *e, MlirOperation call) {
   result_from_words(e, call, WG_D);
 }
 
+static int site_of(Emu *e, MlirLocation loc);
+
+/* TMA's calls (lower_tma.c). tilec.tma.load.<r>d(dst, map, c.., bar)
+ * becomes tilec.emu.tma.load(dst, map, c0..c4, bar, site), the
+ * coordinates past the rank 0, and tilec.tma.store.<r>d(map, c.., src)
+ * tilec.emu.tma.store(map, c0..c4, src, site); the mbarrier's calls keep
+ * their operands (tilec.emu.mbarrier.<name>). The emulator's copies are
+ * made when issued and a store has read its box then: the bulk group's
+ * commit and wait go. */
+static void tma_call(Emu *e, MlirOperation call) {
+  MlirStringRef c = callee_of(call);
+  char name[96];
+  if (starts(c, "tilec.bulk.")) {
+    op_erase(call);
+    return;
+  }
+  if (starts(c, "tilec.mbarrier.")) {
+    snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
+    to_call(e, call, name);
+    return;
+  }
+  bool load = starts(c, "tilec.tma.load.");
+  int nops = (int)mlirOperationGetNumOperands(call), r = nops - (load ? 3 : 2), n = 0;
+  MlirLocation loc = mlirOperationGetLocation(call);
+  MlirType i32 = mlirIntegerTypeGet(e->ctx, 32);
+  MlirNamedAttribute zero = named(e, "value", mlirIntegerAttrGet(i32, 0));
+  MlirNamedAttribute site = named(e, "value", mlirIntegerAttrGet(i32, site_of(e, loc)));
+  MlirValue z = mlirOperationGetResult(create_before(call, "arith.constant", loc, 1, &i32, 0, NULL, 1, &zero), 0);
+  MlirValue args[9];
+  int first = load ? 2 : 1;
+  for (int i = 0; i < first; i++) args[n++] = mlirOperationGetOperand(call, i);
+  for (int d = 0; d < 5; d++) args[n++] = d < r ? mlirOperationGetOperand(call, first + d) : z;
+  args[n++] = mlirOperationGetOperand(call, nops - 1);
+  args[n++] = mlirOperationGetResult(create_before(call, "arith.constant", loc, 1, &i32, 0, NULL, 1, &site), 0);
+  call_before(e, call, load ? "tilec.emu.tma.load" : "tilec.emu.tma.store", (MlirType){NULL}, n, args);
+  op_erase(call);
+}
+
 static void rewrite(Emu *e, MlirOperation op) {
   MlirStringRef n = op_name(op);
   char name[96];
@@ -422,6 +467,7 @@ static void rewrite(Emu *e, MlirOperation op) {
     if (starts(c, "tilec.ld.v") || starts(c, "tilec.st.v")) scalarize(e, op);
     else if (starts(c, "tilec.mma.") || starts(c, "tilec.ldmatrix.")) warp_call(e, op);
     else if (starts(c, "tilec.wgmma.") || starts(c, "tilec.smem.addr") || starts(c, "tilec.fence.proxy.async")) wgmma_call(e, op);
+    else if (starts(c, "tilec.tma.") || starts(c, "tilec.bulk.") || starts(c, "tilec.mbarrier.")) tma_call(e, op);
     else if (starts(c, "tilec.cp.async.commit") || starts(c, "tilec.cp.async.wait.")) {
       snprintf(name, sizeof name, "tilec.emu.%.*s", (int)c.length - 6, c.data + 6);
       to_call(e, op, name);
@@ -549,6 +595,12 @@ static bool add_entry(Emu *e) {
   MlirStringRef kname = mlirStringAttrGetValue(mlirOperationGetAttributeByName(k, str("sym_name")));
   MlirBlock kb = mlirRegionGetFirstBlock(mlirOperationGetRegion(k, 0));
   int np = (int)mlirBlockGetNumArguments(kb);
+  /* the tensor maps, the last parameters, are passed by value on the GPU;
+   * here the kernel takes the address of each map's bytes, which args
+   * gives (the emulator checks the map as a read of a buffer) */
+  MlirAttribute maps = mlirOperationGetAttributeByName(k, str("tilec.tensormaps"));
+  int first_map = np - (mlirAttributeIsNull(maps) ? 0 : (int)mlirArrayAttrGetNumElements(maps));
+  mlirOperationRemoveAttributeByName(k, str("arg_attrs"));
   StrBuf t = {0};
   /* whether a block's threads must run as fibers: they meet at barriers or in warp collectives
    * (shuffles, mma.sync, ldmatrix) */
@@ -587,8 +639,12 @@ static bool add_entry(Emu *e) {
     StrBuf ty = {0};
     ir_type_text(&ty, mlirValueGetType(mlirBlockGetArgument(kb, i)));
     sb_printf(&t, "    %%p%d = llvm.getelementptr %%args[%d] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr\n", i, i);
-    sb_printf(&t, "    %%q%d = llvm.load %%p%d : !llvm.ptr -> !llvm.ptr\n", i, i);
-    sb_printf(&t, "    %%a%d = llvm.load %%q%d : !llvm.ptr -> %s\n", i, i, ty.s);
+    if (i >= first_map) {
+      sb_printf(&t, "    %%a%d = llvm.load %%p%d : !llvm.ptr -> !llvm.ptr\n", i, i);
+    } else {
+      sb_printf(&t, "    %%q%d = llvm.load %%p%d : !llvm.ptr -> !llvm.ptr\n", i, i);
+      sb_printf(&t, "    %%a%d = llvm.load %%q%d : !llvm.ptr -> %s\n", i, i, ty.s);
+    }
     sb_free(&ty);
   }
   sb_printf(&t, "    llvm.call @%.*s(", (int)kname.length, kname.data);

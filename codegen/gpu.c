@@ -329,6 +329,65 @@ static void expand_wgmma(Compilation *comp, MlirOperation call, MlirStringRef n)
   replace_call(call, a);
 }
 
+/* TMA's calls (lower_tma.c): the mbarrier's, the tiled copies and the
+ * bulk group's. try_wait.parity waits until the phase completes (a
+ * try_wait may give up after a time the hardware picks: it is asked
+ * again), so its result is true. */
+static void expand_tma(Compilation *comp, MlirOperation call, MlirStringRef n) {
+  MlirLocation loc = mlirOperationGetLocation(call);
+  MlirContext ctx = ir_mlir(comp->ic);
+  int nops = (int)mlirOperationGetNumOperands(call);
+  MlirValue ops[8];
+  for (int i = 0; i < nops && i < 8; i++) ops[i] = mlirOperationGetOperand(call, i);
+  char text[256], cons[32];
+  MlirType i64 = mlirIntegerTypeGet(ctx, 64);
+  if (n.length > 14 && !memcmp(n.data, "tilec.tma.", 10)) {
+    bool load = n.data[10] == 'l';
+    int r = nops - (load ? 3 : 2);
+    StrBuf c = {0};
+    for (int d = 0; d < r; d++) sb_printf(&c, "%s$%d", d ? ", " : "", d + (load ? 2 : 1));
+    if (load)
+      snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {%s}], [$%d];",
+               r, c.s, r + 2);
+    else
+      snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group [$0, {%s}], [$%d];", r, c.s, r + 1);
+    sb_free(&c);
+    snprintf(cons, sizeof cons, "%s", load ? "r,l" : "l");
+    for (int d = 0; d < r; d++) strcat(cons, ",r");
+    strcat(cons, ",r");
+    inline_asm_before(call, loc, str(text), str(cons), true, NULL, nops, ops);
+    op_erase(call);
+    return;
+  }
+  static const struct {
+    const char *name, *ptx, *cons;
+  } fixed[] = {
+      {"tilec.bulk.commit", "cp.async.bulk.commit_group;", ""},
+      {"tilec.bulk.wait.read.0", "cp.async.bulk.wait_group.read 0;", ""},
+      {"tilec.mbarrier.init", "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r"},
+      {"tilec.mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx.shared::cta.b64 $0, [$1], $2;", "=l,r,r"},
+      {"tilec.mbarrier.try_wait.parity",
+       "{ .reg .pred p; WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1; @!p bra WAIT; }", "r,r"},
+  };
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+    if (n.length != strlen(fixed[i].name) || memcmp(n.data, fixed[i].name, n.length)) continue;
+    bool result = fixed[i].cons[0] == '=';
+    MlirOperation a = inline_asm_before(call, loc, str(fixed[i].ptx), str(fixed[i].cons), true, result ? &i64 : NULL, nops, ops);
+    if (result) {
+      replace_call(call, a);
+      return;
+    }
+    if (mlirOperationGetNumResults(call)) {
+      MlirType i1 = mlirIntegerTypeGet(ctx, 1);
+      MlirNamedAttribute v = mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("value")), mlirIntegerAttrGet(i1, 1));
+      replace_call(call, create_before(call, "llvm.mlir.constant", loc, 1, &i1, 0, NULL, 1, &v));
+      return;
+    }
+    op_erase(call);
+    return;
+  }
+}
+
 static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   MlirContext ctx = ir_mlir(comp->ic);
   MlirStringRef n = mlirFlatSymbolRefAttrGetValue(mlirOperationGetAttributeByName(call, str("callee")));
@@ -355,6 +414,11 @@ static void expand_call(Compilation *comp, MlirOperation call, int sm) {
   if ((n.length > 12 && !memcmp(n.data, "tilec.wgmma.", 12)) || (n.length == 15 && !memcmp(n.data, "tilec.smem.addr", 15)) ||
       (n.length == 23 && !memcmp(n.data, "tilec.fence.proxy.async", 23))) {
     expand_wgmma(comp, call, n);
+    return;
+  }
+  if ((n.length > 10 && !memcmp(n.data, "tilec.tma.", 10)) || (n.length > 15 && !memcmp(n.data, "tilec.mbarrier.", 15)) ||
+      (n.length > 11 && !memcmp(n.data, "tilec.bulk.", 11))) {
+    expand_tma(comp, call, n);
     return;
   }
   if (n.length > 10 && !memcmp(n.data, "tilec.gdc.", 10)) {

@@ -630,7 +630,9 @@ void lw_lower_op(Lower *L, MlirOperation op) {
   case TOP_make_block_ptr: lower_make_block_ptr(L, op, r); return;
   case TOP_advance: lower_advance(L, op, r); return;
   /* irgen makes block pointers of tensor descriptors for now: these come with TMA */
-  case TOP_make_tensor_descriptor: case TOP_descriptor_load: case TOP_descriptor_store: break;
+  case TOP_descriptor_load: lw_lower_tma_load(L, op); return;
+  case TOP_descriptor_store: lw_lower_tma_store(L, op); return;
+  case TOP_make_tensor_descriptor: break;
   case TOP_extern_elementwise: lower_extern_elementwise(L, op, r, rt, n); return;
   case TOP_print: lw_lower_print(L, op); return;
   case TOP_assert: lw_lower_assert(L, op); return;
@@ -688,6 +690,18 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
     if (is_tile_ptr(comp, t)) sb_printf(&sb, "!llvm.ptr<1>");
     else ir_type_text(&sb, t);
   }
+  /* the tensor maps (lower_tma.c): 128 bytes each, by value, whose address
+   * the copies take */
+  MlirAttribute maps = mlirOperationGetAttributeByName(fn, str("tile.tensormaps"));
+  int nmaps = mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) ? 0 : (int)mlirArrayAttrGetNumElements(maps);
+  if (nmaps > 64) {
+    diag_plain_error(comp->d, "the kernel takes %d tensor maps; the GPU code generator supports 64", nmaps);
+    sb_free(&sb);
+    return (MlirModule){NULL};
+  }
+  for (int i = 0; i < nmaps; i++)
+    sb_printf(&sb, "%s%%m%d: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}",
+              np + i ? ", " : "", i);
   /* a kernel with tensor-core dots is allowed every register (one block an
    * SM at the least): without it ptxas, when spills are unavoidable, may
    * trade registers for occupancy and give an accumulator-heavy kernel 32
@@ -702,6 +716,9 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
   mlirOperationSetLocation(kfn, mlirOperationGetLocation(fn)); /* for errors about the whole kernel */
   L->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(kfn, 0));
   L->term = mlirBlockGetFirstOperation(L->block);
+  if (nmaps) mlirOperationSetAttributeByName(kfn, str("tilec.tensormaps"), maps);
+  L->nmaps = nmaps;
+  for (int i = 0; i < nmaps; i++) L->maps[i] = mlirBlockGetArgument(L->block, np + i);
   for (int i = 0; i < np; i++) {
     Vals *x = lw_new_vals(L, 1);
     x->v[0] = mlirBlockGetArgument(L->block, i);

@@ -55,6 +55,8 @@ typedef struct Lower {
   MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
   MlirOperation wg_async_dot; /* a pipelined loop's wgmma dot whose group stays in flight into the
                                * next iteration (wgmma.wait_group 1; lower_control.c) */
+  MlirValue maps[64];  /* the kernel's tensor maps (its parameters after the others; lower_tma.c) */
+  int nmaps;
   bool failed;
 } Lower;
 
@@ -198,6 +200,8 @@ bool lw_lower_f8(Lower *L, MlirOperation op, MlirValue r, int n);
 void lw_lower_dot(Lower *L, MlirOperation op);
 void lw_lower_mma(Lower *L, MlirOperation op);
 void lw_lower_wgmma(Lower *L, MlirOperation op);
+void lw_lower_tma_load(Lower *L, MlirOperation op);
+void lw_lower_tma_store(Lower *L, MlirOperation op);
 /* How a tensor-core operand lies in shared memory (Lazy.mma_operand). */
 enum { MMA_A = 1, MMA_B_COLS = 2, MMA_B_ROWS = 3 };
 /* Word i of an LLVM struct of i32s (an instruction's registers). */

@@ -421,7 +421,10 @@ static void accesses(MlirOperation op, uint64_t *w, uint64_t *r) {
   /* a thread's accesses to memory only it uses (a prefetched load's
    * copies) are ordered by its own wait */
   bool private = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.private")));
-  if (id >= 0 && !private) {
+  /* a TMA copy's or an mbarrier's use of its buffer is ordered by the
+   * barriers and waits its lowering makes (lower_tma.c) */
+  bool async = !mlirAttributeIsNull(mlirOperationGetAttributeByName(op, str("tilec.async")));
+  if (id >= 0 && !private && !async) {
     if (op_is(op, "llvm.store") || is_copy(op)) *w |= 1ull << bit_of(id);
     else *r |= 1ull << bit_of(id);
   }

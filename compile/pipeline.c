@@ -142,6 +142,8 @@ static const Stage stages[] = {
      "lex, parse, resolve the module level, type and specialize the kernel"},
     {"irgen", FORM_TILE, BOTH, irgen, NULL, TILEC_EMIT_TILE, true, "the typed AST to tile IR (ir/irgen.c)"},
     /* tile IR to tile IR with layouts (passes/) */
+    {"tma-lowering", FORM_TILE, BOTH, NULL, pass_tma_lowering, -1, false,
+     "host tensor descriptors' loads and stores as TMA copies (sm_90 and later)"},
     {"rewrite-block-pointers", FORM_TILE, BOTH, NULL, pass_rewrite_block_pointers, -1, false,
      "accesses through block pointers and descriptors as pointer tensors with masks"},
     {"canonicalize", FORM_TILE, BOTH, NULL, pass_canonicalize, -1, false, "upstream canonicalization and tile folds"},
@@ -300,7 +302,24 @@ static bool metadata(Compilation *comp, Work *w) {
     for (int i = 0; i < lists[l]->n; i++) sb_printf(sb, "%s\"%s\"", i ? ", " : "", (const char *)lists[l]->v[i]);
     sb_putc(sb, ']');
   }
-  sb_printf(sb, "},\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
+  sb_printf(sb, "}");
+  /* the tensor maps the kernel takes after its parameters (codegen/lower_tma.c) */
+  MlirAttribute maps = {NULL};
+  for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+    if (mlirAttributeIsNull(maps)) maps = mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("tilec.tensormaps"));
+  if (!mlirAttributeIsNull(maps)) {
+    sb_printf(sb, ",\n  \"tensormaps\": [");
+    for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(maps); i++) {
+      MlirAttribute t = mlirArrayAttrGetElement(maps, i);
+      sb_printf(sb, "%s{\"param\": %lld, \"fill\": \"%s\", \"box\": [", i ? ", " : "",
+                (long long)mlirDenseI64ArrayGetElement(t, 0), mlirDenseI64ArrayGetElement(t, 1) ? "nan" : "zero");
+      for (intptr_t d = 2; d < mlirDenseArrayGetNumElements(t); d++)
+        sb_printf(sb, "%s%lld", d > 2 ? ", " : "", (long long)mlirDenseI64ArrayGetElement(t, d));
+      sb_printf(sb, "]}");
+    }
+    sb_printf(sb, "]");
+  }
+  sb_printf(sb, ",\n  \"lowered_hash\": \"%016llx\"\n}\n", (unsigned long long)hash);
   return true;
 }
 

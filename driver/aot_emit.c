@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/jit.h"
 #include "support/dtype.h"
 
 static const char *prog = "tilec";
@@ -290,6 +291,35 @@ static void emit_grid_helpers(AotOut *c, const Aot *o) {
   if (uses & AOT_USES_MAX) aot_tpl(c, o, "static int64_t @P@_max(int64_t a, int64_t b) { return a > b ? a : b; }\n\n");
 }
 
+/* The tensor map of a launch (a host descriptor copied by TMA): from the
+ * arguments of its base, shape and strides (elements, outermost first),
+ * as the JIT builds it (jit/launch.c); CUDA_ERROR_INVALID_VALUE for a
+ * tensor TMA cannot copy, CUDA_ERROR_NOT_SUPPORTED without the driver's
+ * cuTensorMapEncodeTiled. */
+static void emit_tensor_map(AotOut *c, const Aot *o) {
+  aot_tpl(c, o,
+      "static CUresult @P@_tensor_map(CUtensorMap *map, const int *t, void **args) {\n"
+      "  static const int bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};\n"
+      "  int p = t[0], r = t[1];\n"
+      "  if (!@P@_driver.cuTensorMapEncodeTiled) return CUDA_ERROR_NOT_SUPPORTED;\n"
+      "  if (r < 1 || r > 5 || t[2] < 0 || t[2] > 12) return CUDA_ERROR_INVALID_VALUE;\n"
+      "  cuuint64_t dims[5], strides[5];\n"
+      "  cuuint32_t box[5], ones[5] = {1, 1, 1, 1, 1};\n"
+      "  for (int d = 0; d < r; d++) {\n"
+      "    int64_t n = *(const int64_t *)args[p + r - d], st = *(const int64_t *)args[p + 2 * r - d];\n"
+      "    if (n < 1 || st < 1 || (d == 0 && st != 1)) return CUDA_ERROR_INVALID_VALUE;\n"
+      "    dims[d] = (cuuint64_t)n;\n"
+      "    strides[d] = (cuuint64_t)st * (cuuint64_t)bytes[t[2]];\n"
+      "    box[d] = (cuuint32_t)t[4 + d];\n"
+      "  }\n"
+      "  return @P@_driver.cuTensorMapEncodeTiled(map, (CUtensorMapDataType)t[2], (cuuint32_t)r, *(void *const *)args[p], dims,\n"
+      "                                          strides + 1, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,\n"
+      "                                          CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,\n"
+      "                                          t[3] ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA\n"
+      "                                               : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
+      "}\n\n");
+}
+
 static void emit_load(AotOut *c, const Aot *o) {
   aot_tpl(c, o,
       "/* The driver, opened at the first load (dlopen, as the CUDA runtime opens\n"
@@ -309,6 +339,10 @@ static void emit_load(AotOut *c, const Aot *o) {
       "  CUresult (*cuFuncSetAttribute)(CUfunction, CUfunction_attribute, int);\n"
       "  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,\n"
       "                             CUstream, void **, void **);\n"
+      "  /* optional (CUDA 12.0 on): the tensor maps of kernels that copy by TMA */\n"
+      "  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,\n"
+      "                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,\n"
+      "                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);\n"
       "} @P@_driver;\n\n"
       "static void @P@_log_add(const char *text) {\n"
       "  size_t n = strlen(@P@_log), m = strlen(text);\n"
@@ -374,6 +408,7 @@ static void emit_load(AotOut *c, const Aot *o) {
       "      return CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;\n"
       "    }\n"
       "  }\n"
+      "  *(void **)&@P@_driver.cuTensorMapEncodeTiled = dlsym(l, \"cuTensorMapEncodeTiled\");\n"
       "  lib = l;\n"
       "  return CUDA_SUCCESS;\n"
       "}\n\n");
@@ -464,6 +499,7 @@ static void emit_load(AotOut *c, const Aot *o) {
       "    @P@_log_add(error);\n"
       "    if (error[0] && error[strlen(error) - 1] != '\\n') @P@_log_add(\"\\n\");\n"
       "    if (r == CUDA_SUCCESS) r = @P@_driver.cuModuleGetFunction(&@P@_functions[s], @P@_modules[s], im->entry);\n"
+      "    @P@_chosen[s] = a;\n"
       "    /* past 48 KB a block must opt in */\n"
       "    if (r == CUDA_SUCCESS && im->shared_bytes > 48 * 1024)\n"
       "      r = @P@_driver.cuFuncSetAttribute(@P@_functions[s], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, im->shared_bytes);\n"
@@ -525,8 +561,29 @@ void aot_emit_source(AotOut *c, const Aot *o) {
          "  int major, minor, exact; /* exact: an arch-specific target, for that compute capability only */\n"
          "  const unsigned char *cubin, *ptx; /* cubin: NULL when none was built */\n"
          "  int shared_bytes;\n"
+         "  int nmaps; /* the tensor maps it takes after its parameters, and each one's: */\n"
+         "  const int (*maps)[9]; /* base parameter, rank, CUtensorMapDataType, NaN fill, box (innermost first) */\n"
          "};\n\n",
       P);
+  bool any_maps = false;
+  for (int s = 0; s < o->nsigs; s++)
+    for (int a = 0; a < o->narchs; a++) {
+      const KernelMeta *im = &o->sigs[s].images[a].meta;
+      if (!im->nmaps) continue;
+      any_maps = true;
+      aot_out(c, "static const int %s_s%d_%s_maps[%d][9] = {", P, s, o->archs[a], im->nmaps);
+      for (int i = 0; i < im->nmaps; i++) {
+        const KernelTensorMap *t = &im->maps[i];
+        DType dt;
+        bool is_ptr;
+        int type = dtype_parse_param(im->params[t->param].type, &dt, &is_ptr) ? jit_tensor_map_type(dt) : -1;
+        aot_out(c, "%s{%d, %d, %d, %d", i ? ", " : "", t->param, t->rank, type, t->nan ? 1 : 0);
+        for (int d = 0; d < 5; d++) aot_out(c, ", %" PRId64, d < t->rank ? t->box[t->rank - 1 - d] : (int64_t)0);
+        aot_out(c, "}");
+      }
+      aot_out(c, "};\n");
+    }
+  if (any_maps) aot_out(c, "\n");
   aot_out(c, "static const struct %s_image %s_images[%s_NSIG][%s_NARCH] = {\n", P, P, P, P);
   for (int s = 0; s < o->nsigs; s++) {
     aot_out(c, "  {\n");
@@ -537,26 +594,44 @@ void aot_emit_source(AotOut *c, const Aot *o) {
       char cubin[160];
       if (im->cubin) snprintf(cubin, sizeof cubin, "%s_s%d_%s_cubin", P, s, ar);
       else snprintf(cubin, sizeof cubin, "NULL");
-      aot_out(c, "    {\"%s\", \"%s\", %d, %d, %d, %s, %s_s%d_%s_ptx, %" PRId64 "},\n", ar, im->meta.name, major, minor,
-          ar[5] == 'a', cubin, P, s, ar, im->meta.shared_bytes);
+      char maps[160];
+      if (im->meta.nmaps) snprintf(maps, sizeof maps, "%d, %s_s%d_%s_maps", im->meta.nmaps, P, s, ar);
+      else snprintf(maps, sizeof maps, "0, NULL");
+      aot_out(c, "    {\"%s\", \"%s\", %d, %d, %d, %s, %s_s%d_%s_ptx, %" PRId64 ", %s},\n", ar, im->meta.name, major, minor,
+          ar[5] == 'a', cubin, P, s, ar, im->meta.shared_bytes, maps);
     }
     aot_out(c, "  },\n");
   }
   aot_out(c, "};\n\nstatic CUmodule %s_modules[%s_NSIG];\nstatic CUfunction %s_functions[%s_NSIG];\n", P, P, P, P);
   aot_out(c, "static unsigned %s_shared[%s_NSIG]; /* the loaded image's shared bytes, given at each launch */\n", P, P);
   aot_out(c, "static CUcontext %s_context; /* where they are loaded */\n", P);
+  aot_out(c, "static int %s_chosen[%s_NSIG]; /* the image each signature loaded */\n", P, P);
   aot_out(c, "static char %s_log[8192];\n\n", P);
   emit_load(c, o);
 
   const KernelMeta *m = &o->sigs[0].images[0].meta;
+  if (any_maps) emit_tensor_map(c, o);
   for (int s = 0; s < o->nsigs; s++) {
+    bool maps = false;
+    for (int a = 0; a < o->narchs; a++) maps |= o->sigs[s].images[a].meta.nmaps > 0;
     aot_out(c, "CUresult %s_%d(CUstream stream, unsigned gx, unsigned gy, unsigned gz", P, s);
     emit_params(c, o, true);
     aot_out(c, ") {\n  if (!%s_functions[%d]) return CUDA_ERROR_NOT_INITIALIZED;\n", P, s);
-    if (m->nparams) {
-      aot_out(c, "  void *args[%d] = {", m->nparams);
+    if (m->nparams || maps) {
+      aot_out(c, "  void *args[%d] = {", m->nparams + (maps ? MAX_MAPS : 0));
       for (int i = 0; i < m->nparams; i++) aot_out(c, "%s&%s", i ? ", " : "", o->cnames[i]);
       aot_out(c, "};\n");
+    }
+    if (maps) {
+      aot_out(c, "  /* the tensor maps, after the parameters, built from their bases, shapes and strides */\n"
+                 "  const struct %s_image *im = &%s_images[%d][%s_chosen[%d]];\n"
+                 "  CUtensorMap maps[%d];\n"
+                 "  for (int i = 0; i < im->nmaps; i++) {\n"
+                 "    CUresult r = %s_tensor_map(&maps[i], im->maps[i], args);\n"
+                 "    if (r != CUDA_SUCCESS) return r;\n"
+                 "    args[%d + i] = &maps[i];\n"
+                 "  }\n",
+          P, P, s, P, s, MAX_MAPS, P, m->nparams);
     }
     aot_out(c, "  return %s_driver.cuLaunchKernel(%s_functions[%d], gx, gy, gz, %d, 1, 1, %s_shared[%d], stream, %s, NULL);\n}\n\n",
         P, P, s, 32 * o->sigs[s].images[0].meta.num_warps, P, s, m->nparams ? "args" : "NULL");

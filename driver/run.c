@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "emu/emu.h"
+#include "jit/jit.h"
 #include "runtime/grid.h"
 #include "support/support.h"
 #include "tilec/runtime.h"
@@ -320,8 +321,9 @@ static int save_buffers(const RunOptions *o, const Arg *args, const int *saves) 
  * (or cubin) is loaded through runtime.h. No checks but the driver's. */
 static int launch_cuda(const RunOptions *o, const tilec_result *r, const KernelMeta *m, Arg *args, const int *saves,
                        const unsigned grid[3]) {
-  void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
+  void **argv = calloc((size_t)(m->nparams + m->nmaps) + 1, sizeof *argv);
   tilec_devptr *dev = calloc((size_t)m->nparams + 1, sizeof *dev);
+  _Alignas(64) unsigned char maps[MAX_MAPS][128];
   char *log = NULL; /* runtime.h's message of the call that failed */
   int rc = 0;
   tilec_cuda_module *mod = NULL;
@@ -341,6 +343,7 @@ static int launch_cuda(const RunOptions *o, const tilec_result *r, const KernelM
     }
     argv[i] = &a->slot;
   }
+  if (!rc) rc = run_tensor_maps(m, o->cuda, argv, maps, NULL, NULL);
   if (!rc && (tilec_cuda_launch(mod, grid, argv, NULL, &log) != TILEC_RT_OK ||
               tilec_cuda_synchronize(o->cuda, &log) != TILEC_RT_OK))
     rc = cli_error("the launch failed: %s", log ? log : "out of memory");
@@ -363,8 +366,9 @@ static int launch_cuda(const RunOptions *o, const tilec_result *r, const KernelM
  * code. */
 static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *m, Arg *args, const int *saves,
                   const unsigned grid[3]) {
-  void **argv = calloc((size_t)m->nparams + 1, sizeof *argv);
-  EmuBuffer *bufs = calloc((size_t)m->nparams + 1, sizeof *bufs);
+  void **argv = calloc((size_t)(m->nparams + m->nmaps) + 1, sizeof *argv);
+  EmuBuffer *bufs = calloc((size_t)m->nparams + 2, sizeof *bufs);
+  _Alignas(64) unsigned char maps[MAX_MAPS][128];
   if (!argv || !bufs) {
     free(argv);
     free(bufs);
@@ -372,10 +376,15 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
   }
   int nbufs;
   run_emu_args(m, args, argv, bufs, &nbufs);
+  int rc = run_tensor_maps(m, NULL, argv, maps, bufs, &nbufs);
+  if (rc) {
+    free(argv);
+    free(bufs);
+    return rc;
+  }
   size_t olen;
   const char *obj = tilec_result_output(r, &olen);
   char *msg = NULL;
-  int rc = 0;
   EmuKernel *k = emu_load_object(obj, olen, m->name, &msg);
   if (!k) {
     rc = cli_error("%s", msg ? msg : "the emulator cannot load the kernel");
@@ -385,7 +394,7 @@ static int launch(const RunOptions *o, const tilec_result *r, const KernelMeta *
       .grid = {grid[0], grid[1], grid[2]},
       .num_warps = m->num_warps,
       .args = argv,
-      .nargs = m->nparams,
+      .nargs = m->nparams + m->nmaps,
       .buffers = bufs,
       .nbuffers = nbufs,
       .seed = o->seed,
@@ -577,6 +586,27 @@ void run_pre_hook(RunKernel *k) {
 void run_zero_buffer(Arg *a) {
   memset(a->buf.data, 0, a->buf.nbytes);
   if (a->init) memset(a->init, 0xff, (a->buf.nbytes + 7) / 8);
+}
+
+int run_tensor_maps(const KernelMeta *m, tilec_cuda *cuda, void **argv, unsigned char (*maps)[128], EmuBuffer *bufs, int *nbufs) {
+  if (!m->nmaps) return 0;
+  if (m->nmaps > MAX_MAPS) return cli_error("%s takes %d tensor maps; tilec run builds up to %d", m->name, m->nmaps, MAX_MAPS);
+  int types[MAX_MAPS];
+  for (int i = 0; i < m->nmaps; i++) {
+    DType t;
+    bool is_ptr;
+    types[i] = dtype_parse_param(m->params[m->maps[i].param].type, &t, &is_ptr) ? jit_tensor_map_type(t) : -1;
+    if (types[i] < 0) return cli_error("%s: tensor map %d is of %s, which TMA does not copy", m->name, i, m->params[m->maps[i].param].type);
+  }
+  char *why = NULL;
+  if (jit_tensor_maps(cuda, m->name, m->maps, types, m->nmaps, argv, maps, &why) != TILEC_OK) {
+    int rc = cli_error("%s", why ? why : "out of memory");
+    free(why);
+    return rc;
+  }
+  for (int i = 0; i < m->nmaps; i++) argv[m->nparams + i] = maps[i];
+  if (bufs) bufs[(*nbufs)++] = (EmuBuffer){.data = maps, .bytes = (size_t)m->nmaps * 128, .name = "the launch's tensor maps"};
+  return 0;
 }
 
 void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs) {

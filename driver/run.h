@@ -172,6 +172,11 @@ void run_pre_hook(RunKernel *k);
 /* The emulator's view of the arguments: argv[i] for each parameter, and a
  * buffer for each pointer (bufs has room for one per parameter). */
 void run_emu_args(const KernelMeta *m, Arg *args, void **argv, EmuBuffer *bufs, int *nbufs);
+/* The tensor maps the kernel takes after its parameters (m->maps), built
+ * from argv's bases, shapes and strides into maps (MAX_MAPS of them) and
+ * appended to argv, which has room; on the emulator (cuda NULL) their
+ * bytes also go to bufs. 0, or the exit code after the error. */
+int run_tensor_maps(const KernelMeta *m, tilec_cuda *cuda, void **argv, unsigned char (*maps)[128], EmuBuffer *bufs, int *nbufs);
 
 /* Prints an error in an expression: "in WHAT: MSG", the text, a caret under
  * byte pos; returns 1. */

@@ -123,6 +123,11 @@ typedef struct Spec {
   int copy_param[MAX_KEYS]; /* and those it copies: into copy_param[2i], from copy_param[2i + 1] */
   int ncopy;                /* an even count */
   int64_t *consts; /* the values of the constexprs a grid may name, in their order */
+  /* the tensor maps the kernel takes after its parameters, and each one's
+   * CUtensorMapDataType, from its base's dtype */
+  KernelTensorMap maps[MAX_MAPS];
+  int map_type[MAX_MAPS];
+  int nmaps;
   EmuKernel *emu;
   tilec_cuda_module *cuda;
 } Spec;
@@ -210,6 +215,13 @@ tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid
                             void *stream, int *config, char **report);
 /* Launches a specialization: on the grid given, else on the kernel's grid
  * expression's. The null pointers its key made None are not its parameters. */
+/* The CUtensorMapDataType of an element type; -1 where TMA copies none. */
+int jit_tensor_map_type(DType t);
+/* The nmaps tensor maps a launch appends to its arguments (args: the
+ * kernel's parameters), each from its base, shape and strides, into out:
+ * the driver's encoding on cuda, the emulator's where cuda is NULL. */
+tilec_status jit_tensor_maps(tilec_cuda *cuda, const char *kernel, const KernelTensorMap *maps, const int *types, int nmaps,
+                             void **args, unsigned char (*out)[128], char **report);
 tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **all, int nall, void *stream,
                           char **report);
 

@@ -8,6 +8,8 @@
  */
 #include "jit.h"
 
+#include "emu/tma.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,71 @@ static tilec_status eval_grid(const tilec_kernel *k, const Spec *s, void **args,
   return TILEC_OK;
 }
 
+int jit_tensor_map_type(DType t) {
+  switch (t) {
+  case DT_I8: case DT_U8: case DT_F8E4M3: case DT_F8E5M2: return EMU_TMA_U8;
+  case DT_I16: case DT_U16: return EMU_TMA_U16;
+  case DT_U32: return EMU_TMA_U32;
+  case DT_I32: return EMU_TMA_I32;
+  case DT_U64: return EMU_TMA_U64;
+  case DT_I64: return EMU_TMA_I64;
+  case DT_F16: return EMU_TMA_F16;
+  case DT_BF16: return EMU_TMA_BF16;
+  case DT_F32: return EMU_TMA_F32;
+  case DT_F64: return EMU_TMA_F64;
+  default: return -1;
+  }
+}
+
+/* The tensor maps of a launch, from the arguments of each one's base,
+ * shape and strides (elements, outermost first, as the descriptor gives
+ * them): on the GPU (cuda not NULL) the driver's, on the CPU the
+ * emulator's own encoding. A tensor TMA cannot copy (a base or a stride
+ * not a multiple of 16 bytes, a last dimension not contiguous) is a usage
+ * error that names its argument. */
+tilec_status jit_tensor_maps(tilec_cuda *cuda, const char *kernel, const KernelTensorMap *maps, const int *types, int nmaps,
+                             void **args, unsigned char (*out)[128], char **report) {
+  for (int i = 0; i < nmaps; i++) {
+    const KernelTensorMap *t = &maps[i];
+    int r = t->rank, p = t->param;
+    tilec_devptr base;
+    memcpy(&base, args[p], sizeof base);
+    int64_t shape[5], stride[5];
+    for (int d = 0; d < r; d++) {
+      memcpy(&shape[d], args[p + 1 + d], sizeof shape[d]);
+      memcpy(&stride[d], args[p + 1 + r + d], sizeof stride[d]);
+    }
+    int64_t eb = emu_tma_elem_bytes((EmuTmaType)types[i]);
+    const char *why = NULL;
+    if (stride[r - 1] != 1) why = "its last dimension is not contiguous (a stride of 1)";
+    EmuTensorMap m = {.address = base, .rank = r, .type = (EmuTmaType)types[i], .oob_nan = t->nan, .l2_promotion = 2};
+    for (int d = 0; d < r && !why; d++) {
+      if (shape[d] < 1 || stride[d] < 1) why = "a dimension or a stride is not positive";
+      m.dims[d] = (uint64_t)shape[r - 1 - d];
+      m.strides[d] = (uint64_t)(stride[r - 1 - d] * eb);
+      m.box[d] = (uint32_t)t->box[r - 1 - d];
+      m.estrides[d] = 1;
+    }
+    tilec_status st = TILEC_OK;
+    char *message = NULL;
+    if (why) {
+      st = TILEC_ERROR_USAGE;
+    } else if (cuda) {
+      tilec_rt_status rs = tilec_cuda_tensor_map(cuda, out[i], m.type, r, base, m.dims, m.strides + 1, m.box, m.oob_nan, &message);
+      st = rs == TILEC_RT_INVALID || rs == TILEC_RT_CUDA_ERROR ? TILEC_ERROR_USAGE : jit_from_rt(rs);
+      why = message;
+    } else if (!emu_tma_encode(&m, out[i], &why)) {
+      st = TILEC_ERROR_USAGE;
+    }
+    if (st != TILEC_OK)
+      jit_tell(report, "%s: argument %d, a tensor descriptor's base, and its shape and strides: TMA cannot copy this tensor: %s",
+               kernel, p, why ? why : "the driver refused it");
+    free(message);
+    if (st != TILEC_OK) return st;
+  }
+  return TILEC_OK;
+}
+
 tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3], void **all, int nall, void *stream,
                           char **report) {
   unsigned dims[3];
@@ -117,10 +184,17 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
     free(tmp);
     if (st != TILEC_OK) return st;
   }
-  void *kept[MAX_PARAMS], **args = kept;
+  void *kept[MAX_PARAMS + MAX_MAPS], **args = kept;
   int nargs = 0;
   for (int i = 0; i < nall; i++)
     if (i >= 32 || k->kind[i] != P_PTR || (s->key >> (2 * i) & 3) != 2) kept[nargs++] = all[i];
+  /* the tensor maps after the parameters, each 128 bytes, 64-byte aligned */
+  _Alignas(64) unsigned char maps[MAX_MAPS][128];
+  if (s->nmaps) {
+    tilec_status st = jit_tensor_maps(k->dev->cuda, k->name, s->maps, s->map_type, s->nmaps, kept, maps, report);
+    if (st != TILEC_OK) return st;
+    for (int i = 0; i < s->nmaps; i++) kept[nargs + i] = maps[i];
+  }
   if (s->cuda) return jit_from_rt(tilec_cuda_launch(s->cuda, grid, args, stream, report));
   /* the CPU: the device's allocations are the memory the kernel may touch */
   tilec_device *d = k->dev;
@@ -130,9 +204,10 @@ tilec_status jit_run_spec(tilec_kernel *k, const Spec *s, const unsigned grid[3]
     bufs[i] = (EmuBuffer){d->allocs[i].data, d->allocs[i].bytes, d->allocs[i].borrowed ? "registered host memory" : "an allocation",
                           d->allocs[i].init};
   int nbufs = d->nallocs;
+  if (bufs && s->nmaps) bufs[nbufs++] = (EmuBuffer){maps, (size_t)s->nmaps * 128, "the launch's tensor maps", NULL};
   pthread_mutex_unlock(&d->lock);
   if (!bufs) return jit_no_memory(report, k->name);
-  EmuLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .num_warps = s->num_warps, .args = args, .nargs = nargs,
+  EmuLaunch l = {.grid = {grid[0], grid[1], grid[2]}, .num_warps = s->num_warps, .args = args, .nargs = nargs + s->nmaps,
                  .buffers = bufs, .nbuffers = nbufs};
   char *rep = NULL;
   EmuFailure why;

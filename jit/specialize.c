@@ -214,6 +214,24 @@ static tilec_status take_metadata(tilec_kernel *k, const KernelMeta *m, Spec *ou
     }
     (zero ? out->zero_param : out->copy_param)[(*n)++] = p;
   }
+  /* the tensor maps: the base's element type is the map's */
+  if (m->nmaps > MAX_MAPS) {
+    jit_tell(why, "%s takes %d tensor maps; the JIT supports %d", m->name, m->nmaps, MAX_MAPS);
+    return TILEC_ERROR_UNSUPPORTED;
+  }
+  for (int i = 0; i < m->nmaps; i++) {
+    DType t;
+    bool is_ptr;
+    int type = -1;
+    if (dtype_parse_param(m->params[m->maps[i].param].type, &t, &is_ptr)) type = jit_tensor_map_type(t);
+    if (type < 0) {
+      jit_tell(why, "%s: tensor map %d is of %s, which TMA does not copy", m->name, i, m->params[m->maps[i].param].type);
+      return TILEC_ERROR_UNSUPPORTED;
+    }
+    out->maps[i] = m->maps[i];
+    out->map_type[i] = type;
+  }
+  out->nmaps = m->nmaps;
   out->consts = calloc((size_t)k->nconsts + 1, sizeof *out->consts);
   if (!k->name || !out->consts || (m->nconsts && !k->const_names)) return jit_no_memory(why, "the kernel's metadata");
   for (int i = 0; i < k->nconsts; i++) {

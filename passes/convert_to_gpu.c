@@ -230,6 +230,25 @@ static void convert_op(MlirOperation op, void *user) {
     want_operand(comp, op, 2, ra);
     return;
   }
+  if (t == TOP_descriptor_load || t == TOP_descriptor_store) {
+    /* a TMA box lies in shared memory row after row: each thread reads or
+     * writes 16 bytes of a row at a time, the lanes across the row */
+    MlirValue v = t == TOP_descriptor_load ? mlirOperationGetResult(op, 0) : mlirOperationGetOperand(op, 1);
+    MlirType vt = mlirValueGetType(v), et = mlirShapedTypeGetElementType(vt);
+    int r = (int)mlirShapedTypeGetRank(vt);
+    int64_t shape[MAX_RANK], elems = 1;
+    int spt[MAX_RANK];
+    for (int i = 0; i < r; i++) shape[i] = mlirShapedTypeGetDimSize(vt, i), spt[i] = 1, elems *= shape[i];
+    int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : (int)mlirFloatTypeGetWidth(et);
+    int64_t vec = 128 / bits, threads = (int64_t)comp->num_warps * comp->threads_per_warp;
+    while (vec > 1 && (shape[r - 1] % vec || elems / vec < threads)) vec /= 2;
+    spt[r - 1] = (int)vec;
+    Layout l = layout_blocked(comp, r, shape, spt, NULL);
+    MlirAttribute la = layout_attr(comp, &l);
+    if (t == TOP_descriptor_load) set_layout(comp, v, la);
+    else want_operand(comp, op, 1, la);
+    return;
+  }
   if (t == TOP_broadcast) {
     MlirValue src = mlirOperationGetOperand(op, 0);
     MlirAttribute l = blocked_or_default(comp, src);

@@ -12,6 +12,7 @@
 #include "ir/axis_info.h"
 #include "ir/layout.h"
 
+bool pass_tma_lowering(Compilation *comp, MlirOperation module);
 bool pass_rewrite_block_pointers(Compilation *comp, MlirOperation module);
 bool pass_canonicalize(Compilation *comp, MlirOperation module);
 bool pass_cse(Compilation *comp, MlirOperation module);

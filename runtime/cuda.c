@@ -75,6 +75,10 @@ typedef struct Driver {
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *); /* CUDA 12.4 on; NULL before */
+  /* CUDA 12.0 on; NULL before: (map, data type, rank, address, dims, strides, box, element strides,
+   * interleave, swizzle, L2 promotion, out-of-bounds fill) */
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *, const uint32_t *,
+                                     const uint32_t *, int, int, int, int);
 } Driver;
 
 static Driver drv;
@@ -146,6 +150,8 @@ static void open_driver(void) {
   }
   /* optional: the parameters of a kernel, so that a launch can check its arguments */
   *(void **)&drv.cuFuncGetParamInfo = dlsym(drv.lib, "cuFuncGetParamInfo");
+  /* optional: tensor maps, for kernels that copy by TMA (sm_90 on) */
+  *(void **)&drv.cuTensorMapEncodeTiled = dlsym(drv.lib, "cuTensorMapEncodeTiled");
   CUresult r = drv.cuInit(0);
   if (r) {
     char text[256];
@@ -351,6 +357,22 @@ tilec_rt_status tilec_cuda_memset(tilec_cuda *c, tilec_devptr ptr, unsigned char
   CUresult r = drv.cuMemsetD8(ptr, value, bytes);
   leave(pushed);
   return r ? cuda_failed(r, "cuMemsetD8", message) : TILEC_RT_OK;
+}
+
+tilec_rt_status tilec_cuda_tensor_map(tilec_cuda *c, void *map, int data_type, int rank, tilec_devptr base, const uint64_t *dims,
+                                      const uint64_t *strides, const uint32_t *box, int nan_fill, char **message) {
+  clear(message);
+  if (!c || !map || !dims || !box || (rank > 1 && !strides))
+    return invalid(message, "tilec_cuda_tensor_map", !c ? "the device is NULL" : "map, dims, strides or box is NULL");
+  if (!drv.cuTensorMapEncodeTiled) {
+    say(message, "tilec_cuda_tensor_map: the CUDA driver has no cuTensorMapEncodeTiled (it is older than CUDA 12)");
+    return TILEC_RT_NO_DRIVER;
+  }
+  static const uint32_t ones[5] = {1, 1, 1, 1, 1};
+  /* interleave none, swizzle none, L2 promotion 128 bytes (2), as Triton's host descriptors */
+  CUresult r = drv.cuTensorMapEncodeTiled(map, data_type, (unsigned)rank, (void *)(uintptr_t)base, dims, strides, box, ones, 0, 0,
+                                          2, nan_fill ? 1 : 0);
+  return r ? cuda_failed(r, "cuTensorMapEncodeTiled", message) : TILEC_RT_OK;
 }
 
 tilec_rt_status tilec_cuda_event_create(tilec_cuda *c, tilec_cuda_event **out, char **message) {

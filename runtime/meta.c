@@ -191,7 +191,8 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
        K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192, K_RESET = 16384,
-       K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288, K_PRECOPY = 1048576, K_SPEC = 2097152 };
+       K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288, K_PRECOPY = 1048576, K_SPEC = 2097152,
+       K_MAPS = 4194304, K_BOX = 8388608, K_FILL = 16777216 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -339,6 +340,62 @@ static bool autotune_member(Json *j, const char *key, void *ctx) {
   return false;
 }
 
+/* A tensor map: {"param": base parameter, "fill": "zero" | "nan", "box": [B_0, ..]}. */
+typedef struct MapCtx {
+  KernelTensorMap *t;
+  unsigned seen;
+} MapCtx;
+
+static bool box_element(Json *j, void *ctx) {
+  KernelTensorMap *t = ctx;
+  int64_t v;
+  if (t->rank == 5) return jfail(j, "a tensor map's box has at most 5 dimensions");
+  if (!jint_in(j, "box", 1, 256, &v)) return false;
+  t->box[t->rank++] = v;
+  return true;
+}
+
+static bool map_member(Json *j, const char *key, void *ctx) {
+  MapCtx *c = ctx;
+  MetaCtx once = {.seen = c->seen};
+  int64_t v;
+  bool ok;
+  if (!strcmp(key, "param")) {
+    ok = jonce(j, &once, K_PARAMS, key) && jint_in(j, key, 0, 100000, &v);
+    if (ok) c->t->param = (int)v;
+  } else if (!strcmp(key, "fill")) {
+    char *f = NULL;
+    ok = jonce(j, &once, K_FILL, key) && jstring(j, &f);
+    if (ok && strcmp(f, "zero") && strcmp(f, "nan")) ok = jfail(j, "a tensor map's fill is \"zero\" or \"nan\", not \"%s\"", f);
+    if (ok) c->t->nan = !strcmp(f, "nan");
+    free(f);
+  } else if (!strcmp(key, "box")) {
+    ok = jonce(j, &once, K_BOX, key) && jarray(j, box_element, c->t);
+  } else {
+    return false;
+  }
+  c->seen = once.seen;
+  return ok;
+}
+
+static bool map_element(Json *j, void *ctx) {
+  KernelMeta *m = ctx;
+  if (m->nmaps >= 64) return jfail(j, "too many tensor maps");
+  KernelTensorMap *ts = realloc(m->maps, ((size_t)m->nmaps + 1) * sizeof *ts);
+  if (!ts) return jnomem(j);
+  m->maps = ts;
+  MapCtx c = {.t = &ts[m->nmaps++]};
+  *c.t = (KernelTensorMap){0};
+  jskip(j);
+  const char *at = j->p;
+  if (!jobject(j, map_member, &c)) return false;
+  if (c.seen != (K_PARAMS | K_FILL | K_BOX) || !c.t->rank) {
+    j->p = at;
+    return jfail(j, "a tensor map needs exactly param, fill and a box of 1 to 5 dimensions");
+  }
+  return true;
+}
+
 static bool meta_member(Json *j, const char *key, void *ctx) {
   MetaCtx *c = ctx;
   KernelMeta *m = c->m;
@@ -360,6 +417,7 @@ static bool meta_member(Json *j, const char *key, void *ctx) {
   if (!strcmp(key, "params")) return jonce(j, c, K_PARAMS, key) && jarray(j, param_element, m);
   if (!strcmp(key, "constexprs")) return jonce(j, c, K_CONSTS, key) && jobject(j, const_member, m);
   if (!strcmp(key, "lowered_hash")) return jonce(j, c, K_HASH, key) && jstring(j, &m->lowered_hash);
+  if (!strcmp(key, "tensormaps")) return jonce(j, c, K_MAPS, key) && jarray(j, map_element, m);
   if (!strcmp(key, "autotune")) {
     MetaCtx t = {.m = m};
     const char *at = j->p;
@@ -402,6 +460,7 @@ void meta_free(KernelMeta *m) {
   free(m->pre_zero);
   for (int i = 0; i < m->npre_copy; i++) free(m->pre_copy[i]);
   free(m->pre_copy);
+  free(m->maps);
   *m = (KernelMeta){0};
 }
 
@@ -433,6 +492,17 @@ bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen, boo
   if (ok && !out->name[0]) {
     j.p = json;
     ok = jfail(&j, "an empty kernel name");
+  }
+  /* a map's base is a pointer parameter followed by the shape and strides
+   * (i64) of the box's rank */
+  for (int i = 0; ok && i < out->nmaps; i++) {
+    const KernelTensorMap *t = &out->maps[i];
+    bool fits = t->param + 2 * t->rank < out->nparams && out->params[t->param].type[0] == '*';
+    for (int d = 1; fits && d <= 2 * t->rank; d++) fits = !strcmp(out->params[t->param + d].type, "i64");
+    if (!fits) {
+      j.p = json;
+      ok = jfail(&j, "tensor map %d: parameter %d is not a pointer followed by %d i64 shapes and strides", i, t->param, 2 * t->rank);
+    }
   }
   if (!ok) meta_free(out);
   if (oom) *oom = j.oom;

@@ -24,6 +24,20 @@ typedef struct KernelConst {
   int64_t value;
 } KernelConst;
 
+/* A tensor map the kernel takes after its parameters (a host descriptor
+ * whose accesses are TMA copies): built from the parameters param (the
+ * base), param + 1 .. param + rank (the shape) and the rank strides after
+ * them, the box the block, out-of-bounds elements zero or NaN. */
+/* The most tensor maps a launch builds (the metadata may list up to 64). */
+#define MAX_MAPS 16
+
+typedef struct KernelTensorMap {
+  int param;
+  int rank;
+  int64_t box[5];
+  bool nan;
+} KernelTensorMap;
+
 /* The kernel's metadata; all strings and arrays are owned (meta_free). */
 typedef struct KernelMeta {
   char *name;
@@ -46,6 +60,8 @@ typedef struct KernelMeta {
   char **pre_copy; /* pairs of them: the buffer it copies into, then the one it copies from */
   int npre_copy;   /* an even count */
   int warmup_ms, rep_ms; /* @triton.autotune's warmup and rep; 0 when not given */
+  KernelTensorMap *maps; /* "tensormaps", optional: what the launch appends, in order */
+  int nmaps;
 } KernelMeta;
 
 /* Reads exactly the JSON object tilec_result_metadata writes: the keys
@@ -53,7 +69,8 @@ typedef struct KernelMeta {
  * type, divisibility, entry), constexprs (names to integers), autotune (configs,
  * config, warmup_ms, rep_ms, and the lists of names key, reset, restore and
  * pre_zero, pre_copy: pairs, an even number of names) and lowered_hash,
- * each once, in any order, nothing else. On failure *out is empty ({0}) and err says where
+ * and optionally tensormaps (objects of param, fill and box), each once,
+ * in any order, nothing else. On failure *out is empty ({0}) and err says where
  * and what, and *oom (oom may be NULL) whether it was for want of memory.
  * Any input is safe: the reader stops at the NUL. */
 bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen, bool *oom);

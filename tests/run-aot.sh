@@ -54,7 +54,16 @@ grep -q '_cubin' "$tmp/vone.c" && fail "vone.c, built with --ptx-only, embeds a 
   -g "max(cdiv(n_elements, BLOCK_SIZE), 1) * 2 - 1, (n_elements // 16) % 7 + 1 + min(BLOCK_SIZE / 512, 3) - 2, 65536 // -(-n_elements)" ||
   fail "tilec aot (vgrid) failed"
 
-for p in vadd vone vgrid; do
+# a host tensor descriptor: on sm_90a its load is a TMA copy, and the launcher
+# builds the tensor map (cuTensorMapEncodeTiled) from the base, shape and strides
+"$tilec" aot tests/filecheck/ptx_lang.py -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" \
+  -g "cdiv(M, BM) * cdiv(N, BN)" --arch sm_80,sm_90a -o "$tmp/vdesc" 2>/dev/null || fail "tilec aot (vdesc) failed"
+grep -q 'static const int vdesc_s0_sm_90a_maps\[1\]\[9\] = {{0, 2, 7, 0, 8, 16, 0, 0, 0}};' "$tmp/vdesc.c" ||
+  fail "vdesc.c does not describe sm_90a's tensor map (base 0, rank 2, float32, zero fill, box 8 x 16)"
+grep -q 'vdesc_s0_sm_80_maps' "$tmp/vdesc.c" && fail "vdesc.c gives sm_80, which copies no tensor, a tensor map"
+grep -q 'cuTensorMapEncodeTiled' "$tmp/vdesc.c" || fail "vdesc.c does not build tensor maps"
+
+for p in vadd vone vgrid vdesc; do
   "$cc" "${cflags[@]}" -c "$tmp/$p.c" -o "$tmp/$p.o" || fail "$p.c does not compile with ${cflags[*]}"
 done
 "$cc" "${cflags[@]}" -x c -fsyntax-only - <<<'#include "vadd.h"' -I"$tmp" || fail "vadd.h does not stand alone"

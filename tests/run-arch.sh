@@ -4,7 +4,8 @@
 # fp16's m16n8k16 on the widened values on sm_80 (docs/codegen.md): the
 # emulator's object for each holds its own instruction, both runs agree
 # (the products are exact, the sums within fp32 rounding of each other),
-# and an unknown target is a usage error.
+# and an unknown target is a usage error. A host tensor descriptor's
+# load is a TMA copy on sm_90a: the same numbers as sm_80's masked load.
 #
 #   run-arch.sh TILEC
 set -u
@@ -34,6 +35,27 @@ if [ $fail = 0 ]; then
   bad=$(paste -d' ' <(tr ' ' '\n' <"$tmp/sm_80.txt" | tail -n +3) <(tr ' ' '\n' <"$tmp/sm_89.txt" | tail -n +3) |
     awk 'NF == 2 { d = $1 - $2; if (d < 0) d = -d; m = ($1 < 0 ? -$1 : $1) + 1; if (d > 1e-5 * m) bad++; n++ } END { print (n == 1024 ? bad + 0 : "count " n) }')
   if [ "$bad" != 0 ]; then echo "FAILED: sm_80 and sm_89 runs differ: $bad"; fail=1; fi
+fi
+# a host tensor descriptor: a TMA copy from the map tilec run builds on
+# sm_90a, a masked load on sm_80; the same numbers (a view of 19 x 22 of
+# a 20 x 24 tensor); a row stride TMA cannot copy (23 floats, not a
+# multiple of 16 bytes) is an error that names the argument
+dfile=$root/tests/filecheck/ptx_lang.py
+dsig="tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8"
+for arch in sm_80 sm_90a; do
+  if ! "$tilec" run "$dfile" -k desc_copy -s "$dsig" -g 6 --device=cpu --arch=$arch rand:fp32:480 19 22 24 1 zeros:fp32:480 19 22 24 \
+    --print 5:480 >"$tmp/desc_$arch.txt" 2>"$tmp/err"; then
+    echo "FAILED: tilec run desc_copy --arch=$arch"; cat "$tmp/err"; fail=1
+  fi
+done
+if ! cmp -s "$tmp/desc_sm_80.txt" "$tmp/desc_sm_90a.txt" || [ "$(wc -w <"$tmp/desc_sm_80.txt")" -lt 480 ]; then
+  echo "FAILED: desc_copy on sm_80 and sm_90a differ"; diff "$tmp/desc_sm_80.txt" "$tmp/desc_sm_90a.txt" | head; fail=1
+fi
+"$tilec" run "$dfile" -k desc_copy -s "$dsig" -g 6 --device=cpu --arch=sm_90a rand:fp32:480 19 22 23 1 zeros:fp32:480 19 22 24 \
+  2>"$tmp/err" >/dev/null
+rc=$?
+if [ $rc != 1 ] || ! grep -q "argument 0, a tensor descriptor's base, and its shape and strides: TMA cannot copy this tensor" "$tmp/err"; then
+  echo "FAILED: a row stride of 23 floats on sm_90a: exit $rc, expected 1 and the reason"; cat "$tmp/err"; fail=1
 fi
 "$tilec" run "$file" -k dot2d -s "$sig" -g 1 --device=cpu --arch=sm_70 "${args[@]}" 2>"$tmp/err"
 rc=$?

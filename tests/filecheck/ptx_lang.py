@@ -29,6 +29,8 @@
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=DESC
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=tile | FileCheck %s --check-prefix=DESCIR
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
+# RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=DESCTMA
+# RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --arch sm_90a --emit=ptx | %ptxas_check_sm90a
 # RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=EXP
 # RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k unsigned_mod -s "*i32, *i32, 64" --emit=ast | FileCheck %s --check-prefix=UNS
@@ -320,6 +322,22 @@ def unsigned_mod(p, q, B: tl.constexpr):
 # DESCIR: tile.make_block_ptr
 # DESCIR: tile.advance
 # DESCIR: boundary_check = array<i32: 0, 1>
+# On sm_90a the host descriptor's load is a TMA copy from the map the
+# kernel takes after its parameters (128 bytes by value, its generic
+# address through cvta.param): thread 0 arms the mbarrier it initialized
+# at the start with the box's 512 bytes and issues the copy, every thread
+# waits for the phase; the descriptor made in the kernel stays a masked
+# pointer access (a store of its own).
+# DESCTMA: .param .align 64 .b8 desc_copy_param_9[128]
+# DESCTMA: cvta.param.u64 [[MAP:%rd[0-9]+]],
+# DESCTMA: mbarrier.init.shared::cta.b64 [[[BAR:%r[0-9]+]]], %r{{[0-9]+}};
+# DESCTMA: bar.sync 0;
+# DESCTMA: mov.b32 [[TX:%r[0-9]+]], 512;
+# DESCTMA: mbarrier.arrive.expect_tx.shared::cta.b64 %rd{{[0-9]+}}, [[[BAR]]], [[TX]];
+# DESCTMA: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [[[MAP]], {%r{{[0-9]+}}, %r{{[0-9]+}}}], [[[BAR]]];
+# DESCTMA: mbarrier.try_wait.parity.shared::cta.b64 p, [[[BAR]]], %r{{[0-9]+}};
+# DESCTMA-NOT: cp.async.bulk.tensor
+# DESCTMA: st.global
 @triton.jit
 def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.constexpr):
     pid = tl.program_id(0)

@@ -55,6 +55,7 @@ def row_sum(x_ptr, y_ptr, BLOCK: tl.constexpr):
 # TIME: frontend
 # TIME-NEXT: irgen
 # TIME-NEXT: verify
+# TIME-NEXT: tma-lowering
 # TIME-NEXT: rewrite-block-pointers
 # TIME-NEXT: canonicalize
 # TIME: remove-layout-conversions

@@ -148,7 +148,7 @@ int unit_main(void) {
   CHECK_CONTAINS(tilec_result_diagnostics(r), "allocate-shared: the module has no kernel");
   tilec_result_destroy(r);
   CHECK(tilec_opt("k.mlir", "module {}", 9, "lower", 0, NULL, &r) == TILEC_ERROR_USAGE);
-  CHECK_CONTAINS(tilec_result_diagnostics(r), "stage 'lower' is not a pass on IR text; the passes are rewrite-block-pointers, canonicalize,");
+  CHECK_CONTAINS(tilec_result_diagnostics(r), "stage 'lower' is not a pass on IR text; the passes are tma-lowering, rewrite-block-pointers, canonicalize,");
   tilec_result_destroy(r);
   CHECK(tilec_opt("k.mlir", "module {}", 9, "cse", 0, "sm_70", &r) == TILEC_ERROR_USAGE);
   CHECK_CONTAINS(tilec_result_diagnostics(r), "unknown target 'sm_70'");

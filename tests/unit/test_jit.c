@@ -3,6 +3,7 @@
  * autotune configs, signatures in every spelling of their types, the CUDA
  * device failing cleanly without a driver. */
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1172,8 +1173,9 @@ static void do_not_specialize(tilec_device *cpu) {
 /* A host tensor descriptor parameter: the launch passes its base pointer,
  * shape and strides (i64) in its place, as tilec run does; a block past
  * the shape reads zeros, and the descriptor's parameters get no hints
- * (one specialization for every shape). */
-static void tensor_descriptor(tilec_device *cpu) {
+ * (one specialization for every shape). On sm_90a (arch) the load is a
+ * TMA copy from the tensor map the launch builds from those arguments. */
+static void tensor_descriptor(tilec_device *cpu, const char *arch) {
   static const char desc_src[] = "import triton\n"
                             "import triton.language as tl\n"
                             "@triton.jit\n"
@@ -1189,7 +1191,7 @@ static void tensor_descriptor(tilec_device *cpu) {
   float host[M * N], out[GM * BM * GN * BN];
   for (int i = 0; i < M * N; i++) host[i] = (float)i;
   CHECK(tilec_device_copy_to(cpu, x, host, sizeof host, NULL) == TILEC_OK);
-  tilec_jit_options o = {.signature = "tensordesc<fp32[16, 32]>, *fp32, i32, 16, 32", .no_disk_cache = 1};
+  tilec_jit_options o = {.signature = "tensordesc<fp32[16, 32]>, *fp32, i32, 16, 32", .no_disk_cache = 1, .arch = arch};
   tilec_kernel *k = NULL;
   char *diag = NULL;
   CHECK(tilec_kernel_create(cpu, "desc.py", desc_src, sizeof desc_src - 1, &o, &k, &diag) == TILEC_OK && k);
@@ -1213,6 +1215,60 @@ static void tensor_descriptor(tilec_device *cpu) {
   free(report);
   tilec_kernel_destroy(k);
   CHECK(tilec_device_free(cpu, x, NULL) == TILEC_OK && tilec_device_free(cpu, y, NULL) == TILEC_OK);
+}
+
+/* A TMA store through a host descriptor on sm_90a: the box's elements
+ * outside the tensor are dropped (the bytes past a view's columns keep
+ * their values); a tensor TMA cannot copy (a row stride not a multiple of
+ * 16 bytes) is a usage error that names the argument. */
+static void tensor_map_store(tilec_device *cpu) {
+  static const char store_src[] = "import triton\n"
+                            "import triton.language as tl\n"
+                            "@triton.jit\n"
+                            "def fill(out_desc, BM: tl.constexpr, BN: tl.constexpr):\n"
+                            "    pm, pn = tl.program_id(0), tl.program_id(1)\n"
+                            "    rm = pm * BM + tl.arange(0, BM)\n"
+                            "    rn = pn * BN + tl.arange(0, BN)\n"
+                            "    v = (rm[:, None] * 1000 + rn[None, :]).to(tl.float16)\n"
+                            "    out_desc.store([pm * BM, pn * BN], v)\n";
+  enum { M = 40, N = 72, BM = 16, BN = 32 };
+  unsigned long long y;
+  CHECK(tilec_device_alloc(cpu, M * N * 2, &y, NULL) == TILEC_OK);
+  tilec_jit_options o = {.signature = "tensordesc<fp16[16, 32]>, 16, 32", .no_disk_cache = 1, .arch = "sm_90a"};
+  tilec_kernel *k = NULL;
+  char *diag = NULL, *report = NULL;
+  CHECK(tilec_kernel_create(cpu, "store.py", store_src, sizeof store_src - 1, &o, &k, &diag) == TILEC_OK && k);
+  if (diag) fprintf(stderr, "%s\n", diag);
+  free(diag);
+  if (!k) return;
+  static uint16_t out[M * N];
+  memset(out, 0xff, sizeof out);
+  CHECK(tilec_device_copy_to(cpu, y, out, sizeof out, NULL) == TILEC_OK);
+  long long rows = 35, cols = 56; /* a view: the box past them is dropped */
+  unsigned grid[3] = {3, 2, 1};
+  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y, rows, cols, (long long)N, 1LL) == TILEC_OK);
+  if (report) fprintf(stderr, "%s\n", report);
+  free(report);
+  report = NULL;
+  CHECK(tilec_device_copy_from(cpu, out, y, sizeof out, NULL) == TILEC_OK);
+  int wrong = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float want = (float)(i * 1000 + j);
+      uint16_t h = out[i * N + j];
+      /* fp16 to float, for the numbers written (normal, positive) */
+      int ex = (h >> 10) & 31;
+      float got = h == 0xffff ? -1.0f : ex ? ldexpf((float)(1024 + (h & 1023)), ex - 25) : ldexpf((float)(h & 1023), -24);
+      bool in = i < rows && j < cols && i < 3 * BM && j < 2 * BN;
+      wrong += in ? fabsf(got - want) > want / 512 : h != 0xffff;
+    }
+  CHECK(wrong == 0);
+  /* a row of 36 halves (72 bytes) is not a multiple of 16 bytes */
+  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y, rows, cols, 36LL, 1LL) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(report, "argument 0, a tensor descriptor's base, and its shape and strides: TMA cannot copy this tensor");
+  free(report);
+  tilec_kernel_destroy(k);
+  CHECK(tilec_device_free(cpu, y, NULL) == TILEC_OK);
 }
 
 int unit_main(void) {
@@ -1322,7 +1378,9 @@ int unit_main(void) {
   CHECK(cached_import(cpu) == 0);
   aliased_signatures(cpu);
   do_not_specialize(cpu);
-  tensor_descriptor(cpu);
+  tensor_descriptor(cpu, NULL);
+  tensor_descriptor(cpu, "sm_90a");
+  tensor_map_store(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }

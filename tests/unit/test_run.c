@@ -134,6 +134,50 @@ static void test_meta_errors(void) {
   meta_fails("\"restore\": []", "\"restore\": [\"a\", 2]", "at byte 576: expected '\"', found '2'");
 }
 
+/* The tensor maps a kernel takes after its parameters (host descriptors
+ * copied by TMA): each a pointer parameter followed by its shape and
+ * strides, a fill, a box of 1 to 5 dimensions of at most 256. */
+static void test_meta_tensor_maps(void) {
+  static const char head[] = "{\"name\": \"k\", \"arch\": \"sm_90a\", \"num_warps\": 4, \"num_stages\": 3, \"shared_bytes\": 0,"
+                             " \"params\": [{\"name\": \"d\", \"type\": \"*fp16\", \"divisibility\": 0, \"entry\": 0},"
+                             " {\"name\": \"d_shape0\", \"type\": \"i64\", \"divisibility\": 0, \"entry\": 0},"
+                             " {\"name\": \"d_shape1\", \"type\": \"i64\", \"divisibility\": 0, \"entry\": 0},"
+                             " {\"name\": \"d_stride0\", \"type\": \"i64\", \"divisibility\": 0, \"entry\": 0},"
+                             " {\"name\": \"d_stride1\", \"type\": \"i64\", \"divisibility\": 0, \"entry\": 0}],"
+                             " \"constexprs\": {}, \"autotune\": {\"configs\": 0, \"config\": 0, \"key\": [], \"reset\": [],"
+                             " \"restore\": [], \"warmup_ms\": 0, \"rep_ms\": 0, \"pre_zero\": [], \"pre_copy\": []},"
+                             " \"lowered_hash\": \"0\", \"tensormaps\": ";
+  static const struct {
+    const char *maps, *err;
+  } cases[] = {
+      {"[{\"param\": 0, \"fill\": \"nan\", \"box\": [64, 128]}]}", ""},
+      {"[]}", ""},
+      {"[{\"param\": 1, \"fill\": \"zero\", \"box\": [64, 128]}]}",
+       "tensor map 0: parameter 1 is not a pointer followed by 4 i64 shapes and strides"},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": [64, 128, 2]}]}",
+       "tensor map 0: parameter 0 is not a pointer followed by 6 i64 shapes and strides"},
+      {"[{\"param\": 0, \"fill\": \"one\", \"box\": [64]}]}", "a tensor map's fill is \"zero\" or \"nan\", not \"one\""},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": [512]}]}", "box is 512, expected 1 to 256"},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": [1, 1, 1, 1, 1, 1]}]}", "a tensor map's box has at most 5 dimensions"},
+      {"[{\"param\": 0, \"box\": [16]}]}", "a tensor map needs exactly param, fill and a box of 1 to 5 dimensions"},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": []}]}", "a tensor map needs exactly param, fill and a box of 1 to 5 dimensions"},
+      {"[{\"param\": 0, \"param\": 0, \"fill\": \"zero\", \"box\": [8]}]}", "duplicate key 'param'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char text[2048], err[256] = "";
+    snprintf(text, sizeof text, "%s%s", head, cases[i].maps);
+    KernelMeta m;
+    bool ok = meta_parse(text, &m, err, sizeof err, NULL);
+    CHECK(ok == !cases[i].err[0]);
+    if (cases[i].err[0]) CHECK_CONTAINS(err, cases[i].err);
+    if (ok && i == 0) {
+      CHECK(m.nmaps == 1 && m.maps[0].param == 0 && m.maps[0].rank == 2 && m.maps[0].nan);
+      CHECK(m.maps[0].box[0] == 64 && m.maps[0].box[1] == 128);
+    }
+    if (ok) meta_free(&m);
+  }
+}
+
 static void test_meta_never_crashes(void) {
   size_t n = strlen(meta_json);
   char *text = malloc(n + 1);
@@ -428,6 +472,7 @@ static void test_tuning_shared_with_the_jit(void) {
 }
 
 int unit_main(void) {
+  test_meta_tensor_maps();
   test_tuning_shared_with_the_jit();
   test_meta_reads_the_compilers_json();
   test_meta_errors();

@@ -1,0 +1,194 @@
+/*
+ * tma_lowering.c — loads and stores through host tensor descriptors as
+ * TMA copies on sm_90 and later, as Triton's TMALowering does.
+ *
+ * Requires: tile IR without layouts, before rewrite-block-pointers (irgen
+ * makes a host descriptor `tensordesc<T[B0, ..]>` the block pointer
+ * tile.make_block_ptr(base, shape.., strides..) of the kernel's own
+ * consecutive parameters, at the origin, each access an advance by its
+ * offsets with every dimension bounds-checked). Guarantees: on a target
+ * with TMA (sm_90 and later), such a tile.load becomes
+ *
+ *     tile.descriptor_load(base, o_0, .., o_{r-1}) {tensormap = M}
+ *
+ * and such a tile.store tile.descriptor_store(base, value, o_0, ..)
+ * {tensormap = M}, o_d the block's offset along d (i32) and M the number
+ * of the kernel's tensor map for the descriptor, which the kernel's
+ * function lists in `tile.tensormaps`: one dense i64 array per map,
+ * [parameter of its base, NaN fill (0 or 1), box B_0 .. B_{r-1}]. The
+ * host builds each map (a CUtensorMap of 128 bytes) from the base, shape
+ * and strides it passes and gives it to the kernel after its parameters
+ * (docs/runtime.md). The accesses the hardware cannot serve stay as they
+ * are: an element of other than 1, 2, 4 or 8 bytes, a box row of other
+ * than a multiple of 16 bytes, a box past 256 along a dimension, a rank
+ * past 5; so do loads inside a loop the pipeliner runs ahead (stages of 2
+ * or more), which copies them by cp.async until it issues TMA itself.
+ */
+#include "passes.h"
+
+#include <string.h>
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+
+static MlirStringRef sref(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+typedef struct Tma {
+  Compilation *comp;
+  MlirContext ctx;
+  MlirOperation fn;
+  PtrVec accesses;
+  int nmaps;
+  int64_t param[64], nan[64]; /* each map's base parameter and fill */
+  MlirType box[64];           /* and its box (a tensor type) */
+} Tma;
+
+/* The kernel parameter v is, or -1. */
+static int param_of(MlirValue v) {
+  if (!mlirValueIsABlockArgument(v)) return -1;
+  MlirOperation owner = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  return op_is(owner, "func.func") ? (int)mlirBlockArgumentGetArgNumber(v) : -1;
+}
+
+/* A host descriptor's block pointer: its base, shape and strides the
+ * parameters p, p+1, .., p+2r in order, its offsets constants 0. */
+static int host_descriptor(MlirOperation make, int r) {
+  if (mlirOperationGetNumOperands(make) != 1 + 3 * (intptr_t)r) return -1;
+  int p = param_of(mlirOperationGetOperand(make, 0));
+  if (p < 0) return -1;
+  for (int i = 1; i <= 2 * r; i++)
+    if (param_of(mlirOperationGetOperand(make, i)) != p + i) return -1;
+  for (int d = 0; d < r; d++) {
+    int64_t c;
+    if (!splat_int_constant(mlirOperationGetOperand(make, 1 + 2 * r + d), &c) || c) return -1;
+  }
+  return p;
+}
+
+/* Whether the hardware copies a box of type t (rank, element size, the
+ * 16-byte rows, at most 256 elements along each dimension). */
+static bool box_ok(MlirType t) {
+  MlirType et = mlirShapedTypeGetElementType(t);
+  int r = (int)mlirShapedTypeGetRank(t);
+  int bits = mlirTypeIsAInteger(et) ? (int)mlirIntegerTypeGetWidth(et) : mlirTypeIsAFloat(et) ? (int)mlirFloatTypeGetWidth(et) : 0;
+  if (r < 1 || r > 5 || (bits != 8 && bits != 16 && bits != 32 && bits != 64)) return false;
+  for (int d = 0; d < r; d++)
+    if (mlirShapedTypeGetDimSize(t, d) > 256) return false;
+  return mlirShapedTypeGetDimSize(t, r - 1) * bits / 8 % 16 == 0;
+}
+
+/* Whether op sits in a loop the pipeliner may run ahead. */
+static bool in_pipelined_loop(MlirOperation op) {
+  int64_t kernel = 0;
+  for (MlirOperation f = op; !mlirOperationIsNull(f); f = mlirOperationGetParentOperation(f))
+    if (op_is(f, "func.func")) kernel = op_int_attr(f, "tile.num_stages", 0);
+  for (MlirOperation f = mlirOperationGetParentOperation(op); !mlirOperationIsNull(f); f = mlirOperationGetParentOperation(f))
+    if (op_is(f, "scf.for") && op_int_attr(f, "tile.num_stages", kernel) >= 2) return true;
+  return false;
+}
+
+/* The number of the map of parameter p with box t and fill nan; -1 when
+ * the maps are all taken or p's map has another box. */
+static int map_of(Tma *m, int p, MlirType t, bool nan) {
+  for (int i = 0; i < m->nmaps; i++)
+    if (m->param[i] == p) return mlirTypeEqual(m->box[i], t) && m->nan[i] == nan ? i : -1;
+  if (m->nmaps == 64) return -1;
+  m->param[m->nmaps] = p, m->box[m->nmaps] = t, m->nan[m->nmaps] = nan;
+  return m->nmaps++;
+}
+
+static void rewrite(Tma *m, MlirOperation op) {
+  bool is_load = tile_op_of(op) == TOP_load;
+  MlirValue bp = mlirOperationGetOperand(op, 0);
+  MlirOperation make, adv[64];
+  int nadv = 0;
+  for (MlirValue v = bp;;) {
+    MlirOperation d = value_owner(v);
+    if (mlirOperationIsNull(d)) return;
+    if (tile_op_of(d) == TOP_make_block_ptr) {
+      make = d;
+      break;
+    }
+    if (tile_op_of(d) != TOP_advance || nadv == 64) return;
+    adv[nadv++] = d;
+    v = mlirOperationGetOperand(d, 0);
+  }
+  MlirType block = ir_pointee(m->comp->ic, mlirValueGetType(bp));
+  if (mlirTypeIsNull(block) || !mlirTypeIsARankedTensor(block) || !box_ok(block)) return;
+  int r = (int)mlirShapedTypeGetRank(block);
+  int p = host_descriptor(make, r);
+  if (p < 0) return;
+  /* every dimension bounds-checked: the map's bounds are the tensor's */
+  MlirAttribute bc = mlirOperationGetAttributeByName(op, sref("boundary_check"));
+  unsigned checked = 0;
+  for (intptr_t i = 0; !mlirAttributeIsNull(bc) && i < mlirDenseArrayGetNumElements(bc); i++) {
+    int d = mlirDenseI32ArrayGetElement(bc, i);
+    if (d >= 0 && d < r) checked |= 1u << d;
+  }
+  if (checked != (1u << r) - 1) return;
+  if (is_load && (mlirOperationGetNumOperands(op) != 1 || in_pipelined_loop(op))) return;
+  MlirAttribute pad = mlirOperationGetAttributeByName(op, sref("padding"));
+  bool nan = is_load && !mlirAttributeIsNull(pad) && mlirStringAttrGetValue(pad).length == 3 &&
+             mlirTypeIsAFloat(mlirShapedTypeGetElementType(block));
+  int map = map_of(m, p, block, nan);
+  if (map < 0) return;
+  MlirLocation loc = mlirOperationGetLocation(op);
+  MlirType i32 = mlirIntegerTypeGet(m->ctx, 32);
+  MlirValue ops[2 + MAX_RANK];
+  int n = 0;
+  ops[n++] = mlirOperationGetOperand(make, 0);
+  if (!is_load) ops[n++] = mlirOperationGetOperand(op, 1);
+  for (int d = 0; d < r; d++) {
+    /* the offsets of the advances, i32 as tl.advance's and desc.load's are */
+    MlirValue off = mlirOperationGetOperand(make, 1 + 2 * r + d);
+    for (int i = nadv - 1; i >= 0; i--) {
+      MlirValue o = mlirOperationGetOperand(adv[i], 1 + d);
+      if (!mlirTypeEqual(mlirValueGetType(o), i32))
+        o = mlirOperationGetResult(create_before(op, "arith.trunci", loc, 1, &i32, 1, &o, 0, NULL), 0);
+      off = mlirOperationGetResult(create_before(op, "arith.addi", loc, 1, &i32, 2, (MlirValue[]){off, o}, 0, NULL), 0);
+    }
+    ops[n++] = off;
+  }
+  MlirNamedAttribute attrs[16];
+  int na = op_attrs_except(op, (const char *const[]){"boundary_check", "padding", "operandSegmentSizes", NULL}, attrs, 15);
+  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, sref("tensormap")), mlirIntegerAttrGet(i32, map));
+  if (is_load) {
+    MlirOperation nl = create_before(op, "tile.descriptor_load", loc, 1, &block, n, ops, na, attrs);
+    mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(nl, 0));
+  } else {
+    create_before(op, "tile.descriptor_store", loc, 0, NULL, n, ops, na, attrs);
+  }
+  mlirOperationDestroy(op);
+  for (int i = 0; i < nadv; i++) {
+    if (!op_results_unused(adv[i])) break;
+    op_erase(adv[i]);
+  }
+  if (op_results_unused(make)) op_erase(make);
+}
+
+static void collect(MlirOperation op, void *user) {
+  Tma *m = user;
+  if (op_is(op, "func.func")) m->fn = op;
+  TileOp t = tile_op_of(op);
+  if ((t == TOP_load || t == TOP_store) && !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))))
+    vec_push(m->comp->a, &m->accesses, op.ptr);
+}
+
+bool pass_tma_lowering(Compilation *comp, MlirOperation module) {
+  if (comp->target->sm < 90) return true;
+  Tma m = {.comp = comp, .ctx = mlirOperationGetContext(module)};
+  walk_ops(module, collect, &m, false);
+  if (mlirOperationIsNull(m.fn)) return true;
+  for (int i = 0; i < m.accesses.n; i++) rewrite(&m, (MlirOperation){m.accesses.v[i]});
+  if (!m.nmaps) return true;
+  MlirAttribute *maps = arena_alloc(comp->a, sizeof(MlirAttribute) * (size_t)m.nmaps);
+  for (int i = 0; i < m.nmaps; i++) {
+    int64_t v[2 + MAX_RANK];
+    int r = (int)mlirShapedTypeGetRank(m.box[i]);
+    v[0] = m.param[i], v[1] = m.nan[i];
+    for (int d = 0; d < r; d++) v[2 + d] = mlirShapedTypeGetDimSize(m.box[i], d);
+    maps[i] = mlirDenseI64ArrayGet(m.ctx, 2 + r, v);
+  }
+  mlirOperationSetAttributeByName(m.fn, sref("tile.tensormaps"), mlirArrayAttrGet(m.ctx, m.nmaps, maps));
+  return true;
+}
