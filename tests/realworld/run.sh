@@ -341,9 +341,19 @@ if [ "$mode" = tutorials-emu ]; then
   mm16+=(
     "matmul_bt|09-persistent-matmul.py|matmul_kernel|*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1, 128, 128, 64, 8|cdiv({R}, 128) * cdiv({C}, 128)|-w 8 --num-stages 3|{a} {bt} {out:c} {R} {C} 80 80 1 1 80 {C} 1"
   )
+  # 09's matmul_kernel_tma on sm_90a, its A, B (transposed) and C host TensorDescriptors over
+  # ragged M and N: C's store is a TMA copy, the rows and columns past M and N dropped
+  mm16+=(
+    "matmul_tma|09-persistent-matmul.py|matmul_kernel_tma|tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32:16, i32:16, i32:16, 128, 128, 64, 8, False, False|cdiv({R}, 128) * cdiv({C}, 128)|-w 4 --num-stages 2 --arch=sm_90a|{a} {R} 80 80 1 {bt} {C} 80 80 1 {out:c} {R} {C} {C} 1 {R} {C} 80"
+  )
   att=(
     "attention_causal|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 3, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"
     "attention|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, *fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, 64, 64, 32, False, 1, False, False|cdiv({C}, 64), 2|-w 4 --num-stages 3|0.5 {out:m} 1 2 {q} {k} {v} {out:o} {C}"
+  )
+  # on sm_90a with host TensorDescriptors, as the tutorial's Hopper path passes them: Q's load
+  # and O's store are TMA copies from the tensor maps tilec run builds
+  att+=(
+    "attention_tma_causal|06-fused-attention.py|_attn_fwd|fp32, *fp32:16, i32, i32, tensordesc<fp16[64, 64]>, tensordesc<fp16[32, 64]>, tensordesc<fp16[32, 64]>, tensordesc<fp16[64, 64]>, i32:16, 64, 64, 32, False, 3, False, True|cdiv({C}, 64), 2|-w 4 --num-stages 3 --arch=sm_90a|0.5 {out:m} 1 2 {q} 2*{C} 64 64 1 {k} 2*{C} 64 64 1 {v} 2*{C} 64 64 1 {out:o} 2*{C} 64 64 1 {C}"
   )
   att_cases=("0 128")
   # 06's backward at the tutorial's own blocks, warps and stages: its preprocess, then dK, dV
