@@ -12,7 +12,7 @@
  * `tilec.cp.async.wait.<0-7>()`, and wgmma's (lower_wgmma.c): `tilec.wgmma.fence()`,
  * `tilec.wgmma.commit()`, `tilec.wgmma.wait.<0|1>(d...)`, `tilec.wgmma.<form>(d..., a, b_desc,
  * scale_d)`, `tilec.smem.addr(p)`, `tilec.fence.proxy.async()`, and TMA's (lower_tma.c):
- * `tilec.mbarrier.init(bar, count)`, `tilec.mbarrier.arrive.expect_tx(bar, bytes) -> i64`,
+ * `tilec.mbarrier.init(bar, count)`, `tilec.mbarrier.inval(bar)`, `tilec.mbarrier.arrive.expect_tx(bar, bytes) -> i64`,
  * `tilec.mbarrier.try_wait.parity(bar, parity) -> i1` (on the GPU a wait until the phase
  * completes), `tilec.tma.load.<r>d(dst, map, c_0..c_{r-1}, bar)`,
  * `tilec.tma.store.<r>d(map, c_0..c_{r-1}, src)`, `tilec.bulk.commit()`,
@@ -214,6 +214,10 @@ static bool shape_of(MlirStringRef n, int *nops, int *nres, bool *addressed) {
   if (prefix(n, "tilec.mbarrier.", &at)) {
     /* init(bar, count), arrive.expect_tx(bar, bytes) -> state, try_wait.parity(bar, parity) -> done */
     size_t len = n.length - at;
+    if (len == 5 && !memcmp(n.data + at, "inval", 5)) {
+      *nops = 1, *nres = 0;
+      return true;
+    }
     *nops = 2;
     *nres = !(len == 4 && !memcmp(n.data + at, "init", 4));
     return !*nres || (len == 16 && !memcmp(n.data + at, "arrive.expect_tx", 16)) ||

@@ -365,6 +365,7 @@ static void expand_tma(Compilation *comp, MlirOperation call, MlirStringRef n) {
       {"tilec.bulk.commit", "cp.async.bulk.commit_group;", ""},
       {"tilec.bulk.wait.read.0", "cp.async.bulk.wait_group.read 0;", ""},
       {"tilec.mbarrier.init", "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r"},
+      {"tilec.mbarrier.inval", "mbarrier.inval.shared::cta.b64 [$0];", "r"},
       {"tilec.mbarrier.arrive.expect_tx", "mbarrier.arrive.expect_tx.shared::cta.b64 $0, [$1], $2;", "=l,r,r"},
       {"tilec.mbarrier.try_wait.parity",
        "{ .reg .pred p; WAIT: mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1; @!p bra WAIT; }", "r,r"},

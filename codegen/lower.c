@@ -690,18 +690,6 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
     if (is_tile_ptr(comp, t)) sb_printf(&sb, "!llvm.ptr<1>");
     else ir_type_text(&sb, t);
   }
-  /* the tensor maps (lower_tma.c): 128 bytes each, by value, whose address
-   * the copies take */
-  MlirAttribute maps = mlirOperationGetAttributeByName(fn, str("tile.tensormaps"));
-  int nmaps = mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) ? 0 : (int)mlirArrayAttrGetNumElements(maps);
-  if (nmaps > 64) {
-    diag_plain_error(comp->d, "the kernel takes %d tensor maps; the GPU code generator supports 64", nmaps);
-    sb_free(&sb);
-    return (MlirModule){NULL};
-  }
-  for (int i = 0; i < nmaps; i++)
-    sb_printf(&sb, "%s%%m%d: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}",
-              np + i ? ", " : "", i);
   /* a kernel with tensor-core dots is allowed every register (one block an
    * SM at the least): without it ptxas, when spills are unavoidable, may
    * trade registers for occupancy and give an accumulator-heavy kernel 32
@@ -716,9 +704,6 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
   mlirOperationSetLocation(kfn, mlirOperationGetLocation(fn)); /* for errors about the whole kernel */
   L->block = mlirRegionGetFirstBlock(mlirOperationGetRegion(kfn, 0));
   L->term = mlirBlockGetFirstOperation(L->block);
-  if (nmaps) mlirOperationSetAttributeByName(kfn, str("tilec.tensormaps"), maps);
-  L->nmaps = nmaps;
-  for (int i = 0; i < nmaps; i++) L->maps[i] = mlirBlockGetArgument(L->block, np + i);
   for (int i = 0; i < np; i++) {
     Vals *x = lw_new_vals(L, 1);
     x->v[0] = mlirBlockGetArgument(L->block, i);
@@ -735,6 +720,7 @@ MlirModule cg_lower(Compilation *comp, MlirOperation tile_module) {
   for (MlirOperation op = mlirBlockGetFirstOperation(entry); !mlirOperationIsNull(op) && !L->failed;
        op = mlirOperationGetNextInBlock(op))
     lw_lower_op(L, op);
+  if (!L->failed) lw_finish_tensor_maps(L, kfn);
   if (L->failed) {
     mlirModuleDestroy(L->out);
     return (MlirModule){NULL};

@@ -55,8 +55,9 @@ typedef struct Lower {
   MlirLocation loc;     /* the tile op being lowered: what it becomes carries its source position */
   MlirOperation wg_async_dot; /* a pipelined loop's wgmma dot whose group stays in flight into the
                                * next iteration (wgmma.wait_group 1; lower_control.c) */
-  MlirValue maps[64];  /* the kernel's tensor maps (its parameters after the others; lower_tma.c) */
+  struct TensorMap *maps; /* the kernel's tensor maps, its parameters after the others (lower_tma.c) */
   int nmaps;
+  PtrVec *mbars;          /* the mbarrier buffers (their global's name attribute, then their count) */
   bool failed;
 } Lower;
 
@@ -202,6 +203,19 @@ void lw_lower_mma(Lower *L, MlirOperation op);
 void lw_lower_wgmma(Lower *L, MlirOperation op);
 void lw_lower_tma_load(Lower *L, MlirOperation op);
 void lw_lower_tma_store(Lower *L, MlirOperation op);
+/* The kernel's tensor maps as its last parameters, in its type, and as
+ * the attribute tilec.tensormaps the metadata reads (lower_tma.c). */
+void lw_finish_tensor_maps(Lower *L, MlirOperation kernel);
+/* A pipelined loop's descriptor load into its operand's slotted buffer
+ * (lower_control.c): its mbarriers (one a slot) and the parity of each
+ * slot's next phase; the copy of one iteration into slot `slot` by
+ * thread 0 where guard holds; the wait for the copy of slot `slot`. */
+typedef struct TmaSlots TmaSlots;
+TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots);
+void lw_tma_to_slot(Lower *L, MlirOperation load, TmaSlots *t, MlirValue slot, MlirValue guard);
+void lw_tma_wait_slot(Lower *L, TmaSlots *t, MlirValue slot);
+/* Whether its copies go straight into the slots (a barrier before them). */
+bool lw_tma_direct(const TmaSlots *t);
 /* How a tensor-core operand lies in shared memory (Lazy.mma_operand). */
 enum { MMA_A = 1, MMA_B_COLS = 2, MMA_B_ROWS = 3 };
 /* Word i of an LLVM struct of i32s (an instruction's registers). */
@@ -220,6 +234,8 @@ Vals *lw_mma_operand(Lower *L, MlirValue src, MlirType rt);
  * them); kn: a 16-bit B laid [N][K], as a load of its transpose copies it. */
 Lazy *lw_mma_buffer(Lower *L, MlirType rt, int slots, bool kn);
 Lazy *lw_mma_slot(Lower *L, const Lazy *buf, MlirValue slot);
+/* The dims of z's type that are its buffer's rows and columns. */
+void lw_mma_dims(const Lazy *z, int *rd, int *cd);
 /* The buffer z holds read as operand type rt (a dot_op layout of an MMA
  * layout) of the value z is held by: the same memory, its rows and columns
  * named in rt's terms. NULL when rt cannot read it so. */

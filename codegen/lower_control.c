@@ -165,21 +165,29 @@ static Vals *scalar(Lower *L, MlirValue v) {
  * induction variable and `carried` for the values it carries, its loads
  * into their buffers' slot `slot` (where iv < ub), one commit group;
  * `carried` then holds the next values. */
-static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, PtrVec *pres, MlirValue iv, MlirValue ub,
+static void first_stage(Lower *L, MlirBlock src, PtrVec *stage0, PtrVec *bufs, PtrVec *pres, PtrVec *tmas, MlirValue iv, MlirValue ub,
                         MlirValue slot, Vals **carried, const bool *c0, int n) {
   lw_put(L, mlirBlockGetArgument(src, 0), scalar(L, iv));
   for (int i = 0; i < n; i++)
     if (c0[i]) lw_put(L, mlirBlockGetArgument(src, 1 + i), carried[i]);
   MlirValue guard = lw_cmp_u32(L, 2, iv, ub); /* slt */
+  /* the slots TMA fills are read no more: one barrier before their copies */
+  bool tma = false, cp = false;
+  for (int i = 0; i < stage0->n; i++) {
+    tma |= tmas->v[i] && lw_tma_direct(tmas->v[i]);
+    cp |= (bufs->v[i] && !tmas->v[i]) || pres->v[i];
+  }
+  if (tma) lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   for (int i = 0; i < stage0->n && !L->failed; i++) {
     MlirOperation o = {stage0->v[i]};
     L->loc = mlirOperationGetLocation(o);
-    if (bufs->v[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs->v[i], slot), guard);
+    if (tmas->v[i]) lw_tma_to_slot(L, o, tmas->v[i], slot, guard);
+    else if (bufs->v[i]) lw_load_to_slot(L, o, lw_mma_slot(L, bufs->v[i], slot), guard);
     else if (pres->v[i]) lw_prefetch_to_slot(L, o, pres->v[i], slot, guard);
     else if (tile_op_of(o) == TOP_load) lw_load_guarded(L, o, guard);
     else lw_lower_op(L, o);
   }
-  lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
+  if (cp) lw_call(L, "tilec.cp.async.commit", (MlirType){NULL}, 0, NULL);
   MlirOperation yield = mlirBlockGetTerminator(src);
   for (int i = 0; i < n; i++)
     if (c0[i]) carried[i] = lw_get(L, mlirOperationGetOperand(yield, i));
@@ -205,7 +213,8 @@ static bool from_slotted_load(Lower *L, MlirValue v) {
   while (!mlirOperationIsNull(o) && (tile_op_of(o) == TOP_convert_layout || op_is(o, "tile.trans")))
     o = value_owner(mlirOperationGetOperand(o, 0));
   bool trans;
-  return !mlirOperationIsNull(o) && tile_op_of(o) == TOP_load && op_int_attr(o, "tile.stage", -1) == 0 &&
+  return !mlirOperationIsNull(o) && (tile_op_of(o) == TOP_load || tile_op_of(o) == TOP_descriptor_load) &&
+         op_int_attr(o, "tile.stage", -1) == 0 &&
          mlirAttributeIsNull(mlirOperationGetAttributeByName(o, str("tile.in_registers"))) &&
          !mlirOperationIsNull(operand_conversion(L->comp, o, &trans));
 }
@@ -258,13 +267,26 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   MlirValue lb = lw_get(L, mlirOperationGetOperand(op, 0))->v[0], ub = lw_get(L, mlirOperationGetOperand(op, 1))->v[0];
   MlirValue step = lw_get(L, mlirOperationGetOperand(op, 2))->v[0];
   /* the first stage's ops in order, and beside each load a buffer of S - 1 slots */
-  PtrVec stage0 = {0}, bufs = {0}, pres = {0};
+  PtrVec stage0 = {0}, bufs = {0}, pres = {0}, tmas = {0};
   for (MlirOperation o = mlirBlockGetFirstOperation(src); !mlirOperationEqual(o, yield); o = mlirOperationGetNextInBlock(o)) {
     if (op_int_attr(o, "tile.stage", -1) != 0) continue;
     Lazy *buf = NULL;
     Prefetch *pre = NULL;
+    TmaSlots *tma = NULL;
     bool in_registers = !mlirAttributeIsNull(mlirOperationGetAttributeByName(o, str("tile.in_registers")));
-    if (tile_op_of(o) == TOP_load && !in_registers) {
+    if (tile_op_of(o) == TOP_descriptor_load) {
+      /* a host descriptor's copy into a wgmma operand's slots (lower_tma.c) */
+      bool trans;
+      MlirOperation cv = operand_conversion(L->comp, o, &trans);
+      if (!mlirOperationIsNull(cv))
+        buf = lw_mma_buffer(L, mlirValueGetType(mlirOperationGetResult(cv, 0)), slots, operand_kn(L->comp, o, cv, trans));
+      if (!buf) {
+        lw_fail(L, o, "goes ahead in a pipelined loop, which the GPU code generator does not support yet for its type");
+        return;
+      }
+      buf->flipped = trans;
+      tma = lw_tma_slots(L, o, buf, slots);
+    } else if (tile_op_of(o) == TOP_load && !in_registers) {
       /* an operand of mma.sync, read by the dot; else a load prefetched
        * for the rest of the body (a load the first stage's addresses come
        * from stays in registers, lowered with the first stage) */
@@ -281,6 +303,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     vec_push(L->comp->a, &stage0, o.ptr);
     vec_push(L->comp->a, &bufs, buf);
     vec_push(L->comp->a, &pres, pre);
+    vec_push(L->comp->a, &tmas, tma);
   }
   /* the carried values of the first stage: those whose next value it computes */
   bool *c0 = arena_alloc(L->comp->a, sizeof(bool) * 64);
@@ -292,7 +315,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   }
   /* the prologue */
   for (int s = 0; s < S - 1 && !L->failed; s++)
-    first_stage(L, src, &stage0, &bufs, &pres, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_like(L, step, s))), ub,
+    first_stage(L, src, &stage0, &bufs, &pres, &tmas, lw_bin(L, "arith.addi", lb, lw_bin(L, "arith.muli", step, lw_const_like(L, step, s))), ub,
                 lw_const_i32(L, s), carried, c0, n);
   if (L->failed) return;
   /* the loop: the carried values, the first stage's ahead */
@@ -336,14 +359,19 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     lw_put(L, mlirBlockGetArgument(src, 1 + i), x);
   }
   lw_put(L, mlirBlockGetArgument(src, 0), scalar(L, iv));
+  bool cp = false;
+  for (int i = 0; i < stage0.n; i++) cp |= (bufs.v[i] && !tmas.v[i]) || pres.v[i];
   char wait[32];
   snprintf(wait, sizeof wait, "tilec.cp.async.wait.%d", S - 2);
-  lw_call(L, wait, (MlirType){NULL}, 0, NULL);
+  if (cp) lw_call(L, wait, (MlirType){NULL}, 0, NULL);
   /* iteration j reads slot j % (S - 1), and then fills it with iteration
    * j + S - 1 */
   MlirValue rslot = rotate ? mlirBlockGetArgument(body, 1 + k) : lw_const_i32(L, 0);
   /* the slot before, whose dot the wait retired */
   MlirValue wslot = behind ? mlirBlockGetArgument(body, 2 + k) : rslot;
+  /* and for its TMA copies: each slot's phase */
+  for (int i = 0; i < stage0.n; i++)
+    if (tmas.v[i]) lw_tma_wait_slot(L, tmas.v[i], rslot);
   for (int i = 0; i < stage0.n; i++)
     if (bufs.v[i]) {
       Vals *x = lw_new_vals(L, 0);
@@ -362,7 +390,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   MlirValue ahead = lw_bin(L, "arith.addi", iv, lw_bin(L, "arith.muli", step, lw_const_like(L, step, S - 1)));
   Vals **next = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
   for (int i = 0; i < n; i++) next[i] = lw_get(L, mlirBlockGetArgument(src, 1 + i));
-  if (!L->failed) first_stage(L, src, &stage0, &bufs, &pres, ahead, ub, wslot, next, c0, n);
+  if (!L->failed) first_stage(L, src, &stage0, &bufs, &pres, &tmas, ahead, ub, wslot, next, c0, n);
   if (!L->failed) {
     Vals **ys = arena_alloc(L->comp->a, sizeof(Vals *) * 64);
     for (int i = 0; i < n; i++) ys[i] = c0[i] ? next[i] : lw_get(L, mlirOperationGetOperand(yield, i));
@@ -389,7 +417,7 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
   MlirOperation f = finish_scf(L, "scf.for", kk, types + 1, 3 + kk, flat, 1, &region, nres, results);
   loop_annotation(L, op, f);
   /* nothing of the buffers is in flight after the loop */
-  lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
+  if (cp) lw_call(L, "tilec.cp.async.wait.0", (MlirType){NULL}, 0, NULL);
   if (!mlirOperationIsNull(async_dot)) {
     /* nor of the dot's last group: the accumulators pass through its wait */
     MlirValue res = mlirOperationGetResult(op, acc_i);
@@ -400,6 +428,12 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
     MlirValue w = lw_call(L, "tilec.wgmma.wait.0", mlirLLVMStructTypeLiteralGet(L->ctx, acc->n, words, false), acc->n, regs);
     for (int i = 0; i < acc->n; i++) done->v[i] = lw_from_bits(L, lw_extract_i32(L, w, i), mlirValueGetType(acc->v[i]));
     lw_put(L, res, done);
+    /* the last group read the slots up to every warp's wait: where TMA
+     * filled them, the barrier in the body was their last (insert-barriers
+     * sees no copy of theirs), and what comes next may write that memory */
+    bool tma = false;
+    for (int i = 0; i < stage0.n; i++) tma |= tmas.v[i] != NULL;
+    if (tma) lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL);
   }
 }
 

@@ -155,6 +155,8 @@ static void row_col_dims(const Lazy *z, int *rd, int *cd) {
   *cd = lead + (z->mma_operand == MMA_B_COLS ? 0 : 1);
 }
 
+void lw_mma_dims(const Lazy *z, int *rd, int *cd) { row_col_dims(z, rd, cd); }
+
 /* Elements of one matrix (one batch element) of z's buffer. */
 static int64_t matrix_elems(const Lazy *z) {
   int rd, cd;

@@ -311,10 +311,11 @@ static bool metadata(Compilation *comp, Work *w) {
     sb_printf(sb, ",\n  \"tensormaps\": [");
     for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(maps); i++) {
       MlirAttribute t = mlirArrayAttrGetElement(maps, i);
-      sb_printf(sb, "%s{\"param\": %lld, \"fill\": \"%s\", \"box\": [", i ? ", " : "",
-                (long long)mlirDenseI64ArrayGetElement(t, 0), mlirDenseI64ArrayGetElement(t, 1) ? "nan" : "zero");
-      for (intptr_t d = 2; d < mlirDenseArrayGetNumElements(t); d++)
-        sb_printf(sb, "%s%lld", d > 2 ? ", " : "", (long long)mlirDenseI64ArrayGetElement(t, d));
+      sb_printf(sb, "%s{\"param\": %lld, \"fill\": \"%s\", \"swizzle\": %lld, \"box\": [", i ? ", " : "",
+                (long long)mlirDenseI64ArrayGetElement(t, 0), mlirDenseI64ArrayGetElement(t, 1) ? "nan" : "zero",
+                (long long)mlirDenseI64ArrayGetElement(t, 2));
+      for (intptr_t d = 3; d < mlirDenseArrayGetNumElements(t); d++)
+        sb_printf(sb, "%s%lld", d > 3 ? ", " : "", (long long)mlirDenseI64ArrayGetElement(t, d));
       sb_printf(sb, "]}");
     }
     sb_printf(sb, "]");

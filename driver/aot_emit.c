@@ -302,7 +302,7 @@ static void emit_tensor_map(AotOut *c, const Aot *o) {
       "  static const int bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};\n"
       "  int p = t[0], r = t[1];\n"
       "  if (!@P@_driver.cuTensorMapEncodeTiled) return CUDA_ERROR_NOT_SUPPORTED;\n"
-      "  if (r < 1 || r > 5 || t[2] < 0 || t[2] > 12) return CUDA_ERROR_INVALID_VALUE;\n"
+      "  if (r < 1 || r > 5 || t[2] < 0 || t[2] > 12 || t[4] < 0 || t[4] > 3) return CUDA_ERROR_INVALID_VALUE;\n"
       "  cuuint64_t dims[5], strides[5];\n"
       "  cuuint32_t box[5], ones[5] = {1, 1, 1, 1, 1};\n"
       "  for (int d = 0; d < r; d++) {\n"
@@ -310,11 +310,11 @@ static void emit_tensor_map(AotOut *c, const Aot *o) {
       "    if (n < 1 || st < 1 || (d == 0 && st != 1)) return CUDA_ERROR_INVALID_VALUE;\n"
       "    dims[d] = (cuuint64_t)n;\n"
       "    strides[d] = (cuuint64_t)st * (cuuint64_t)bytes[t[2]];\n"
-      "    box[d] = (cuuint32_t)t[4 + d];\n"
+      "    box[d] = (cuuint32_t)t[5 + d];\n"
       "  }\n"
       "  return @P@_driver.cuTensorMapEncodeTiled(map, (CUtensorMapDataType)t[2], (cuuint32_t)r, *(void *const *)args[p], dims,\n"
       "                                          strides + 1, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,\n"
-      "                                          CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,\n"
+      "                                          (CUtensorMapSwizzle)t[4], CU_TENSOR_MAP_L2_PROMOTION_L2_128B,\n"
       "                                          t[3] ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA\n"
       "                                               : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
       "}\n\n");
@@ -562,7 +562,7 @@ void aot_emit_source(AotOut *c, const Aot *o) {
          "  const unsigned char *cubin, *ptx; /* cubin: NULL when none was built */\n"
          "  int shared_bytes;\n"
          "  int nmaps; /* the tensor maps it takes after its parameters, and each one's: */\n"
-         "  const int (*maps)[9]; /* base parameter, rank, CUtensorMapDataType, NaN fill, box (innermost first) */\n"
+         "  const int (*maps)[10]; /* base parameter, rank, CUtensorMapDataType, NaN fill, swizzle, box (innermost first) */\n"
          "};\n\n",
       P);
   bool any_maps = false;
@@ -571,13 +571,13 @@ void aot_emit_source(AotOut *c, const Aot *o) {
       const KernelMeta *im = &o->sigs[s].images[a].meta;
       if (!im->nmaps) continue;
       any_maps = true;
-      aot_out(c, "static const int %s_s%d_%s_maps[%d][9] = {", P, s, o->archs[a], im->nmaps);
+      aot_out(c, "static const int %s_s%d_%s_maps[%d][10] = {", P, s, o->archs[a], im->nmaps);
       for (int i = 0; i < im->nmaps; i++) {
         const KernelTensorMap *t = &im->maps[i];
         DType dt;
         bool is_ptr;
         int type = dtype_parse_param(im->params[t->param].type, &dt, &is_ptr) ? jit_tensor_map_type(dt) : -1;
-        aot_out(c, "%s{%d, %d, %d, %d", i ? ", " : "", t->param, t->rank, type, t->nan ? 1 : 0);
+        aot_out(c, "%s{%d, %d, %d, %d, %d", i ? ", " : "", t->param, t->rank, type, t->nan ? 1 : 0, t->swizzle);
         for (int d = 0; d < 5; d++) aot_out(c, ", %" PRId64, d < t->rank ? t->box[t->rank - 1 - d] : (int64_t)0);
         aot_out(c, "}");
       }

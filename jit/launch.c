@@ -108,7 +108,8 @@ tilec_status jit_tensor_maps(tilec_cuda *cuda, const char *kernel, const KernelT
     int64_t eb = emu_tma_elem_bytes((EmuTmaType)types[i]);
     const char *why = NULL;
     if (stride[r - 1] != 1) why = "its last dimension is not contiguous (a stride of 1)";
-    EmuTensorMap m = {.address = base, .rank = r, .type = (EmuTmaType)types[i], .oob_nan = t->nan, .l2_promotion = 2};
+    EmuTensorMap m = {.address = base, .rank = r, .type = (EmuTmaType)types[i], .swizzle = t->swizzle, .oob_nan = t->nan,
+                      .l2_promotion = 2};
     for (int d = 0; d < r && !why; d++) {
       if (shape[d] < 1 || stride[d] < 1) why = "a dimension or a stride is not positive";
       m.dims[d] = (uint64_t)shape[r - 1 - d];
@@ -121,7 +122,8 @@ tilec_status jit_tensor_maps(tilec_cuda *cuda, const char *kernel, const KernelT
     if (why) {
       st = TILEC_ERROR_USAGE;
     } else if (cuda) {
-      tilec_rt_status rs = tilec_cuda_tensor_map(cuda, out[i], m.type, r, base, m.dims, m.strides + 1, m.box, m.oob_nan, &message);
+      tilec_rt_status rs = tilec_cuda_tensor_map(cuda, out[i], m.type, r, base, m.dims, m.strides + 1, m.box, m.swizzle, m.oob_nan,
+                                                 &message);
       st = rs == TILEC_RT_INVALID || rs == TILEC_RT_CUDA_ERROR ? TILEC_ERROR_USAGE : jit_from_rt(rs);
       why = message;
     } else if (!emu_tma_encode(&m, out[i], &why)) {

@@ -8,7 +8,8 @@
  * kernel's num_stages), and the ops of its first stage carry
  * `tile.stage = 0`: the loads whose only use is their conversion to a
  * 16-bit operand of mma.sync and which cp.async can copy (runs of 4 bytes
- * or more: axis info), and everything in the body they depend on
+ * or more: axis info), or, on sm_90a, a host descriptor's TMA copy
+ * (tma_lowering.c) of a wgmma operand, and everything in the body they depend on
  * (addresses, masks, the pointers the loop advances). Everything else is
  * the last stage. The lowering (codegen/lower_control.c) then issues the
  * first stage of iteration i + S - 1 while the last stage of iteration i
@@ -52,7 +53,7 @@ static MlirStringRef sref(const char *s) { return mlirStringRefCreateFromCString
  * mma.sync operand, directly or through a transpose to B (attention's
  * K^T), as the lowering copies it (operand_conversion). */
 static bool feeds_mma(Compilation *comp, MlirOperation op) {
-  if (tile_op_of(op) != TOP_load || mlirOperationGetNumResults(op) != 1) return false;
+  if ((tile_op_of(op) != TOP_load && tile_op_of(op) != TOP_descriptor_load) || mlirOperationGetNumResults(op) != 1) return false;
   bool trans;
   if (mlirOperationIsNull(operand_conversion(comp, op, &trans))) return false;
   MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0)), et = mlirShapedTypeGetElementType(rt);
@@ -115,8 +116,22 @@ typedef struct Plan {
   bool ok;
 } Plan;
 
-/* A load of a dot's loop that goes ahead: a 16-bit operand cp.async copies. */
-static bool goes_ahead(const Plan *p, MlirOperation op) { return feeds_mma(p->comp, op) && copyable(p->comp, p->aa, op); }
+/* A copy of a host descriptor's block (tma_lowering.c) into a wgmma
+ * operand: TMA fills the operand's slots. */
+static bool tma_operand(Compilation *comp, MlirOperation op) {
+  bool trans;
+  MlirOperation cv = operand_conversion(comp, op, &trans);
+  Layout d;
+  return !mlirOperationIsNull(cv) && layout_of_type(comp, mlirValueGetType(mlirOperationGetResult(cv, 0)), &d) &&
+         d.kind == L_DOT_OP && d.parent->kind == L_MMA && d.parent->version == 3;
+}
+
+/* A load of a dot's loop that goes ahead: a 16-bit operand cp.async
+ * copies, or TMA (a descriptor's into a wgmma operand). */
+static bool goes_ahead(const Plan *p, MlirOperation op) {
+  if (!feeds_mma(p->comp, op)) return false;
+  return tile_op_of(op) == TOP_descriptor_load ? tma_operand(p->comp, op) : copyable(p->comp, p->aa, op);
+}
 
 /* Whether op, or an op nested in it, writes memory (or has another effect). */
 static bool writes(MlirOperation op) {

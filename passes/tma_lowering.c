@@ -9,20 +9,20 @@
  * offsets with every dimension bounds-checked). Guarantees: on a target
  * with TMA (sm_90 and later), such a tile.load becomes
  *
- *     tile.descriptor_load(base, o_0, .., o_{r-1}) {tensormap = M}
+ *     tile.descriptor_load(base, o_0, .., o_{r-1}) {param = P}
  *
  * and such a tile.store tile.descriptor_store(base, value, o_0, ..)
- * {tensormap = M}, o_d the block's offset along d (i32) and M the number
- * of the kernel's tensor map for the descriptor, which the kernel's
- * function lists in `tile.tensormaps`: one dense i64 array per map,
- * [parameter of its base, NaN fill (0 or 1), box B_0 .. B_{r-1}]. The
- * host builds each map (a CUtensorMap of 128 bytes) from the base, shape
- * and strides it passes and gives it to the kernel after its parameters
- * (docs/runtime.md). The accesses the hardware cannot serve stay as they
- * are: an element of other than 1, 2, 4 or 8 bytes, a box row of other
- * than a multiple of 16 bytes, a box past 256 along a dimension, a rank
- * past 5; so do loads inside a loop the pipeliner runs ahead (stages of 2
- * or more), which copies them by cp.async until it issues TMA itself.
+ * {param = P}, o_d the block's offset along d (i32) and P the kernel
+ * parameter of the descriptor's base (`nan` marks a load whose padding is
+ * NaN). The lowering copies through tensor maps the kernel takes after
+ * its parameters, which the host builds from the base, shape and strides
+ * (codegen/lower_tma.c). The accesses the hardware cannot serve stay as
+ * they are: an element of other than 1, 2, 4 or 8 bytes, a box row of
+ * other than a multiple of 16 bytes, a box past 256 along a dimension, a
+ * rank past 5. So do the loads inside a loop the pipeliner runs ahead
+ * (stages of 2 or more), which it copies by cp.async, but on a target
+ * with wgmma (sm_90a) those of a 2-D 16-bit dot operand, which it copies
+ * into the operand's slots by TMA.
  */
 #include "passes.h"
 
@@ -36,11 +36,7 @@ static MlirStringRef sref(const char *s) { return mlirStringRefCreateFromCString
 typedef struct Tma {
   Compilation *comp;
   MlirContext ctx;
-  MlirOperation fn;
   PtrVec accesses;
-  int nmaps;
-  int64_t param[64], nan[64]; /* each map's base parameter and fill */
-  MlirType box[64];           /* and its box (a tensor type) */
 } Tma;
 
 /* The kernel parameter v is, or -1. */
@@ -87,14 +83,21 @@ static bool in_pipelined_loop(MlirOperation op) {
   return false;
 }
 
-/* The number of the map of parameter p with box t and fill nan; -1 when
- * the maps are all taken or p's map has another box. */
-static int map_of(Tma *m, int p, MlirType t, bool nan) {
-  for (int i = 0; i < m->nmaps; i++)
-    if (m->param[i] == p) return mlirTypeEqual(m->box[i], t) && m->nan[i] == nan ? i : -1;
-  if (m->nmaps == 64) return -1;
-  m->param[m->nmaps] = p, m->box[m->nmaps] = t, m->nan[m->nmaps] = nan;
-  return m->nmaps++;
+/* Whether a load's only use is a tl.dot operand, directly or through a
+ * transpose, in 16 bits and 2-D: what the pipeliner copies into the
+ * operand's slots (passes/pipeline.c). */
+static bool feeds_dot(MlirOperation op, MlirType block) {
+  MlirType et = mlirShapedTypeGetElementType(block);
+  if (mlirShapedTypeGetRank(block) != 2 || !(mlirTypeIsAF16(et) || mlirTypeIsABF16(et))) return false;
+  MlirValue v = mlirOperationGetResult(op, 0);
+  for (;;) {
+    MlirOpOperand u = mlirValueGetFirstUse(v);
+    if (mlirOpOperandIsNull(u) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(u))) return false;
+    MlirOperation w = mlirOpOperandGetOwner(u);
+    if (tile_op_of(w) == TOP_dot) return mlirOpOperandGetOperandNumber(u) < 2;
+    if (tile_op_of(w) != TOP_trans) return false;
+    v = mlirOperationGetResult(w, 0);
+  }
 }
 
 static void rewrite(Tma *m, MlirOperation op) {
@@ -126,12 +129,12 @@ static void rewrite(Tma *m, MlirOperation op) {
     if (d >= 0 && d < r) checked |= 1u << d;
   }
   if (checked != (1u << r) - 1) return;
-  if (is_load && (mlirOperationGetNumOperands(op) != 1 || in_pipelined_loop(op))) return;
+  if (is_load && (mlirOperationGetNumOperands(op) != 1 ||
+                  (in_pipelined_loop(op) && !(m->comp->target->wgmma && feeds_dot(op, block)))))
+    return;
   MlirAttribute pad = mlirOperationGetAttributeByName(op, sref("padding"));
   bool nan = is_load && !mlirAttributeIsNull(pad) && mlirStringAttrGetValue(pad).length == 3 &&
              mlirTypeIsAFloat(mlirShapedTypeGetElementType(block));
-  int map = map_of(m, p, block, nan);
-  if (map < 0) return;
   MlirLocation loc = mlirOperationGetLocation(op);
   MlirType i32 = mlirIntegerTypeGet(m->ctx, 32);
   MlirValue ops[2 + MAX_RANK];
@@ -151,7 +154,8 @@ static void rewrite(Tma *m, MlirOperation op) {
   }
   MlirNamedAttribute attrs[16];
   int na = op_attrs_except(op, (const char *const[]){"boundary_check", "padding", "operandSegmentSizes", NULL}, attrs, 15);
-  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, sref("tensormap")), mlirIntegerAttrGet(i32, map));
+  attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, sref("param")), mlirIntegerAttrGet(i32, p));
+  if (nan) attrs[na++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, sref("nan")), mlirUnitAttrGet(m->ctx));
   if (is_load) {
     MlirOperation nl = create_before(op, "tile.descriptor_load", loc, 1, &block, n, ops, na, attrs);
     mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mlirOperationGetResult(nl, 0));
@@ -168,7 +172,6 @@ static void rewrite(Tma *m, MlirOperation op) {
 
 static void collect(MlirOperation op, void *user) {
   Tma *m = user;
-  if (op_is(op, "func.func")) m->fn = op;
   TileOp t = tile_op_of(op);
   if ((t == TOP_load || t == TOP_store) && !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))))
     vec_push(m->comp->a, &m->accesses, op.ptr);
@@ -178,17 +181,6 @@ bool pass_tma_lowering(Compilation *comp, MlirOperation module) {
   if (comp->target->sm < 90) return true;
   Tma m = {.comp = comp, .ctx = mlirOperationGetContext(module)};
   walk_ops(module, collect, &m, false);
-  if (mlirOperationIsNull(m.fn)) return true;
   for (int i = 0; i < m.accesses.n; i++) rewrite(&m, (MlirOperation){m.accesses.v[i]});
-  if (!m.nmaps) return true;
-  MlirAttribute *maps = arena_alloc(comp->a, sizeof(MlirAttribute) * (size_t)m.nmaps);
-  for (int i = 0; i < m.nmaps; i++) {
-    int64_t v[2 + MAX_RANK];
-    int r = (int)mlirShapedTypeGetRank(m.box[i]);
-    v[0] = m.param[i], v[1] = m.nan[i];
-    for (int d = 0; d < r; d++) v[2 + d] = mlirShapedTypeGetDimSize(m.box[i], d);
-    maps[i] = mlirDenseI64ArrayGet(m.ctx, 2 + r, v);
-  }
-  mlirOperationSetAttributeByName(m.fn, sref("tile.tensormaps"), mlirArrayAttrGet(m.ctx, m.nmaps, maps));
   return true;
 }

@@ -360,7 +360,7 @@ tilec_rt_status tilec_cuda_memset(tilec_cuda *c, tilec_devptr ptr, unsigned char
 }
 
 tilec_rt_status tilec_cuda_tensor_map(tilec_cuda *c, void *map, int data_type, int rank, tilec_devptr base, const uint64_t *dims,
-                                      const uint64_t *strides, const uint32_t *box, int nan_fill, char **message) {
+                                      const uint64_t *strides, const uint32_t *box, int swizzle, int nan_fill, char **message) {
   clear(message);
   if (!c || !map || !dims || !box || (rank > 1 && !strides))
     return invalid(message, "tilec_cuda_tensor_map", !c ? "the device is NULL" : "map, dims, strides or box is NULL");
@@ -369,9 +369,9 @@ tilec_rt_status tilec_cuda_tensor_map(tilec_cuda *c, void *map, int data_type, i
     return TILEC_RT_NO_DRIVER;
   }
   static const uint32_t ones[5] = {1, 1, 1, 1, 1};
-  /* interleave none, swizzle none, L2 promotion 128 bytes (2), as Triton's host descriptors */
-  CUresult r = drv.cuTensorMapEncodeTiled(map, data_type, (unsigned)rank, (void *)(uintptr_t)base, dims, strides, box, ones, 0, 0,
-                                          2, nan_fill ? 1 : 0);
+  /* interleave none, L2 promotion 128 bytes (2), as Triton's host descriptors */
+  CUresult r = drv.cuTensorMapEncodeTiled(map, data_type, (unsigned)rank, (void *)(uintptr_t)base, dims, strides, box, ones, 0,
+                                          swizzle, 2, nan_fill ? 1 : 0);
   return r ? cuda_failed(r, "cuTensorMapEncodeTiled", message) : TILEC_RT_OK;
 }
 

@@ -192,7 +192,7 @@ static bool jobject(Json *j, bool (*member)(Json *, const char *key, void *ctx),
 enum { K_NAME = 1, K_ARCH = 2, K_WARPS = 4, K_STAGES = 8, K_SHARED = 16, K_PARAMS = 32, K_CONSTS = 64, K_HASH = 128,
        K_TYPE = 256, K_DIV = 512, K_TUNE = 1024, K_CONFIGS = 2048, K_CONFIG = 4096, K_KEY = 8192, K_RESET = 16384,
        K_RESTORE = 32768, K_ENTRY = 65536, K_PREZERO = 131072, K_WARMUP = 262144, K_REP = 524288, K_PRECOPY = 1048576, K_SPEC = 2097152,
-       K_MAPS = 4194304, K_BOX = 8388608, K_FILL = 16777216 };
+       K_MAPS = 4194304, K_BOX = 8388608, K_FILL = 16777216, K_SWIZZLE = 33554432 };
 
 typedef struct MetaCtx {
   KernelMeta *m;
@@ -340,7 +340,7 @@ static bool autotune_member(Json *j, const char *key, void *ctx) {
   return false;
 }
 
-/* A tensor map: {"param": base parameter, "fill": "zero" | "nan", "box": [B_0, ..]}. */
+/* A tensor map: {"param": base parameter, "fill": "zero" | "nan", "swizzle": 0-3, "box": [B_0, ..]}. */
 typedef struct MapCtx {
   KernelTensorMap *t;
   unsigned seen;
@@ -369,6 +369,9 @@ static bool map_member(Json *j, const char *key, void *ctx) {
     if (ok && strcmp(f, "zero") && strcmp(f, "nan")) ok = jfail(j, "a tensor map's fill is \"zero\" or \"nan\", not \"%s\"", f);
     if (ok) c->t->nan = !strcmp(f, "nan");
     free(f);
+  } else if (!strcmp(key, "swizzle")) {
+    ok = jonce(j, &once, K_SWIZZLE, key) && jint_in(j, key, 0, 3, &v);
+    if (ok) c->t->swizzle = (int)v;
   } else if (!strcmp(key, "box")) {
     ok = jonce(j, &once, K_BOX, key) && jarray(j, box_element, c->t);
   } else {
@@ -389,9 +392,9 @@ static bool map_element(Json *j, void *ctx) {
   jskip(j);
   const char *at = j->p;
   if (!jobject(j, map_member, &c)) return false;
-  if (c.seen != (K_PARAMS | K_FILL | K_BOX) || !c.t->rank) {
+  if (c.seen != (K_PARAMS | K_FILL | K_SWIZZLE | K_BOX) || !c.t->rank) {
     j->p = at;
-    return jfail(j, "a tensor map needs exactly param, fill and a box of 1 to 5 dimensions");
+    return jfail(j, "a tensor map needs exactly param, fill, swizzle and a box of 1 to 5 dimensions");
   }
   return true;
 }

@@ -27,13 +27,15 @@ typedef struct KernelConst {
 /* A tensor map the kernel takes after its parameters (a host descriptor
  * whose accesses are TMA copies): built from the parameters param (the
  * base), param + 1 .. param + rank (the shape) and the rank strides after
- * them, the box the block, out-of-bounds elements zero or NaN. */
+ * them, the box (outermost first) what each copy moves, swizzled as the
+ * buffer it fills, out-of-bounds elements zero or NaN. */
 /* The most tensor maps a launch builds (the metadata may list up to 64). */
 #define MAX_MAPS 16
 
 typedef struct KernelTensorMap {
   int param;
   int rank;
+  int swizzle; /* CUtensorMapSwizzle: 0 none, 1 32B, 2 64B, 3 128B */
   int64_t box[5];
   bool nan;
 } KernelTensorMap;
@@ -69,7 +71,7 @@ typedef struct KernelMeta {
  * type, divisibility, entry), constexprs (names to integers), autotune (configs,
  * config, warmup_ms, rep_ms, and the lists of names key, reset, restore and
  * pre_zero, pre_copy: pairs, an even number of names) and lowered_hash,
- * and optionally tensormaps (objects of param, fill and box), each once,
+ * and optionally tensormaps (objects of param, fill, swizzle and box), each once,
  * in any order, nothing else. On failure *out is empty ({0}) and err says where
  * and what, and *oom (oom may be NULL) whether it was for want of memory.
  * Any input is safe: the reader stops at the NUL. */

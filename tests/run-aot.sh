@@ -58,8 +58,8 @@ grep -q '_cubin' "$tmp/vone.c" && fail "vone.c, built with --ptx-only, embeds a 
 # builds the tensor map (cuTensorMapEncodeTiled) from the base, shape and strides
 "$tilec" aot tests/filecheck/ptx_lang.py -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" \
   -g "cdiv(M, BM) * cdiv(N, BN)" --arch sm_80,sm_90a -o "$tmp/vdesc" 2>/dev/null || fail "tilec aot (vdesc) failed"
-grep -q 'static const int vdesc_s0_sm_90a_maps\[1\]\[9\] = {{0, 2, 7, 0, 8, 16, 0, 0, 0}};' "$tmp/vdesc.c" ||
-  fail "vdesc.c does not describe sm_90a's tensor map (base 0, rank 2, float32, zero fill, box 8 x 16)"
+grep -q 'static const int vdesc_s0_sm_90a_maps\[1\]\[10\] = {{0, 2, 7, 0, 0, 8, 16, 0, 0, 0}};' "$tmp/vdesc.c" ||
+  fail "vdesc.c does not describe sm_90a's tensor map (base 0, rank 2, float32, zero fill, no swizzle, box 8 x 16)"
 grep -q 'vdesc_s0_sm_80_maps' "$tmp/vdesc.c" && fail "vdesc.c gives sm_80, which copies no tensor, a tensor map"
 grep -q 'cuTensorMapEncodeTiled' "$tmp/vdesc.c" || fail "vdesc.c does not build tensor maps"
 

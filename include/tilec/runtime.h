@@ -82,13 +82,14 @@ TILEC_API tilec_rt_status tilec_cuda_memset(tilec_cuda *cuda, tilec_devptr ptr, 
  * the innermost: dims[0..rank) elements each, strides[0..rank-1) the bytes
  * between consecutive indices of dimensions 1.. (multiples of 16), a box
  * of box[0..rank) elements (box[0] times the element's size a multiple of
- * 16 bytes), no swizzle, elements outside the tensor read as zeros (or
- * NaNs, nan_fill). data_type is CUtensorMapDataType's value (6 for
- * float16, 7 float32, 9 bfloat16, 0 uint8). TILEC_RT_NO_DRIVER when the
+ * 16 bytes), swizzled in shared memory as CUtensorMapSwizzle's value
+ * says (0 none, 1 32B, 2 64B, 3 128B), elements outside the tensor read
+ * as zeros (or NaNs, nan_fill). data_type is CUtensorMapDataType's value
+ * (6 for float16, 7 float32, 9 bfloat16, 0 uint8). TILEC_RT_NO_DRIVER when the
  * driver has no cuTensorMapEncodeTiled (before CUDA 12). */
 TILEC_API tilec_rt_status tilec_cuda_tensor_map(tilec_cuda *cuda, void *map, int data_type, int rank, tilec_devptr base,
                                                 const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
-                                                int nan_fill, char **message);
+                                                int swizzle, int nan_fill, char **message);
 
 /* GPU time between two points of a stream: record an event before and one
  * after the work; elapsed waits for `end` and gives the milliseconds

@@ -31,6 +31,8 @@
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=DESCTMA
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --arch sm_90a --emit=ptx | %ptxas_check_sm90a
+# RUN: %tilec compile %s -k desc_matmul -s "tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 128]>, tensordesc<fp16[64, 128]>, i32, 64, 128, 32" --arch sm_90a --num-stages 3 --emit=ptx | FileCheck %s --check-prefix=TMALOOP
+# RUN: %tilec compile %s -k desc_matmul -s "tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 128]>, tensordesc<fp16[64, 128]>, i32, 64, 128, 32" --arch sm_90a --num-stages 3 --emit=ptx | %ptxas_check_sm90a
 # RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=EXP
 # RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k unsigned_mod -s "*i32, *i32, 64" --emit=ast | FileCheck %s --check-prefix=UNS
@@ -349,6 +351,36 @@ def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.const
     tl.static_assert(in_desc.dtype == tl.float32)
     tl.static_assert(in_desc.block_shape[1] == BN)
     out_desc.store([row, col], (x * 2.0 + 1.0).to(out_desc.dtype))
+
+
+# A K loop through host descriptors on sm_90a: the pipeliner fills wgmma's
+# operand slots by TMA, three maps besides the parameters (A's box 64 x 32
+# with the 64-byte swizzle, B's 32 x 64 with the 128-byte one, copied twice
+# a slot for its 128 columns, C's whole block, unswizzled); the prologue
+# fills 2 of the 3 slots; each iteration waits for its slot's phase, runs
+# its wgmma group and, after a barrier, copies the iteration 2 ahead (three
+# copies, one mbarrier armed for each operand); no cp.async; C is stored
+# by TMA; the mbarriers are invalidated at the end.
+# TMALOOP-COUNT-3: .param .align 64 .b8 desc_matmul_param_{{[0-9]+}}[128]
+# TMALOOP-COUNT-6: cp.async.bulk.tensor.2d.shared::cluster.global
+# TMALOOP: $L__BB0_[[LOOP:[0-9]+]]:
+# TMALOOP: mbarrier.try_wait.parity
+# TMALOOP: mbarrier.try_wait.parity
+# TMALOOP: wgmma.mma_async
+# TMALOOP: wgmma.wait_group.sync.aligned 1;
+# TMALOOP: bar.sync 0;
+# TMALOOP-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global
+# TMALOOP-NOT: cp.async.{{ca|cg}}
+# TMALOOP: wgmma.wait_group.sync.aligned 0;
+# TMALOOP: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+# TMALOOP: mbarrier.inval
+@triton.jit
+def desc_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([pm * BM, k * BK]), b_desc.load([k * BK, pn * BN]), acc)
+    c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))
 
 
 # The descriptor API of Triton 3.0-3.2, as kernels of that time call it.

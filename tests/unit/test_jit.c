@@ -1271,6 +1271,110 @@ static void tensor_map_store(tilec_device *cpu) {
   CHECK(tilec_device_free(cpu, y, NULL) == TILEC_OK);
 }
 
+/* A small integer (|v| < 1024) as fp16's bits. */
+static uint16_t small_half(int v) {
+  if (!v) return 0;
+  unsigned m = (unsigned)abs(v);
+  int e = 31 - __builtin_clz(m);
+  return (uint16_t)((v < 0 ? 0x8000u : 0) | (unsigned)(15 + e) << 10 | ((m << (10 - e)) & 1023));
+}
+
+/* A K loop through host descriptors on sm_90a, as tutorial 09's
+ * matmul_kernel_tma writes it: A [BM, BK] and B, [BN, BK] read through
+ * .T or [BK, BN], copied by TMA into wgmma's operand slots two and three
+ * stages ahead (B [K][N] 128 wide: two copies a slot), C stored by TMA;
+ * ragged M and N (the boxes past them read
+ * zeros, the stores past them are dropped), against a reference. */
+static void tma_matmul(tilec_device *cpu) {
+  static const char mm_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "@triton.jit\n"
+                               "def mm(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,\n"
+                               "       B_KN: tl.constexpr):\n"
+                               "    pm, pn = tl.program_id(0), tl.program_id(1)\n"
+                               "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+                               "    for k in tl.range(0, tl.cdiv(K, BK)):\n"
+                               "        a = a_desc.load([pm * BM, k * BK])\n"
+                               "        if B_KN:\n"
+                               "            b = b_desc.load([k * BK, pn * BN])\n"
+                               "            acc = tl.dot(a, b, acc)\n"
+                               "        else:\n"
+                               "            b = b_desc.load([pn * BN, k * BK])\n"
+                               "            acc = tl.dot(a, b.T, acc)\n"
+                               "    c_desc.store([pm * BM, pn * BN], acc.to(tl.float16))\n";
+  enum { M = 100, N = 72, K = 96, BM = 64, BK = 32 };
+  static uint16_t a[M * K], b[N * K], c[M * N];
+  static float ref[M * N], af[M * K], bf[N * K];
+  unsigned seed = 7;
+  for (int i = 0; i < M * K; i++) {
+    seed = seed * 1103515245u + 12345u;
+    int v = (int)(seed >> 16) % 17 - 8; /* small integers: exact in fp16 and in the sums */
+    af[i] = (float)v;
+    a[i] = small_half(v);
+  }
+  for (int i = 0; i < N * K; i++) {
+    seed = seed * 1103515245u + 12345u;
+    int v = (int)(seed >> 16) % 9 - 4;
+    bf[i] = (float)v;
+    b[i] = small_half(v);
+  }
+  for (int kn = 0; kn < 2; kn++) {
+    /* B as [N][K] (read through .T), or as [K][N] */
+    static uint16_t bb[N * K];
+    for (int n = 0; n < N; n++)
+      for (int k = 0; k < K; k++) bb[kn ? k * N + n : n * K + k] = b[n * K + k];
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        float s = 0;
+        for (int k = 0; k < K; k++) s += af[i * K + k] * bf[j * K + k];
+        ref[i * N + j] = s;
+      }
+    unsigned long long da, db, dc;
+    CHECK(tilec_device_alloc(cpu, sizeof a, &da, NULL) == TILEC_OK && tilec_device_alloc(cpu, sizeof bb, &db, NULL) == TILEC_OK &&
+          tilec_device_alloc(cpu, sizeof c, &dc, NULL) == TILEC_OK);
+    memset(c, 0xff, sizeof c);
+    CHECK(tilec_device_copy_to(cpu, da, a, sizeof a, NULL) == TILEC_OK && tilec_device_copy_to(cpu, db, bb, sizeof bb, NULL) == TILEC_OK &&
+          tilec_device_copy_to(cpu, dc, c, sizeof c, NULL) == TILEC_OK);
+    char sig[256];
+    /* B [K][N] with BN 128: rows of 256 bytes, two 128-byte swizzle atoms, two copies a slot */
+    int BN = kn ? 128 : 64;
+    snprintf(sig, sizeof sig, "tensordesc<fp16[64, 32]>, tensordesc<fp16[%s]>, tensordesc<fp16[64, %d]>, i32, i32, i32, 64, %d, 32, %s",
+             kn ? "32, 128" : "64, 32", BN, BN, kn ? "True" : "False");
+    tilec_jit_options o = {.signature = sig, .no_disk_cache = 1, .arch = "sm_90a", .num_warps = 4, .num_stages = kn ? 3 : 2};
+    tilec_kernel *k = NULL;
+    char *diag = NULL, *report = NULL;
+    CHECK(tilec_kernel_create(cpu, "mm.py", mm_src, sizeof mm_src - 1, &o, &k, &diag) == TILEC_OK && k);
+    if (diag) fprintf(stderr, "%s\n", diag);
+    free(diag);
+    if (k) {
+      unsigned grid[3] = {(M + BM - 1) / BM, (N + BN - 1) / BN, 1};
+      tilec_status st = kn ? tilec_kernel_launchv(k, grid, NULL, &report, da, (long long)M, (long long)K, (long long)K, 1LL, db,
+                                                  (long long)K, (long long)N, (long long)N, 1LL, dc, (long long)M, (long long)N,
+                                                  (long long)N, 1LL, M, N, K)
+                           : tilec_kernel_launchv(k, grid, NULL, &report, da, (long long)M, (long long)K, (long long)K, 1LL, db,
+                                                  (long long)N, (long long)K, (long long)K, 1LL, dc, (long long)M, (long long)N,
+                                                  (long long)N, 1LL, M, N, K);
+      CHECK(st == TILEC_OK);
+      if (report) fprintf(stderr, "%s\n", report);
+      free(report);
+      CHECK(tilec_device_copy_from(cpu, c, dc, sizeof c, NULL) == TILEC_OK);
+      int wrong = 0;
+      for (int i = 0; i < M * N; i++) {
+        uint16_t h = c[i];
+        int ex = (h >> 10) & 31;
+        float mag = ex ? ldexpf((float)(1024 + (h & 1023)), ex - 25) : ldexpf((float)(h & 1023), -24);
+        float got = h & 0x8000 ? -mag : mag;
+        wrong += fabsf(got - ref[i]) > fabsf(ref[i]) / 512 + 0.01f;
+      }
+      if (wrong) fprintf(stderr, "tma_matmul (B %s): %d of %d wrong\n", kn ? "[K][N]" : "[N][K]", wrong, M * N);
+      CHECK(wrong == 0);
+      tilec_kernel_destroy(k);
+    }
+    CHECK(tilec_device_free(cpu, da, NULL) == TILEC_OK && tilec_device_free(cpu, db, NULL) == TILEC_OK &&
+          tilec_device_free(cpu, dc, NULL) == TILEC_OK);
+  }
+}
+
 int unit_main(void) {
   /* devices */
   tilec_device *cpu = NULL, *none = NULL;
@@ -1381,6 +1485,7 @@ int unit_main(void) {
   tensor_descriptor(cpu, NULL);
   tensor_descriptor(cpu, "sm_90a");
   tensor_map_store(cpu);
+  tma_matmul(cpu);
   tilec_device_destroy(cpu);
   return 0;
 }

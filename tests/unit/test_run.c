@@ -150,18 +150,19 @@ static void test_meta_tensor_maps(void) {
   static const struct {
     const char *maps, *err;
   } cases[] = {
-      {"[{\"param\": 0, \"fill\": \"nan\", \"box\": [64, 128]}]}", ""},
+      {"[{\"param\": 0, \"fill\": \"nan\", \"swizzle\": 3, \"box\": [64, 128]}]}", ""},
       {"[]}", ""},
-      {"[{\"param\": 1, \"fill\": \"zero\", \"box\": [64, 128]}]}",
+      {"[{\"param\": 1, \"fill\": \"zero\", \"swizzle\": 0, \"box\": [64, 128]}]}",
        "tensor map 0: parameter 1 is not a pointer followed by 4 i64 shapes and strides"},
-      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": [64, 128, 2]}]}",
+      {"[{\"param\": 0, \"fill\": \"zero\", \"swizzle\": 0, \"box\": [64, 128, 2]}]}",
        "tensor map 0: parameter 0 is not a pointer followed by 6 i64 shapes and strides"},
-      {"[{\"param\": 0, \"fill\": \"one\", \"box\": [64]}]}", "a tensor map's fill is \"zero\" or \"nan\", not \"one\""},
-      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": [512]}]}", "box is 512, expected 1 to 256"},
-      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": [1, 1, 1, 1, 1, 1]}]}", "a tensor map's box has at most 5 dimensions"},
-      {"[{\"param\": 0, \"box\": [16]}]}", "a tensor map needs exactly param, fill and a box of 1 to 5 dimensions"},
-      {"[{\"param\": 0, \"fill\": \"zero\", \"box\": []}]}", "a tensor map needs exactly param, fill and a box of 1 to 5 dimensions"},
-      {"[{\"param\": 0, \"param\": 0, \"fill\": \"zero\", \"box\": [8]}]}", "duplicate key 'param'"},
+      {"[{\"param\": 0, \"fill\": \"one\", \"swizzle\": 0, \"box\": [64]}]}", "a tensor map's fill is \"zero\" or \"nan\", not \"one\""},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"swizzle\": 0, \"box\": [512]}]}", "box is 512, expected 1 to 256"},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"swizzle\": 0, \"box\": [1, 1, 1, 1, 1, 1]}]}", "a tensor map's box has at most 5 dimensions"},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"swizzle\": 4, \"box\": [64]}]}", "swizzle is 4, expected 0 to 3"},
+      {"[{\"param\": 0, \"box\": [16]}]}", "a tensor map needs exactly param, fill, swizzle and a box of 1 to 5 dimensions"},
+      {"[{\"param\": 0, \"fill\": \"zero\", \"swizzle\": 0, \"box\": []}]}", "a tensor map needs exactly param, fill, swizzle and a box of 1 to 5 dimensions"},
+      {"[{\"param\": 0, \"param\": 0, \"fill\": \"zero\", \"swizzle\": 0, \"box\": [8]}]}", "duplicate key 'param'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char text[2048], err[256] = "";
@@ -171,7 +172,7 @@ static void test_meta_tensor_maps(void) {
     CHECK(ok == !cases[i].err[0]);
     if (cases[i].err[0]) CHECK_CONTAINS(err, cases[i].err);
     if (ok && i == 0) {
-      CHECK(m.nmaps == 1 && m.maps[0].param == 0 && m.maps[0].rank == 2 && m.maps[0].nan);
+      CHECK(m.nmaps == 1 && m.maps[0].param == 0 && m.maps[0].rank == 2 && m.maps[0].nan && m.maps[0].swizzle == 3);
       CHECK(m.maps[0].box[0] == 64 && m.maps[0].box[1] == 128);
     }
     if (ok) meta_free(&m);
