@@ -161,8 +161,9 @@ def nvdisasm_path(cache_dir):
 
 
 # tensor-core instructions: HMMA (mma.sync, fp16/bf16/tf32), IMMA (int8), QMMA (mma.sync, fp8 on sm_89),
-# HGMMA (wgmma, fp16/bf16), QGMMA (wgmma, fp8)
-SASS_KINDS = ("HMMA", "IMMA", "QMMA", "HGMMA", "QGMMA", "LDSM", "LDGSTS", "SHFL", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL", "FFMA", "MUFU")
+# HGMMA (wgmma, fp16/bf16), QGMMA (wgmma, fp8); TMA's tiled copies: UTMALDG (loads), UTMASTG (stores)
+SASS_KINDS = ("HMMA", "IMMA", "QMMA", "HGMMA", "QGMMA", "LDSM", "LDGSTS", "SHFL", "BAR", "LDG", "STG", "LDS", "STS", "LDL", "STL", "FFMA", "MUFU",
+              "UTMALDG", "UTMASTG")
 
 
 def sass_counts(text):

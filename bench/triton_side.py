@@ -45,8 +45,8 @@ def torch_stand_in():
 
 
 def split_entries(sig):
-    """The entries of a signature, split at commas outside quotes."""
-    out, cur, quote = [], "", None
+    """The entries of a signature, split at commas outside quotes and a descriptor's <...>."""
+    out, cur, quote, depth = [], "", None, 0
     for ch in sig:
         if quote:
             cur += ch
@@ -55,7 +55,10 @@ def split_entries(sig):
         elif ch in "'\"":
             quote = ch
             cur += ch
-        elif ch == ",":
+        elif ch in "<>":  # tensordesc<fp16[64, 64]> holds commas
+            depth += 1 if ch == "<" else -1
+            cur += ch
+        elif ch == "," and depth == 0:
             out.append(cur.strip())
             cur = ""
         else:
@@ -109,7 +112,9 @@ def to_triton(params, sig, meta):
         e = entries[i]
         i += 1
         base, _, hint = e.partition(":")
-        if is_constexpr and base in DTYPES:
+        if base.startswith("tensordesc<"):
+            signature[name] = base  # a host TensorDescriptor, as Triton's signatures spell it
+        elif is_constexpr and base in DTYPES:
             signature[name] = "constexpr"
             constexprs[name] = getattr(tl, DTYPES[base])
         elif base.startswith("*") or base in TYPES:

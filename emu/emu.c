@@ -38,6 +38,7 @@
 #include "asyncproxy.h"
 #include "tma.h"
 #include "mbarrier.h"
+#include "tmabox.h"
 #include "runtime/grid.h"
 
 #include <dlfcn.h>
@@ -87,6 +88,7 @@ typedef struct Cur {
   bool async_used;  /* a cp.async was issued in this block: shared accesses are checked against them */
   ProxyBlock proxy; /* the async proxy's view of shared memory (asyncproxy.h), for kernels with wgmma */
   bool proxy_on;
+  TmaBoxes *boxes;  /* the TMA loads' boxes and who has waited for them (tmabox.h); NULL until the first */
 } Cur;
 
 static _Thread_local Cur *cur;
@@ -232,10 +234,27 @@ static void async_access(const void *p, size_t n, bool store, int tid) {
   pthread_mutex_unlock(&r->lock);
 }
 
+/* A read of a TMA load's box by a thread that has not observed the phase
+ * its copy completes (tmabox.h): reported, once a box and thread. */
+static void box_read(const void *p, size_t n, int tid, const char *by) {
+  uint32_t off = (uint32_t)((const unsigned char *)p - cur->smem);
+  const TmaBox *x;
+  if (tmabox_read_ok(cur->boxes, off, (uint32_t)n, tid, &x)) return;
+  Run *r = cur->run;
+  pthread_mutex_lock(&r->lock);
+  if (r->reports++ < MAX_REPORTS)
+    report(r, "%s: race in kernel '%s', block (%u, %u, %u): %s %d reads shared memory (offset %u) that the TMA load at this "
+              "line writes, before it waited for the phase of parity %u of the mbarrier at offset %u that the copy completes",
+           site_name(x->site), r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], by, tid, off, x->parity, x->mbar);
+  pthread_mutex_unlock(&r->lock);
+  tmabox_waited(cur->boxes, x->mbar, x->parity, tid); /* once */
+}
+
 #define SMEM(bits, T)                                                                                                  \
   static T emu_lds_b##bits(const void *p) {                                                                            \
     T v;                                                                                                               \
     if (cur->async_used) async_access(p, sizeof v, false, cur_tid());                                                  \
+    if (cur->boxes) box_read(p, sizeof v, cur_tid(), "thread");                                                         \
     smem_written(p, sizeof v);                                                                                         \
     memcpy(&v, p, sizeof v);                                                                                           \
     return v;                                                                                                          \
@@ -244,6 +263,7 @@ static void async_access(const void *p, size_t n, bool store, int tid) {
     if (cur->async_used) async_access(p, sizeof v, true, cur_tid());                                                   \
     if (cur->proxy_on) proxy_written(p, sizeof v);                                                                     \
     size_t off = (size_t)((unsigned char *)p - cur->smem);                                                             \
+    if (cur->boxes) tmabox_written(cur->boxes, (uint32_t)off, sizeof v);                                                \
     if (off + sizeof v <= cur->smem_bytes) memset(cur->shadow + off, 1, sizeof v);                                     \
     memcpy(p, &v, sizeof v);                                                                                           \
   }
@@ -795,6 +815,7 @@ static bool wg_read(void *ctx, uint32_t address, void *out, int bytes) {
   }
   const unsigned char *p = (const unsigned char *)cur->smem + address;
   if (cur->async_used) async_access(p, (size_t)bytes, false, rd->tid);
+  if (cur->boxes) box_read(p, (size_t)bytes, rd->tid, "the wgmma.mma_async of the warp of thread");
   smem_written_by(p, (size_t)bytes, rd->tid);
   if (cur->proxy_on) {
     int writer;
@@ -993,10 +1014,26 @@ static uint32_t tma_copy(const void *map, const int32_t coords[5], const void *b
 
 static void emu_mbar_complete_tx_call(void *p, uint32_t bytes);
 
+static uint64_t *mbar_word(void *p);
+
 static void emu_tma_load_call(void *dst, const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, void *mbar,
                               uint32_t site) {
   uint32_t bytes = tma_copy(map, (const int32_t[5]){c0, c1, c2, c3, c4}, dst, site, false);
-  if (bytes) emu_mbar_complete_tx_call(mbar, bytes);
+  if (!bytes) return;
+  /* the box, for the threads that read it: after they waited for the phase this copy completes */
+  uint64_t *w = mbar_word(mbar);
+  if (w) {
+    if (!cur->boxes && !(cur->boxes = calloc(1, sizeof *cur->boxes))) {
+      Run *r = cur->run;
+      pthread_mutex_lock(&r->lock);
+      r->oom = true;
+      pthread_mutex_unlock(&r->lock);
+    }
+    if (cur->boxes)
+      tmabox_copied(cur->boxes, (uint32_t)((unsigned char *)dst - cur->smem), bytes, (uint32_t)((unsigned char *)mbar - cur->smem),
+                    emu_mbar_decode(*w).phase & 1, site);
+  }
+  emu_mbar_complete_tx_call(mbar, bytes);
 }
 
 static void emu_tma_store_call(const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, const void *src,
@@ -1108,6 +1145,7 @@ static bool emu_mbar_test_wait_parity_call(void *p, uint32_t parity) {
   if (!mbar_get(p, &w, &m)) return true;
   const char *why = emu_mbar_test_parity(&m, parity, &done);
   if (why) mbar_report(p, why);
+  if (done && cur->boxes) tmabox_waited(cur->boxes, (uint32_t)((unsigned char *)p - cur->smem), parity, cur_tid());
   return why || done;
 }
 
@@ -1123,6 +1161,7 @@ static bool emu_mbar_try_wait_parity_call(void *p, uint32_t parity) {
       return true;
     }
     if (!emu_mbar_decode(*x.w).valid) mbar_report(p, "mbarrier.try_wait on an mbarrier invalidated while it waited");
+    else if (cur->boxes) tmabox_waited(cur->boxes, (uint32_t)((unsigned char *)p - cur->smem), parity, cur_tid());
   }
   return true;
 }
@@ -1318,6 +1357,7 @@ static void *worker(void *arg) {
     async_block_reset(&c.async);
     c.async_used = false;
     if (c.proxy_on) proxy_reset(&c.proxy);
+    if (c.boxes) c.boxes->n = 0;
     if (c.cw) ck_program_begin(c.cw, b, c.ctaid);
     if (!c.fibers) {
       for (c.tid = 0; c.tid < r->nthreads; c.tid++) r->k->entry((void **)l->args);
@@ -1342,6 +1382,7 @@ static void *worker(void *arg) {
   if (c.proxy_on && proxy_ok) proxy_free(&c.proxy);
   free(c.smem);
   free(c.shadow);
+  free(c.boxes);
   return NULL;
 }
 
