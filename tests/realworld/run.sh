@@ -342,8 +342,11 @@ if [ "$mode" = tutorials-emu ]; then
     "matmul_bt|09-persistent-matmul.py|matmul_kernel|*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1, 128, 128, 64, 8|cdiv({R}, 128) * cdiv({C}, 128)|-w 8 --num-stages 3|{a} {bt} {out:c} {R} {C} 80 80 1 1 80 {C} 1"
   )
   # 09's matmul_kernel_tma on sm_90a, its A, B (transposed) and C host TensorDescriptors over
-  # ragged M and N: C's store is a TMA copy, the rows and columns past M and N dropped
+  # ragged M and N: C's store is a TMA copy, the rows and columns past M and N dropped; and its
+  # persistent form on 3 programs for the 4 tiles (NUM_SMS 3): a program's second tile runs the
+  # K loop again on the same slots and mbarriers, and the epilogue's two subtiles are stored
   mm16+=(
+    "matmul_tma_persistent|09-persistent-matmul.py|matmul_kernel_tma_persistent|tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, i32:16, i32:16, i32:16, 128, 128, 64, 8, False, True, 3, False|3|-w 4 --num-stages 2 --arch=sm_90a|{a} {R} 80 80 1 {bt} {C} 80 80 1 {out:c} {R} {C} {C} 1 {R} {C} 80"
     "matmul_tma|09-persistent-matmul.py|matmul_kernel_tma|tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32:16, i32:16, i32:16, 128, 128, 64, 8, False, False|cdiv({R}, 128) * cdiv({C}, 128)|-w 4 --num-stages 2 --arch=sm_90a|{a} {R} 80 80 1 {bt} {C} 80 80 1 {out:c} {R} {C} {C} 1 {R} {C} 80"
   )
   att=(

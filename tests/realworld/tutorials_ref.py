@@ -163,6 +163,7 @@ CHECKS = {
     "matmul_hinted": (matmul_in, matmul_ref),
     "matmul_bt": (matmul_bt_in, matmul_bt_ref),
     "matmul_tma": (matmul_bt_in, matmul_bt_ref),
+    "matmul_tma_persistent": (matmul_bt_in, matmul_bt_ref),
     "layer_norm": (layer_norm_in, layer_norm_ref),
     "attention_causal": (attention_in, lambda i: attention_ref(i, True)),
     "attention": (attention_in, lambda i: attention_ref(i, False)),
