@@ -390,8 +390,9 @@ typedef struct GpuRun {
   RunKernel *k;
   int rotate;
   tilec_devptr *dev;  /* [rotate][nparams] */
-  void **slots;       /* [rotate][nparams]: what argv[i] points to */
+  void **slots;       /* [rotate][nparams + nmaps]: what argv[i] points to, the tensor maps last */
   uint64_t *ptrs;     /* [rotate][nparams]: the pointer arguments' values */
+  unsigned char (*maps)[128]; /* [rotate][MAX_MAPS]: each copy's tensor maps, built from its buffers */
   tilec_devptr flush;
   size_t flush_bytes;
   char *log;
@@ -426,7 +427,7 @@ static bool gpu_prepare(GpuRun *g, int i) {
 }
 
 static bool gpu_launch(GpuRun *g, int i) {
-  int n = g->k->meta.nparams, r = i % g->rotate;
+  int n = g->k->meta.nparams + g->k->meta.nmaps, r = i % g->rotate;
   return tilec_cuda_launch(g->mod, g->k->grid, &g->slots[r * n], NULL, &g->log) == TILEC_RT_OK;
 }
 
@@ -436,33 +437,34 @@ static int measure_cuda(Bench *b, Line *ln, Row *row, const char *what) {
   int n = m->nparams, rc = 0;
   GpuRun g = {.cuda = b->run.cuda, .k = k, .rotate = b->rotate};
   g.dev = calloc((size_t)g.rotate * (size_t)n + 1, sizeof *g.dev);
-  g.slots = calloc((size_t)g.rotate * (size_t)n + 1, sizeof *g.slots);
+  int stride = n + m->nmaps;
+  g.slots = calloc((size_t)g.rotate * (size_t)stride + 1, sizeof *g.slots);
+  g.maps = m->nmaps ? aligned_alloc(64, (size_t)g.rotate * MAX_MAPS * 128) : NULL;
   g.ptrs = calloc((size_t)g.rotate * (size_t)n + 1, sizeof *g.ptrs);
   tilec_cuda_event **ev = calloc(2 * (MAX_REPS + 1), sizeof *ev);
   double *t = malloc(MAX_REPS * sizeof *t);
-  if (!g.dev || !g.slots || !g.ptrs || !ev || !t) rc = cli_error("out of memory");
-  if (!rc && m->nmaps)
-    rc = cli_error("%s takes tensor maps (host descriptors copied by TMA): tilec bench does not time such kernels on the GPU "
-                   "yet; tilec run runs them, and the C API and Python time them",
-                   m->name);
+  if (!g.dev || !g.slots || !g.ptrs || !ev || !t || (m->nmaps && !g.maps)) rc = cli_error("out of memory");
   if (!rc) rc = run_check_buffers(k);
   size_t len;
   const char *image = tilec_result_output(k->result, &len);
   if (!rc && tilec_cuda_module_load(g.cuda, image, len + 1, m->name, m->num_warps, (size_t)m->shared_bytes, &g.mod,
                                     &g.log) != TILEC_RT_OK)
     rc = cli_error("the GPU cannot load the kernel: %s", g.log ? g.log : "out of memory");
-  for (int r = 0; r < g.rotate && !rc; r++)
+  for (int r = 0; r < g.rotate && !rc; r++) {
     for (int i = 0; i < n && !rc; i++) {
       Arg *a = &k->args[i];
       int s = r * n + i;
-      g.slots[s] = &a->slot;
+      g.slots[r * stride + i] = &a->slot;
       if (!a->is_ptr) continue;
       if (tilec_cuda_alloc(g.cuda, a->buf.nbytes ? a->buf.nbytes : 1, &g.dev[s], &g.log) != TILEC_RT_OK ||
           tilec_cuda_copy_to(g.cuda, g.dev[s], a->buf.data, a->buf.nbytes, &g.log) != TILEC_RT_OK)
         rc = cli_error("%s: %s", a->param->name, g.log ? g.log : "out of memory");
       g.ptrs[s] = g.dev[s];
-      g.slots[s] = &g.ptrs[s];
+      g.slots[r * stride + i] = &g.ptrs[s];
     }
+    /* this copy's tensor maps, from its own buffers, after its parameters */
+    if (!rc) rc = run_tensor_maps(m, g.cuda, &g.slots[r * stride], &g.maps[r * MAX_MAPS], NULL, NULL);
+  }
   if (!rc && !b->no_flush) {
     g.flush_bytes = FLUSH_BYTES;
     if (tilec_cuda_alloc(g.cuda, g.flush_bytes, &g.flush, &g.log) != TILEC_RT_OK)
@@ -509,6 +511,7 @@ static int measure_cuda(Bench *b, Line *ln, Row *row, const char *what) {
   free(g.log);
   free(g.dev);
   free(g.slots);
+  free(g.maps);
   free(g.ptrs);
   free(ev);
   free(t);

@@ -107,7 +107,15 @@ tilec_status jit_tensor_maps(tilec_cuda *cuda, const char *kernel, const KernelT
     }
     int64_t eb = emu_tma_elem_bytes((EmuTmaType)types[i]);
     const char *why = NULL;
+    char text[160];
     if (stride[r - 1] != 1) why = "its last dimension is not contiguous (a stride of 1)";
+    if (base % 16) why = "its base is not 16-byte aligned";
+    for (int d = 0; d + 1 < r && !why; d++)
+      if (stride[d] > 0 && stride[d] * eb % 16) {
+        snprintf(text, sizeof text, "the stride of dimension %d (%lld elements, %lld bytes) is not a multiple of 16 bytes", d,
+                 (long long)stride[d], (long long)(stride[d] * eb));
+        why = text;
+      }
     EmuTensorMap m = {.address = base, .rank = r, .type = (EmuTmaType)types[i], .swizzle = t->swizzle, .oob_nan = t->nan,
                       .l2_promotion = 2};
     for (int d = 0; d < r && !why; d++) {

@@ -1265,7 +1265,13 @@ static void tensor_map_store(tilec_device *cpu) {
   CHECK(wrong == 0);
   /* a row of 36 halves (72 bytes) is not a multiple of 16 bytes */
   CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y, rows, cols, 36LL, 1LL) == TILEC_ERROR_USAGE);
-  CHECK_CONTAINS(report, "argument 0, a tensor descriptor's base, and its shape and strides: TMA cannot copy this tensor");
+  CHECK_CONTAINS(report, "argument 0, a tensor descriptor's base, and its shape and strides: TMA cannot copy this tensor: the "
+                         "stride of dimension 0 (36 elements, 72 bytes) is not a multiple of 16 bytes");
+  free(report);
+  report = NULL;
+  /* a base 2 bytes in */
+  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y + 2, rows, cols, (long long)N, 1LL) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(report, "TMA cannot copy this tensor: its base is not 16-byte aligned");
   free(report);
   tilec_kernel_destroy(k);
   CHECK(tilec_device_free(cpu, y, NULL) == TILEC_OK);
