@@ -21,7 +21,8 @@
  *   tilec.tma.load.<r>d(dst, map, c.., bar), tilec.tma.store.<r>d(map, c.., src)
  *                                    tilec.emu.tma.load(dst, map, c0..c4, bar, site), tilec.emu.tma.store(map,
  *                                    c0..c4, src, site); tilec.mbarrier.<op> tilec.emu.mbarrier.<op>; the bulk
- *                                    group's commit and wait go (the emulator's copies are made when issued)
+ *                                    group's commit goes (the copies are made when issued), its wait.read is
+ *                                    tilec.emu.bulk.wait.read()
  *   the tensor maps (the last parameters, by value on the GPU) their addresses
  *   a vector access's alignment      tilec.emu.align(p, pred, bytes, load, site), before its elements
  *                                    (tilec.emu.align.shared for shared memory's)
@@ -424,11 +425,14 @@ static int site_of(Emu *e, MlirLocation loc);
  * tilec.emu.tma.store(map, c0..c4, src, site); the mbarrier's calls keep
  * their operands (tilec.emu.mbarrier.<name>). The emulator's copies are
  * made when issued and a store has read its box then: the bulk group's
- * commit and wait go. */
+ * commit goes, and its wait becomes tilec.emu.bulk.wait.read(), after
+ * which the thread's store boxes may be written. */
 static void tma_call(Emu *e, MlirOperation call) {
   MlirStringRef c = callee_of(call);
   char name[96];
   if (starts(c, "tilec.bulk.")) {
+    /* the wait's reads covered: the emulator's model of a store's box (emu/tmabox.h) */
+    if (starts(c, "tilec.bulk.wait.read.")) call_before(e, call, "tilec.emu.bulk.wait.read", (MlirType){NULL}, 0, NULL);
     op_erase(call);
     return;
   }

@@ -58,6 +58,7 @@ typedef struct Lower {
   struct TensorMap *maps; /* the kernel's tensor maps, its parameters after the others (lower_tma.c) */
   int nmaps;
   PtrVec *mbars;          /* the mbarrier buffers (their global's name attribute, then their count) */
+  PtrVec *stores;         /* the TMA stores' boxes (their global's name attribute) */
   bool failed;
 } Lower;
 

@@ -22,11 +22,15 @@
  * memory to the kernel's end, where thread 0 invalidates them after a
  * barrier (the memory of a valid mbarrier is used for nothing else).
  *
- * A store: every thread writes its elements to the box's buffer, makes
- * them visible to the async proxy (fence.proxy.async), a barrier, then
- * thread 0 issues the copy, commits it and waits until it has read the
- * box; a barrier after, so that whatever next writes that memory does so
- * after the copy read it. The copy drops the elements outside the tensor.
+ * A store: thread 0 waits until its copies have read the box
+ * (cp.async.bulk.wait_group.read 0: this op's last copy, a loop's previous
+ * iteration's), a barrier, every thread writes its elements to the box's
+ * buffer and makes them visible to the async proxy (fence.proxy.async), a
+ * barrier, then thread 0 issues the copy and commits it: the copy runs on
+ * while the program goes on (a persistent kernel's next tile loads and
+ * computes). The box is the store's to the kernel's end, where thread 0
+ * waits for its copies again. The copy drops the elements outside the
+ * tensor.
  *
  * The buffers' accesses by the copies and the mbarrier's initialization
  * and arming are tagged tilec.smem with tilec.async: allocate-shared keeps
@@ -92,6 +96,19 @@ static MlirValue tensor_map(Lower *L, int param, int rank, const int64_t *box, i
 }
 
 void lw_finish_tensor_maps(Lower *L, MlirOperation kernel) {
+  if (L->stores) {
+    /* thread 0's stores have read their boxes before the block's shared
+     * memory goes; each box is the store's until then */
+    L->block = L->entry;
+    L->term = mlirBlockGetTerminator(L->entry);
+    IfScope s = lw_begin_if(L, thread0(L));
+    for (int i = 0; i < L->stores->n; i++) {
+      MlirNamedAttribute g = lw_named(L, "global_name", (MlirAttribute){L->stores->v[i]});
+      MlirValue b = lw_emit1(L, "llvm.mlir.addressof", ptr3(L), 0, NULL, 1, &g);
+      async_call(L, "tilec.bulk.wait.read.0", (MlirType){NULL}, 0, NULL, b);
+    }
+    lw_end_if(L, &s);
+  }
   if (L->mbars) {
     /* the mbarriers invalidated at the kernel's end, after every thread's
      * last wait: their memory is theirs until then */
@@ -213,6 +230,12 @@ void lw_lower_tma_store(Lower *L, MlirOperation op) {
   int rank = (int)mlirShapedTypeGetRank(vt);
   MlirValue box = lw_shared_buffer_aligned(L, lw_smem_type(L, et), lw_numel_of(vt), 128);
   Vals *x = lw_get(L, v);
+  for (int k = 0; k < e.n; k++) lw_val(L, x, k); /* read before the box is written: they may be lazy */
+  /* the copy this op issued last time has read the box (thread 0's bulk groups) */
+  IfScope done = lw_begin_if(L, thread0(L));
+  async_call(L, "tilec.bulk.wait.read.0", (MlirType){NULL}, 0, NULL, box);
+  lw_end_if(L, &done);
+  barrier(L);
   for (int k = 0; k < e.n; k++) lw_smem_put(L, box, et, lw_linear_index(L, &e, vt, k), lw_val(L, x, k));
   lw_call(L, "tilec.fence.proxy.async", (MlirType){NULL}, 0, NULL);
   barrier(L);
@@ -226,9 +249,11 @@ void lw_lower_tma_store(Lower *L, MlirOperation op) {
   snprintf(name, sizeof name, "tilec.tma.store.%dd", rank);
   async_call(L, name, (MlirType){NULL}, n, args, box);
   lw_call(L, "tilec.bulk.commit", (MlirType){NULL}, 0, NULL);
-  lw_call(L, "tilec.bulk.wait.read.0", (MlirType){NULL}, 0, NULL);
   lw_end_if(L, &issue);
-  barrier(L);
+  /* the box stays the store's to the kernel's end, where thread 0 waits
+   * for its copies again (lw_finish_tensor_maps) */
+  if (!L->stores) L->stores = arena_alloc(L->comp->a, sizeof(PtrVec));
+  vec_push(L->comp->a, L->stores, (void *)mlirOperationGetAttributeByName(mlirOpResultGetOwner(box), str("global_name")).ptr);
 }
 
 /* ---- a pipelined loop's descriptor loads -----------------------------------------------

@@ -250,6 +250,25 @@ static void box_read(const void *p, size_t n, int tid, const char *by) {
   tmabox_waited(cur->boxes, x->mbar, x->parity, tid); /* once */
 }
 
+/* A generic write of a TMA store's box before the issuing thread waited
+ * for its reads (tmabox.h): reported once a store; the write then ends any
+ * load's box it meets. */
+static void box_written(const void *p, size_t n) {
+  uint32_t off = (uint32_t)((const unsigned char *)p - cur->smem);
+  const TmaStore *st;
+  if (!tmabox_write_ok(cur->boxes, off, (uint32_t)n, &st)) {
+    Run *r = cur->run;
+    pthread_mutex_lock(&r->lock);
+    if (r->reports++ < MAX_REPORTS)
+      report(r, "%s: race in kernel '%s', block (%u, %u, %u): thread %d writes shared memory (offset %u) that the TMA store of "
+                "thread %d at this line still reads (no cp.async.bulk.wait_group.read of thread %d covers it)",
+             site_name(st->site), r->k->name, cur->ctaid[0], cur->ctaid[1], cur->ctaid[2], cur_tid(), off, st->tid, st->tid);
+    pthread_mutex_unlock(&r->lock);
+    tmabox_store_waited(cur->boxes, st->tid); /* once */
+  }
+  tmabox_written(cur->boxes, off, (uint32_t)n);
+}
+
 #define SMEM(bits, T)                                                                                                  \
   static T emu_lds_b##bits(const void *p) {                                                                            \
     T v;                                                                                                               \
@@ -263,7 +282,7 @@ static void box_read(const void *p, size_t n, int tid, const char *by) {
     if (cur->async_used) async_access(p, sizeof v, true, cur_tid());                                                   \
     if (cur->proxy_on) proxy_written(p, sizeof v);                                                                     \
     size_t off = (size_t)((unsigned char *)p - cur->smem);                                                             \
-    if (cur->boxes) tmabox_written(cur->boxes, (uint32_t)off, sizeof v);                                                \
+    if (cur->boxes) box_written(p, sizeof v);                                                                         \
     if (off + sizeof v <= cur->smem_bytes) memset(cur->shadow + off, 1, sizeof v);                                     \
     memcpy(p, &v, sizeof v);                                                                                           \
   }
@@ -1015,6 +1034,7 @@ static uint32_t tma_copy(const void *map, const int32_t coords[5], const void *b
 static void emu_mbar_complete_tx_call(void *p, uint32_t bytes);
 
 static uint64_t *mbar_word(void *p);
+static TmaBoxes *block_boxes(void);
 
 static void emu_tma_load_call(void *dst, const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, void *mbar,
                               uint32_t site) {
@@ -1022,23 +1042,33 @@ static void emu_tma_load_call(void *dst, const void *map, int32_t c0, int32_t c1
   if (!bytes) return;
   /* the box, for the threads that read it: after they waited for the phase this copy completes */
   uint64_t *w = mbar_word(mbar);
-  if (w) {
-    if (!cur->boxes && !(cur->boxes = calloc(1, sizeof *cur->boxes))) {
-      Run *r = cur->run;
-      pthread_mutex_lock(&r->lock);
-      r->oom = true;
-      pthread_mutex_unlock(&r->lock);
-    }
-    if (cur->boxes)
-      tmabox_copied(cur->boxes, (uint32_t)((unsigned char *)dst - cur->smem), bytes, (uint32_t)((unsigned char *)mbar - cur->smem),
-                    emu_mbar_decode(*w).phase & 1, site);
-  }
+  if (w && block_boxes())
+    tmabox_copied(cur->boxes, (uint32_t)((unsigned char *)dst - cur->smem), bytes, (uint32_t)((unsigned char *)mbar - cur->smem),
+                  emu_mbar_decode(*w).phase & 1, site);
   emu_mbar_complete_tx_call(mbar, bytes);
+}
+
+static TmaBoxes *block_boxes(void) {
+  if (!cur->boxes && !(cur->boxes = calloc(1, sizeof *cur->boxes))) {
+    Run *r = cur->run;
+    pthread_mutex_lock(&r->lock);
+    r->oom = true;
+    pthread_mutex_unlock(&r->lock);
+  }
+  return cur->boxes;
 }
 
 static void emu_tma_store_call(const void *map, int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4, const void *src,
                                uint32_t site) {
-  tma_copy(map, (const int32_t[5]){c0, c1, c2, c3, c4}, src, site, true);
+  uint32_t bytes = tma_copy(map, (const int32_t[5]){c0, c1, c2, c3, c4}, src, site, true);
+  /* the box is read until this thread's wait_group.read */
+  if (bytes && block_boxes())
+    tmabox_store_issued(cur->boxes, (uint32_t)((const unsigned char *)src - cur->smem), bytes, cur_tid(), site);
+}
+
+/* cp.async.bulk.wait_group.read 0: the thread's stores have read their boxes. */
+static void emu_bulk_wait_read(void) {
+  if (cur->boxes) tmabox_store_waited(cur->boxes, cur_tid());
 }
 
 /* ---- mbarrier (emu/mbarrier.h) ------------------------------------------------------------------ */
@@ -1279,6 +1309,7 @@ static const Named bind_table[] = {
     {"tilec.emu.wgmma.commit", FN(emu_wgmma_commit)}, {"tilec.emu.wgmma.wait", FN(emu_wgmma_wait)},
     {"tilec.emu.fence.proxy.async", FN(emu_fence_proxy_async)},
     {"tilec.emu.tma.load", FN(emu_tma_load_call)}, {"tilec.emu.tma.store", FN(emu_tma_store_call)},
+    {"tilec.emu.bulk.wait.read", FN(emu_bulk_wait_read)},
     {"tilec.emu.mbarrier.init", FN(emu_mbar_init_call)}, {"tilec.emu.mbarrier.inval", FN(emu_mbar_inval_call)},
     {"tilec.emu.mbarrier.arrive", FN(emu_mbar_arrive_call)},
     {"tilec.emu.mbarrier.arrive.count", FN(emu_mbar_arrive_count_call)},

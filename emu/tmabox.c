@@ -45,3 +45,25 @@ bool tmabox_read_ok(const TmaBoxes *b, uint32_t lo, uint32_t n, int tid, const T
   }
   return true;
 }
+
+void tmabox_store_issued(TmaBoxes *b, uint32_t lo, uint32_t n, int tid, uint32_t site) {
+  if (b->nstores == TMABOX_MAX) {
+    memmove(&b->store[0], &b->store[1], sizeof(TmaStore) * (TMABOX_MAX - 1));
+    b->nstores--;
+  }
+  b->store[b->nstores++] = (TmaStore){lo, lo + n, site, tid};
+}
+
+void tmabox_store_waited(TmaBoxes *b, int tid) {
+  for (int i = b->nstores - 1; i >= 0; i--)
+    if (b->store[i].tid == tid) b->store[i] = b->store[--b->nstores];
+}
+
+bool tmabox_write_ok(const TmaBoxes *b, uint32_t lo, uint32_t n, const TmaStore **st) {
+  for (int i = 0; i < b->nstores; i++)
+    if (lo < b->store[i].hi && lo + n > b->store[i].lo) {
+      if (st) *st = &b->store[i];
+      return false;
+    }
+  return true;
+}

@@ -38,9 +38,19 @@ typedef struct TmaBox {
   uint64_t seen[TMABOX_THREADS / 64]; /* the threads that observed that phase since */
 } TmaBox;
 
+/* A TMA store's box, which the copy reads until its thread waits for its
+ * bulk groups (cp.async.bulk.wait_group.read): writing it before is the
+ * race of a box reused too early. */
+typedef struct TmaStore {
+  uint32_t lo, hi, site;
+  int tid; /* the thread that issued it */
+} TmaStore;
+
 typedef struct TmaBoxes {
   TmaBox box[TMABOX_MAX];
   int n;
+  TmaStore store[TMABOX_MAX];
+  int nstores;
 } TmaBoxes;
 
 /* A TMA load of n bytes at lo, completing on the mbarrier at mbar in its
@@ -55,5 +65,13 @@ void tmabox_written(TmaBoxes *b, uint32_t lo, uint32_t n);
 /* Whether thread tid may read n bytes at lo; if not, *box is the box it
  * reads too early. */
 bool tmabox_read_ok(const TmaBoxes *b, uint32_t lo, uint32_t n, int tid, const TmaBox **box);
+
+/* Thread tid's TMA store of n bytes at lo (the oldest forgotten when all
+ * are taken); its wait for all its bulk groups' reads (wait_group.read 0);
+ * whether n bytes at lo may be written, else *st is the store still
+ * reading them. */
+void tmabox_store_issued(TmaBoxes *b, uint32_t lo, uint32_t n, int tid, uint32_t site);
+void tmabox_store_waited(TmaBoxes *b, int tid);
+bool tmabox_write_ok(const TmaBoxes *b, uint32_t lo, uint32_t n, const TmaStore **st);
 
 #endif

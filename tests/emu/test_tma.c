@@ -26,7 +26,9 @@
 enum { ROWS = 40, COLS = 72, PITCH = 160, BOX_C = 64, BOX_R = 16 }; /* f16, rows padded to 160 bytes; a 64 x 16 box */
 
 /* params: x, y (the box's start), tx (the bytes thread 0 expects), the parity every thread waits for (2: a barrier
- * instead, the buggy twin that reads the box without waiting for its phase); maps: the load's and the store's 128 bytes */
+ * instead, the buggy twin that reads the box without waiting for its phase; 3: thread 0 does not wait for its store's
+ * reads before the barrier after which every thread writes the box, the other buggy twin); maps: the load's and the
+ * store's 128 bytes */
 static const char kernel_ir[] =
     "@tilec_emu_shared_bytes = constant i64 4096\n"
     "@tilec_emu_sites = constant [1 x i8] zeroinitializer\n"
@@ -39,6 +41,8 @@ static const char kernel_ir[] =
     "declare void @tilec.emu.tma.load(ptr addrspace(3), ptr, i32, i32, i32, i32, i32, ptr addrspace(3), i32)\n"
     "declare void @tilec.emu.tma.store(ptr, i32, i32, i32, i32, i32, ptr addrspace(3), i32)\n"
     "declare i16 @tilec.emu.lds.b16(ptr addrspace(3))\n"
+    "declare void @tilec.emu.sts.b16(ptr addrspace(3), i16)\n"
+    "declare void @tilec.emu.bulk.wait.read()\n"
     "define void @tilec_emu_entry(ptr %args) {\n"
     "entry:\n"
     "  %p0 = load ptr, ptr %args\n"
@@ -58,6 +62,7 @@ static const char kernel_ir[] =
     "  %wp = load i32, ptr %pw\n"
     "  %smap = getelementptr i8, ptr %maps, i64 128\n"
     "  %tid = call i32 @tilec.emu.tid.x()\n"
+    "  %t2 = mul i32 %tid, 2\n"
     "  %s = call ptr addrspace(3) @tilec.emu.smem()\n"
     "  %bar = getelementptr i8, ptr addrspace(3) %s, i32 2048\n"
     "  %first = icmp eq i32 %tid, 0\n"
@@ -79,7 +84,9 @@ static const char kernel_ir[] =
     "  call void @tilec.emu.barrier()\n"
     "  br label %copy\n"
     "dowait:\n"
-    "  %w = call i1 @tilec.emu.mbarrier.try_wait.parity(ptr addrspace(3) %bar, i32 %wp)\n"
+    "  %three = icmp eq i32 %wp, 3\n"
+    "  %wpar = select i1 %three, i32 0, i32 %wp\n"
+    "  %w = call i1 @tilec.emu.mbarrier.try_wait.parity(ptr addrspace(3) %bar, i32 %wpar)\n"
     "  br label %copy\n"
     "copy:\n"
     "  %i = phi i32 [ 0, %nowait ], [ 0, %dowait ], [ %i1, %copy ]\n"
@@ -98,8 +105,15 @@ static const char kernel_ir[] =
     "  br i1 %first, label %store, label %end\n"
     "store:\n"
     "  call void @tilec.emu.tma.store(ptr %smap, i32 %x, i32 %y, i32 0, i32 0, i32 0, ptr addrspace(3) %s, i32 0)\n"
+    "  %waits = icmp ne i32 %wp, 3\n"
+    "  br i1 %waits, label %drain, label %end\n"
+    "drain:\n"
+    "  call void @tilec.emu.bulk.wait.read()\n"
     "  br label %end\n"
     "end:\n"
+    "  call void @tilec.emu.barrier()\n"
+    "  %mine = getelementptr i8, ptr addrspace(3) %s, i32 %t2\n"
+    "  call void @tilec.emu.sts.b16(ptr addrspace(3) %mine, i16 0)\n"
     "  ret void\n"
     "}\n";
 
@@ -205,6 +219,14 @@ static void reports(void) {
     CHECK(!run_waiting(0, 0, BOX_R * BOX_C * 2, 2, seed, &report));
     CHECK_CONTAINS(report, "that the TMA load at this line writes, before it waited for the phase of parity 0 of the mbarrier at "
                            "offset 2048 that the copy completes");
+    free(report);
+  }
+  /* and of a store's box reused too early: every thread writes the box after a barrier; thread 0 waited for its
+   * store's reads before it (silent, boxes() above) or did not */
+  for (uint64_t seed = 0; seed < 2; seed++) {
+    CHECK(!run_waiting(0, 0, BOX_R * BOX_C * 2, 3, seed, &report));
+    CHECK_CONTAINS(report, "that the TMA store of thread 0 at this line still reads (no cp.async.bulk.wait_group.read of thread 0 "
+                           "covers it)");
     free(report);
   }
 }

@@ -7,7 +7,10 @@
  *   - observing another phase (the one before, of the other parity) says
  *     nothing of this copy; every thread observes for itself;
  *   - a new copy into the memory needs a new observation; memory written
- *     otherwise is no longer the box.
+ *     otherwise is no longer the box;
+ *   - a tiled store reads its box until its thread's
+ *     cp.async.bulk.wait_group.read covers its group: writing the box
+ *     before is a race; another thread's wait covers nothing of it.
  */
 #include <stdint.h>
 
@@ -78,7 +81,23 @@ static void a_full_table_forgets_the_oldest(void) {
   CHECK(!tmabox_read_ok(&b, (uint32_t)TMABOX_MAX * 16, 16, 0, NULL)); /* the newest */
 }
 
+static void a_store_reads_its_box_until_its_wait(void) {
+  b.n = b.nstores = 0;
+  tmabox_store_issued(&b, 256, 128, 0, 5);
+  const TmaStore *st = NULL;
+  CHECK(!tmabox_write_ok(&b, 300, 4, &st) && st && st->tid == 0 && st->site == 5);
+  CHECK(tmabox_write_ok(&b, 384, 4, NULL) && tmabox_write_ok(&b, 252, 4, NULL));
+  tmabox_store_waited(&b, 1); /* another thread's wait */
+  CHECK(!tmabox_write_ok(&b, 256, 1, NULL));
+  tmabox_store_issued(&b, 1024, 64, 1, 6);
+  tmabox_store_waited(&b, 0);
+  CHECK(tmabox_write_ok(&b, 256, 128, NULL) && !tmabox_write_ok(&b, 1024, 4, NULL));
+  tmabox_store_waited(&b, 1);
+  CHECK(b.nstores == 0 && tmabox_write_ok(&b, 1024, 64, NULL));
+}
+
 int unit_main(void) {
+  a_store_reads_its_box_until_its_wait();
   observation_is_per_thread_and_phase();
   a_new_copy_needs_a_new_wait();
   generic_writes_end_a_box();
