@@ -98,8 +98,11 @@ def to_triton(params, sig, meta):
     entries = split_entries(sig)
     signature, constexprs, attrs = {}, {}, {}
     i = 0
+    # a signature with an entry for every parameter gives the config's meta-parameters too, and its
+    # values win, as tilec's do (examples/matmul.py's 128x128x32 under its config 0 of 128x256x64)
+    full = len(entries) >= len(params)
     for idx, (name, is_constexpr, has_default, default) in enumerate(params):
-        if name in meta:
+        if name in meta and not full:
             signature[name] = "constexpr"
             constexprs[name] = meta[name]
             continue
