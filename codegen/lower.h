@@ -212,7 +212,7 @@ void lw_finish_tensor_maps(Lower *L, MlirOperation kernel);
  * slot's next phase; the copy of one iteration into slot `slot` by
  * thread 0 where guard holds; the wait for the copy of slot `slot`. */
 typedef struct TmaSlots TmaSlots;
-TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots);
+TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots, TmaSlots *share); /* share: the stage's first */
 void lw_tma_to_slot(Lower *L, MlirOperation load, TmaSlots *t, MlirValue slot, MlirValue guard);
 void lw_tma_wait_slot(Lower *L, TmaSlots *t, MlirValue slot);
 /* Whether its copies go straight into the slots (a barrier before them). */

@@ -285,7 +285,10 @@ static __attribute__((noinline)) void lower_pipelined_for(Lower *L, MlirOperatio
         return;
       }
       buf->flipped = trans;
-      tma = lw_tma_slots(L, o, buf, slots);
+      TmaSlots *first = NULL;
+      for (int i = 0; i < tmas.n && !first; i++)
+        if (tmas.v[i] && lw_tma_direct(tmas.v[i])) first = tmas.v[i];
+      tma = lw_tma_slots(L, o, buf, slots, first);
     } else if (tile_op_of(o) == TOP_load && !in_registers) {
       /* an operand of mma.sync, read by the dot; else a load prefetched
        * for the rest of the body (a load the first stage's addresses come

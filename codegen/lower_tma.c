@@ -265,9 +265,9 @@ void lw_lower_tma_store(Lower *L, MlirOperation op) {
  * where the buffer's columns are the tensor's innermost dimension (its
  * rows and columns as loaded, or transposed where a tl.trans reads it as
  * B); the others are loaded whole into registers by a copy of their own
- * and stored into the slot. Each slot has its mbarrier, armed by thread 0
- * with the slot's bytes where the iteration exists, after a barrier the
- * loop puts before the stage's copies (the reads of the slot, the wgmma
+ * and stored into the slot. Each slot has an mbarrier the stage's copies
+ * share (as Triton's pipeliner), armed by thread 0 with all their bytes
+ * where the iteration exists, after a barrier the loop puts before them (the reads of the slot, the wgmma
  * groups that read it retired before, are done); each iteration waits for its slot's phase, whose parity the
  * kernel keeps per slot (bit s of a local). */
 struct TmaSlots {
@@ -277,9 +277,11 @@ struct TmaSlots {
   MlirValue map, bars, parity;
   int atoms;        /* copies a slot takes */
   int64_t atom_elems, atom_cols, bytes;
+  TmaSlots *owner;  /* the stage's first direct load, whose mbarriers and parities this one shares; NULL: it */
+  int64_t stage_bytes; /* the owner's: the bytes of all the stage's copies of a slot, what it arms for */
 };
 
-TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots) {
+TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots, TmaSlots *share) {
   TmaSlots *t = arena_alloc(L->comp->a, sizeof *t);
   *t = (TmaSlots){.buf = buf, .trans = buf->flipped};
   int rd, cd;
@@ -300,7 +302,14 @@ TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots) {
   t->atoms = (int)(cols / buf->wg_cols);
   t->atom_cols = buf->wg_cols;
   t->atom_elems = rows * buf->wg_cols;
-  t->bytes = rows * cols * eb;
+  t->bytes = t->stage_bytes = rows * cols * eb;
+  if (share && share->direct) {
+    /* one mbarrier a slot for the stage's copies, as Triton's pipeliner: armed once, waited for once */
+    t->owner = share->owner ? share->owner : share;
+    t->owner->stage_bytes += t->bytes;
+    t->bars = t->owner->bars, t->parity = t->owner->parity;
+    return t;
+  }
   MlirType i32 = lw_i32(L), i64 = mlirIntegerTypeGet(L->ctx, 64);
   t->bars = mbarriers(L, slots);
   /* at the kernel's start: each slot's mbarrier for one arrival, every parity 0 */
@@ -346,7 +355,8 @@ void lw_tma_to_slot(Lower *L, MlirOperation load, TmaSlots *t, MlirValue slot, M
   MlirValue outer = lw_val(L, lw_get(L, mlirOperationGetOperand(load, 1)), 0);
   MlirValue inner = lw_val(L, lw_get(L, mlirOperationGetOperand(load, 2)), 0);
   IfScope issue = lw_begin_if(L, lw_bin(L, "arith.andi", thread0(L), guard));
-  async_call(L, "tilec.mbarrier.arrive.expect_tx", i64, 2, (MlirValue[]){bar, lw_const_i32(L, t->bytes)}, t->bars);
+  if (!t->owner)
+    async_call(L, "tilec.mbarrier.arrive.expect_tx", i64, 2, (MlirValue[]){bar, lw_const_i32(L, t->stage_bytes)}, t->bars);
   for (int j = 0; j < t->atoms; j++) {
     MlirValue dst = lw_shared_at(L, z->base, z->et, lw_const_i32(L, j * t->atom_elems));
     MlirValue c0 = j ? lw_bin(L, "arith.addi", inner, lw_const_i32(L, j * t->atom_cols)) : inner;
@@ -358,7 +368,7 @@ void lw_tma_to_slot(Lower *L, MlirOperation load, TmaSlots *t, MlirValue slot, M
 bool lw_tma_direct(const TmaSlots *t) { return t->direct; }
 
 void lw_tma_wait_slot(Lower *L, TmaSlots *t, MlirValue slot) {
-  if (!t->direct) return;
+  if (!t->direct || t->owner) return; /* the owner's wait covers the stage's copies */
   MlirType i32 = lw_i32(L), i64 = mlirIntegerTypeGet(L->ctx, 64);
   MlirValue mask = lw_emit1(L, "llvm.load", i32, 1, &t->parity, 0, NULL);
   MlirValue bit = lw_bin(L, "arith.shli", lw_const_i32(L, 1), slot);

@@ -357,18 +357,22 @@ def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.const
 # operand slots by TMA, three maps besides the parameters (A's box 64 x 32
 # with the 64-byte swizzle, B's 32 x 64 with the 128-byte one, copied twice
 # a slot for its 128 columns, C's whole block, unswizzled); the prologue
-# fills 2 of the 3 slots; each iteration waits for its slot's phase, runs
-# its wgmma group and, after a barrier, copies the iteration 2 ahead (three
-# copies, one mbarrier armed for each operand); no cp.async; C is stored
-# by TMA; the mbarriers are invalidated at the end.
+# fills 2 of the 3 slots; each iteration waits for its slot's phase, once
+# for both operands, runs its wgmma group and, after a barrier, copies the
+# iteration 2 ahead (three copies, one mbarrier armed for all their bytes,
+# 4096 + 8192); no cp.async; C is stored by TMA; the mbarriers are
+# invalidated at the end.
 # TMALOOP-COUNT-3: .param .align 64 .b8 desc_matmul_param_{{[0-9]+}}[128]
 # TMALOOP-COUNT-6: cp.async.bulk.tensor.2d.shared::cluster.global
 # TMALOOP: $L__BB0_[[LOOP:[0-9]+]]:
 # TMALOOP: mbarrier.try_wait.parity
-# TMALOOP: mbarrier.try_wait.parity
+# TMALOOP-NOT: mbarrier.try_wait.parity
 # TMALOOP: wgmma.mma_async
 # TMALOOP: wgmma.wait_group.sync.aligned 1;
 # TMALOOP: bar.sync 0;
+# TMALOOP: mov.b32 [[TX:%r[0-9]+]], 12288;
+# TMALOOP: mbarrier.arrive.expect_tx.shared::cta.b64 %rd{{[0-9]+}}, [%r{{[0-9]+}}], [[TX]];
+# TMALOOP-NOT: mbarrier.arrive
 # TMALOOP-COUNT-3: cp.async.bulk.tensor.2d.shared::cluster.global
 # TMALOOP-NOT: cp.async.{{ca|cg}}
 # TMALOOP: wgmma.wait_group.sync.aligned 0;
