@@ -64,6 +64,25 @@ static MlirValue mbarriers(Lower *L, int n) {
   return b;
 }
 
+/* An i32 local for the parities of an mbarrier's phases, at the very top
+ * of the kernel's entry block, where LLVM's SROA finds it and keeps it in a
+ * register (an alloca after the entry's first branch would stay in local
+ * memory). */
+static MlirValue parity_local(Lower *L) {
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = L->entry;
+  L->term = mlirBlockGetFirstOperation(L->entry);
+  MlirType i32 = lw_i32(L);
+  MlirNamedAttribute v = lw_named(L, "value", mlirIntegerAttrGet(i32, 1));
+  MlirValue one = lw_emit1(L, "llvm.mlir.constant", i32, 0, NULL, 1, &v);
+  MlirNamedAttribute ea = lw_named(L, "elem_type", mlirTypeAttrGet(i32));
+  MlirValue p = lw_emit1(L, "llvm.alloca", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &one, 1, &ea);
+  L->block = saved_block;
+  L->term = saved_term;
+  return p;
+}
+
 static MlirValue thread0(Lower *L) { return lw_cmp_u32(L, 0 /* eq */, L->tid, lw_const_i32(L, 0)); }
 
 static void barrier(Lower *L) { lw_emit(L, "nvvm.barrier0", 0, NULL, 0, NULL, 0, NULL); }
@@ -189,8 +208,7 @@ void lw_lower_tma_load(Lower *L, MlirOperation op) {
   IfScope init = lw_begin_if(L, lw_cmp_u32(L, 0, tid, lw_const_i32(L, 0)));
   async_call(L, "tilec.mbarrier.init", (MlirType){NULL}, 2, (MlirValue[]){bar0, one}, bar0);
   lw_end_if(L, &init);
-  MlirNamedAttribute ea = lw_named(L, "elem_type", mlirTypeAttrGet(i32));
-  MlirValue parity = lw_emit1(L, "llvm.alloca", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &one, 1, &ea);
+  MlirValue parity = parity_local(L);
   lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_const_i32(L, 0), parity}, 0, NULL);
   L->block = saved_block;
   L->term = saved_term;
@@ -325,8 +343,7 @@ TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots, TmaSl
   for (int s = 0; s < slots; s++)
     async_call(L, "tilec.mbarrier.init", (MlirType){NULL}, 2, (MlirValue[]){lw_shared_at(L, bars, i64, lw_const_i32(L, s)), one}, bars);
   lw_end_if(L, &init);
-  MlirNamedAttribute ea = lw_named(L, "elem_type", mlirTypeAttrGet(i32));
-  t->parity = lw_emit1(L, "llvm.alloca", mlirLLVMPointerTypeGet(L->ctx, 0), 1, &one, 1, &ea);
+  t->parity = parity_local(L);
   lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_const_i32(L, 0), t->parity}, 0, NULL);
   L->block = saved_block;
   L->term = saved_term;

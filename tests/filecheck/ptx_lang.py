@@ -33,6 +33,8 @@
 # RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --arch sm_90a --emit=ptx | %ptxas_check_sm90a
 # RUN: %tilec compile %s -k desc_matmul -s "tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 128]>, tensordesc<fp16[64, 128]>, i32, 64, 128, 32" --arch sm_90a --num-stages 3 --emit=ptx | FileCheck %s --check-prefix=TMALOOP
 # RUN: %tilec compile %s -k desc_matmul -s "tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 128]>, tensordesc<fp16[64, 128]>, i32, 64, 128, 32" --arch sm_90a --num-stages 3 --emit=ptx | %ptxas_check_sm90a
+# RUN: %tilec compile %s -k desc_matmul -s "tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 128]>, tensordesc<fp16[64, 128]>, i32, 64, 128, 32" --arch sm_90a --num-stages 3 --emit=ptx | FileCheck %s --check-prefix=NOLOCAL
+# RUN: %tilec compile %s -k desc_copy -s "tensordesc<fp32[16, 8]>, *fp32, i32, i32, i32, 16, 8" --arch sm_90a --emit=ptx | FileCheck %s --check-prefix=NOLOCAL
 # RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ast | FileCheck %s --check-prefix=EXP
 # RUN: %tilec compile %s -k experimental_desc -s "*fp32, *fp32, i32, i32, 16, 8" --emit=ptx | %ptxas_check
 # RUN: %tilec compile %s -k unsigned_mod -s "*i32, *i32, 64" --emit=ast | FileCheck %s --check-prefix=UNS
@@ -378,6 +380,9 @@ def desc_copy(in_desc, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.const
 # TMALOOP: wgmma.wait_group.sync.aligned 0;
 # TMALOOP: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 # TMALOOP: mbarrier.inval
+# The phases' parities are registers, not local memory.
+# NOLOCAL-NOT: .local
+# NOLOCAL: ret;
 @triton.jit
 def desc_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     pm, pn = tl.program_id(0), tl.program_id(1)
