@@ -150,6 +150,14 @@ int run_check_hint(const Arg *a) {
   const KernelParam *p = a->param;
   int d = p->divisibility;
   if (d <= 0) return 0;
+  if (p->desc_part) {
+    /* no hint of the user's: the contract of a tensor descriptor */
+    uint64_t v = a->is_ptr ? (uint64_t)(uintptr_t)a->buf.data : a->slot.u64;
+    if (d == 1 ? v == 1 : v % (uint64_t)d == 0) return 0;
+    return cli_error("%s: %s%" PRIu64 " is not what a tensor descriptor takes: a 16-byte aligned base, every stride but the "
+                     "last a multiple of 16 bytes, the last 1 (as Triton's TensorDescriptor asserts)",
+                     p->name, a->is_ptr ? "a buffer at " : "", v);
+  }
   if (a->is_ptr) {
     uintptr_t at = (uintptr_t)a->buf.data;
     if (d > 1 && at % (uintptr_t)d)

@@ -494,8 +494,15 @@ static bool make_kernel(Sema *S, const SpecOptions *opt, Node *def, Frame *f, vo
        * parameters of their own; the kernel's value is made from them */
       origin[j] = "param";
       SigEntry *parts = arena_alloc(a, sizeof *parts * (size_t)(1 + 2 * e->rank));
+      /* what Triton's TensorDescriptor asserts of them, which the kernel
+       * may assume and every launch checks: a 16-byte aligned base, the
+       * strides but the last multiples of 16 bytes, the last 1 */
+      int eb = dtype_bytes(e->dtype);
       for (int q = 0; q < 1 + 2 * e->rank; q++) {
         parts[q] = (SigEntry){.kind = q ? SIG_SCALAR : SIG_PTR, .dtype = q ? DT_I64 : e->dtype, .loc = e->loc, .index = e->index};
+        if (q == 0) parts[q].divisibility = 16;
+        else if (q == 2 * e->rank) parts[q].divisibility = 1;
+        else if (q > e->rank && eb <= 16) parts[q].divisibility = 16 / eb;
         Var *v = sema_frame_var(S, desc_part(a, p->name, e->rank, q));
         v->is_param = true;
         v->param_index = k->params.n;
@@ -590,6 +597,10 @@ static bool make_kernel(Sema *S, const SpecOptions *opt, Node *def, Frame *f, vo
         Var *v = sema_frame_var(S, desc_part(a, p->name, e->rank, q));
         ops[q] = to_rt(S, p, sema_read_val(S, p, sema_held_var_val(S, v, v->type)));
       }
+      /* the last dimension is contiguous, as Triton's TensorDescriptor
+       * asserts and TMA needs: its stride is 1 (every launch checks the
+       * argument), so that the accesses vectorize where there is no TMA */
+      ops[2 * e->rank] = to_rt_typed(S, p, val_const(S, cv_int(S, 1)), ty_scalar(tc, DT_I64));
       const Type *block = check_block_shape(S, p, ty_scalar(tc, e->dtype), e->rank, e->block);
       TNode *t = emit_call(S, p, CALL_make_tensor_descriptor, ty_desc(tc, block), ops, 1 + 2 * e->rank);
       sema_env_set(S, &f->env, p->name, sema_store_rt(S, p, arena_printf(a, "%s_desc", p->name), t));

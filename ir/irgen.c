@@ -211,7 +211,7 @@ MlirModule irgen_kernel(IrContext *ic, Arena *a, Diags *d, const Kernel *k) {
     ptypes[i] = irgen_type(G, k->param_types.v[i]);
     plocs[i] = kloc;
     Attrs pa = {0};
-    if (e->divisibility == 16) irgen_attr(G, &pa, "tile.divisibility", irgen_i32_attr(G, 16));
+    if (e->divisibility > 1) irgen_attr(G, &pa, "tile.divisibility", irgen_i32_attr(G, e->divisibility));
     pattrs[i] = mlirDictionaryAttrGet(G->ctx, pa.n, pa.v);
   }
   MlirRegion body = irgen_new_region(G);

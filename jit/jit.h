@@ -152,6 +152,8 @@ struct tilec_kernel {
    * how it specializes, and a scalar's dtype (how it reads as an integer) */
   ParamKind kind[MAX_PARAMS];
   bool no_specialize[MAX_PARAMS]; /* do_not_specialize: launches give it no hint */
+  int divisibility[MAX_PARAMS];   /* what the kernel assumes of it whatever the launch (a descriptor's
+                                   * alignments; 1: equal to 1), which each launch checks; 0: nothing */
   DType dtype[MAX_PARAMS];
   int nparams;
   tilec_context *ctx; /* made when something must be compiled */
@@ -215,6 +217,8 @@ tilec_status jit_config_for(tilec_kernel *k, uint64_t hints, const unsigned grid
                             void *stream, int *config, char **report);
 /* Launches a specialization: on the grid given, else on the kernel's grid
  * expression's. The null pointers its key made None are not its parameters. */
+/* Whether runtime parameter i is a part of a tensor descriptor (its base, shape or strides). */
+bool is_desc_param(const tilec_kernel *k, int i);
 /* The CUtensorMapDataType of an element type; -1 where TMA copies none. */
 int jit_tensor_map_type(DType t);
 /* The nmaps tensor maps a launch appends to its arguments (args: the

@@ -27,6 +27,8 @@ static bool is_type_entry(const char *e) {
 
 static bool is_desc_entry(const char *e) { return !strncmp(e, "tensordesc", 10); }
 
+bool is_desc_param(const tilec_kernel *k, int i) { return is_desc_entry(k->entries[k->runtime_entry[i]]); }
+
 /* Pointers and 32- and 64-bit integers specialize (as in Triton); the
  * other scalars are passed as they are. */
 static ParamKind kind_of(DType t, bool is_ptr) {
@@ -142,6 +144,7 @@ static tilec_status take_params(tilec_kernel *k, const KernelMeta *m, char **why
     }
     k->kind[i] = kind_of(k->dtype[i], is_ptr);
     k->no_specialize[i] = m->params[i].no_specialize || is_desc_entry(k->entries[m->params[i].entry]);
+    k->divisibility[i] = k->no_specialize[i] ? m->params[i].divisibility : 0;
   }
   return TILEC_OK;
 }

@@ -255,6 +255,23 @@ tilec_status tilec_kernel_launch(tilec_kernel *k, const unsigned grid[3], void *
     jit_tell(report, "tilec_kernel_launch: the grid (%u, %u, %u): %s", grid[0], grid[1], grid[2], e.msg);
     return TILEC_ERROR_USAGE;
   }
+  /* what the kernel assumes of the parameters no hint specializes: a
+   * tensor descriptor's, as Triton's TensorDescriptor asserts them */
+  for (int i = 0; i < k->nparams; i++) {
+    int d = k->divisibility[i];
+    int64_t v = 0;
+    if (d <= 0) continue;
+    if (k->kind[i] == P_PTR) memcpy(&v, args[i], sizeof v);
+    else if (!jit_arg_value(k, args, i, &v)) continue;
+    if (d == 1 ? v == 1 : v % d == 0) continue;
+    bool desc = is_desc_param(k, i);
+    jit_tell(report, "%s: argument %d is %lld; the kernel takes it %s %d%s", k->name, i, (long long)v,
+             d == 1 ? "equal to" : k->kind[i] == P_PTR ? "aligned to" : "a multiple of", d,
+             desc ? " (a tensor descriptor: a 16-byte aligned base, every stride but the last a multiple of 16 bytes, the "
+                    "last 1, as Triton's TensorDescriptor asserts)"
+                  : "");
+    return TILEC_ERROR_USAGE;
+  }
   uint64_t hints = hints_of(k, args);
   int config;
   tilec_status st = jit_config_for(k, hints, grid, args, nargs, stream, &config, report);

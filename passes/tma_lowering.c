@@ -47,13 +47,18 @@ static int param_of(MlirValue v) {
 }
 
 /* A host descriptor's block pointer: its base, shape and strides the
- * parameters p, p+1, .., p+2r in order, its offsets constants 0. */
+ * parameters p, p+1, .., p+2r in order (the last stride the constant 1),
+ * its offsets constants 0. */
 static int host_descriptor(MlirOperation make, int r) {
   if (mlirOperationGetNumOperands(make) != 1 + 3 * (intptr_t)r) return -1;
   int p = param_of(mlirOperationGetOperand(make, 0));
   if (p < 0) return -1;
-  for (int i = 1; i <= 2 * r; i++)
+  for (int i = 1; i <= 2 * r; i++) {
+    int64_t one;
+    /* the last stride is the constant 1 the descriptor's contract makes it (frontend/sema.c) */
+    if (i == 2 * r && splat_int_constant(mlirOperationGetOperand(make, i), &one) && one == 1) continue;
     if (param_of(mlirOperationGetOperand(make, i)) != p + i) return -1;
+  }
   for (int d = 0; d < r; d++) {
     int64_t c;
     if (!splat_int_constant(mlirOperationGetOperand(make, 1 + 2 * r + d), &c) || c) return -1;

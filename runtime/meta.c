@@ -496,6 +496,9 @@ bool meta_parse(const char *json, KernelMeta *out, char *err, size_t errlen, boo
     j.p = json;
     ok = jfail(&j, "an empty kernel name");
   }
+  for (int i = 0; ok && i < out->nparams; i++)
+    out->params[i].desc_part = (i > 0 && out->params[i - 1].entry == out->params[i].entry) ||
+                               (i + 1 < out->nparams && out->params[i + 1].entry == out->params[i].entry);
   /* a map's base is a pointer parameter followed by the shape and strides
    * (i64) of the box's rank */
   for (int i = 0; ok && i < out->nmaps; i++) {

@@ -16,6 +16,7 @@ typedef struct KernelParam {
   int divisibility;
   int entry;  /* its entry in the signature, from 0: a dtype given to a tl.constexpr is an entry too */
   bool no_specialize; /* @triton.jit(do_not_specialize=) names it ("specialize": 0): the JIT gives it no hint */
+  bool desc_part;     /* a tensor descriptor's base, shape or stride: an entry it shares with its neighbours */
 } KernelParam;
 
 /* A constexpr that is a number or a boolean (as 0 or 1). */

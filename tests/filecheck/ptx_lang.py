@@ -316,11 +316,14 @@ def unsigned_mod(p, q, B: tl.constexpr):
 
 
 # Tensor descriptors, host-side (a `tensordesc<fp32[16, 8]>` parameter: its
-# base, shape and strides are passed) and made in the kernel: accesses are
+# base, shape and strides are passed; the base 16-byte aligned, the row
+# stride a multiple of 16 bytes and the last 1, as Triton's
+# TensorDescriptor asserts, which the kernel assumes and each launch
+# checks) and made in the kernel: accesses are
 # bounds-checked in every dimension, out of bounds reads give zero and out
 # of bounds writes are dropped.
-# DESC: kernel desc_copy(in_desc: *fp32, in_desc_shape0: i64, in_desc_shape1: i64, in_desc_stride0: i64, in_desc_stride1: i64, out_ptr: *fp32, M: i32, N: i32, out_stride: i32)
-# DESC: (make_tensor_descriptor in_desc:*fp32 in_desc_shape0:i64 in_desc_shape1:i64 in_desc_stride0:i64 in_desc_stride1:i64
+# DESC: kernel desc_copy(in_desc: *fp32 :16, in_desc_shape0: i64, in_desc_shape1: i64, in_desc_stride0: i64 :4, in_desc_stride1: i64 :1, out_ptr: *fp32, M: i32, N: i32, out_stride: i32)
+# DESC: (make_tensor_descriptor in_desc:*fp32 in_desc_shape0:i64 in_desc_shape1:i64 in_desc_stride0:i64 1:i64
 # DESC: (desc_load in_desc_desc
 # DESC: (desc_store
 # DESCIR: tile.make_block_ptr

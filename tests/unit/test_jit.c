@@ -1219,8 +1219,10 @@ static void tensor_descriptor(tilec_device *cpu, const char *arch) {
 
 /* A TMA store through a host descriptor on sm_90a: the box's elements
  * outside the tensor are dropped (the bytes past a view's columns keep
- * their values); a tensor TMA cannot copy (a row stride not a multiple of
- * 16 bytes) is a usage error that names the argument. */
+ * their values); a descriptor that breaks what Triton's TensorDescriptor
+ * asserts (a row stride not a multiple of 16 bytes, a base not aligned, a
+ * last stride not 1), which the kernel assumes, is a usage error that
+ * names the argument. */
 static void tensor_map_store(tilec_device *cpu) {
   static const char store_src[] = "import triton\n"
                             "import triton.language as tl\n"
@@ -1265,13 +1267,18 @@ static void tensor_map_store(tilec_device *cpu) {
   CHECK(wrong == 0);
   /* a row of 36 halves (72 bytes) is not a multiple of 16 bytes */
   CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y, rows, cols, 36LL, 1LL) == TILEC_ERROR_USAGE);
-  CHECK_CONTAINS(report, "argument 0, a tensor descriptor's base, and its shape and strides: TMA cannot copy this tensor: the "
-                         "stride of dimension 0 (36 elements, 72 bytes) is not a multiple of 16 bytes");
+  CHECK_CONTAINS(report, "fill: argument 3 is 36; the kernel takes it a multiple of 8 (a tensor descriptor: a 16-byte aligned base, "
+                         "every stride but the last a multiple of 16 bytes, the last 1, as Triton's TensorDescriptor asserts)");
   free(report);
   report = NULL;
-  /* a base 2 bytes in */
+  /* a base 2 bytes in, a last stride of 2 */
   CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y + 2, rows, cols, (long long)N, 1LL) == TILEC_ERROR_USAGE);
-  CHECK_CONTAINS(report, "TMA cannot copy this tensor: its base is not 16-byte aligned");
+  CHECK_CONTAINS(report, "argument 0 is");
+  CHECK_CONTAINS(report, "the kernel takes it aligned to 16 (a tensor descriptor");
+  free(report);
+  report = NULL;
+  CHECK(tilec_kernel_launchv(k, grid, NULL, &report, y, rows, cols, (long long)N, 2LL) == TILEC_ERROR_USAGE);
+  CHECK_CONTAINS(report, "argument 4 is 2; the kernel takes it equal to 1");
   free(report);
   tilec_kernel_destroy(k);
   CHECK(tilec_device_free(cpu, y, NULL) == TILEC_OK);
