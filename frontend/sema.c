@@ -597,10 +597,7 @@ static bool make_kernel(Sema *S, const SpecOptions *opt, Node *def, Frame *f, vo
         Var *v = sema_frame_var(S, desc_part(a, p->name, e->rank, q));
         ops[q] = to_rt(S, p, sema_read_val(S, p, sema_held_var_val(S, v, v->type)));
       }
-      /* the last dimension is contiguous, as Triton's TensorDescriptor
-       * asserts and TMA needs: its stride is 1 (every launch checks the
-       * argument), so that the accesses vectorize where there is no TMA */
-      ops[2 * e->rank] = to_rt_typed(S, p, val_const(S, cv_int(S, 1)), ty_scalar(tc, DT_I64));
+
       const Type *block = check_block_shape(S, p, ty_scalar(tc, e->dtype), e->rank, e->block);
       TNode *t = emit_call(S, p, CALL_make_tensor_descriptor, ty_desc(tc, block), ops, 1 + 2 * e->rank);
       sema_env_set(S, &f->env, p->name, sema_store_rt(S, p, arena_printf(a, "%s_desc", p->name), t));

@@ -19,7 +19,9 @@
  * 1-D range, broadcast); `padding="nan"` gives `other` NaN, any other
  * masked load zeros. Then coalescing sees the contiguity of the fastest
  * dimension (a constant stride of 1), axis analysis the alignment, and the
- * pipeliner a load it can copy by cp.async, as for any pointer tensor.
+ * pipeliner a load it can copy by cp.async, as for any pointer tensor. A
+ * dimension of one (a batch index) adds only to the scalar address, its
+ * check a scalar splat.
  * A block pointer a loop carries or a branch yields keeps its access (the
  * lowering reads it whole, codegen/lower_memory.c). The chain's ops that
  * no access uses any more are removed.
@@ -169,6 +171,20 @@ static void rewrite(Rw *w, MlirOperation op) {
     for (int i = nadv - 1; i >= 0; i--) off = bin(w, "arith.addi", off, cast_int(w, mlirOperationGetOperand(adv[i], 1 + d), i32));
     MlirValue stride = cast_int(w, mlirOperationGetOperand(make, 1 + r + d), i64);
     scalar = bin(w, "arith.addi", scalar, bin(w, "arith.muli", cast_int(w, off, i64), stride));
+    if (shape[d] == 1) {
+      /* a dimension of one: no per-element part, and its check one scalar,
+       * splat (a broadcast of a [1, 1, ..] range would take a layout that
+       * piles the threads on this dimension) */
+      if (check[d]) {
+        MlirValue at = cast_int(w, off, i64), lim = cast_int(w, mlirOperationGetOperand(make, 1 + d), i64);
+        MlirNamedAttribute slt = named(w, "predicate", mlirIntegerAttrGet(i64, 2)), sge = named(w, "predicate", mlirIntegerAttrGet(i64, 5));
+        MlirValue in = bin(w, "arith.andi", emit(w, "arith.cmpi", i1, 2, (MlirValue[]){at, lim}, 1, &slt),
+                           emit(w, "arith.cmpi", i1, 2, (MlirValue[]){at, cst(w, i64, 0)}, 1, &sge));
+        in = emit(w, "tile.splat", tensor_of(i1, r, shape), 1, &in, 0, NULL);
+        mask = mlirValueIsNull(mask) ? in : bin(w, "arith.andi", mask, in);
+      }
+      continue;
+    }
     MlirNamedAttribute range[2] = {named(w, "start", mlirIntegerAttrGet(i32, 0)), named(w, "end", mlirIntegerAttrGet(i32, shape[d]))};
     MlirValue idx = emit(w, "tile.make_range", tensor_of(i32, 1, &shape[d]), 0, NULL, 2, range);
     MlirType vt = tensor_of(it, 1, &shape[d]);
@@ -176,7 +192,7 @@ static void rewrite(Rw *w, MlirOperation op) {
     MlirValue st = splat_int_constant(stride, &sc) ? cst(w, vt, sc) : emit(w, "tile.splat", vt, 1, (MlirValue[]){cast_int(w, stride, it)}, 0, NULL);
     MlirValue part = bin(w, "arith.muli", cast_int(w, idx, vt), st);
     part = broadcast_to(w, along(w, part, d, r, shape), r, shape);
-    elems = d ? bin(w, "arith.addi", elems, part) : part;
+    elems = mlirValueIsNull(elems) ? part : bin(w, "arith.addi", elems, part);
     if (check[d]) {
       /* 0 <= off + i < shape, on the 1-D range, in i64 as the shape is */
       MlirType v64 = tensor_of(i64, 1, &shape[d]);
@@ -189,6 +205,7 @@ static void rewrite(Rw *w, MlirOperation op) {
       mask = mlirValueIsNull(mask) ? in : bin(w, "arith.andi", mask, in);
     }
   }
+  if (mlirValueIsNull(elems)) elems = cst(w, tensor_of(it, r, shape), 0); /* every dimension of one */
   MlirType ptr_t = mlirValueGetType(base);
   MlirValue start = emit(w, "tile.addptr", ptr_t, 2, (MlirValue[]){base, scalar}, 0, NULL);
   MlirValue ptrs = emit(w, "tile.addptr", tensor_of(ptr_t, r, shape), 2,

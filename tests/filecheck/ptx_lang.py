@@ -323,7 +323,7 @@ def unsigned_mod(p, q, B: tl.constexpr):
 # bounds-checked in every dimension, out of bounds reads give zero and out
 # of bounds writes are dropped.
 # DESC: kernel desc_copy(in_desc: *fp32 :16, in_desc_shape0: i64, in_desc_shape1: i64, in_desc_stride0: i64 :4, in_desc_stride1: i64 :1, out_ptr: *fp32, M: i32, N: i32, out_stride: i32)
-# DESC: (make_tensor_descriptor in_desc:*fp32 in_desc_shape0:i64 in_desc_shape1:i64 in_desc_stride0:i64 1:i64
+# DESC: (make_tensor_descriptor in_desc:*fp32 in_desc_shape0:i64 in_desc_shape1:i64 in_desc_stride0:i64 in_desc_stride1:i64
 # DESC: (desc_load in_desc_desc
 # DESC: (desc_store
 # DESCIR: tile.make_block_ptr

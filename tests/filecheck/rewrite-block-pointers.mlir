@@ -70,3 +70,22 @@ func.func @carried(%p: !tile.ptr<f32>, %m: i64, %n: i32) -> tensor<8x4xf32> {
   }
   return %r#0 : tensor<8x4xf32>
 }
+
+// -----
+
+// A dimension of one (a batch index, as Liger's 3-D descriptors load
+// [1, BLOCK_M, BLOCK_K]) adds its offset to the scalar address only, and
+// its bounds check is one scalar comparison splat over the block: no range
+// of one element broadcast (its layout would pile the threads on it).
+// CHECK-LABEL: func.func @batch_of_one
+// CHECK-NOT: "tile.make_range"() {end = 1 : i32
+// CHECK: %[[IN:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: "tile.splat"(%[[IN]]) : (i1) -> tensor<1x16x32xi1>
+// CHECK: "tile.load"
+func.func @batch_of_one(%p: !tile.ptr<f16>, %b: i64, %m: i64, %k: i64, %sb: i64, %sm: i64, %i: i32, %j: i32) -> tensor<1x16x32xf16> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i64
+  %bp = "tile.make_block_ptr"(%p, %b, %m, %k, %sb, %sm, %c1, %i, %j, %c0) {operandSegmentSizes = array<i32: 1, 3, 3, 3>, order = array<i32: 2, 1, 0>} : (!tile.ptr<f16>, i64, i64, i64, i64, i64, i64, i32, i32, i32) -> !tile.ptr<tensor<1x16x32xf16>>
+  %x = "tile.load"(%bp) {boundary_check = array<i32: 0, 1, 2>, operandSegmentSizes = array<i32: 1, 0, 0>, padding = "zero"} : (!tile.ptr<tensor<1x16x32xf16>>) -> tensor<1x16x32xf16>
+  return %x : tensor<1x16x32xf16>
+}
