@@ -182,15 +182,20 @@ static int coords(Lower *L, MlirOperation op, int first, int r, MlirValue *out) 
   return r;
 }
 
+/* The map of a descriptor op whose block has type t, and the block's
+ * elements in its layout; false (L fails) when there is none. */
+static bool tma_setup(Lower *L, MlirOperation op, MlirType t, MlirValue *map, Elems *e) {
+  *map = map_of(L, op, t);
+  if (!mlirValueIsNull(*map) && lw_elems_of(L, t, e)) return true;
+  lw_fail(L, op, "of this descriptor is not supported by the GPU code generator");
+  return false;
+}
+
 void lw_lower_tma_load(Lower *L, MlirOperation op) {
-  MlirValue r = mlirOperationGetResult(op, 0);
+  MlirValue r = mlirOperationGetResult(op, 0), map;
   MlirType rt = mlirValueGetType(r), et = lw_scalar_of(L, rt);
-  MlirValue map = map_of(L, op, rt);
   Elems e;
-  if (mlirValueIsNull(map) || !lw_elems_of(L, rt, &e)) {
-    lw_fail(L, op, "of this descriptor is not supported by the GPU code generator");
-    return;
-  }
+  if (!tma_setup(L, op, rt, &map, &e)) return;
   int rank = (int)mlirShapedTypeGetRank(rt);
   int64_t numel = lw_numel_of(rt), bytes = numel * ((lw_bits_of(et) + 7) / 8);
   MlirType st = lw_smem_type(L, et), i32 = lw_i32(L), i64 = mlirIntegerTypeGet(L->ctx, 64);
@@ -237,14 +242,10 @@ void lw_lower_tma_load(Lower *L, MlirOperation op) {
 }
 
 void lw_lower_tma_store(Lower *L, MlirOperation op) {
-  MlirValue v = mlirOperationGetOperand(op, 1);
+  MlirValue v = mlirOperationGetOperand(op, 1), map;
   MlirType vt = mlirValueGetType(v), et = lw_scalar_of(L, vt);
-  MlirValue map = map_of(L, op, vt);
   Elems e;
-  if (mlirValueIsNull(map) || !lw_elems_of(L, vt, &e)) {
-    lw_fail(L, op, "of this descriptor is not supported by the GPU code generator");
-    return;
-  }
+  if (!tma_setup(L, op, vt, &map, &e)) return;
   int rank = (int)mlirShapedTypeGetRank(vt);
   MlirValue box = lw_shared_buffer_aligned(L, lw_smem_type(L, et), lw_numel_of(vt), 128);
   Vals *x = lw_get(L, v);

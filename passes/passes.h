@@ -14,6 +14,13 @@
 
 bool pass_tma_lowering(Compilation *comp, MlirOperation module);
 bool pass_rewrite_block_pointers(Compilation *comp, MlirOperation module);
+/* What rewrite-block-pointers and tma-lowering share: the loads and stores
+ * through block pointers (a scalar pointer operand); the chain from
+ * make_block_ptr through advances (at most 64) to one, false when it is
+ * none (a loop's or a branch's); and the chain's ops no longer read, erased. */
+void block_ptr_accesses(Compilation *comp, MlirOperation module, PtrVec *out);
+bool block_ptr_chain(MlirValue ptr, MlirOperation *make, MlirOperation *adv, int *nadv);
+void block_ptr_chain_erase(MlirOperation make, const MlirOperation *adv, int nadv);
 bool pass_canonicalize(Compilation *comp, MlirOperation module);
 bool pass_cse(Compilation *comp, MlirOperation module);
 bool pass_dce(Compilation *comp, MlirOperation module);

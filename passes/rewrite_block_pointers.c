@@ -107,7 +107,7 @@ static MlirValue broadcast_to(Rw *w, MlirValue v, int r, const int64_t *shape) {
 
 /* The chain from make_block_ptr to ptr: false when it is not one (a loop's
  * or a branch's block pointer). */
-static bool chain_of(MlirValue ptr, MlirOperation *make, MlirOperation *adv, int *nadv) {
+bool block_ptr_chain(MlirValue ptr, MlirOperation *make, MlirOperation *adv, int *nadv) {
   *nadv = 0;
   for (;;) {
     MlirOperation d = value_owner(ptr);
@@ -134,7 +134,7 @@ static void rewrite(Rw *w, MlirOperation op) {
   MlirValue bp = mlirOperationGetOperand(op, 0);
   MlirOperation make, adv[64];
   int nadv;
-  if (!chain_of(bp, &make, adv, &nadv)) return;
+  if (!block_ptr_chain(bp, &make, adv, &nadv)) return;
   MlirType block = ir_pointee(w->comp->ic, mlirValueGetType(bp));
   if (mlirTypeIsNull(block) || !mlirTypeIsARankedTensor(block)) return;
   int r = (int)mlirShapedTypeGetRank(block);
@@ -235,6 +235,10 @@ static void rewrite(Rw *w, MlirOperation op) {
     create_before(op, "tile.store", w->loc, 0, NULL, nops, ops, n, attrs);
   }
   mlirOperationDestroy(op);
+  block_ptr_chain_erase(make, adv, nadv);
+}
+
+void block_ptr_chain_erase(MlirOperation make, const MlirOperation *adv, int nadv) {
   /* the chain, where nothing else reads it */
   for (int i = 0; i < nadv; i++) {
     if (!op_results_unused(adv[i])) break;
@@ -243,16 +247,26 @@ static void rewrite(Rw *w, MlirOperation op) {
   if (op_results_unused(make)) op_erase(make);
 }
 
+typedef struct Accesses {
+  Compilation *comp;
+  PtrVec *v;
+} Accesses;
+
 static void collect(MlirOperation op, void *user) {
-  Rw *w = user;
+  Accesses *a = user;
   TileOp t = tile_op_of(op);
   if ((t == TOP_load || t == TOP_store) && !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))))
-    vec_push(w->comp->a, &w->accesses, op.ptr);
+    vec_push(a->comp->a, a->v, op.ptr);
+}
+
+void block_ptr_accesses(Compilation *comp, MlirOperation module, PtrVec *out) {
+  Accesses a = {comp, out};
+  walk_ops(module, collect, &a, false);
 }
 
 bool pass_rewrite_block_pointers(Compilation *comp, MlirOperation module) {
   Rw w = {.comp = comp, .ctx = mlirOperationGetContext(module)};
-  walk_ops(module, collect, &w, false);
+  block_ptr_accesses(comp, module, &w.accesses);
   for (int i = 0; i < w.accesses.n; i++) rewrite(&w, (MlirOperation){w.accesses.v[i]});
   return true;
 }

@@ -110,17 +110,7 @@ static void rewrite(Tma *m, MlirOperation op) {
   MlirValue bp = mlirOperationGetOperand(op, 0);
   MlirOperation make, adv[64];
   int nadv = 0;
-  for (MlirValue v = bp;;) {
-    MlirOperation d = value_owner(v);
-    if (mlirOperationIsNull(d)) return;
-    if (tile_op_of(d) == TOP_make_block_ptr) {
-      make = d;
-      break;
-    }
-    if (tile_op_of(d) != TOP_advance || nadv == 64) return;
-    adv[nadv++] = d;
-    v = mlirOperationGetOperand(d, 0);
-  }
+  if (!block_ptr_chain(bp, &make, adv, &nadv)) return;
   MlirType block = ir_pointee(m->comp->ic, mlirValueGetType(bp));
   if (mlirTypeIsNull(block) || !mlirTypeIsARankedTensor(block) || !box_ok(block)) return;
   int r = (int)mlirShapedTypeGetRank(block);
@@ -168,24 +158,13 @@ static void rewrite(Tma *m, MlirOperation op) {
     create_before(op, "tile.descriptor_store", loc, 0, NULL, n, ops, na, attrs);
   }
   mlirOperationDestroy(op);
-  for (int i = 0; i < nadv; i++) {
-    if (!op_results_unused(adv[i])) break;
-    op_erase(adv[i]);
-  }
-  if (op_results_unused(make)) op_erase(make);
-}
-
-static void collect(MlirOperation op, void *user) {
-  Tma *m = user;
-  TileOp t = tile_op_of(op);
-  if ((t == TOP_load || t == TOP_store) && !mlirTypeIsARankedTensor(mlirValueGetType(mlirOperationGetOperand(op, 0))))
-    vec_push(m->comp->a, &m->accesses, op.ptr);
+  block_ptr_chain_erase(make, adv, nadv);
 }
 
 bool pass_tma_lowering(Compilation *comp, MlirOperation module) {
   if (comp->target->sm < 90) return true;
   Tma m = {.comp = comp, .ctx = mlirOperationGetContext(module)};
-  walk_ops(module, collect, &m, false);
+  block_ptr_accesses(comp, module, &m.accesses);
   for (int i = 0; i < m.accesses.n; i++) rewrite(&m, (MlirOperation){m.accesses.v[i]});
   return true;
 }
