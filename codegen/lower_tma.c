@@ -54,16 +54,6 @@ static MlirOperation async_call(Lower *L, const char *name, MlirType ret, int n,
   return op;
 }
 
-/* An mbarrier buffer of n objects, kept for the whole kernel: the objects
- * are invalidated at its end (lw_finish_tensor_maps), never reused. */
-static MlirValue mbarriers(Lower *L, int n) {
-  MlirValue b = lw_shared_buffer_aligned(L, mlirIntegerTypeGet(L->ctx, 64), n, 8);
-  if (!L->mbars) L->mbars = arena_alloc(L->comp->a, sizeof(PtrVec));
-  vec_push(L->comp->a, L->mbars, (void *)mlirOperationGetAttributeByName(mlirOpResultGetOwner(b), str("global_name")).ptr);
-  vec_push(L->comp->a, L->mbars, (void *)(intptr_t)n);
-  return b;
-}
-
 /* An i32 local for the parities of an mbarrier's phases, at the very top
  * of the kernel's entry block, where LLVM's SROA finds it and keeps it in a
  * register (an alloca after the entry's first branch would stay in local
@@ -81,6 +71,36 @@ static MlirValue parity_local(Lower *L) {
   L->block = saved_block;
   L->term = saved_term;
   return p;
+}
+
+/* An mbarrier buffer of n objects, each initialized by thread 0 at the
+ * kernel's start for one arrival, and *parity the local that keeps the
+ * parity of each one's next phase (bit k for object k, all 0). The buffer
+ * is kept for the whole kernel: its objects are invalidated at the end
+ * (lw_finish_tensor_maps), never reused. */
+static MlirValue mbarriers(Lower *L, int n, MlirValue *parity) {
+  MlirType i32 = lw_i32(L), i64 = mlirIntegerTypeGet(L->ctx, 64);
+  MlirValue b = lw_shared_buffer_aligned(L, i64, n, 8);
+  MlirAttribute name = mlirOperationGetAttributeByName(mlirOpResultGetOwner(b), str("global_name"));
+  if (!L->mbars) L->mbars = arena_alloc(L->comp->a, sizeof(PtrVec));
+  vec_push(L->comp->a, L->mbars, (void *)name.ptr);
+  vec_push(L->comp->a, L->mbars, (void *)(intptr_t)n);
+  MlirBlock saved_block = L->block;
+  MlirOperation saved_term = L->term;
+  L->block = L->entry;
+  L->term = L->entry_first;
+  MlirValue one = lw_const_i32(L, 1);
+  MlirValue tid = lw_emit1(L, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
+  MlirValue at = lw_emit1(L, "llvm.mlir.addressof", ptr3(L), 0, NULL, 1, (MlirNamedAttribute[]){lw_named(L, "global_name", name)});
+  IfScope init = lw_begin_if(L, lw_cmp_u32(L, 0, tid, lw_const_i32(L, 0)));
+  for (int k = 0; k < n; k++)
+    async_call(L, "tilec.mbarrier.init", (MlirType){NULL}, 2, (MlirValue[]){lw_shared_at(L, at, i64, lw_const_i32(L, k)), one}, at);
+  lw_end_if(L, &init);
+  *parity = parity_local(L);
+  lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_const_i32(L, 0), *parity}, 0, NULL);
+  L->block = saved_block;
+  L->term = saved_term;
+  return b;
 }
 
 static MlirValue thread0(Lower *L) { return lw_cmp_u32(L, 0 /* eq */, L->tid, lw_const_i32(L, 0)); }
@@ -200,23 +220,7 @@ void lw_lower_tma_load(Lower *L, MlirOperation op) {
   int64_t numel = lw_numel_of(rt), bytes = numel * ((lw_bits_of(et) + 7) / 8);
   MlirType st = lw_smem_type(L, et), i32 = lw_i32(L), i64 = mlirIntegerTypeGet(L->ctx, 64);
   MlirValue box = lw_shared_buffer_aligned(L, st, numel, 128);
-  MlirValue bar = mbarriers(L, 1);
-  /* at the kernel's start: the mbarrier for one arrival, and the phase's parity */
-  MlirBlock saved_block = L->block;
-  MlirOperation saved_term = L->term;
-  L->block = L->entry;
-  L->term = L->entry_first;
-  MlirValue one = lw_const_i32(L, 1);
-  MlirValue tid = lw_emit1(L, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
-  MlirValue bar0 = lw_emit1(L, "llvm.mlir.addressof", ptr3(L), 0, NULL, 1,
-                            (MlirNamedAttribute[]){lw_named(L, "global_name", mlirOperationGetAttributeByName(mlirOpResultGetOwner(bar), str("global_name")))});
-  IfScope init = lw_begin_if(L, lw_cmp_u32(L, 0, tid, lw_const_i32(L, 0)));
-  async_call(L, "tilec.mbarrier.init", (MlirType){NULL}, 2, (MlirValue[]){bar0, one}, bar0);
-  lw_end_if(L, &init);
-  MlirValue parity = parity_local(L);
-  lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_const_i32(L, 0), parity}, 0, NULL);
-  L->block = saved_block;
-  L->term = saved_term;
+  MlirValue parity, bar = mbarriers(L, 1, &parity);
 
   barrier(L);
   IfScope issue = lw_begin_if(L, thread0(L));
@@ -235,7 +239,7 @@ void lw_lower_tma_load(Lower *L, MlirOperation op) {
   /* the wait a read of the mbarrier, as insert-barriers sees it: memory
    * placed over it after its last use waits for every thread's wait */
   lw_tag_smem(L, lw_call_op(L, "tilec.mbarrier.try_wait.parity", mlirIntegerTypeGet(L->ctx, 1), 2, (MlirValue[]){bar, ph}), bar);
-  lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_bin(L, "arith.xori", ph, one), parity}, 0, NULL);
+  lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_bin(L, "arith.xori", ph, lw_const_i32(L, 1)), parity}, 0, NULL);
   Vals *x = lw_new_vals(L, e.n);
   for (int k = 0; k < e.n; k++) x->v[k] = lw_smem_get(L, box, et, lw_linear_index(L, &e, rt, k));
   lw_put(L, r, x);
@@ -329,25 +333,7 @@ TmaSlots *lw_tma_slots(Lower *L, MlirOperation load, Lazy *buf, int slots, TmaSl
     t->bars = t->owner->bars, t->parity = t->owner->parity;
     return t;
   }
-  MlirType i32 = lw_i32(L), i64 = mlirIntegerTypeGet(L->ctx, 64);
-  t->bars = mbarriers(L, slots);
-  /* at the kernel's start: each slot's mbarrier for one arrival, every parity 0 */
-  MlirBlock saved_block = L->block;
-  MlirOperation saved_term = L->term;
-  L->block = L->entry;
-  L->term = L->entry_first;
-  MlirValue one = lw_const_i32(L, 1);
-  MlirValue tid = lw_emit1(L, "nvvm.read.ptx.sreg.tid.x", i32, 0, NULL, 0, NULL);
-  MlirValue bars = lw_emit1(L, "llvm.mlir.addressof", ptr3(L), 0, NULL, 1,
-                            (MlirNamedAttribute[]){lw_named(L, "global_name", mlirOperationGetAttributeByName(mlirOpResultGetOwner(t->bars), str("global_name")))});
-  IfScope init = lw_begin_if(L, lw_cmp_u32(L, 0, tid, lw_const_i32(L, 0)));
-  for (int s = 0; s < slots; s++)
-    async_call(L, "tilec.mbarrier.init", (MlirType){NULL}, 2, (MlirValue[]){lw_shared_at(L, bars, i64, lw_const_i32(L, s)), one}, bars);
-  lw_end_if(L, &init);
-  t->parity = parity_local(L);
-  lw_emit(L, "llvm.store", 0, NULL, 2, (MlirValue[]){lw_const_i32(L, 0), t->parity}, 0, NULL);
-  L->block = saved_block;
-  L->term = saved_term;
+  t->bars = mbarriers(L, slots, &t->parity);
   return t;
 }
 
